@@ -1,0 +1,36 @@
+# Warning and sanitizer flags shared by every Strata target.
+add_library(strata_warnings INTERFACE)
+target_compile_options(strata_warnings INTERFACE -Wall -Wextra -Wpedantic)
+if(STRATA_WERROR)
+  target_compile_options(strata_warnings INTERFACE -Werror)
+endif()
+if(STRATA_SANITIZE)
+  target_compile_options(strata_warnings INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(strata_warnings INTERFACE -fsanitize=address,undefined)
+endif()
+install(TARGETS strata_warnings EXPORT StrataTargets)
+
+# strata_library(NAME sim ...): one library target per folder, sources globbed from src/,
+# public headers under include/strata/<name>/, exported as strata::<name>.
+function(strata_library name)
+  cmake_parse_arguments(ARG "" "" "PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  file(GLOB_RECURSE _srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
+  if(_srcs)
+    add_library(strata_${name} STATIC ${_srcs})
+    set_target_properties(strata_${name} PROPERTIES OUTPUT_NAME strata_${name} POSITION_INDEPENDENT_CODE ON)
+    target_include_directories(strata_${name}
+      PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+      PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+    target_link_libraries(strata_${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS} $<BUILD_INTERFACE:strata_warnings>)
+  else()  # header-only until it has sources
+    add_library(strata_${name} INTERFACE)
+    target_include_directories(strata_${name}
+      INTERFACE $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+    target_link_libraries(strata_${name} INTERFACE ${ARG_PUBLIC_DEPS})
+  endif()
+  set_target_properties(strata_${name} PROPERTIES EXPORT_NAME ${name})
+  add_library(strata::${name} ALIAS strata_${name})
+  install(TARGETS strata_${name} EXPORT StrataTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endfunction()

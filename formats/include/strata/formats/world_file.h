@@ -1,0 +1,40 @@
+#pragma once
+/// \file
+/// The HDF5 world file: reading, validating and atomically writing it (schema in docs/format.md).
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "strata/formats/import.h"
+#include "strata/sim/mesh.h"
+#include "strata/sim/result.h"
+
+namespace strata::formats {
+
+/// Schema version written to the root attribute `schema_version`; readers reject any other.
+inline constexpr std::int32_t kWorldSchemaVersion = 1;
+
+/// Where the world came from; stored under /metadata. No timestamps, so output is reproducible.
+struct Provenance {
+  std::string tool_version;          ///< `strata --version` of the writer
+  std::vector<InputRecord> inputs;   ///< mesh files and their hashes
+  std::string import_options_json;   ///< the effective ImportOptions as JSON
+};
+
+/// Everything a world file holds.
+struct World {
+  sim::TriangleMesh geometry;
+  Provenance provenance;
+};
+
+/// Writes `world` to `path` atomically: a temporary file beside the target, flushed, then
+/// renamed. On failure nothing exists at `path` that was not there before.
+Status writeWorldFile(const std::filesystem::path& path, const World& world);
+
+/// Reads and validates a world file (schema version, datasets, shapes, dtypes, index ranges).
+/// Errors name the file and the dataset.
+Result<World> readWorldFile(const std::filesystem::path& path);
+
+}  // namespace strata::formats

@@ -1,0 +1,57 @@
+#pragma once
+/// \file
+/// Error and Result types shared by every Strata library.
+///
+/// Libraries never print and never exit: a function that can fail on input data returns a
+/// `Result<T>`. The error carries a category that the CLI maps to an exit code and a message
+/// that already names its context ("level.glb: mesh 3, triangle 812: vertex is NaN").
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace strata {
+
+/// What kind of failure an Error is; the CLI maps it to an exit code.
+enum class ErrorKind {
+  BadInput,  ///< malformed or unusable input data or arguments (exit code 2)
+  Runtime,   ///< the environment failed: I/O error, out of memory, child process died (exit code 1)
+};
+
+/// A failure with its context. `message` is complete and one line, prefixed with the file or
+/// dataset it concerns, so it can be printed as `strata: error: <message>`.
+struct Error {
+  ErrorKind kind = ErrorKind::BadInput;
+  std::string message;
+
+  static Error badInput(std::string message) { return {ErrorKind::BadInput, std::move(message)}; }
+  static Error runtime(std::string message) { return {ErrorKind::Runtime, std::move(message)}; }
+};
+
+/// Either a value or an Error. Deliberately small: `ok()`, `value()`, `error()`.
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : data_(std::move(value)) {}       // NOLINT: implicit by design
+  Result(Error error) : data_(std::move(error)) {}   // NOLINT: implicit by design
+
+  bool ok() const { return data_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() & { return std::get<0>(data_); }
+  const T& value() const& { return std::get<0>(data_); }
+  T&& value() && { return std::get<0>(std::move(data_)); }
+  const Error& error() const { return std::get<1>(data_); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+ private:
+  std::variant<T, Error> data_;
+};
+
+/// Result of an operation that produces no value.
+struct Ok {};
+using Status = Result<Ok>;
+
+}  // namespace strata

@@ -1,0 +1,49 @@
+#pragma once
+// Helpers shared by the test suites: where the shared data and the built `strata` live, a
+// scratch directory per test, and running `strata` as a black box.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace strata::test {
+
+/// ../shared/data (read-only; tests never copy from it into the repository).
+std::filesystem::path sharedData();
+/// The project source directory (samples/, docs/ …).
+std::filesystem::path sourceDir();
+/// The built `strata` executable.
+std::filesystem::path strataBinary();
+
+/// A fresh empty directory, removed when the object goes out of scope.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct RunResult {
+  int exit_code = -1;   ///< exit status, or 128+signal if killed
+  std::string out;      ///< captured stdout
+  std::string err;      ///< captured stderr
+  double seconds = 0;   ///< wall time
+};
+
+/// Runs `strata` with `args` (no shell), capturing output. `timeout_seconds` kills it.
+RunResult runStrata(const std::vector<std::string>& args, double timeout_seconds = 60);
+/// Runs any program (argv[0] looked up in PATH).
+RunResult runProgram(const std::vector<std::string>& argv, double timeout_seconds = 60);
+
+/// Reads a whole file; empty string if it does not exist.
+std::string readFile(const std::filesystem::path& path);
+/// True when the two files exist and have identical bytes.
+bool sameBytes(const std::filesystem::path& a, const std::filesystem::path& b);
+
+}  // namespace strata::test

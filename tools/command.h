@@ -1,0 +1,61 @@
+#pragma once
+/// \file
+/// Subcommand registry and the helpers every subcommand shares: exit codes, error lines,
+/// parsing of "x,y,z" arguments, JSON output.
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "strata/sim/math.h"
+#include "strata/sim/result.h"
+
+namespace strata::cli {
+
+/// Exit codes of the command-line contract (DESIGN.md).
+enum ExitCode : int {
+  kExitOk = 0,        ///< success
+  kExitRuntime = 1,   ///< runtime failure (I/O, resources)
+  kExitBadInput = 2,  ///< bad usage or bad input; the message names the file and the problem
+  kExitNegative = 3,  ///< a well-formed query with a negative answer (no path, ray missed)
+};
+
+/// A registered subcommand: `setup` adds the CLI11 subcommand with its options and returns a
+/// function that runs it (called only if that subcommand was selected) and yields an exit code.
+struct Command {
+  std::string name;
+  int order;  ///< position in `strata --help`
+  std::function<std::function<int()>(CLI::App& app)> setup;
+};
+
+std::vector<Command>& commandRegistry();
+
+struct CommandRegistrar {
+  explicit CommandRegistrar(Command command) { commandRegistry().push_back(std::move(command)); }
+};
+
+/// Registers a subcommand from its own .cpp file: STRATA_COMMAND(info, 10, setupInfo).
+#define STRATA_COMMAND(name, order, setup_fn) \
+  static const ::strata::cli::CommandRegistrar strata_command_##name{{#name, order, setup_fn}};
+
+/// Prints `strata: error: <message>` on stderr and returns the exit code for the error kind.
+int reportError(const Error& error);
+/// Prints `strata: error: <message>` on stderr and returns kExitBadInput.
+int badInput(const std::string& message);
+/// Prints `strata: warning: <message>` on stderr.
+void warn(const std::string& message);
+
+/// Parses "x,y,z" (three finite numbers). Returns nullopt on malformed input.
+std::optional<sim::Vec3> parseVec3(const std::string& text);
+/// Parses a comma-separated list of exactly `count` finite numbers.
+std::optional<std::vector<double>> parseNumbers(const std::string& text, std::size_t count);
+
+/// True when stderr is a terminal (progress bars and colour only then).
+bool stderrIsTerminal();
+
+}  // namespace strata::cli

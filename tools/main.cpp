@@ -1,0 +1,95 @@
+// strata: the command-line front end. Subcommands live one per file and register themselves
+// (command.h); this file only builds the top-level app, dispatches and maps errors to exit codes.
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "command.h"
+
+namespace {
+
+// "did you mean …?" for a mistyped subcommand (edit distance <= 2).
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace strata::cli;
+  CLI::App app{"strata: offline navigation toolchain (import, bake, path, query).\n"
+               "Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input, 3 negative answer.",
+               "strata"};
+  app.set_version_flag("-V,--version", std::string("strata ") + STRATA_VERSION_STRING);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  auto& registry = commandRegistry();
+  std::sort(registry.begin(), registry.end(), [](const Command& a, const Command& b) { return a.order < b.order; });
+  std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
+  for (const Command& command : registry) {
+    // setup() adds the subcommand to `app`; remember which one it was.
+    const std::size_t before = app.get_subcommands({}).size();
+    auto run = command.setup(app);
+    auto subs = app.get_subcommands({});
+    if (subs.size() > before) runners.emplace_back(subs.back(), std::move(run));
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string message = e.what();
+    // Suggest a subcommand for an unknown first argument.
+    if (argc > 1 && argv[1][0] != '-') {
+      const std::string typed = argv[1];
+      bool known = false;
+      std::string best;
+      std::size_t best_distance = 3;
+      for (const Command& command : registry) {
+        if (command.name == typed) known = true;
+        const std::size_t d = editDistance(typed, command.name);
+        if (d < best_distance) best_distance = d, best = command.name;
+      }
+      if (!known) {
+        message = fmt::format("unknown subcommand '{}'", typed);
+        if (!best.empty()) message += fmt::format(" (did you mean '{}'?)", best);
+      }
+    }
+    fmt::print(stderr, "strata: error: {}\nRun 'strata --help' for usage.\n", message);
+    return kExitBadInput;
+  }
+
+  try {
+    for (auto& [sub, run] : runners)
+      if (sub->parsed()) return run();
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "strata: error: out of memory\n");
+    return kExitRuntime;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "strata: error: {}\n", e.what());
+    return kExitRuntime;
+  }
+  return kExitBadInput;
+}
