@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Generates Strata's sample levels (samples/*.obj + .mtl), in metres, Y up.
+
+    python3 samples/generate_samples.py [OUTDIR]     (default: the folder of this script)
+
+Every feature's coordinates are listed in samples/README.md; tests rely on them. The output is
+deterministic (no randomness beyond a fixed-seed generator for the maze), so running this again
+reproduces the committed files byte for byte.
+"""
+import math
+import os
+import sys
+
+
+class ObjWriter:
+    """Collects named objects (OBJ `o`, which Assimp turns into nodes: the triangle tags) with
+    materials (the surface labels) and writes an OBJ + MTL pair."""
+
+    def __init__(self, name):
+        self.name = name
+        self.vertices = []
+        self.objects = []  # (object name, [(material, [triangles as vertex-index triples])])
+        self.materials = []
+
+    def _v(self, p):
+        self.vertices.append(p)
+        return len(self.vertices)  # OBJ indices are 1-based
+
+    def begin(self, obj_name):
+        self.objects.append((obj_name, []))
+
+    def _faces(self, material):
+        if material not in self.materials:
+            self.materials.append(material)
+        groups = self.objects[-1][1]
+        if not groups or groups[-1][0] != material:
+            groups.append((material, []))
+        return groups[-1][1]
+
+    def quad(self, material, a, b, c, d):
+        """Quad a-b-c-d, counter-clockwise seen from its front side."""
+        ia, ib, ic, idd = (self._v(p) for p in (a, b, c, d))
+        faces = self._faces(material)
+        faces.append((ia, ib, ic))
+        faces.append((ia, ic, idd))
+
+    def tri(self, material, a, b, c):
+        ia, ib, ic = (self._v(p) for p in (a, b, c))
+        self._faces(material).append((ia, ib, ic))
+
+    def box(self, material, x0, y0, z0, x1, y1, z1, top_material=None):
+        """Closed axis-aligned box, faces pointing outward. `top_material` labels the top face."""
+        top = top_material or material
+        # top (+y) and bottom (-y)
+        self.quad(top, (x0, y1, z0), (x0, y1, z1), (x1, y1, z1), (x1, y1, z0))
+        self.quad(material, (x0, y0, z0), (x1, y0, z0), (x1, y0, z1), (x0, y0, z1))
+        # +x and -x
+        self.quad(material, (x1, y0, z0), (x1, y1, z0), (x1, y1, z1), (x1, y0, z1))
+        self.quad(material, (x0, y0, z0), (x0, y0, z1), (x0, y1, z1), (x0, y1, z0))
+        # +z and -z
+        self.quad(material, (x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1))
+        self.quad(material, (x0, y0, z0), (x0, y1, z0), (x1, y1, z0), (x1, y0, z0))
+
+    def ramp_x(self, material, x0, x1, z0, z1, y_low, y_high, side_material):
+        """Closed wedge rising along +x from y_low at x0 to y_high at x1 (vertical face at x1)."""
+        self.quad(material, (x0, y_low, z0), (x0, y_low, z1), (x1, y_high, z1), (x1, y_high, z0))
+        self.quad(side_material, (x0, y_low, z0), (x1, y_low, z0), (x1, y_low, z1), (x0, y_low, z1))
+        self.quad(side_material, (x1, y_low, z0), (x1, y_high, z0), (x1, y_high, z1), (x1, y_low, z1))
+        self.tri(side_material, (x0, y_low, z1), (x1, y_low, z1), (x1, y_high, z1))
+        self.tri(side_material, (x0, y_low, z0), (x1, y_high, z0), (x1, y_low, z0))
+
+    def ramp_z(self, material, x0, x1, z0, z1, y_at_z0, y_at_z1, side_material):
+        """Closed wedge along z, y_at_z0 at z0 and y_at_z1 at z1 (one of them is the ground)."""
+        low = min(y_at_z0, y_at_z1)
+        self.quad(material, (x0, y_at_z0, z0), (x0, y_at_z1, z1), (x1, y_at_z1, z1), (x1, y_at_z0, z0))
+        self.quad(side_material, (x0, low, z0), (x1, low, z0), (x1, low, z1), (x0, low, z1))
+        # the vertical end face at the high end
+        if y_at_z0 > y_at_z1:
+            self.quad(side_material, (x0, low, z0), (x0, y_at_z0, z0), (x1, y_at_z0, z0), (x1, low, z0))
+            self.tri(side_material, (x1, low, z0), (x1, y_at_z0, z0), (x1, low, z1))
+            self.tri(side_material, (x0, low, z0), (x0, low, z1), (x0, y_at_z0, z0))
+        else:
+            self.quad(side_material, (x0, low, z1), (x1, low, z1), (x1, y_at_z1, z1), (x0, y_at_z1, z1))
+            self.tri(side_material, (x1, low, z0), (x1, y_at_z1, z1), (x1, low, z1))
+            self.tri(side_material, (x0, low, z0), (x0, low, z1), (x0, y_at_z1, z1))
+
+    def write(self, outdir, header):
+        def fmt(v):
+            s = f"{v:.6f}".rstrip("0").rstrip(".")
+            return "0" if s in ("-0", "") else s
+
+        with open(os.path.join(outdir, self.name + ".mtl"), "w", newline="\n") as f:
+            f.write(f"# Materials of the Strata sample '{self.name}' (names are surface labels)\n")
+            for i, m in enumerate(self.materials):
+                shade = 0.35 + 0.5 * ((i * 37) % 11) / 10.0
+                f.write(f"newmtl {m}\nKd {shade:.3f} {shade:.3f} {shade:.3f}\n\n")
+        with open(os.path.join(outdir, self.name + ".obj"), "w", newline="\n") as f:
+            for line in header:
+                f.write(f"# {line}\n")
+            f.write("# Generated by samples/generate_samples.py; do not edit by hand.\n")
+            f.write(f"mtllib {self.name}.mtl\n")
+            for v in self.vertices:
+                f.write("v " + " ".join(fmt(c) for c in v) + "\n")
+            for obj_name, groups in self.objects:
+                f.write(f"o {obj_name}\n")
+                for material, faces in groups:
+                    f.write(f"usemtl {material}\n")
+                    for a, b, c in faces:
+                        f.write(f"f {a} {b} {c}\n")
+
+
+def tower(outdir):
+    """A road under a bridge under a roof, joined by a ramp (road to bridge) and stairs (bridge to roof)."""
+    w = ObjWriter("tower")
+    w.begin("road")
+    w.box("road", -30, -0.2, -30, 30, 0.0, 30)
+    w.begin("bridge")
+    w.box("bridge", -2, 3.8, -20, 2, 4.0, 9)          # deck, top y=4, x -2..2, z -20..9
+    w.box("bridge", 2, 3.8, 5, 5, 4.0, 9)             # landing at the foot of the stairs
+    w.begin("ramp")
+    w.ramp_z("ramp", -2, 2, 9, 17, 4.0, 0.0, "ramp_side")   # z 9 (y 4) down to z 17 (y 0): 26.6 deg
+    w.begin("stairs")
+    for i in range(20):                                # 20 steps of 0.2 m rise, 0.25 m run, toward -z
+        top = 4.0 + 0.2 * (i + 1)
+        z_far = 5.0 - 0.25 * (i + 1)
+        w.box("stairs", 2, 3.8, z_far, 5, top, z_far + 0.25)
+    w.begin("roof")
+    w.box("roof", -6, 7.8, -8, 6, 8.0, 0)             # roof, top y=8, x -6..6, z -8..0
+    w.write(outdir, [
+        "Strata sample 'tower': stacked walkable floors at the same x/z.",
+        "road y=0 (x,z -30..30); bridge deck y=4 (x -2..2, z -20..9) + landing (x 2..5, z 5..9);",
+        "ramp road->bridge (x -2..2, z 9..17); stairs bridge->roof (x 2..5, z 0..5, 20 x 0.2 m);",
+        "roof y=8 (x -6..6, z -8..0). Road, bridge and roof overlap at x -2..2, z -8..0.",
+    ])
+
+
+def maze(outdir):
+    """A 12x12 perfect maze of 1 m corridors (0.1 m walls, 2 m tall) plus a sealed room."""
+    cells = 12
+    pitch = 1.1   # 1.0 m corridor + 0.1 m wall
+    wall = 0.1
+    height = 2.0
+    # deterministic recursive backtracker (LCG, fixed seed)
+    state = [12345]
+
+    def rnd(n):
+        state[0] = (state[0] * 1103515245 + 12345) & 0x7FFFFFFF
+        return state[0] % n
+
+    east = [[True] * cells for _ in range(cells)]   # wall on the +x side of cell (i, j)
+    south = [[True] * cells for _ in range(cells)]  # wall on the +z side of cell (i, j)
+    seen = [[False] * cells for _ in range(cells)]
+    stack = [(0, 0)]
+    seen[0][0] = True
+    while stack:
+        i, j = stack[-1]
+        options = [(di, dj) for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                   if 0 <= i + di < cells and 0 <= j + dj < cells and not seen[i + di][j + dj]]
+        if not options:
+            stack.pop()
+            continue
+        di, dj = options[rnd(len(options))]
+        if di == 1: east[i][j] = False
+        if di == -1: east[i - 1][j] = False
+        if dj == 1: south[i][j] = False
+        if dj == -1: south[i][j - 1] = False
+        seen[i + di][j + dj] = True
+        stack.append((i + di, j + dj))
+
+    w = ObjWriter("maze")
+    w.begin("floor")
+    w.box("floor", -2, -0.2, -2, 22, 0.0, 16)
+    w.begin("walls")
+    size = cells * pitch + wall
+    # outer walls, with the entrance at cell (0,0) on -z and the exit at the last cell on +z
+    w.box("wall", 0, 0, 0, wall, height, size)                             # -x
+    w.box("wall", size - wall, 0, 0, size, height, size)                   # +x
+    w.box("wall", wall + pitch, 0, 0, size - wall, height, wall)           # -z (gap at cell 0)
+    w.box("wall", wall, 0, size - wall, size - wall - pitch, height, size) # +z (gap at last cell)
+    for i in range(cells):
+        for j in range(cells):
+            x0 = wall + i * pitch
+            z0 = wall + j * pitch
+            if east[i][j] and i < cells - 1:
+                w.box("wall", x0 + 1.0, 0, z0 - wall, x0 + pitch, height, z0 + 1.0 + wall)
+            if south[i][j] and j < cells - 1:
+                w.box("wall", x0 - wall, 0, z0 + 1.0, x0 + 1.0 + wall, height, z0 + pitch)
+    w.begin("sealed_room")
+    # a 3 x 3 m room at x 16..19, z 2..5 with 0.2 m walls and no door: unreachable from outside
+    w.box("sealed_wall", 16, 0, 2, 19, height, 2.2)
+    w.box("sealed_wall", 16, 0, 4.8, 19, height, 5)
+    w.box("sealed_wall", 16, 0, 2.2, 16.2, height, 4.8)
+    w.box("sealed_wall", 18.8, 0, 2.2, 19, height, 4.8)
+    w.write(outdir, [
+        "Strata sample 'maze': a 12x12 perfect maze with 1 m corridors (0.1 m walls, 2 m tall),",
+        f"spanning x,z 0..{size:.1f}; entrance at x 0.1..1.1, z=0; exit at the last cell, z={size:.1f}.",
+        "Cell (i,j) interior: x 0.1+1.1i .. 1.1+1.1i, z 0.1+1.1j .. 1.1+1.1j. Floor y=0 (x -2..22, z -2..16).",
+        "Sealed room (no door): interior x 16.2..18.8, z 2.2..4.8.",
+    ])
+
+
+def course(outdir):
+    """The agent test course: ramps, steps, a low ceiling, a gap, a thin wall, doorways, a pad, a ladder."""
+    w = ObjWriter("course")
+    w.begin("ground")
+    w.box("ground", -5, -0.2, -10, 34, 0.0, 10)       # west of the gap
+    w.box("ground", 36, -0.2, -10, 75, 0.0, 10)       # east of the gap
+    w.begin("gap")
+    w.box("pit", 34, -6.2, -10, 36, -6.0, 10)         # pit floor 6 m down, x 34..36, whole width
+    # lane A (z -9..-6): ramps rising along +x to 1.5 m, each followed by a 2 m platform
+    for angle, x0 in ((30, 0.0), (45, 8.0), (60, 16.0)):
+        run = 1.5 / math.tan(math.radians(angle))
+        w.begin(f"ramp_{angle}")
+        w.ramp_x(f"ramp_{angle}", x0, x0 + run, -9, -6, 0.0, 1.5, "ramp_side")
+        w.box("platform", x0 + run, 0.0, -9, x0 + run + 2.0, 1.5, -6)
+    # lane B (z -4..-1): step blocks of 0.2, 0.4, 0.6 and 1.0 m, each 3 m long
+    for h, x0 in ((0.2, 0.0), (0.4, 5.0), (0.6, 10.0), (1.0, 15.0)):
+        name = f"step_{int(round(h * 100)):03d}"
+        w.begin(name)
+        w.box("step", x0, 0.0, -4, x0 + 3, h, -1)
+    # lane C (z 2..6): a ceiling slab whose underside is 1.2 m above the ground, x 0..4
+    w.begin("low_ceiling")
+    w.box("ceiling", 0, 1.2, 2, 4, 1.4, 6)
+    # east of the gap: a 5 cm thin wall, x 44..44.05, z -4..4, 2 m tall
+    w.begin("thin_wall")
+    w.box("wall", 44, 0.0, -4, 44.05, 2.0, 4)
+    # the doorway wall across the whole width at x 50..50.2: a 0.5 m door (z -5.25..-4.75)
+    # and a 1.2 m door (z 4.4..5.6), both 2.2 m high under a lintel; the wall is 2.5 m tall
+    w.begin("doorway_wall")
+    w.box("wall", 50, 0.0, -10, 50.2, 2.5, -5.25)
+    w.box("wall", 50, 0.0, -4.75, 50.2, 2.5, 4.4)
+    w.box("wall", 50, 0.0, 5.6, 50.2, 2.5, 10)
+    w.box("wall", 50, 2.2, -5.25, 50.2, 2.5, -4.75)
+    w.box("wall", 50, 2.2, 4.4, 50.2, 2.5, 5.6)
+    # a pad for a moving platform (later phases), x 60..62, z -1..1, 0.2 m tall
+    w.begin("moving_platform_pad")
+    w.box("platform_pad", 60, 0.0, -1, 62, 0.2, 1)
+    # a 3 m platform reached by a ladder (surface label "climbable") on its west face
+    w.begin("climb_platform")
+    w.box("platform", 66, 0.0, -4, 70, 3.0, -1)
+    w.begin("ladder")
+    w.box("climbable", 65.9, 0.0, -3, 66.0, 3.0, -2)
+    w.write(outdir, [
+        "Strata sample 'course': agent limits. Ground y=0 at x -5..34 and 36..75, z -10..10.",
+        "Lane A z -9..-6: ramps to 1.5 m at 30 deg (x 0..2.598), 45 deg (x 8..9.5), 60 deg (x 16..16.866),",
+        "  each followed by a 2 m platform at y 1.5. Lane B z -4..-1: steps 0.2 (x 0..3), 0.4 (x 5..8),",
+        "  0.6 (x 10..13), 1.0 (x 15..18). Lane C z 2..6: ceiling underside 1.2 m over x 0..4.",
+        "Gap: x 34..36 across the whole width, pit floor y=-6. Thin wall x 44..44.05, z -4..4, 2 m.",
+        "Doorway wall x 50..50.2: 0.5 m door z -5.25..-4.75, 1.2 m door z 4.4..5.6, 2.2 m high.",
+        "Moving-platform pad x 60..62, z -1..1, 0.2 m. Platform x 66..70, z -4..-1, 3 m, with a",
+        "  ladder (label climbable) x 65.9..66, z -3..-2.",
+    ])
+
+
+def main():
+    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    os.makedirs(outdir, exist_ok=True)
+    tower(outdir)
+    maze(outdir)
+    course(outdir)
+
+
+if __name__ == "__main__":
+    main()
