@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The whole test suite, from a clean build: the command README.md gives and .ci/run calls.
+#
+#   scripts/test.sh            install deps, build (warnings as errors), ctest, install + find_package
+#                              check, ASan/UBSan suite, brief fuzz runs
+#   STRATA_QUICK=1 scripts/test.sh   only the main build and ctest
+#
+# Build trees go to build-ci/ (override with STRATA_BUILD_ROOT). Uses every core.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$here"
+root="${STRATA_BUILD_ROOT:-$here/build-ci}"
+jobs="$(nproc)"
+step() { printf '\n== %s ==\n' "$*"; }
+
+step "dependencies"
+scripts/install-deps.sh
+
+step "build (RelWithDebInfo, -Werror)"
+cmake -S . -B "$root/main" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_WERROR=ON >/dev/null
+cmake --build "$root/main" -j"$jobs"
+
+step "test suite"
+(cd "$root/main" && ctest -j"$jobs" --output-on-failure --timeout 600)
+
+[[ "${STRATA_QUICK:-0}" == "1" ]] && exit 0
+
+step "install + find_package(Strata) from a scratch project"
+rm -rf "$root/prefix" "$root/consumer"
+cmake --install "$root/main" --prefix "$root/prefix" >/dev/null
+test -x "$root/prefix/bin/strata"
+test -f "$root/prefix/share/man/man1/strata.1"
+cmake -S tests/package -B "$root/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$root/prefix" >/dev/null
+cmake --build "$root/consumer" -j"$jobs"
+"$root/consumer/strata_consumer"
+
+step "AddressSanitizer + UndefinedBehaviorSanitizer suite"
+cmake -S . -B "$root/asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON -DSTRATA_WERROR=ON \
+      -DCMAKE_CXX_FLAGS="-O1" >/dev/null
+cmake --build "$root/asan" -j"$jobs"
+(cd "$root/asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+   ctest -j"$jobs" --output-on-failure --timeout 900)
+
+step "fuzz targets (brief runs; see docs/testing.md for long local runs)"
+CC=clang CXX=clang++ cmake -S . -B "$root/fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DSTRATA_FUZZ=ON -DSTRATA_BUILD_TESTS=OFF >/dev/null
+cmake --build "$root/fuzz" -j"$jobs"
+shopt -s nullglob
+for src in tests/fuzz/fuzz_*.cpp; do
+  name="$(basename "$src" .cpp)"
+  corpus="tests/fuzz/corpus/$name"
+  work="$(mktemp -d)"
+  [[ -d "$corpus" ]] && cp -r "$corpus/." "$work/"
+  echo "-- $name (30 s)"
+  "$root/fuzz/tests/fuzz/$name" -max_total_time=30 -rss_limit_mb=2048 -timeout=10 "$work" 2>&1 | tail -n 3
+  rm -rf "$work"
+done
+echo
+echo "scripts/test.sh: all stages passed"
