@@ -1,0 +1,202 @@
+// importMeshes: the pipeline for each input file, then the merge.
+//
+//   1. the path must be a regular file with an allowed extension ("unsupported format" otherwise)
+//   2. read the bytes once: size and SHA-256 for provenance, then the content pre-check
+//      (import_precheck.cpp) and the files it refers to (glTF buffers, OBJ material libraries)
+//   3. the Assimp parse and conversion (import_scene.cpp), in a sandboxed child process
+//      (import_sandbox.cpp, reply framing in import_framing.cpp) unless options.in_process
+//   4. drop zero-area triangles and compact the vertices; a file left without triangles is an error
+//   5. merge into one mesh, deduplicating label and tag tables
+
+#include "strata/formats/import.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <system_error>
+#include <unordered_map>
+
+#include "import_framing.h"
+#include "import_precheck.h"
+#include "import_sandbox.h"
+#include "import_scene.h"
+#include "sha256.h"
+
+namespace strata::formats {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string extensionList() {
+  std::string list;
+  for (const std::string& extension : supportedExtensions()) list += (list.empty() ? "" : " ") + extension;
+  return list;
+}
+
+Result<std::vector<std::uint8_t>> readBytes(const fs::path& path, const std::string& display_name) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::badInput(display_name + ": cannot open the file");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) return Error::runtime(display_name + ": cannot determine the file size");
+  in.seekg(0, std::ios::beg);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    return Error::runtime(display_name + ": read error");
+  return bytes;
+}
+
+// A triangle is dropped as degenerate when twice its area is at most kDegenerateRatio times the
+// square of its longest edge, i.e. its height is below 1e-10 of its length: exactly collinear or
+// repeated float32 corners, allowing for rounding in the double-precision cross product.
+constexpr double kDegenerateRatio = 1e-10;
+
+bool isDegenerate(const sim::TriangleMesh& mesh, std::size_t t) {
+  const auto& tri = mesh.triangles[t];
+  if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2]) return true;
+  const sim::Vec3 a = mesh.vertices[tri[0]].toDouble();
+  const sim::Vec3 b = mesh.vertices[tri[1]].toDouble();
+  const sim::Vec3 c = mesh.vertices[tri[2]].toDouble();
+  const double twice_area = sim::length(sim::cross(b - a, c - a));
+  const double longest_sq = std::max({sim::lengthSquared(b - a), sim::lengthSquared(c - b), sim::lengthSquared(a - c)});
+  return twice_area <= kDegenerateRatio * longest_sq;
+}
+
+Result<SceneGeometry> parseFile(const fs::path& path, MeshFormat format, const std::string& display_name,
+                                const std::string& tag_root, const ImportOptions& options) {
+  if (options.in_process) return readSceneGeometry(path, format, display_name, tag_root, options);
+  SandboxLimits limits;
+  limits.timeout_seconds = options.timeout_seconds;
+  limits.memory_limit_mib = options.memory_limit_mib;
+  auto reply = runSandboxed(
+      [&] { return encodeSceneReply(readSceneGeometry(path, format, display_name, tag_root, options)); }, limits);
+  if (!reply) return Error{reply.error().kind, display_name + ": " + reply.error().message};
+  auto scene = decodeSceneReply(reply.value());
+  if (!scene && scene.error().message.rfind("malformed reply", 0) == 0)
+    return Error{scene.error().kind, display_name + ": " + scene.error().message};
+  return scene;
+}
+
+}  // namespace
+
+std::string ImportOptions::validate() const {
+  if (!std::isfinite(scale) || scale <= 0) return "scale must be a finite number > 0";
+  if (!std::isfinite(timeout_seconds) || timeout_seconds <= 0 || timeout_seconds > 86400)
+    return "timeout_seconds must be > 0 and at most 86400";
+  if (memory_limit_mib < 64 || memory_limit_mib > (std::uint64_t{1} << 30))
+    return "memory_limit_mib must be at least 64";
+  return {};
+}
+
+const std::vector<std::string>& supportedExtensions() {
+  static const std::vector<std::string> extensions = {".gltf", ".glb", ".obj", ".fbx", ".ply", ".stl"};
+  return extensions;
+}
+
+Result<ImportedMesh> importMeshes(const std::vector<fs::path>& paths, const ImportOptions& options) {
+  if (const std::string problem = options.validate(); !problem.empty()) return Error::badInput("import options: " + problem);
+  if (paths.empty()) return Error::badInput("no input mesh files");
+  ImportedMesh result;
+  sim::TriangleMesh& merged = result.mesh;
+  std::map<std::string, std::uint32_t> label_ids;
+  std::map<std::string, std::uint32_t> tag_ids;
+
+  for (const fs::path& path : paths) {
+    const std::string display_name = path.string();
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || status.type() == fs::file_type::not_found) return Error::badInput(display_name + ": no such file");
+    if (status.type() == fs::file_type::directory)
+      return Error::badInput(display_name + ": unsupported format (a directory, not a mesh file)");
+    if (status.type() != fs::file_type::regular)
+      return Error::badInput(display_name + ": unsupported format (not a regular file)");
+    const auto format = formatFromExtension(path.extension().string());
+    if (!format) {
+      const std::string extension = path.extension().string();
+      return Error::badInput(display_name + ": unsupported format (" +
+                             (extension.empty() ? std::string("no extension") : "extension '" + extension + "'") +
+                             "; supported: " + extensionList() + ")");
+    }
+
+    auto bytes = readBytes(path, display_name);
+    if (!bytes) return bytes.error();
+    result.inputs.push_back({display_name, sha256Hex(bytes.value()), bytes->size()});
+
+    const PrecheckResult precheck = precheckContent(*format, bytes.value());
+    if (!precheck.ok())
+      return Error::badInput(display_name + ": not a valid " + std::string(formatName(*format)) + " file: " + precheck.problem);
+    const fs::path directory = path.parent_path();
+    for (const ExternalBuffer& buffer : precheck.external_buffers) {
+      const fs::path buffer_path = directory / buffer.uri;
+      std::error_code size_error;
+      const std::uintmax_t size = fs::is_regular_file(buffer_path, size_error) ? fs::file_size(buffer_path, size_error) : 0;
+      if (size_error || !fs::is_regular_file(buffer_path))
+        return Error::badInput(display_name + ": glTF buffer file '" + buffer.uri + "' not found");
+      if (size < buffer.byte_length)
+        return Error::badInput(display_name + ": glTF buffer file '" + buffer.uri + "' has " + std::to_string(size) +
+                               " bytes but its byteLength is " + std::to_string(buffer.byte_length));
+    }
+    for (const std::string& library : precheck.material_libraries)
+      if (!fs::is_regular_file(directory / library))
+        result.stats.warnings.push_back(display_name + ": material library '" + library +
+                                        "' not found (surface labels keep the material names used in the file)");
+
+    auto scene = parseFile(path, *format, display_name, path.stem().string(), options);
+    if (!scene) return scene.error();
+    SceneGeometry& geometry = scene.value();
+    if (const std::string problem = geometry.mesh.validate(); !problem.empty())
+      return Error::badInput(display_name + ": " + problem);
+    for (const std::string& warning : geometry.warnings) result.stats.warnings.push_back(display_name + ": " + warning);
+    result.stats.meshes += geometry.meshes;
+    result.stats.non_triangles_dropped += geometry.non_triangles_dropped;
+
+    // Drop degenerates, keep only referenced vertices, remap label and tag ids into the merge.
+    const sim::TriangleMesh& mesh = geometry.mesh;
+    std::vector<std::uint32_t> label_map(mesh.labels.size()), tag_map(mesh.tags.size());
+    for (std::size_t i = 0; i < mesh.labels.size(); ++i) {
+      auto [it, inserted] = label_ids.emplace(mesh.labels[i], static_cast<std::uint32_t>(merged.labels.size()));
+      if (inserted) merged.labels.push_back(mesh.labels[i]);
+      label_map[i] = it->second;
+    }
+    for (std::size_t i = 0; i < mesh.tags.size(); ++i) {
+      auto [it, inserted] = tag_ids.emplace(mesh.tags[i], static_cast<std::uint32_t>(merged.tags.size()));
+      if (inserted) merged.tags.push_back(mesh.tags[i]);
+      tag_map[i] = it->second;
+    }
+    std::vector<std::uint32_t> vertex_map(mesh.vertices.size(), UINT32_MAX);
+    std::size_t kept = 0;
+    std::size_t degenerate = 0;
+    for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+      if (isDegenerate(mesh, t)) {
+        ++degenerate;
+        continue;
+      }
+      std::array<std::uint32_t, 3> triangle{};
+      for (int corner = 0; corner < 3; ++corner) {
+        std::uint32_t& mapped = vertex_map[mesh.triangles[t][corner]];
+        if (mapped == UINT32_MAX) {
+          mapped = static_cast<std::uint32_t>(merged.vertices.size());
+          merged.vertices.push_back(mesh.vertices[mesh.triangles[t][corner]]);
+        }
+        triangle[corner] = mapped;
+      }
+      merged.triangles.push_back(triangle);
+      merged.triangle_labels.push_back(label_map[mesh.triangle_labels[t]]);
+      merged.triangle_tags.push_back(tag_map[mesh.triangle_tags[t]]);
+      ++kept;
+    }
+    result.stats.degenerate_dropped += degenerate;
+    if (kept == 0) {
+      if (mesh.triangles.empty() && geometry.non_triangles_dropped == 0)
+        return Error::badInput(display_name + ": the file holds no triangles");
+      return Error::badInput(display_name + ": no triangles left after dropping " + std::to_string(degenerate) +
+                             " degenerate triangles and " + std::to_string(geometry.non_triangles_dropped) +
+                             " points/lines");
+    }
+  }
+  if (merged.vertices.size() > UINT32_MAX) return Error::badInput("the merged mesh has more than 2^32 vertices");
+  result.stats.triangles = merged.triangles.size();
+  return result;
+}
+
+}  // namespace strata::formats

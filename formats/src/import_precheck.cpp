@@ -1,0 +1,471 @@
+// Header pre-checks for the allowed mesh formats (see import_precheck.h for why they exist).
+//
+// Sources for the layouts checked here:
+//  * glTF 2.0 specification (Khronos), sections 3.6 (buffers, bufferViews, accessors) and 4.4
+//    (GLB: 12-byte header magic/version/length, then 8-byte chunk headers length/type).
+//  * PLY: Greg Turk, "The PLY Polygon File Format" (1994): header lines `format`, `element`,
+//    `property` (scalar or `list <count type> <item type>`) ending with `end_header`.
+//  * STL: binary = 80-byte header, uint32 triangle count, 50 bytes per triangle; ASCII starts
+//    with `solid`. Binary files whose header also starts with `solid` exist, so the size
+//    equation decides first.
+//  * FBX binary files start with "Kaydara FBX Binary  \0"; ASCII FBX is text.
+// The checks are deliberately conservative: they reject only what cannot be a valid file.
+
+#include "import_precheck.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <limits>
+
+namespace strata::formats {
+namespace {
+
+using Bytes = std::span<const std::uint8_t>;
+
+std::uint32_t readU32le(Bytes bytes, std::size_t offset) {
+  return std::uint32_t{bytes[offset]} | (std::uint32_t{bytes[offset + 1]} << 8) |
+         (std::uint32_t{bytes[offset + 2]} << 16) | (std::uint32_t{bytes[offset + 3]} << 24);
+}
+
+std::string_view asText(Bytes bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
+
+bool hasNulByte(Bytes bytes) { return std::find(bytes.begin(), bytes.end(), std::uint8_t{0}) != bytes.end(); }
+
+std::string number(std::uint64_t value) { return std::to_string(value); }
+
+// Saturating arithmetic for declared sizes, which are attacker controlled.
+constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
+std::uint64_t addSat(std::uint64_t a, std::uint64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
+std::uint64_t mulSat(std::uint64_t a, std::uint64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > kSaturated / b ? kSaturated : a * b;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+std::vector<std::string_view> splitWords(std::string_view line) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i > start) words.push_back(line.substr(start, i - start));
+  }
+  return words;
+}
+
+std::optional<std::uint64_t> parseUnsigned(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// --- glTF JSON -------------------------------------------------------------------------------
+
+// nlohmann's parser is iterative, but deeply nested documents still cost recursion when the
+// value is destroyed; no real glTF nests deeper than a few levels.
+constexpr int kMaxJsonDepth = 128;
+
+bool nestingTooDeep(std::string_view json) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) return true;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+std::optional<std::uint64_t> unsignedMember(const nlohmann::json& object, const char* name) {
+  const auto it = object.find(name);
+  if (it == object.end()) return std::nullopt;
+  if (it->is_number_unsigned()) return it->get<std::uint64_t>();
+  if (it->is_number_integer() && it->get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(it->get<std::int64_t>());
+  return std::nullopt;
+}
+
+std::string percentDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+// Bytes a base64 payload decodes to (ignoring any trailing garbage, which Assimp rejects itself).
+std::uint64_t base64DecodedLength(std::string_view payload) {
+  std::size_t padding = 0;
+  while (!payload.empty() && payload.back() == '=') {
+    payload.remove_suffix(1);
+    ++padding;
+  }
+  const std::uint64_t chars = payload.size();
+  return chars / 4 * 3 + (chars % 4 >= 2 ? chars % 4 - 1 : 0);
+}
+
+std::uint64_t componentBytes(std::uint64_t component_type) {
+  switch (component_type) {
+    case 5120: case 5121: return 1;  // BYTE, UNSIGNED_BYTE
+    case 5122: case 5123: return 2;  // SHORT, UNSIGNED_SHORT
+    case 5125: case 5126: return 4;  // UNSIGNED_INT, FLOAT
+    default: return 0;
+  }
+}
+
+std::uint64_t componentCount(const std::string& type) {
+  if (type == "SCALAR") return 1;
+  if (type == "VEC2") return 2;
+  if (type == "VEC3") return 3;
+  if (type == "VEC4") return 4;
+  return 0;  // matrices have column padding; left to Assimp
+}
+
+}  // namespace
+
+std::string_view formatName(MeshFormat format) {
+  switch (format) {
+    case MeshFormat::Obj: return "Wavefront OBJ";
+    case MeshFormat::Gltf: return "glTF 2.0";
+    case MeshFormat::Glb: return "glTF 2.0 binary (GLB)";
+    case MeshFormat::Fbx: return "FBX";
+    case MeshFormat::Ply: return "PLY";
+    case MeshFormat::Stl: return "STL";
+  }
+  return "unknown";
+}
+
+std::optional<MeshFormat> formatFromExtension(std::string_view extension) {
+  std::string lower(extension);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == ".obj") return MeshFormat::Obj;
+  if (lower == ".gltf") return MeshFormat::Gltf;
+  if (lower == ".glb") return MeshFormat::Glb;
+  if (lower == ".fbx") return MeshFormat::Fbx;
+  if (lower == ".ply") return MeshFormat::Ply;
+  if (lower == ".stl") return MeshFormat::Stl;
+  return std::nullopt;
+}
+
+std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t> embedded_binary_length,
+                             std::vector<ExternalBuffer>* external_buffers) {
+  if (trim(json).empty()) return "the glTF JSON is empty";
+  if (nestingTooDeep(json)) return "the glTF JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+  const nlohmann::json document = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
+  if (document.is_discarded()) return "the glTF JSON is not valid JSON (truncated or corrupt)";
+  if (!document.is_object()) return "the glTF JSON is not an object";
+  const auto asset = document.find("asset");
+  if (asset == document.end() || !asset->is_object()) return "the glTF JSON has no 'asset' object";
+  const auto version = asset->find("version");
+  if (version == asset->end() || !version->is_string()) return "the glTF 'asset.version' is missing";
+  const std::string version_text = version->get<std::string>();
+  if (version_text.rfind("2.", 0) != 0) return "glTF version '" + version_text + "' is not supported (only 2.x)";
+
+  std::vector<std::uint64_t> buffer_lengths;
+  if (const auto buffers = document.find("buffers"); buffers != document.end()) {
+    if (!buffers->is_array()) return "the glTF 'buffers' is not an array";
+    for (std::size_t i = 0; i < buffers->size(); ++i) {
+      const nlohmann::json& buffer = (*buffers)[i];
+      const std::string where = "glTF buffer " + std::to_string(i);
+      if (!buffer.is_object()) return where + " is not an object";
+      const auto byte_length = unsignedMember(buffer, "byteLength");
+      if (!byte_length) return where + " has no valid byteLength";
+      buffer_lengths.push_back(*byte_length);
+      const auto uri = buffer.find("uri");
+      if (uri == buffer.end()) {
+        if (!embedded_binary_length || i != 0) return where + " has no uri";
+        if (*byte_length > *embedded_binary_length)
+          return where + ": byteLength " + number(*byte_length) + " exceeds the GLB binary chunk (" +
+                 number(*embedded_binary_length) + " bytes)";
+        continue;
+      }
+      if (!uri->is_string()) return where + ": uri is not a string";
+      const std::string& text = uri->get_ref<const std::string&>();
+      if (text.rfind("data:", 0) == 0) {
+        const std::size_t marker = text.find(";base64,");
+        if (marker == std::string::npos) return where + ": data uri is not base64";
+        const std::uint64_t decoded = base64DecodedLength(std::string_view(text).substr(marker + 8));
+        if (*byte_length > decoded)
+          return where + ": byteLength " + number(*byte_length) + " exceeds its embedded data (" + number(decoded) +
+                 " bytes)";
+      } else if (external_buffers != nullptr) {
+        external_buffers->push_back({percentDecode(text), *byte_length});
+      }
+    }
+  }
+
+  struct View {
+    std::uint64_t length = 0;
+    std::uint64_t stride = 0;
+  };
+  std::vector<View> views;
+  if (const auto buffer_views = document.find("bufferViews"); buffer_views != document.end()) {
+    if (!buffer_views->is_array()) return "the glTF 'bufferViews' is not an array";
+    for (std::size_t i = 0; i < buffer_views->size(); ++i) {
+      const nlohmann::json& view = (*buffer_views)[i];
+      const std::string where = "glTF bufferView " + std::to_string(i);
+      if (!view.is_object()) return where + " is not an object";
+      const auto buffer = unsignedMember(view, "buffer");
+      const auto byte_length = unsignedMember(view, "byteLength");
+      if (!buffer || *buffer >= buffer_lengths.size()) return where + " refers to a missing buffer";
+      if (!byte_length) return where + " has no valid byteLength";
+      const std::uint64_t offset = unsignedMember(view, "byteOffset").value_or(0);
+      if (addSat(offset, *byte_length) > buffer_lengths[*buffer])
+        return where + ": bytes " + number(offset) + "+" + number(*byte_length) + " lie outside buffer " +
+               number(*buffer) + " (" + number(buffer_lengths[*buffer]) + " bytes)";
+      views.push_back({*byte_length, unsignedMember(view, "byteStride").value_or(0)});
+    }
+  }
+
+  if (const auto accessors = document.find("accessors"); accessors != document.end()) {
+    if (!accessors->is_array()) return "the glTF 'accessors' is not an array";
+    for (std::size_t i = 0; i < accessors->size(); ++i) {
+      const nlohmann::json& accessor = (*accessors)[i];
+      const std::string where = "glTF accessor " + std::to_string(i);
+      if (!accessor.is_object()) return where + " is not an object";
+      const auto view_index = unsignedMember(accessor, "bufferView");
+      if (!view_index) continue;  // sparse or zero-filled accessors: Assimp checks them
+      if (*view_index >= views.size()) return where + " refers to a missing bufferView";
+      const auto count = unsignedMember(accessor, "count");
+      const auto component_type = unsignedMember(accessor, "componentType");
+      const auto type = accessor.find("type");
+      if (!count || !component_type || type == accessor.end() || !type->is_string()) continue;
+      const std::uint64_t element = componentBytes(*component_type) * componentCount(type->get<std::string>());
+      if (element == 0 || *count == 0) continue;
+      const View& view = views[*view_index];
+      const std::uint64_t stride = view.stride > 0 ? view.stride : element;
+      const std::uint64_t offset = unsignedMember(accessor, "byteOffset").value_or(0);
+      const std::uint64_t needed = addSat(addSat(offset, mulSat(*count - 1, stride)), element);
+      if (needed > view.length)
+        return where + ": " + number(*count) + " elements need " + number(needed) + " bytes but bufferView " +
+               number(*view_index) + " has " + number(view.length);
+    }
+  }
+  return {};
+}
+
+std::string precheckGlb(Bytes bytes, std::vector<ExternalBuffer>* external_buffers) {
+  constexpr std::uint32_t kMagic = 0x46546C67;      // "glTF"
+  constexpr std::uint32_t kChunkJson = 0x4E4F534A;  // "JSON"
+  constexpr std::uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
+  if (bytes.size() < 12) return "truncated GLB header (" + number(bytes.size()) + " bytes, needs 12)";
+  if (readU32le(bytes, 0) != kMagic) return "not a GLB file (the magic is not 'glTF')";
+  const std::uint32_t version = readU32le(bytes, 4);
+  if (version != 2) return "GLB version " + number(version) + " is not supported (only 2)";
+  const std::uint64_t length = readU32le(bytes, 8);
+  if (length > bytes.size())
+    return "the GLB header declares " + number(length) + " bytes but the file has " + number(bytes.size());
+  if (length < 20) return "the GLB has no JSON chunk";
+  std::uint64_t offset = 12;
+  std::string_view json;
+  std::optional<std::uint64_t> binary_length;
+  for (int chunk = 0; offset < length; ++chunk) {
+    if (length - offset < 8) return "GLB chunk " + std::to_string(chunk) + " header is truncated";
+    const std::uint64_t chunk_length = readU32le(bytes, offset);
+    const std::uint32_t chunk_type = readU32le(bytes, offset + 4);
+    if (chunk_length > length - offset - 8)
+      return "GLB chunk " + std::to_string(chunk) + " declares " + number(chunk_length) + " bytes but only " +
+             number(length - offset - 8) + " remain in the file";
+    if (chunk == 0) {
+      if (chunk_type != kChunkJson) return "the first GLB chunk is not JSON";
+      json = asText(bytes.subspan(offset + 8, chunk_length));
+    } else if (chunk == 1 && chunk_type == kChunkBin) {
+      binary_length = chunk_length;
+    }
+    offset += 8 + chunk_length;
+  }
+  return precheckGltfJson(json, binary_length.value_or(0), external_buffers);
+}
+
+std::string precheckStl(Bytes bytes) {
+  if (bytes.size() >= 84) {
+    const std::uint64_t count = readU32le(bytes, 80);
+    if (84 + 50 * count == bytes.size()) return {};  // binary, even if the header starts with "solid"
+  }
+  const std::string_view head = trim(asText(bytes.first(std::min<std::size_t>(bytes.size(), 512))));
+  const bool says_solid = head.rfind("solid", 0) == 0;
+  if (says_solid && !hasNulByte(bytes)) return {};  // ASCII STL; Assimp parses the rest
+  if (bytes.size() < 84) return "too short for a binary STL (" + number(bytes.size()) + " bytes) and not ASCII STL";
+  const std::uint64_t count = readU32le(bytes, 80);
+  return "binary STL header declares " + number(count) + " triangles (" + number(84 + 50 * count) +
+         " bytes) but the file has " + number(bytes.size()) + " bytes";
+}
+
+std::string precheckPly(Bytes bytes) {
+  const std::string_view text = asText(bytes);
+  if (text.rfind("ply\n", 0) != 0 && text.rfind("ply\r\n", 0) != 0) return "not a PLY file (no 'ply' magic line)";
+  constexpr std::size_t kMaxHeader = 1 << 20;
+  struct Element {
+    std::string name;
+    std::uint64_t count = 0;
+    std::uint64_t min_bytes = 0;  // smallest binary size of one element (lists may be empty)
+  };
+  std::vector<Element> elements;
+  enum class Encoding { None, Ascii, Binary } encoding = Encoding::None;
+  std::size_t position = text.find('\n') + 1;
+  std::size_t line_number = 1;
+  std::optional<std::size_t> body_start;
+  while (position < text.size() && position < kMaxHeader) {
+    std::size_t end = text.find('\n', position);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(position, end - position);
+    position = end + 1;
+    ++line_number;
+    const std::string where = "PLY header line " + std::to_string(line_number);
+    if (line.find('\0') != std::string_view::npos) return where + " contains binary data";
+    const std::vector<std::string_view> words = splitWords(line);
+    if (words.empty()) continue;
+    if (words[0] == "end_header") {
+      body_start = position;
+      break;
+    }
+    if (words[0] == "comment" || words[0] == "obj_info") continue;
+    if (words[0] == "format") {
+      if (encoding != Encoding::None) return where + ": a second 'format' line";
+      if (words.size() != 3) return where + ": malformed 'format' line";
+      if (words[1] == "ascii") encoding = Encoding::Ascii;
+      else if (words[1] == "binary_little_endian" || words[1] == "binary_big_endian") encoding = Encoding::Binary;
+      else return where + ": unknown PLY format '" + std::string(words[1]) + "'";
+    } else if (words[0] == "element") {
+      if (words.size() != 3) return where + ": malformed 'element' line";
+      const auto count = parseUnsigned(words[2]);
+      if (!count || *count > std::numeric_limits<std::uint32_t>::max())
+        return where + ": element count '" + std::string(words[2]) + "' is not a valid count";
+      elements.push_back({std::string(words[1]), *count, 0});
+    } else if (words[0] == "property") {
+      if (elements.empty()) return where + ": 'property' before any 'element'";
+      auto type_bytes = [](std::string_view type) -> std::uint64_t {
+        if (type == "char" || type == "uchar" || type == "int8" || type == "uint8") return 1;
+        if (type == "short" || type == "ushort" || type == "int16" || type == "uint16") return 2;
+        if (type == "int" || type == "uint" || type == "float" || type == "int32" || type == "uint32" ||
+            type == "float32")
+          return 4;
+        if (type == "double" || type == "float64") return 8;
+        return 0;
+      };
+      if (words.size() == 5 && words[1] == "list") {
+        const std::uint64_t count_bytes = type_bytes(words[2]);
+        if (count_bytes == 0 || words[2] == "float" || words[2] == "float32" || words[2] == "double" ||
+            words[2] == "float64" || type_bytes(words[3]) == 0)
+          return where + ": malformed list property";
+        elements.back().min_bytes += count_bytes;
+      } else if (words.size() == 3 && type_bytes(words[1]) > 0) {
+        elements.back().min_bytes += type_bytes(words[1]);
+      } else {
+        return where + ": malformed 'property' line";
+      }
+    } else {
+      return where + ": unknown keyword '" + std::string(words[0]).substr(0, 32) + "'";
+    }
+  }
+  if (!body_start) return "the PLY header has no 'end_header'";
+  if (encoding == Encoding::None) return "the PLY header has no 'format' line";
+  const std::uint64_t body_bytes = text.size() - *body_start;
+  std::string declared;
+  std::uint64_t total_elements = 0;
+  std::uint64_t min_body = 0;
+  for (const Element& element : elements) {
+    if (!declared.empty()) declared += ", ";
+    declared += number(element.count) + " " + element.name;
+    total_elements = addSat(total_elements, element.count);
+    min_body = addSat(min_body, mulSat(element.count, element.min_bytes));
+  }
+  if (encoding == Encoding::Binary) {
+    if (min_body > body_bytes)
+      return "the PLY header declares " + declared + " (at least " + number(min_body) + " bytes) but the body has " +
+             number(body_bytes) + " bytes";
+    return {};
+  }
+  const std::string_view body = text.substr(*body_start);
+  if (body.find('\0') != std::string_view::npos) return "the ASCII PLY body contains binary data";
+  std::uint64_t lines = 0;
+  std::size_t start = 0;
+  while (start < body.size()) {
+    std::size_t end = body.find('\n', start);
+    if (end == std::string_view::npos) end = body.size();
+    if (!trim(body.substr(start, end - start)).empty()) ++lines;
+    start = end + 1;
+  }
+  if (total_elements > lines)
+    return "the PLY header declares " + declared + " but the body has only " + number(lines) + " lines";
+  return {};
+}
+
+std::string precheckObj(Bytes bytes, std::vector<std::string>* material_libraries) {
+  if (hasNulByte(bytes)) return "not a text OBJ file (it contains binary data)";
+  const std::string_view text = asText(bytes);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = trim(text.substr(start, end - start));
+    start = end + 1;
+    if (material_libraries != nullptr && line.rfind("mtllib", 0) == 0 && line.size() > 6 &&
+        std::isspace(static_cast<unsigned char>(line[6])))
+      material_libraries->emplace_back(trim(line.substr(6)));
+  }
+  return {};
+}
+
+std::string precheckFbx(Bytes bytes) {
+  static constexpr char kBinaryMagic[] = "Kaydara FBX Binary  ";  // followed by a NUL byte
+  constexpr std::size_t kMagicLength = sizeof(kBinaryMagic);      // includes that NUL
+  if (bytes.size() >= kMagicLength && std::memcmp(bytes.data(), kBinaryMagic, kMagicLength) == 0) {
+    if (bytes.size() < 27) return "truncated binary FBX header";
+    return {};
+  }
+  if (hasNulByte(bytes.first(std::min<std::size_t>(bytes.size(), 1 << 16))))
+    return "neither binary FBX (no 'Kaydara FBX Binary' magic) nor ASCII FBX text";
+  return {};
+}
+
+PrecheckResult precheckContent(MeshFormat format, Bytes bytes) {
+  PrecheckResult result;
+  if (bytes.empty()) {
+    result.problem = "the file is empty";
+    return result;
+  }
+  try {
+    switch (format) {
+      case MeshFormat::Glb: result.problem = precheckGlb(bytes, &result.external_buffers); break;
+      case MeshFormat::Gltf:
+        result.problem = precheckGltfJson(asText(bytes), std::nullopt, &result.external_buffers);
+        break;
+      case MeshFormat::Stl: result.problem = precheckStl(bytes); break;
+      case MeshFormat::Ply: result.problem = precheckPly(bytes); break;
+      case MeshFormat::Obj: result.problem = precheckObj(bytes, &result.material_libraries); break;
+      case MeshFormat::Fbx: result.problem = precheckFbx(bytes); break;
+    }
+  } catch (const std::exception& e) {  // nlohmann accessors, allocation: never let one escape
+    result.problem = std::string("pre-check failed: ") + e.what();
+  }
+  return result;
+}
+
+}  // namespace strata::formats

@@ -1,0 +1,61 @@
+#pragma once
+/// \file
+/// Content pre-checks run on a mesh file's bytes before Assimp sees them.
+///
+/// Assimp 5.2.5 trusts header fields: a 1 KB GLB with a lying chunk length makes it allocate
+/// gigabytes, a PLY whose header overstates its counts loads phantom triangles, random bytes
+/// named `.obj` "load" as an empty scene (see docs/import.md). These functions compare each
+/// format's header against the bytes actually present. They are pure: they take a byte span and
+/// never touch the file system (what they need from other files, such as glTF buffers, they
+/// return for the caller to check), so the fuzzer can call them directly.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata::formats {
+
+/// The mesh formats `strata import` accepts (the allow-list; everything else is "unsupported format").
+enum class MeshFormat { Obj, Gltf, Glb, Fbx, Ply, Stl };
+
+/// Human name of a format ("glTF 2.0 (JSON)", "Wavefront OBJ" ...).
+std::string_view formatName(MeshFormat format);
+
+/// The format for a file extension (lower or upper case, with the dot), or nullopt when the
+/// extension is not on the allow-list.
+std::optional<MeshFormat> formatFromExtension(std::string_view extension);
+
+/// A glTF buffer stored in another file, which the caller must check exists and is long enough.
+struct ExternalBuffer {
+  std::string uri;              ///< the buffer's uri, percent-decoded, relative to the glTF file
+  std::uint64_t byte_length = 0;  ///< the buffer's declared byteLength
+};
+
+/// What a pre-check found.
+struct PrecheckResult {
+  std::string problem;                         ///< empty when the bytes look like the format
+  std::vector<ExternalBuffer> external_buffers;  ///< glTF: buffers in other files
+  std::vector<std::string> material_libraries;   ///< OBJ: `mtllib` file names, relative to the OBJ
+
+  bool ok() const { return problem.empty(); }
+};
+
+/// Checks that `bytes` are plausibly a file of `format`: header well formed and every length or
+/// count it declares consistent with the bytes present. Never throws.
+PrecheckResult precheckContent(MeshFormat format, std::span<const std::uint8_t> bytes);
+
+/// Individual checks (precheckContent dispatches to these); each returns an empty string when
+/// the bytes pass, else the problem in a few words.
+std::string precheckGlb(std::span<const std::uint8_t> bytes, std::vector<ExternalBuffer>* external_buffers);
+/// `embedded_binary_length` is the GLB BIN chunk length (nullopt for a .gltf file).
+std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t> embedded_binary_length,
+                             std::vector<ExternalBuffer>* external_buffers);
+std::string precheckStl(std::span<const std::uint8_t> bytes);
+std::string precheckPly(std::span<const std::uint8_t> bytes);
+std::string precheckObj(std::span<const std::uint8_t> bytes, std::vector<std::string>* material_libraries);
+std::string precheckFbx(std::span<const std::uint8_t> bytes);
+
+}  // namespace strata::formats

@@ -1,0 +1,185 @@
+#include "import_sandbox.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <string>
+#include <thread>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define STRATA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STRATA_ASAN 1
+#endif
+#endif
+
+namespace strata::formats {
+namespace {
+
+constexpr int kChildOutOfMemory = 3;
+constexpr int kChildFailed = 4;
+
+void limit(int resource, rlim_t soft, rlim_t hard) {
+  rlimit value{soft, hard};
+  setrlimit(resource, &value);
+}
+
+bool writeAll(int fd, const std::uint8_t* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+[[noreturn]] void runChild(int write_fd, const std::function<std::vector<std::uint8_t>()>& work,
+                           const SandboxLimits& limits) {
+  // Default dispositions, so a crash kills the child instead of running a test framework's
+  // handler; no core files; no output on the parent's terminal.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGXCPU}) signal(sig, SIG_DFL);
+  const int null_fd = open("/dev/null", O_RDWR);
+  if (null_fd >= 0) {
+    dup2(null_fd, STDIN_FILENO);
+    dup2(null_fd, STDOUT_FILENO);
+    dup2(null_fd, STDERR_FILENO);
+    if (null_fd > STDERR_FILENO) close(null_fd);
+  }
+  limit(RLIMIT_CORE, 0, 0);
+#ifndef STRATA_ASAN  // AddressSanitizer reserves terabytes of shadow address space
+  if (limits.memory_limit_mib > 0) {
+    const rlim_t bytes = static_cast<rlim_t>(limits.memory_limit_mib) << 20;
+    limit(RLIMIT_AS, bytes, bytes);
+  }
+#endif
+  const rlim_t cpu_seconds = static_cast<rlim_t>(std::ceil(limits.timeout_seconds)) + 1;
+  limit(RLIMIT_CPU, cpu_seconds, cpu_seconds + 1);
+  int status = 0;
+  try {
+    const std::vector<std::uint8_t> reply = work();
+    if (!writeAll(write_fd, reply.data(), reply.size())) status = kChildFailed;
+  } catch (const std::bad_alloc&) {
+    status = kChildOutOfMemory;
+  } catch (...) {
+    status = kChildFailed;
+  }
+  close(write_fd);
+  _exit(status);
+}
+
+std::string describeSignal(int sig) {
+  const char* name = strsignal(sig);
+  return "signal " + std::to_string(sig) + (name != nullptr ? std::string(": ") + name : std::string());
+}
+
+std::string formatSeconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> runSandboxed(const std::function<std::vector<std::uint8_t>()>& work,
+                                               const SandboxLimits& limits) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Error::runtime(std::string("cannot create a pipe: ") + std::strerror(errno));
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int saved = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return Error::runtime(std::string("cannot start the importer process: ") + std::strerror(saved));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    runChild(fds[1], work, limits);
+  }
+  close(fds[1]);
+
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(limits.timeout_seconds));
+  std::vector<std::uint8_t> reply;
+  bool killed_for_time = false;
+  bool too_large = false;
+  std::vector<std::uint8_t> chunk(1 << 16);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      killed_for_time = true;
+      break;
+    }
+    pollfd poll_fd{fds[0], POLLIN, 0};
+    const int ready = poll(&poll_fd, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t n = read(fds[0], chunk.data(), chunk.size());
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      break;
+    }
+    if (n == 0) break;  // the child closed the pipe: it has finished or died
+    if (reply.size() + static_cast<std::size_t>(n) > limits.max_reply_bytes) {
+      too_large = true;
+      break;
+    }
+    reply.insert(reply.end(), chunk.begin(), chunk.begin() + n);
+  }
+  close(fds[0]);
+
+  // Reap the child, still under the deadline (it may hang after closing the pipe).
+  int status = 0;
+  for (;;) {
+    if (killed_for_time || too_large) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) return Error::runtime(std::string("waitpid failed: ") + std::strerror(errno));
+    if (Clock::now() >= deadline) {
+      killed_for_time = true;
+      continue;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+
+  if (killed_for_time)
+    return Error::badInput("the importer timed out after " + formatSeconds(limits.timeout_seconds) +
+                           " s (raise --timeout for large trusted files)");
+  if (too_large) return Error::badInput("the importer produced more than " + std::to_string(limits.max_reply_bytes) + " bytes");
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    if (sig == SIGXCPU)
+      return Error::badInput("the importer exceeded its CPU time limit (" + formatSeconds(limits.timeout_seconds) + " s)");
+    if (sig == SIGKILL)
+      return Error::badInput("the importer was killed (" + describeSignal(sig) + "), probably for running out of memory");
+    return Error::badInput("the importer crashed (" + describeSignal(sig) + ")");
+  }
+  if (WIFEXITED(status)) {
+    const int code = WEXITSTATUS(status);
+    if (code == kChildOutOfMemory)
+      return Error::badInput("the importer ran out of memory (limit " + std::to_string(limits.memory_limit_mib) + " MiB)");
+    if (code != 0) return Error::badInput("the importer failed (exit status " + std::to_string(code) + ")");
+  }
+  return reply;
+}
+
+}  // namespace strata::formats
