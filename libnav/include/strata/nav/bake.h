@@ -1,0 +1,78 @@
+#pragma once
+/// \file
+/// The offline bake: every column of the world, tile by tile in parallel, then edges, links,
+/// areas, clearance, components and route-distance fields, for every agent of a profile.
+/// Deterministic: the result does not depend on the thread count or scheduling (tiles are merged
+/// in tile order, ids assigned in node order, no scheduling-dependent floating-point reductions).
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "strata/nav/layered_graph.h"
+#include "strata/nav/profile.h"
+#include "strata/sim/mesh.h"
+#include "strata/sim/query_index.h"
+#include "strata/sim/result.h"
+
+namespace strata::nav {
+
+/// Progress and timing callbacks, rendered by the CLI. The bake serializes every call (never two
+/// at once), from whichever thread; reporting never changes results.
+class BakeObserver {
+ public:
+  virtual ~BakeObserver() = default;
+  /// A stage starts; `total` work units (0 when unknown). `agent` is empty for shared stages.
+  virtual void stageStarted(const std::string& agent, const std::string& stage, std::size_t total) {
+    (void)agent, (void)stage, (void)total;
+  }
+  /// `done` of the current stage's `total` units are finished (monotone within a stage).
+  virtual void stageProgress(std::size_t done, std::size_t total) { (void)done, (void)total; }
+  /// A stage finished after `milliseconds` of wall time.
+  virtual void stageFinished(const std::string& agent, const std::string& stage, double milliseconds) {
+    (void)agent, (void)stage, (void)milliseconds;
+  }
+};
+
+/// Bake options (not stored in the world file: they never change the result).
+struct BakeOptions {
+  int threads = 0;                  ///< worker threads; 0 = all hardware threads. [Limit: >= 0]
+  int tile_cells = 32;              ///< tile edge in columns (unit of parallel work). [Limit: 4 .. 1024]
+  BakeObserver* observer = nullptr; ///< optional progress/timing sink
+  /// Empty when valid, else "<field>: <problem>".
+  std::string validate() const;
+};
+
+/// Wall time of one stage.
+struct StageTiming {
+  std::string agent;         ///< empty for shared stages (the query index)
+  std::string stage;         ///< "index", "columns", "edges", "links", "clearance", "components", "fields"
+  double milliseconds = 0;   ///< wall time
+};
+
+/// What was baked for one agent: its effective profile (cell size resolved) and its graph.
+struct BakedAgent {
+  AgentProfile profile;      ///< effective settings (stored in the world file)
+  LayeredGraph graph;        ///< the baked graph
+};
+
+/// The result of a bake.
+struct BakeResult {
+  std::vector<BakedAgent> agents;    ///< in profile order
+  std::vector<StageTiming> timings;  ///< in execution order
+  double total_milliseconds = 0;     ///< wall time of the whole bake
+};
+
+/// Bakes every agent of `profile` over `mesh`. Errors (BadInput) name the agent and the problem,
+/// e.g. a link endpoint with no floor near it. `source` names the input in messages.
+Result<BakeResult> bakeWorld(const sim::TriangleMesh& mesh, const BakeProfile& profile, const BakeOptions& options,
+                             const std::string& source = "input");
+
+/// Bakes one agent with an existing query index built over `mesh` (runs in the calling
+/// thread's task arena). Appends its stage timings to `timings` when not null.
+Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentProfile& agent,
+                             const BakeOptions& options, std::vector<StageTiming>* timings = nullptr,
+                             const std::string& source = "input");
+
+}  // namespace strata::nav

@@ -1,0 +1,91 @@
+#pragma once
+/// \file
+/// The column builder: the floors of one surface column (spec: character-movement-and-
+/// navigation.md, "Surface columns instead of a single height field"). One set of rules serves
+/// both the offline bake (every column, tile by tile, hits found by rasterizing triangles) and
+/// on-demand search (one column at a time, hits found by an all-hits ray through the query
+/// index), so the two can never disagree:
+///
+///  1. surface hits at the column centre, sorted by descending height (then triangle index);
+///  2. a hit is a floor candidate when its triangle faces up within the slope limit
+///     (normal.y >= cos(max_slope));
+///  3. candidates closer than `merge_distance` to the top of the current group join it; a group
+///     is one floor at the height and normal of its highest hit;
+///  4. a floor is kept only with standing room: the box of half-width `radius` from
+///     standingBoxBottom() to `height` above the floor must not overlap any triangle
+///     (QueryIndex::overlapsBox, exact; touching counts);
+///  5. headroom is the distance from the floor up to the next hit above it in the column.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "strata/nav/agent.h"
+#include "strata/nav/layered_graph.h"
+#include "strata/sim/math.h"
+#include "strata/sim/mesh.h"
+#include "strata/sim/query_index.h"
+
+namespace strata::nav {
+
+/// One surface crossing the vertical line through a column centre.
+struct SurfaceHit {
+  double height = 0;           ///< Y of the crossing, metres
+  sim::Vec3 normal;            ///< unit geometric normal of the triangle (counter-clockwise front)
+  uint32_t triangle = 0;       ///< triangle index in the mesh
+};
+
+/// One floor of a column.
+struct ColumnFloor {
+  double height = 0;           ///< floor Y, metres
+  sim::Vec3 normal;            ///< unit normal of the floor's top triangle (y > 0)
+  uint32_t triangle = 0;       ///< that triangle's index in the mesh
+  double headroom = 0;         ///< distance up to the next surface above, metres (+inf: none)
+};
+
+/// The column grid covering `bounds` at `cell_size`: the origin snapped down to a multiple of
+/// the cell size, at least one column each way.
+GridFrame makeGridFrame(const sim::Aabb& bounds, double cell_size);
+
+/// Builds the floors of columns. Thread-safe const methods; holds references to its inputs.
+class ColumnBuilder {
+ public:
+  /// `index` must have been built over `mesh` (collider 0, triangle ids = mesh triangle ids).
+  ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentSettings& settings,
+                const GridFrame& grid);
+
+  /// On-demand path: floors of column (x, z) from an all-hits ray down the column centre.
+  std::vector<ColumnFloor> buildColumn(int32_t x, int32_t z) const;
+
+  /// Bake path: floors of every column in [x0, x1) x [z0, z1) from the given candidate
+  /// triangles (every triangle whose x/z bounds touch the rectangle must be included; others
+  /// are ignored). `floors` receives one vector per column, row-major within the rectangle.
+  void buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, std::span<const uint32_t> triangles,
+                 std::vector<std::vector<ColumnFloor>>& floors) const;
+
+  /// Shared rules 1-5 over the hits of one column centred at (center_x, center_z). Sorts `hits`.
+  void floorsFromHits(std::vector<SurfaceHit>& hits, double center_x, double center_z,
+                      std::vector<ColumnFloor>& out) const;
+
+  /// Rule 4: true when the standing box on this floor overlaps nothing.
+  bool hasStandingRoom(double center_x, double center_z, double floor_height, const sim::Vec3& normal) const;
+  /// Height above the floor where the standing box starts: the step height, raised on a slope so
+  /// the floor itself cannot touch the box (radius * (|dy/dx| + |dy/dz|) + 1 mm).
+  double standingBoxBottom(const sim::Vec3& normal) const;
+
+  const AgentSettings& settings() const { return settings_; }
+  const GridFrame& grid() const { return grid_; }
+  const sim::QueryIndex& index() const { return index_; }
+  const sim::TriangleMesh& mesh() const { return mesh_; }
+
+ private:
+  const sim::TriangleMesh& mesh_;
+  const sim::QueryIndex& index_;
+  AgentSettings settings_;
+  GridFrame grid_;
+  double min_normal_y_ = 0;
+  double ray_top_ = 0;
+  double ray_length_ = 0;
+};
+
+}  // namespace strata::nav

@@ -1,0 +1,178 @@
+#pragma once
+/// \file
+/// The layered surface graph of one agent type: what the column bake produces, what the world
+/// file stores (docs/format.md, "Navigation data (per agent)") and what the search runs on.
+///
+/// Shape (flat arrays, CSR style, so it maps 1:1 onto HDF5 datasets):
+///  - a horizontal grid of columns (GridFrame). Column (x, z) has index `z * width_cells + x`.
+///  - `column_offsets[c] .. column_offsets[c + 1]` are the floor nodes of column c, ordered by
+///    ascending height (a road, a bridge and a roof at the same x/z are three nodes).
+///  - per-node arrays (height, normal, area, headroom, clearance, component, flags).
+///  - per node and direction (8 directions, see kDirectionDx/kDirectionDz) one outgoing edge:
+///    `neighbor[node * 8 + d]` (kNoNode when none), its kind and its cost. A jump or drop edge
+///    may skip columns (crossing the clearance gap around a ledge), so the neighbour is not
+///    always in the adjacent column.
+///  - off-mesh links (custom links from the profile), sorted by source node, with per-node
+///    offsets `link_offsets` (size node_count + 1).
+///  - named route-distance fields: one float per node.
+///
+/// Units: metres, Y up. Costs are metres of walking on a cost-1 area.
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "strata/sim/math.h"
+
+namespace strata::nav {
+
+/// "No node": an empty neighbour slot, or a point that snaps to no node.
+inline constexpr uint32_t kNoNode = std::numeric_limits<uint32_t>::max();
+
+/// Number of neighbour directions of a node.
+inline constexpr int kDirectionCount = 8;
+/// Column step along X of direction d: E, NE, N, NW, W, SW, S, SE (N is +Z). Even d are cardinal.
+inline constexpr std::array<int, kDirectionCount> kDirectionDx{1, 1, 0, -1, -1, -1, 0, 1};
+/// Column step along Z of direction d (see kDirectionDx).
+inline constexpr std::array<int, kDirectionCount> kDirectionDz{0, 1, 1, 1, 0, -1, -1, -1};
+/// The direction opposite to d.
+constexpr int oppositeDirection(int d) { return (d + 4) % kDirectionCount; }
+/// True for the four diagonal directions.
+constexpr bool isDiagonal(int d) { return (d & 1) != 0; }
+
+/// How an edge is traversed. Stored as uint8 in the world file; values are stable.
+enum class EdgeKind : uint8_t {
+  None = 0,   ///< no edge in this slot
+  Walk = 1,   ///< rise or fall within the step height
+  Jump = 2,   ///< up more than the step height (within the jump height), or across a gap
+  Drop = 3,   ///< down more than the step height (within the allowed drop)
+  Climb = 4,  ///< along a surface labelled climbable (both ways)
+  Link = 5,   ///< a custom off-mesh link from the profile
+};
+
+/// Lower-case name of an edge kind ("walk", "jump", ...).
+const char* edgeKindName(EdgeKind kind);
+
+/// Per-node flag bits (`LayeredGraph::flags`).
+enum NodeFlag : uint8_t {
+  kNodeBorder = 1 << 0,     ///< some cardinal direction has no walk edge (edge of walkable space)
+  kNodeModified = 1 << 1,   ///< inside a modifier volume of the profile
+  kNodeLinkEnd = 1 << 2,    ///< an endpoint of a custom link
+};
+
+/// The horizontal column grid. Column (x, z) covers
+/// [origin_x + x * cell_size, origin_x + (x + 1) * cell_size) and likewise along Z; its centre
+/// is where floors are sampled.
+struct GridFrame {
+  double origin_x = 0;     ///< min-X corner of column (0, 0), metres
+  double origin_z = 0;     ///< min-Z corner of column (0, 0), metres
+  double cell_size = 0.3;  ///< column width, metres (> 0)
+  int32_t width_cells = 0; ///< columns along X
+  int32_t depth_cells = 0; ///< columns along Z
+
+  /// Number of columns.
+  std::size_t columnCount() const { return static_cast<std::size_t>(width_cells) * static_cast<std::size_t>(depth_cells); }
+  /// Column index of (x, z); the caller checks `contains`.
+  std::size_t columnIndex(int32_t x, int32_t z) const {
+    return static_cast<std::size_t>(z) * static_cast<std::size_t>(width_cells) + static_cast<std::size_t>(x);
+  }
+  /// True when (x, z) is a column of the grid.
+  bool contains(int32_t x, int32_t z) const { return x >= 0 && z >= 0 && x < width_cells && z < depth_cells; }
+  /// World X of the centre of column x.
+  double centerX(int32_t x) const { return origin_x + (x + 0.5) * cell_size; }
+  /// World Z of the centre of column z.
+  double centerZ(int32_t z) const { return origin_z + (z + 0.5) * cell_size; }
+  /// Column containing world X (may be outside the grid).
+  int32_t columnX(double world_x) const;
+  /// Column containing world Z (may be outside the grid).
+  int32_t columnZ(double world_z) const;
+};
+
+/// One custom off-mesh link between two floor nodes (one direction; a two-way link from the
+/// profile is stored as two entries).
+struct OffMeshLink {
+  uint32_t from_node = kNoNode;  ///< source node
+  uint32_t to_node = kNoNode;    ///< destination node
+  float cost = 0;                ///< traversal cost (metres-equivalent, > 0)
+  uint32_t label = 0;            ///< index into LayeredGraph::link_labels
+  uint32_t profile_index = 0;    ///< which link of the agent's profile it came from
+  bool bidirectional = false;    ///< the profile link is two-way (this entry is one of the pair)
+};
+
+/// A named route-distance field: Dijkstra route cost from `origin` to every node.
+struct RouteField {
+  std::string name;              ///< from the profile
+  sim::Vec3 origin;              ///< as given in the profile, metres
+  double max_distance = 0;       ///< flood limit, metres-equivalent
+  uint32_t origin_node = kNoNode;///< the node the origin snapped to
+  std::vector<float> distance;   ///< per node; +infinity when unreachable within max_distance
+};
+
+/// The baked navigation graph of one agent type. See the file comment for the layout.
+struct LayeredGraph {
+  GridFrame grid;                       ///< the column grid
+
+  std::vector<uint32_t> column_offsets; ///< size columnCount() + 1; nodes of column c are [off[c], off[c+1])
+
+  std::vector<float> height;            ///< per node: floor height (Y), metres
+  std::vector<sim::Vec3f> normal;       ///< per node: unit surface normal of the floor (y > 0)
+  std::vector<uint16_t> area;           ///< per node: index into area_names / area_costs
+  std::vector<float> headroom;          ///< per node: vertical distance to the next surface above the floor at the column centre, metres (+inf: none)
+  std::vector<float> clearance;         ///< per node: horizontal distance from the node to the edge of walkable space, metres (>= agent radius)
+  std::vector<uint32_t> component;      ///< per node: connected-component id (edges taken as undirected), 0-based, assigned in node order
+  std::vector<uint8_t> flags;           ///< per node: NodeFlag bits
+
+  std::vector<uint32_t> neighbor;       ///< per node * 8 + direction: destination node or kNoNode
+  std::vector<uint8_t> edge_kind;       ///< per node * 8 + direction: EdgeKind
+  std::vector<float> edge_cost;         ///< per node * 8 + direction: cost (0 when no edge)
+
+  std::vector<OffMeshLink> links;       ///< sorted by (from_node, profile_index, to_node)
+  std::vector<uint32_t> link_offsets;   ///< size nodeCount() + 1; links leaving node n are [off[n], off[n+1])
+  std::vector<std::string> link_labels; ///< labels of the profile's links
+
+  std::vector<std::string> area_names;  ///< area 0 is "default" (cost 1)
+  std::vector<float> area_costs;        ///< per area: cost multiplier (>= 1 ... or +inf: never entered)
+
+  uint32_t component_count = 0;         ///< number of components
+  std::vector<RouteField> fields;       ///< named route-distance fields
+
+  /// Number of floor nodes.
+  std::size_t nodeCount() const { return height.size(); }
+  /// Number of non-empty neighbour slots plus links.
+  std::size_t edgeCount() const;
+  /// First node of column (x, z) (the caller checks grid.contains).
+  uint32_t columnBegin(int32_t x, int32_t z) const { return column_offsets[grid.columnIndex(x, z)]; }
+  /// One past the last node of column (x, z).
+  uint32_t columnEnd(int32_t x, int32_t z) const { return column_offsets[grid.columnIndex(x, z) + 1]; }
+  /// Column (x, z) of a node (binary search over column_offsets).
+  std::array<int32_t, 2> nodeColumn(uint32_t node) const;
+  /// World position of a node: its column centre at its floor height.
+  sim::Vec3 nodePosition(uint32_t node) const;
+  /// Edge kind of slot (node, direction).
+  EdgeKind edgeKind(uint32_t node, int direction) const {
+    return static_cast<EdgeKind>(edge_kind[static_cast<std::size_t>(node) * kDirectionCount + direction]);
+  }
+  /// Destination of slot (node, direction), kNoNode when empty.
+  uint32_t neighborOf(uint32_t node, int direction) const {
+    return neighbor[static_cast<std::size_t>(node) * kDirectionCount + direction];
+  }
+  /// Cost of slot (node, direction).
+  float edgeCost(uint32_t node, int direction) const {
+    return edge_cost[static_cast<std::size_t>(node) * kDirectionCount + direction];
+  }
+  /// The floor node of column (x, z) whose height is closest to `y` within [y - below, y + above],
+  /// kNoNode when there is none (or the column is outside the grid).
+  uint32_t findNode(int32_t x, int32_t z, double y, double below, double above) const;
+  /// The node nearest to `point` (3-D distance to node positions) among columns within
+  /// `max_horizontal` metres, kNoNode when none. Ties go to the lower node index.
+  uint32_t nearestNode(const sim::Vec3& point, double max_horizontal) const;
+  /// Index of the named field, or -1.
+  int findField(const std::string& name) const;
+  /// Empty string when the arrays are mutually consistent (sizes, offsets monotone, indices in
+  /// range), else what is wrong. Used by the world-file reader.
+  std::string validate() const;
+};
+
+}  // namespace strata::nav

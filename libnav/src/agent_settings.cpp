@@ -1,0 +1,149 @@
+// Validation and derived values of AgentSettings and the bake profile (agent.h, profile.h).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "strata/nav/agent.h"
+#include "strata/nav/profile.h"
+
+namespace strata::nav {
+namespace {
+
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
+std::string within(const char* field, double value, double lo, double hi) {
+  if (!std::isfinite(value) || value < lo || value > hi)
+    return std::string(field) + ": must be within " + number(lo) + " .. " + number(hi) + " (got " + number(value) + ")";
+  return {};
+}
+
+bool validName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
+}
+
+std::string checkCost(const std::string& what, double cost) {
+  if (std::isnan(cost) || cost < 1.0) return what + ": cost must be >= 1 or inf (got " + number(cost) + ")";
+  return {};
+}
+
+}  // namespace
+
+double AgentSettings::effectiveCellSize() const {
+  if (cell_size > 0) return cell_size;
+  return std::clamp(radius, kMinDerivedCell, kMaxDerivedCell);
+}
+
+std::string AgentSettings::validate() const {
+  if (!validName(name)) return "name: must be 1-64 characters of [A-Za-z0-9_-] (got '" + name + "')";
+  for (const std::string& e :
+       {within("radius", radius, 0.01, 10), within("height", height, 0.05, 20), within("max_slope", max_slope, 0, 89),
+        within("step_height", step_height, 0, 20), within("jump_height", jump_height, 0, 20),
+        within("jump_distance", jump_distance, 0, 20), within("max_drop", max_drop, 0, 100),
+        within("merge_distance", merge_distance, 0, 1), within("jump_penalty", jump_penalty, 0, 1e6),
+        within("drop_penalty", drop_penalty, 0, 1e6), within("climb_penalty", climb_penalty, 0, 1e6),
+        within("link_snap_distance", link_snap_distance, 0.001, 1000)})
+    if (!e.empty()) return e;
+  if (step_height >= height) return "step_height: must be below height";
+  if (cell_size != 0) {
+    if (std::string e = within("cell_size", cell_size, 0.02, 10); !e.empty()) return e + "; 0 derives it from the radius";
+  }
+  return {};
+}
+
+std::string AgentProfile::validate() const {
+  const std::string prefix = "agent " + settings.name + ": ";
+  if (std::string e = settings.validate(); !e.empty()) return prefix + e;
+  for (std::size_t i = 0; i < areas.size(); ++i) {
+    const AreaRule& rule = areas[i];
+    const std::string what = "areas[" + std::to_string(i) + "]";
+    if (rule.label_glob.empty() == rule.tag_glob.empty()) return prefix + what + ": give exactly one of label or tag";
+    if (!validName(rule.area)) return prefix + what + ": area: bad name '" + rule.area + "'";
+    if (std::string e = checkCost(what, rule.cost); !e.empty()) return prefix + e;
+  }
+  for (std::size_t i = 0; i < modifiers.size(); ++i) {
+    const ModifierVolume& m = modifiers[i];
+    const std::string what = "modifiers[" + std::to_string(i) + "]";
+    if (!sim::isFinite(m.box.min) || !sim::isFinite(m.box.max) || m.box.empty())
+      return prefix + what + ": min must be <= max and finite";
+    if (!validName(m.area)) return prefix + what + ": area: bad name '" + m.area + "'";
+    if (std::string e = checkCost(what, m.cost); !e.empty()) return prefix + e;
+  }
+  // One cost per area name.
+  std::vector<std::pair<std::string, double>> seen;
+  auto checkArea = [&](const std::string& area, double cost) -> std::string {
+    if (area == "default" && cost != 1.0) return "area 'default' always costs 1";
+    for (auto& [name, c] : seen)
+      if (name == area && c != cost) return "area '" + area + "' is given two different costs";
+    seen.emplace_back(area, cost);
+    return {};
+  };
+  for (const AreaRule& rule : areas)
+    if (std::string e = checkArea(rule.area, rule.cost); !e.empty()) return prefix + e;
+  for (const ModifierVolume& m : modifiers)
+    if (std::string e = checkArea(m.area, m.cost); !e.empty()) return prefix + e;
+  if (seen.size() > 60000) return prefix + "too many areas";
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const LinkSpec& link = links[i];
+    const std::string what = "links[" + std::to_string(i) + "]";
+    if (!sim::isFinite(link.from) || !sim::isFinite(link.to)) return prefix + what + ": from/to must be finite";
+    if (link.label.empty()) return prefix + what + ": label must not be empty";
+    if (!(link.cost < 0) && !(link.cost > 0 && std::isfinite(link.cost)))
+      return prefix + what + ": cost must be positive and finite";
+  }
+  std::set<std::string> field_names;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const FieldSpec& field = fields[i];
+    const std::string what = "fields[" + std::to_string(i) + "]";
+    if (!validName(field.name)) return prefix + what + ": name: bad name '" + field.name + "'";
+    if (!field_names.insert(field.name).second) return prefix + what + ": duplicate field name '" + field.name + "'";
+    if (!sim::isFinite(field.origin)) return prefix + what + ": origin must be finite";
+    if (!(field.max_distance > 0) || !std::isfinite(field.max_distance))
+      return prefix + what + ": max_distance must be positive and finite";
+  }
+  return {};
+}
+
+BakeProfile BakeProfile::defaults() {
+  BakeProfile profile;
+  profile.agents.emplace_back();
+  return profile;
+}
+
+std::string BakeProfile::validate() const {
+  if (agents.empty()) return "the profile defines no agent";
+  std::set<std::string> names;
+  for (const AgentProfile& agent : agents) {
+    if (std::string e = agent.validate(); !e.empty()) return e;
+    if (!names.insert(agent.settings.name).second) return "agent " + agent.settings.name + ": defined twice";
+  }
+  return {};
+}
+
+bool globMatch(const std::string& pattern, const std::string& text) {
+  // Iterative wildcard match with backtracking to the last '*'.
+  std::size_t p = 0, t = 0, star = std::string::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p, ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++, mark = t;
+    } else if (star != std::string::npos) {
+      p = star + 1, t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+}  // namespace strata::nav

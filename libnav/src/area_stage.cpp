@@ -1,0 +1,87 @@
+// Areas: surface label / tag rules and modifier volumes of the profile map every node to an
+// area with a cost multiplier (spec: "Area modifiers and material costs affect route
+// preference; an infinite cost removes that candidate").
+
+#include <algorithm>
+
+#include "bake_stages.h"
+
+namespace strata::nav {
+namespace {
+
+uint16_t internArea(LayeredGraph& graph, const std::string& name, double cost) {
+  for (std::size_t i = 0; i < graph.area_names.size(); ++i)
+    if (graph.area_names[i] == name) return static_cast<uint16_t>(i);
+  graph.area_names.push_back(name);
+  graph.area_costs.push_back(static_cast<float>(cost));
+  return static_cast<uint16_t>(graph.area_names.size() - 1);
+}
+
+}  // namespace
+
+std::vector<uint16_t> triangleAreas(const sim::TriangleMesh& mesh, const AgentProfile& profile, LayeredGraph& graph) {
+  graph.area_names = {"default"};
+  graph.area_costs = {1.0f};
+  // Areas in profile order: rules first, then modifier volumes.
+  std::vector<uint16_t> rule_area;
+  for (const AreaRule& rule : profile.areas) rule_area.push_back(internArea(graph, rule.area, rule.cost));
+  for (const ModifierVolume& m : profile.modifiers) internArea(graph, m.area, m.cost);
+  // Resolve per label and per tag once, then per triangle.
+  auto firstMatch = [&](const std::string& text, bool by_label) -> int {
+    for (std::size_t i = 0; i < profile.areas.size(); ++i) {
+      const std::string& glob = by_label ? profile.areas[i].label_glob : profile.areas[i].tag_glob;
+      if (!glob.empty() && globMatch(glob, text)) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  std::vector<int> label_rule(mesh.labels.size()), tag_rule(mesh.tags.size());
+  for (std::size_t i = 0; i < mesh.labels.size(); ++i) label_rule[i] = firstMatch(mesh.labels[i], true);
+  for (std::size_t i = 0; i < mesh.tags.size(); ++i) tag_rule[i] = firstMatch(mesh.tags[i], false);
+  std::vector<uint16_t> areas(mesh.triangleCount(), 0);
+  for (std::size_t t = 0; t < mesh.triangleCount(); ++t) {
+    int rule = -1;
+    if (t < mesh.triangle_labels.size() && mesh.triangle_labels[t] < label_rule.size()) rule = label_rule[mesh.triangle_labels[t]];
+    if (t < mesh.triangle_tags.size() && mesh.triangle_tags[t] < tag_rule.size()) {
+      const int by_tag = tag_rule[mesh.triangle_tags[t]];
+      if (by_tag >= 0 && (rule < 0 || by_tag < rule)) rule = by_tag;  // first rule in profile order wins
+    }
+    if (rule >= 0) areas[t] = rule_area[static_cast<std::size_t>(rule)];
+  }
+  return areas;
+}
+
+void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph) {
+  if (profile.modifiers.empty()) return;
+  std::vector<uint16_t> volume_area;
+  for (const ModifierVolume& m : profile.modifiers) {
+    const auto it = std::find(graph.area_names.begin(), graph.area_names.end(), m.area);
+    volume_area.push_back(static_cast<uint16_t>(it - graph.area_names.begin()));
+  }
+  const GridFrame& grid = graph.grid;
+  for (std::size_t v = 0; v < profile.modifiers.size(); ++v) {
+    const sim::Aabb& box = profile.modifiers[v].box;
+    const int32_t x0 = std::max(0, grid.columnX(box.min.x)), x1 = std::min(grid.width_cells - 1, grid.columnX(box.max.x));
+    const int32_t z0 = std::max(0, grid.columnZ(box.min.z)), z1 = std::min(grid.depth_cells - 1, grid.columnZ(box.max.z));
+    for (int32_t z = z0; z <= z1; ++z)
+      for (int32_t x = x0; x <= x1; ++x)
+        for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n)
+          if (box.contains({grid.centerX(x), graph.height[n], grid.centerZ(z)})) {
+            graph.area[n] = volume_area[v];
+            graph.flags[n] |= kNodeModified;
+          }
+  }
+}
+
+std::vector<uint8_t> climbableTriangles(const sim::TriangleMesh& mesh, const AgentProfile& profile) {
+  std::vector<uint8_t> label_climbable(mesh.labels.size(), 0);
+  for (std::size_t i = 0; i < mesh.labels.size(); ++i)
+    for (const std::string& glob : profile.climbable)
+      if (globMatch(glob, mesh.labels[i])) label_climbable[i] = 1;
+  std::vector<uint8_t> result(mesh.triangleCount(), 0);
+  for (std::size_t t = 0; t < mesh.triangleCount(); ++t)
+    if (t < mesh.triangle_labels.size() && mesh.triangle_labels[t] < label_climbable.size())
+      result[t] = label_climbable[mesh.triangle_labels[t]];
+  return result;
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,259 @@
+// The offline bake (bake.h): columns tile by tile in parallel, merged in tile order into the
+// flat graph, then areas, edges (parallel over rows of columns), links, clearance, components
+// and route-distance fields. Every parallel stage writes disjoint, pre-sized outputs and every
+// id is assigned in node order, so the result is identical at any thread count.
+
+#include "strata/nav/bake.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+
+#include "bake_stages.h"
+#include "edge_builder.h"
+#include "strata/nav/column_builder.h"
+
+namespace strata::nav {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// Serializes observer calls and throttles progress to at most ~1000 calls per stage.
+class Reporter {
+ public:
+  Reporter(BakeObserver* observer, std::vector<StageTiming>* timings, std::string agent)
+      : observer_(observer), timings_(timings), agent_(std::move(agent)) {}
+
+  void begin(const std::string& stage, std::size_t total) {
+    stage_ = stage;
+    total_ = total;
+    done_ = 0;
+    last_reported_ = 0;
+    start_ = Clock::now();
+    if (observer_) {
+      std::lock_guard lock(mutex_);
+      observer_->stageStarted(agent_, stage, total);
+    }
+  }
+  void advance(std::size_t units = 1) {
+    const std::size_t done = done_.fetch_add(units) + units;
+    if (!observer_) return;
+    const std::size_t step = std::max<std::size_t>(1, total_ / 1000);
+    if (done < last_reported_.load() + step && done != total_) return;
+    std::lock_guard lock(mutex_);
+    if (done <= last_reported_.load()) return;
+    last_reported_ = done;
+    observer_->stageProgress(done, total_);
+  }
+  void end() {
+    const double ms = millisecondsSince(start_);
+    if (timings_) timings_->push_back({agent_, stage_, ms});
+    if (observer_) {
+      std::lock_guard lock(mutex_);
+      observer_->stageFinished(agent_, stage_, ms);
+    }
+  }
+
+ private:
+  BakeObserver* observer_;
+  std::vector<StageTiming>* timings_;
+  std::string agent_;
+  std::string stage_;
+  std::size_t total_ = 0;
+  std::atomic<std::size_t> done_{0};
+  std::atomic<std::size_t> last_reported_{0};
+  std::mutex mutex_;
+  Clock::time_point start_;
+};
+
+/// Column range of centres inside [lo, hi] along one axis.
+void centreRange(double lo, double hi, double origin, double cell, int32_t limit, int32_t& first, int32_t& last) {
+  first = std::max<int32_t>(0, static_cast<int32_t>(std::ceil((lo - origin) / cell - 0.5)));
+  last = std::min<int32_t>(limit - 1, static_cast<int32_t>(std::floor((hi - origin) / cell - 0.5)));
+}
+
+}  // namespace
+
+std::string BakeOptions::validate() const {
+  if (threads < 0) return "threads: must be >= 0 (0 = all hardware threads)";
+  if (tile_cells < 4 || tile_cells > 1024) return "tile_cells: must be within 4 .. 1024";
+  return {};
+}
+
+Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentProfile& agent,
+                             const BakeOptions& options, std::vector<StageTiming>* timings,
+                             const std::string& source) {
+  if (std::string e = agent.validate(); !e.empty()) return Error::badInput(source + ": " + e);
+  if (std::string e = options.validate(); !e.empty()) return Error::badInput("bake options: " + e);
+  BakedAgent result;
+  result.profile = agent;
+  AgentSettings& settings = result.profile.settings;
+  settings.cell_size = settings.effectiveCellSize();
+  LayeredGraph& graph = result.graph;
+  graph.grid = makeGridFrame(mesh.bounds(), settings.cell_size);
+  const GridFrame& grid = graph.grid;
+  constexpr double kMaxColumns = 4.0e8;
+  if (static_cast<double>(grid.width_cells) * grid.depth_cells > kMaxColumns)
+    return Error::badInput(source + ": agent " + settings.name + ": " + std::to_string(grid.width_cells) + " x " +
+                           std::to_string(grid.depth_cells) + " columns at cell_size " +
+                           std::to_string(settings.cell_size) + " m is too many; raise cell_size");
+  Reporter report(options.observer, timings, settings.name);
+  const ColumnBuilder builder(mesh, index, settings, grid);
+
+  // ---- columns: bin triangles into tiles, rasterize each tile in parallel ----
+  const int32_t tile = options.tile_cells;
+  const int32_t tiles_x = (grid.width_cells + tile - 1) / tile, tiles_z = (grid.depth_cells + tile - 1) / tile;
+  const std::size_t tile_count = static_cast<std::size_t>(tiles_x) * static_cast<std::size_t>(tiles_z);
+  report.begin("columns", tile_count);
+  std::vector<std::vector<uint32_t>> tile_triangles(tile_count);
+  {
+    // Binning walks triangles in index order, so every tile's list is sorted: deterministic.
+    for (uint32_t t = 0; t < mesh.triangleCount(); ++t) {
+      const sim::Vec3 a = mesh.vertex(t, 0), b = mesh.vertex(t, 1), c = mesh.vertex(t, 2);
+      int32_t x0, x1, z0, z1;
+      centreRange(std::min({a.x, b.x, c.x}), std::max({a.x, b.x, c.x}), grid.origin_x, grid.cell_size,
+                  grid.width_cells, x0, x1);
+      centreRange(std::min({a.z, b.z, c.z}), std::max({a.z, b.z, c.z}), grid.origin_z, grid.cell_size,
+                  grid.depth_cells, z0, z1);
+      if (x0 > x1 || z0 > z1) continue;
+      for (int32_t tz = z0 / tile; tz <= z1 / tile; ++tz)
+        for (int32_t tx = x0 / tile; tx <= x1 / tile; ++tx)
+          tile_triangles[static_cast<std::size_t>(tz) * tiles_x + tx].push_back(t);
+    }
+  }
+  std::vector<std::vector<std::vector<ColumnFloor>>> tile_floors(tile_count);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, tile_count, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t t = r.begin(); t != r.end(); ++t) {
+      const int32_t tx = static_cast<int32_t>(t % tiles_x), tz = static_cast<int32_t>(t / tiles_x);
+      const int32_t x0 = tx * tile, z0 = tz * tile;
+      const int32_t x1 = std::min(x0 + tile, grid.width_cells), z1 = std::min(z0 + tile, grid.depth_cells);
+      builder.buildRect(x0, z0, x1, z1, tile_triangles[t], tile_floors[t]);
+      std::vector<uint32_t>().swap(tile_triangles[t]);
+      report.advance();
+    }
+  });
+  // Merge in column order.
+  const std::size_t columns = grid.columnCount();
+  graph.column_offsets.assign(columns + 1, 0);
+  auto tileColumn = [&](int32_t x, int32_t z) -> const std::vector<ColumnFloor>& {
+    const std::size_t t = static_cast<std::size_t>(z / tile) * tiles_x + static_cast<std::size_t>(x / tile);
+    const int32_t x0 = (x / tile) * tile, z0 = (z / tile) * tile;
+    const int32_t width = std::min(x0 + tile, grid.width_cells) - x0;
+    return tile_floors[t][static_cast<std::size_t>(z - z0) * width + static_cast<std::size_t>(x - x0)];
+  };
+  for (int32_t z = 0; z < grid.depth_cells; ++z)
+    for (int32_t x = 0; x < grid.width_cells; ++x)
+      graph.column_offsets[grid.columnIndex(x, z) + 1] = static_cast<uint32_t>(tileColumn(x, z).size());
+  for (std::size_t c = 0; c < columns; ++c) {
+    if (graph.column_offsets[c] + static_cast<uint64_t>(graph.column_offsets[c + 1]) >= kNoNode)
+      return Error::badInput(source + ": agent " + settings.name + ": more than 4 billion floor nodes; raise cell_size");
+    graph.column_offsets[c + 1] += graph.column_offsets[c];
+  }
+  const std::size_t nodes = graph.column_offsets.back();
+  graph.height.resize(nodes);
+  graph.normal.resize(nodes);
+  graph.headroom.resize(nodes);
+  graph.area.assign(nodes, 0);
+  graph.flags.assign(nodes, 0);
+  std::vector<uint32_t> node_triangle(nodes);
+  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
+    for (int32_t z = r.begin(); z != r.end(); ++z)
+      for (int32_t x = 0; x < grid.width_cells; ++x) {
+        uint32_t n = graph.columnBegin(x, z);
+        for (const ColumnFloor& floor : tileColumn(x, z)) {
+          graph.height[n] = static_cast<float>(floor.height);
+          graph.normal[n] = {static_cast<float>(floor.normal.x), static_cast<float>(floor.normal.y),
+                             static_cast<float>(floor.normal.z)};
+          graph.headroom[n] = static_cast<float>(floor.headroom);
+          node_triangle[n] = floor.triangle;
+          ++n;
+        }
+      }
+  });
+  tile_floors.clear();
+  tile_floors.shrink_to_fit();
+  // Areas from the floor triangles, then modifier volumes.
+  const std::vector<uint16_t> triangle_area = triangleAreas(mesh, agent, graph);
+  for (std::size_t n = 0; n < nodes; ++n) graph.area[n] = triangle_area[node_triangle[n]];
+  applyModifierVolumes(agent, graph);
+  report.end();
+
+  // ---- edges ----
+  report.begin("edges", static_cast<std::size_t>(grid.depth_cells));
+  graph.neighbor.assign(nodes * kDirectionCount, kNoNode);
+  graph.edge_kind.assign(nodes * kDirectionCount, static_cast<uint8_t>(EdgeKind::None));
+  graph.edge_cost.assign(nodes * kDirectionCount, 0.0f);
+  std::vector<uint8_t> climbable;
+  if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
+  const EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable};
+  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
+    for (int32_t z = r.begin(); z != r.end(); ++z) {
+      for (int32_t x = 0; x < grid.width_cells; ++x)
+        for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n) buildNodeEdges(graph, inputs, n, x, z);
+      report.advance();
+    }
+  });
+  report.end();
+
+  // ---- links ----
+  report.begin("links", agent.links.size());
+  if (Status s = addCustomLinks(agent, graph, source); !s.ok()) return s.error();
+  report.end();
+
+  // ---- clearance ----
+  report.begin("clearance", 0);
+  computeClearance(settings.radius, graph);
+  report.end();
+
+  // ---- components ----
+  report.begin("components", 0);
+  computeComponents(graph);
+  report.end();
+
+  // ---- route-distance fields ----
+  report.begin("fields", agent.fields.size());
+  if (Status s = computeRouteFields(agent, graph, source); !s.ok()) return s.error();
+  report.end();
+  return result;
+}
+
+Result<BakeResult> bakeWorld(const sim::TriangleMesh& mesh, const BakeProfile& profile, const BakeOptions& options,
+                             const std::string& source) {
+  if (std::string e = profile.validate(); !e.empty()) return Error::badInput(source + ": " + e);
+  if (std::string e = options.validate(); !e.empty()) return Error::badInput("bake options: " + e);
+  if (std::string e = mesh.validate(); !e.empty()) return Error::badInput(source + ": " + e);
+  const auto start = Clock::now();
+  BakeResult result;
+  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
+  Error failure;
+  bool failed = false;
+  arena.execute([&] {
+    Reporter report(options.observer, &result.timings, "");
+    report.begin("index", 0);
+    const sim::QueryIndex index(mesh);
+    report.end();
+    for (const AgentProfile& agent : profile.agents) {
+      auto baked = bakeAgent(mesh, index, agent, options, &result.timings, source);
+      if (!baked.ok()) {
+        failure = baked.error();
+        failed = true;
+        return;
+      }
+      result.agents.push_back(std::move(baked.value()));
+    }
+  });
+  if (failed) return failure;
+  result.total_milliseconds = millisecondsSince(start);
+  return result;
+}
+
+}  // namespace strata::nav

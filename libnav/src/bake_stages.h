@@ -1,0 +1,40 @@
+#pragma once
+// Internal: the bake stages after the columns (one file each), run by bake.cpp in this order.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/nav/layered_graph.h"
+#include "strata/nav/profile.h"
+#include "strata/sim/mesh.h"
+#include "strata/sim/result.h"
+
+namespace strata::nav {
+
+/// area_stage.cpp: fills graph.area_names / area_costs from the profile and returns the area of
+/// every mesh triangle (first matching label or tag rule; 0 = "default").
+std::vector<uint16_t> triangleAreas(const sim::TriangleMesh& mesh, const AgentProfile& profile, LayeredGraph& graph);
+/// area_stage.cpp: overrides node areas inside modifier volumes (later volumes win) and flags them.
+void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph);
+/// area_stage.cpp: per triangle, 1 when its label matches a climbable glob.
+std::vector<uint8_t> climbableTriangles(const sim::TriangleMesh& mesh, const AgentProfile& profile);
+
+/// link_stage.cpp: snaps the profile's links to nodes and fills links / link_offsets /
+/// link_labels. Errors name the agent and the link.
+Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source);
+
+/// clearance_stage.cpp: border flags and per-node clearance (radius + route distance over walk
+/// edges to the nearest border node).
+void computeClearance(double radius, LayeredGraph& graph);
+
+/// component_stage.cpp: weakly connected components over edges and links, ids in node order.
+void computeComponents(LayeredGraph& graph);
+
+/// route_field_stage.cpp: Dijkstra flood of edge and link costs from one node, up to
+/// max_distance (+inf beyond / unreachable).
+std::vector<float> floodRouteDistance(const LayeredGraph& graph, uint32_t origin, double max_distance);
+/// route_field_stage.cpp: the profile's named fields. Errors name the agent and the field.
+Status computeRouteFields(const AgentProfile& profile, LayeredGraph& graph, const std::string& source);
+
+}  // namespace strata::nav

@@ -1,0 +1,173 @@
+// The column builder: floors of surface columns (see column_builder.h for the rules).
+//
+// Spec: character-movement-and-navigation.md, "Surface columns instead of a single height field":
+// cast down through the colliders, collect every hit with an accepted slope normal, merge
+// heights closer than the merge distance, reject floors without standing room, record headroom.
+//
+// The bake path rasterizes triangles instead of casting one ray per column: for each triangle,
+// every column centre inside its x/z projection (edges included) receives the triangle's exact
+// height at that centre. That is the set of surfaces an all-hits vertical ray through the centre
+// meets, found in one pass over the triangles of a tile instead of one tree walk per column. Both
+// paths then run the same floorsFromHits(), and tests/nav/column_oracle_tests.cpp checks that they
+// agree on every real mesh.
+
+#include "strata/nav/column_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace strata::nav {
+
+GridFrame makeGridFrame(const sim::Aabb& bounds, double cell_size) {
+  GridFrame grid;
+  grid.cell_size = cell_size;
+  if (bounds.empty()) {
+    grid.width_cells = grid.depth_cells = 1;
+    return grid;
+  }
+  grid.origin_x = std::floor(bounds.min.x / cell_size) * cell_size;
+  grid.origin_z = std::floor(bounds.min.z / cell_size) * cell_size;
+  const auto count = [&](double extent) {
+    const double cells = std::floor(extent / cell_size) + 1;
+    return static_cast<int32_t>(std::clamp(cells, 1.0, 2.0e9));
+  };
+  grid.width_cells = count(bounds.max.x - grid.origin_x);
+  grid.depth_cells = count(bounds.max.z - grid.origin_z);
+  return grid;
+}
+
+ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index,
+                             const AgentSettings& settings, const GridFrame& grid)
+    : mesh_(mesh), index_(index), settings_(settings), grid_(grid) {
+  min_normal_y_ = std::cos(settings.max_slope * M_PI / 180.0);
+  const sim::Aabb bounds = mesh.bounds();
+  ray_top_ = bounds.empty() ? 1.0 : bounds.max.y + 1.0;
+  ray_length_ = bounds.empty() ? 2.0 : (bounds.max.y - bounds.min.y) + 2.0;
+}
+
+double ColumnBuilder::standingBoxBottom(const sim::Vec3& normal) const {
+  const double ny = std::max(normal.y, 1e-9);
+  const double rise = settings_.radius * (std::fabs(normal.x) + std::fabs(normal.z)) / ny;
+  return std::max(settings_.step_height, rise + 0.001);
+}
+
+bool ColumnBuilder::hasStandingRoom(double center_x, double center_z, double floor_height,
+                                    const sim::Vec3& normal) const {
+  const double bottom = standingBoxBottom(normal);
+  if (bottom >= settings_.height) return false;
+  sim::Aabb box;
+  box.min = {center_x - settings_.radius, floor_height + bottom, center_z - settings_.radius};
+  box.max = {center_x + settings_.radius, floor_height + settings_.height, center_z + settings_.radius};
+  return !index_.overlapsBox(box);
+}
+
+void ColumnBuilder::floorsFromHits(std::vector<SurfaceHit>& hits, double center_x, double center_z,
+                                   std::vector<ColumnFloor>& out) const {
+  out.clear();
+  std::sort(hits.begin(), hits.end(), [](const SurfaceHit& a, const SurfaceHit& b) {
+    if (a.height != b.height) return a.height > b.height;
+    return a.triangle < b.triangle;
+  });
+  constexpr double kAbove = 1e-6;  // a surface counts as "above" a floor beyond this
+  double group_top = std::numeric_limits<double>::infinity();
+  bool have_group = false;
+  for (std::size_t i = 0; i < hits.size(); ++i) {
+    const SurfaceHit& hit = hits[i];
+    if (hit.normal.y < min_normal_y_) continue;  // not an upward-facing walkable surface
+    if (have_group && group_top - hit.height < settings_.merge_distance) continue;  // merged
+    have_group = true;
+    group_top = hit.height;
+    // Headroom: the lowest hit strictly above this floor (hits are sorted downward).
+    double headroom = std::numeric_limits<double>::infinity();
+    for (std::size_t j = i; j-- > 0;)
+      if (hits[j].height > hit.height + kAbove) {
+        headroom = hits[j].height - hit.height;
+        break;
+      }
+    if (!hasStandingRoom(center_x, center_z, hit.height, hit.normal)) continue;
+    out.push_back({hit.height, hit.normal, hit.triangle, headroom});
+  }
+  // Ascending height, the node order of a column.
+  std::reverse(out.begin(), out.end());
+}
+
+std::vector<ColumnFloor> ColumnBuilder::buildColumn(int32_t x, int32_t z) const {
+  std::vector<ColumnFloor> floors;
+  if (!grid_.contains(x, z)) return floors;
+  const double cx = grid_.centerX(x), cz = grid_.centerZ(z);
+  std::vector<sim::RayHit> ray_hits;
+  index_.raycastAll({cx, ray_top_, cz}, {0, -1, 0}, ray_length_, ray_hits);
+  std::vector<SurfaceHit> hits;
+  hits.reserve(ray_hits.size());
+  for (const sim::RayHit& hit : ray_hits) hits.push_back({hit.point.y, hit.normal, hit.triangle});
+  floorsFromHits(hits, cx, cz, floors);
+  return floors;
+}
+
+void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, std::span<const uint32_t> triangles,
+                              std::vector<std::vector<ColumnFloor>>& floors) const {
+  const int32_t width = x1 - x0, depth = z1 - z0;
+  const std::size_t columns = static_cast<std::size_t>(width) * static_cast<std::size_t>(depth);
+  floors.resize(columns);
+  for (auto& f : floors) f.clear();
+
+  struct Entry {
+    uint32_t column;
+    SurfaceHit hit;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(triangles.size() * 4);
+  const double cs = grid_.cell_size;
+  for (uint32_t t : triangles) {
+    const sim::Vec3 a = mesh_.vertex(t, 0), b = mesh_.vertex(t, 1), c = mesh_.vertex(t, 2);
+    const sim::Vec3 cr = sim::cross(b - a, c - a);
+    const double len = sim::length(cr);
+    if (!(len > 0) || cr.y == 0) continue;  // degenerate or vertical: no vertical ray crosses it
+    const sim::Vec3 n = cr / len;
+    // Column centres inside the x/z bounds of the triangle.
+    const double min_x = std::min({a.x, b.x, c.x}), max_x = std::max({a.x, b.x, c.x});
+    const double min_z = std::min({a.z, b.z, c.z}), max_z = std::max({a.z, b.z, c.z});
+    const int32_t cx0 = std::max(x0, static_cast<int32_t>(std::ceil((min_x - grid_.origin_x) / cs - 0.5)));
+    const int32_t cx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((max_x - grid_.origin_x) / cs - 0.5)));
+    const int32_t cz0 = std::max(z0, static_cast<int32_t>(std::ceil((min_z - grid_.origin_z) / cs - 0.5)));
+    const int32_t cz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((max_z - grid_.origin_z) / cs - 0.5)));
+    if (cx0 > cx1 || cz0 > cz1) continue;
+    // 2-D edge functions in x/z; a centre is inside when all three share the sign of the area
+    // (zero counts: edges and vertices are inside, as for a ray through them).
+    const double area = (b.x - a.x) * (c.z - a.z) - (b.z - a.z) * (c.x - a.x);
+    const double sign = area > 0 ? 1.0 : -1.0;
+    for (int32_t z = cz0; z <= cz1; ++z) {
+      const double pz = grid_.centerZ(z);
+      for (int32_t x = cx0; x <= cx1; ++x) {
+        const double px = grid_.centerX(x);
+        const double e0 = ((b.x - a.x) * (pz - a.z) - (b.z - a.z) * (px - a.x)) * sign;
+        const double e1 = ((c.x - b.x) * (pz - b.z) - (c.z - b.z) * (px - b.x)) * sign;
+        const double e2 = ((a.x - c.x) * (pz - c.z) - (a.z - c.z) * (px - c.x)) * sign;
+        if (e0 < 0 || e1 < 0 || e2 < 0) continue;
+        const double y = a.y - (n.x * (px - a.x) + n.z * (pz - a.z)) / n.y;
+        const auto column = static_cast<uint32_t>((z - z0) * width + (x - x0));
+        entries.push_back({column, {y, n, t}});
+      }
+    }
+  }
+  // Group by column (counting sort keeps the triangle order within a column).
+  std::vector<uint32_t> offsets(columns + 1, 0);
+  for (const Entry& e : entries) ++offsets[e.column + 1];
+  for (std::size_t i = 0; i < columns; ++i) offsets[i + 1] += offsets[i];
+  std::vector<SurfaceHit> sorted(entries.size());
+  {
+    std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
+    for (const Entry& e : entries) sorted[cursor[e.column]++] = e.hit;
+  }
+  std::vector<SurfaceHit> hits;
+  for (std::size_t column = 0; column < columns; ++column) {
+    if (offsets[column] == offsets[column + 1]) continue;
+    hits.assign(sorted.begin() + offsets[column], sorted.begin() + offsets[column + 1]);
+    const int32_t x = x0 + static_cast<int32_t>(column % static_cast<std::size_t>(width));
+    const int32_t z = z0 + static_cast<int32_t>(column / static_cast<std::size_t>(width));
+    floorsFromHits(hits, grid_.centerX(x), grid_.centerZ(z), floors[column]);
+  }
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,222 @@
+// Edges of the layered graph: one outgoing edge per node and direction.
+//
+// Rules (spec: "Search edges, costs, and waypoints"):
+//  - adjacent columns connect by a walk edge when the height change is within the step height
+//    and a horizontal box (the agent's radius, from the higher floor plus the standing-box
+//    bottom up to the lower floor plus the agent height) swept from one column centre to the
+//    other touches nothing, so a wall thinner than one column still blocks;
+//  - larger rises need a jump (can_jump, within jump_height), larger falls a drop (within
+//    max_drop), swept at the higher floor over the full agent height;
+//  - a diagonal is a walk edge only when both side columns hold a node within a step of both
+//    ends (no corner cutting);
+//  - when the adjacent column offers nothing, a few further columns are examined along cardinal
+//    directions: the clearance gap around a ledge (nodes near a wall have no standing room)
+//    and gaps an agent can jump;
+//  - climb edges join floors separated by a surface labelled climbable, both ways;
+//  - cost: (horizontal + |rise| / 2) * destination area cost + penalty; an infinite area cost
+//    removes the edge.
+// The sweep is skipped when the two standing boxes (already known to be free) cover it exactly:
+// a cardinal step with cell_size <= 2 * radius.
+
+#include "edge_builder.h"
+
+#include <cmath>
+#include <limits>
+
+namespace strata::nav {
+namespace {
+
+struct Candidate {
+  uint32_t node = kNoNode;
+  EdgeKind kind = EdgeKind::None;
+  double rise = 0;
+  double horizontal = 0;
+};
+
+class NodeEdges {
+ public:
+  NodeEdges(LayeredGraph& graph, const EdgeInputs& inputs)
+      : g_(graph), in_(inputs), s_(inputs.columns->settings()), grid_(graph.grid) {}
+
+  double bottomOf(uint32_t n) const {
+    const sim::Vec3f& v = g_.normal[n];
+    return in_.columns->standingBoxBottom({v.x, v.y, v.z});
+  }
+
+  // True when the box of half-width radius spanning [lo, hi] swept from (ax, az) to (bx, bz) is free.
+  bool sweepFree(double ax, double az, double bx, double bz, double lo, double hi) const {
+    if (!(hi > lo)) return false;
+    const double r = s_.radius;
+    sim::Aabb box;
+    box.min = {ax - r, lo, az - r};
+    box.max = {ax + r, hi, az + r};
+    return !in_.columns->index().castBox(box, {bx - ax, 0, bz - az}).has_value();
+  }
+
+  bool climbableBetween(double ax, double az, double bx, double bz, double lo, double hi) const {
+    if (in_.climbable == nullptr || !(hi > lo)) return false;
+    const double r = s_.radius;
+    sim::Aabb box;
+    box.min = {std::min(ax, bx) - (ax == bx ? r : 0), lo, std::min(az, bz) - (az == bz ? r : 0)};
+    box.max = {std::max(ax, bx) + (ax == bx ? r : 0), hi, std::max(az, bz) + (az == bz ? r : 0)};
+    std::vector<sim::OverlapHit> hits;
+    in_.columns->index().overlapBox(box, hits);
+    for (const sim::OverlapHit& hit : hits)
+      if (hit.triangle < in_.climbable->size() && (*in_.climbable)[hit.triangle]) return true;
+    return false;
+  }
+
+  void build(uint32_t n, int32_t x, int32_t z) {
+    const double hn = g_.height[n];
+    const double bn = bottomOf(n);
+    const double ax = grid_.centerX(x), az = grid_.centerZ(z);
+    const double cs = grid_.cell_size;
+    const int ledge_cells = static_cast<int>(std::ceil(2 * s_.radius / cs)) + 1;
+    const int jump_cells = s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / cs + 1e-9)) : 0;
+    const int max_cells = std::max(ledge_cells, jump_cells);
+    const bool any_climbable = s_.can_climb && in_.climbable != nullptr;
+
+    for (int d = 0; d < kDirectionCount; ++d) {
+      Candidate best;
+      const bool diagonal = isDiagonal(d);
+      const int reach = diagonal ? 1 : max_cells;
+      for (int k = 1; k <= reach && best.kind == EdgeKind::None; ++k) {
+        const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
+        if (!grid_.contains(mx, mz)) break;
+        const double bx = grid_.centerX(mx), bz = grid_.centerZ(mz);
+        const double horizontal = cs * k * (diagonal ? M_SQRT2 : 1.0);
+        const uint32_t begin = g_.columnBegin(mx, mz), end = g_.columnEnd(mx, mz);
+        // 1. Walk (adjacent columns only): the closest height first.
+        if (k == 1) {
+          uint32_t order[64];
+          uint32_t count = 0;
+          for (uint32_t m = begin; m < end && count < 64; ++m)
+            if (std::fabs(g_.height[m] - hn) <= s_.step_height) order[count++] = m;
+          std::sort(order, order + count, [&](uint32_t p, uint32_t q) {
+            const double dp = std::fabs(g_.height[p] - hn), dq = std::fabs(g_.height[q] - hn);
+            return dp != dq ? dp < dq : p < q;
+          });
+          for (uint32_t i = 0; i < count && best.kind == EdgeKind::None; ++i) {
+            const uint32_t m = order[i];
+            const double hm = g_.height[m];
+            if (diagonal ? walkDiagonal(n, m, x, z, d) : walkCardinal(n, m, ax, az, bx, bz))
+              best = {m, EdgeKind::Walk, hm - hn, horizontal};
+          }
+          if (diagonal) break;
+        }
+        // 2. Climb along a climbable surface (up or down).
+        if (any_climbable && best.kind == EdgeKind::None) {
+          for (uint32_t m = begin; m < end; ++m) {
+            const double hm = g_.height[m];
+            if (std::fabs(hm - hn) <= s_.step_height) continue;
+            const double low = std::min(hn, hm), high = std::max(hn, hm);
+            if (!climbableBetween(ax, az, bx, bz, low + s_.step_height, high)) continue;
+            if (best.kind == EdgeKind::None || std::fabs(hm - hn) < std::fabs(best.rise))
+              best = {m, EdgeKind::Climb, hm - hn, horizontal};
+          }
+        }
+        // 3. Jump or drop: the smallest height change whose sweep at the higher floor is free.
+        if (best.kind == EdgeKind::None) {
+          Candidate found;
+          for (uint32_t m = begin; m < end; ++m) {
+            const double hm = g_.height[m];
+            const double rise = hm - hn;
+            EdgeKind kind;
+            if (rise > s_.step_height || (k > 1 && rise >= -s_.step_height)) {
+              // Up a ledge, or across a gap at about the same level: a jump.
+              if (!s_.can_jump || rise > s_.jump_height || horizontal > s_.jump_distance + 1e-9) continue;
+              kind = EdgeKind::Jump;
+            } else if (rise < -s_.step_height) {
+              if (-rise > s_.max_drop) continue;
+              if (k > ledge_cells && horizontal > s_.jump_distance + 1e-9) continue;
+              if (k > ledge_cells && !s_.can_jump) continue;
+              kind = EdgeKind::Drop;
+            } else {
+              continue;  // within a step of an adjacent column: the walk rule decided
+            }
+            if (found.kind != EdgeKind::None && std::fabs(rise) >= std::fabs(found.rise)) continue;
+            const double top = std::max(hn, hm);
+            const double lo = top + std::max(bn, bottomOf(m));
+            if (!sweepFree(ax, az, bx, bz, lo, top + s_.height)) continue;
+            found = {m, kind, rise, horizontal};
+          }
+          best = found;
+        }
+        // Stop looking further once this column holds a floor the agent could stand on within
+        // reach that was refused: further columns lie behind it.
+        if (best.kind == EdgeKind::None && k >= 1) {
+          bool blocking = false;
+          for (uint32_t m = begin; m < end; ++m) {
+            const double rise = g_.height[m] - hn;
+            if (rise >= -s_.step_height && rise <= s_.step_height) blocking = true;
+          }
+          if (blocking) break;
+        }
+      }
+      const std::size_t slot = static_cast<std::size_t>(n) * kDirectionCount + d;
+      if (best.kind == EdgeKind::None) continue;
+      const double area_cost = g_.area_costs[g_.area[best.node]];
+      if (!std::isfinite(area_cost)) continue;
+      g_.neighbor[slot] = best.node;
+      g_.edge_kind[slot] = static_cast<uint8_t>(best.kind);
+      g_.edge_cost[slot] = static_cast<float>(edgeCost(s_, best.kind, best.horizontal, best.rise, area_cost));
+    }
+  }
+
+  bool walkCardinal(uint32_t n, uint32_t m, double ax, double az, double bx, double bz) const {
+    const double hn = g_.height[n], hm = g_.height[m];
+    const double lo = std::max(hn, hm) + std::max(bottomOf(n), bottomOf(m));
+    const double hi = std::min(hn, hm) + s_.height;
+    if (!(hi > lo)) return false;
+    // Covered by the two free standing boxes (see the file comment)?
+    if (grid_.cell_size <= 2 * s_.radius) return true;
+    return sweepFree(ax, az, bx, bz, lo, hi);
+  }
+
+  bool walkDiagonal(uint32_t n, uint32_t m, int32_t x, int32_t z, int d) const {
+    const double hn = g_.height[n], hm = g_.height[m];
+    const double lo = std::max(hn, hm) + std::max(bottomOf(n), bottomOf(m));
+    const double hi = std::min(hn, hm) + s_.height;
+    if (!(hi > lo)) return false;
+    // Both side columns need a node within a step of both ends.
+    bool covered = grid_.cell_size <= 2 * s_.radius;
+    const int32_t sides[2][2] = {{x + kDirectionDx[d], z}, {x, z + kDirectionDz[d]}};
+    for (const auto& side : sides) {
+      bool ok = false;
+      for (uint32_t s = g_.columnBegin(side[0], side[1]); s < g_.columnEnd(side[0], side[1]) && !ok; ++s) {
+        const double hs = g_.height[s];
+        if (std::fabs(hs - hn) > s_.step_height || std::fabs(hs - hm) > s_.step_height) continue;
+        ok = true;
+        if (lo < hs + bottomOf(s) || hi > hs + s_.height) covered = false;
+      }
+      if (!ok) return false;
+    }
+    if (covered) return true;
+    return sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(x + kDirectionDx[d]),
+                     grid_.centerZ(z + kDirectionDz[d]), lo, hi);
+  }
+
+ private:
+  LayeredGraph& g_;
+  const EdgeInputs& in_;
+  const AgentSettings& s_;
+  const GridFrame& grid_;
+};
+
+}  // namespace
+
+double edgeCost(const AgentSettings& settings, EdgeKind kind, double horizontal, double rise, double area_cost) {
+  switch (kind) {
+    case EdgeKind::Walk: return (horizontal + 0.5 * std::fabs(rise)) * area_cost;
+    case EdgeKind::Jump: return (horizontal + 0.5 * std::fabs(rise)) * area_cost + settings.jump_penalty;
+    case EdgeKind::Drop: return (horizontal + 0.5 * std::fabs(rise)) * area_cost + settings.drop_penalty;
+    case EdgeKind::Climb: return (horizontal + std::fabs(rise)) * area_cost + settings.climb_penalty;
+    default: return (horizontal + 0.5 * std::fabs(rise)) * area_cost;
+  }
+}
+
+void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z) {
+  NodeEdges(graph, inputs).build(node, x, z);
+}
+
+}  // namespace strata::nav

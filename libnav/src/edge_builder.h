@@ -1,0 +1,29 @@
+#pragma once
+// Internal: the edge rules of the layered graph (spec: character-movement-and-navigation.md,
+// "Search edges, costs, and waypoints"; grid-pathfinding-library.md, "Heights, cliffs and step
+// limits"). Fills neighbor / edge_kind / edge_cost of a graph whose nodes, areas and column
+// offsets are set.
+
+#include <cstdint>
+#include <vector>
+
+#include "strata/nav/column_builder.h"
+#include "strata/nav/layered_graph.h"
+
+namespace strata::nav {
+
+/// Inputs of the edge stage besides the graph.
+struct EdgeInputs {
+  const ColumnBuilder* columns = nullptr;       ///< settings, index, grid
+  const std::vector<uint8_t>* climbable = nullptr; ///< per mesh triangle: 1 when its label is climbable (null: none)
+};
+
+/// The outgoing edges of one node, all 8 directions (deterministic, thread-safe).
+void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z);
+
+/// Cost of an edge of `kind` covering `horizontal` metres and `rise` metres into area cost
+/// `area_cost` (spec: horizontal distance plus half the absolute height change, times the
+/// destination area's cost, plus jump/drop penalties; climbing counts the full height change).
+double edgeCost(const AgentSettings& settings, EdgeKind kind, double horizontal, double rise, double area_cost);
+
+}  // namespace strata::nav

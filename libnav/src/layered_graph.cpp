@@ -1,0 +1,132 @@
+// Accessors and the consistency check of the layered graph (see layered_graph.h).
+
+#include "strata/nav/layered_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace strata::nav {
+
+const char* edgeKindName(EdgeKind kind) {
+  switch (kind) {
+    case EdgeKind::None: return "none";
+    case EdgeKind::Walk: return "walk";
+    case EdgeKind::Jump: return "jump";
+    case EdgeKind::Drop: return "drop";
+    case EdgeKind::Climb: return "climb";
+    case EdgeKind::Link: return "link";
+  }
+  return "unknown";
+}
+
+int32_t GridFrame::columnX(double world_x) const {
+  return static_cast<int32_t>(std::floor((world_x - origin_x) / cell_size));
+}
+int32_t GridFrame::columnZ(double world_z) const {
+  return static_cast<int32_t>(std::floor((world_z - origin_z) / cell_size));
+}
+
+std::size_t LayeredGraph::edgeCount() const {
+  std::size_t count = links.size();
+  for (uint8_t kind : edge_kind)
+    if (kind != static_cast<uint8_t>(EdgeKind::None)) ++count;
+  return count;
+}
+
+std::array<int32_t, 2> LayeredGraph::nodeColumn(uint32_t node) const {
+  // The column c with offsets[c] <= node < offsets[c + 1].
+  const auto it = std::upper_bound(column_offsets.begin(), column_offsets.end(), node);
+  const auto column = static_cast<std::size_t>(it - column_offsets.begin()) - 1;
+  const auto width = static_cast<std::size_t>(grid.width_cells);
+  return {static_cast<int32_t>(column % width), static_cast<int32_t>(column / width)};
+}
+
+sim::Vec3 LayeredGraph::nodePosition(uint32_t node) const {
+  const auto column = nodeColumn(node);
+  return {grid.centerX(column[0]), static_cast<double>(height[node]), grid.centerZ(column[1])};
+}
+
+uint32_t LayeredGraph::findNode(int32_t x, int32_t z, double y, double below, double above) const {
+  if (!grid.contains(x, z)) return kNoNode;
+  uint32_t best = kNoNode;
+  double best_distance = 0;
+  for (uint32_t n = columnBegin(x, z); n < columnEnd(x, z); ++n) {
+    const double dy = height[n] - y;
+    if (dy < -below || dy > above) continue;
+    if (best == kNoNode || std::fabs(dy) < best_distance) best = n, best_distance = std::fabs(dy);
+  }
+  return best;
+}
+
+uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal) const {
+  if (grid.width_cells <= 0 || grid.depth_cells <= 0) return kNoNode;
+  const int32_t x0 = std::max(0, grid.columnX(point.x - max_horizontal));
+  const int32_t x1 = std::min(grid.width_cells - 1, grid.columnX(point.x + max_horizontal));
+  const int32_t z0 = std::max(0, grid.columnZ(point.z - max_horizontal));
+  const int32_t z1 = std::min(grid.depth_cells - 1, grid.columnZ(point.z + max_horizontal));
+  uint32_t best = kNoNode;
+  double best_distance = 0;
+  for (int32_t z = z0; z <= z1; ++z)
+    for (int32_t x = x0; x <= x1; ++x) {
+      const double dx = grid.centerX(x) - point.x, dz = grid.centerZ(z) - point.z;
+      if (dx * dx + dz * dz > max_horizontal * max_horizontal) continue;
+      for (uint32_t n = columnBegin(x, z); n < columnEnd(x, z); ++n) {
+        const double dy = height[n] - point.y;
+        const double d = dx * dx + dy * dy + dz * dz;
+        if (best == kNoNode || d < best_distance || (d == best_distance && n < best)) best = n, best_distance = d;
+      }
+    }
+  return best;
+}
+
+int LayeredGraph::findField(const std::string& name) const {
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::string LayeredGraph::validate() const {
+  if (!(grid.cell_size > 0) || !std::isfinite(grid.cell_size)) return "grid cell_size must be positive";
+  if (grid.width_cells < 0 || grid.depth_cells < 0) return "grid size must not be negative";
+  if (column_offsets.size() != grid.columnCount() + 1) return "column_offsets has the wrong length";
+  if (column_offsets.front() != 0) return "column_offsets must start at 0";
+  for (std::size_t i = 1; i < column_offsets.size(); ++i)
+    if (column_offsets[i] < column_offsets[i - 1]) return "column_offsets is not monotone at " + std::to_string(i);
+  const std::size_t nodes = nodeCount();
+  if (column_offsets.back() != nodes) return "column_offsets does not end at the node count";
+  if (normal.size() != nodes || area.size() != nodes || headroom.size() != nodes || clearance.size() != nodes ||
+      component.size() != nodes || flags.size() != nodes)
+    return "per-node arrays differ in length";
+  if (neighbor.size() != nodes * kDirectionCount || edge_kind.size() != nodes * kDirectionCount ||
+      edge_cost.size() != nodes * kDirectionCount)
+    return "per-direction arrays must have 8 entries per node";
+  if (area_names.size() != area_costs.size() || area_names.empty()) return "area tables are inconsistent";
+  for (std::size_t n = 0; n < nodes; ++n) {
+    if (area[n] >= area_names.size()) return "node " + std::to_string(n) + ": area out of range";
+    if (component[n] >= component_count) return "node " + std::to_string(n) + ": component out of range";
+  }
+  for (std::size_t s = 0; s < neighbor.size(); ++s) {
+    if (edge_kind[s] > static_cast<uint8_t>(EdgeKind::Link)) return "slot " + std::to_string(s) + ": bad edge kind";
+    const bool empty = edge_kind[s] == static_cast<uint8_t>(EdgeKind::None);
+    if (empty != (neighbor[s] == kNoNode)) return "slot " + std::to_string(s) + ": kind and neighbour disagree";
+    if (!empty && neighbor[s] >= nodes) return "slot " + std::to_string(s) + ": neighbour out of range";
+  }
+  if (link_offsets.size() != nodes + 1 || link_offsets.back() != links.size()) return "link_offsets is inconsistent";
+  for (std::size_t i = 1; i < link_offsets.size(); ++i)
+    if (link_offsets[i] < link_offsets[i - 1]) return "link_offsets is not monotone";
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const OffMeshLink& link = links[i];
+    if (link.from_node >= nodes || link.to_node >= nodes) return "link " + std::to_string(i) + ": node out of range";
+    if (link.label >= link_labels.size()) return "link " + std::to_string(i) + ": label out of range";
+    if (i < link_offsets[link.from_node] || i >= link_offsets[link.from_node + 1])
+      return "link " + std::to_string(i) + ": not under its source node's offsets";
+  }
+  for (const RouteField& field : fields) {
+    if (field.distance.size() != nodes) return "field '" + field.name + "': wrong length";
+    if (field.origin_node != kNoNode && field.origin_node >= nodes) return "field '" + field.name + "': origin node out of range";
+  }
+  return {};
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,50 @@
+// Custom links (spec: "Custom links connect the floor nodes nearest their endpoints and preserve
+// their labels and directionality"; grid-pathfinding-library.md "Off-mesh links": one-way unless
+// given both ways, cost defaults to the straight-line distance, an endpoint off the grid errors).
+
+#include <algorithm>
+#include <cstdio>
+
+#include "bake_stages.h"
+
+namespace strata::nav {
+
+Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source) {
+  const std::size_t nodes = graph.nodeCount();
+  graph.links.clear();
+  graph.link_labels.clear();
+  const double snap = profile.settings.link_snap_distance;
+  auto where = [](const sim::Vec3& p) {
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer, "(%g, %g, %g)", p.x, p.y, p.z);
+    return std::string(buffer);
+  };
+  for (std::size_t i = 0; i < profile.links.size(); ++i) {
+    const LinkSpec& spec = profile.links[i];
+    const uint32_t from = graph.nearestNode(spec.from, snap);
+    const uint32_t to = graph.nearestNode(spec.to, snap);
+    const std::string name = source + ": agent " + profile.settings.name + ": link " + std::to_string(i) + " ('" + spec.label + "')";
+    if (from == kNoNode) return Error::badInput(name + ": no floor within " + std::to_string(snap) + " m of from " + where(spec.from));
+    if (to == kNoNode) return Error::badInput(name + ": no floor within " + std::to_string(snap) + " m of to " + where(spec.to));
+    auto label_it = std::find(graph.link_labels.begin(), graph.link_labels.end(), spec.label);
+    if (label_it == graph.link_labels.end()) label_it = graph.link_labels.insert(graph.link_labels.end(), spec.label);
+    const auto label = static_cast<uint32_t>(label_it - graph.link_labels.begin());
+    const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));
+    graph.links.push_back({from, to, static_cast<float>(cost), label, static_cast<uint32_t>(i), spec.bidirectional});
+    if (spec.bidirectional)
+      graph.links.push_back({to, from, static_cast<float>(cost), label, static_cast<uint32_t>(i), true});
+    graph.flags[from] |= kNodeLinkEnd;
+    graph.flags[to] |= kNodeLinkEnd;
+  }
+  std::stable_sort(graph.links.begin(), graph.links.end(), [](const OffMeshLink& a, const OffMeshLink& b) {
+    if (a.from_node != b.from_node) return a.from_node < b.from_node;
+    if (a.profile_index != b.profile_index) return a.profile_index < b.profile_index;
+    return a.to_node < b.to_node;
+  });
+  graph.link_offsets.assign(nodes + 1, 0);
+  for (const OffMeshLink& link : graph.links) ++graph.link_offsets[link.from_node + 1];
+  for (std::size_t n = 0; n < nodes; ++n) graph.link_offsets[n + 1] += graph.link_offsets[n];
+  return Ok{};
+}
+
+}  // namespace strata::nav
