@@ -87,6 +87,16 @@ std::string sanitizeName(const aiString& name, const char* fallback, std::size_t
   return text;
 }
 
+// Importers invent a root node when the file has none (OBJ names it after the file, FBX
+// "RootNode", glTF "ROOT" when the scene has several roots, STL "<STL_BINARY>", PLY nothing).
+// Such a root stands for the file itself, whose stem already starts every tag, so it adds no
+// path element; a real root node (a glTF scene with one root) keeps its name.
+bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) {
+  const std::string text(name.C_Str(), name.length);
+  return text.empty() || text == "RootNode" || text == "ROOT" || (text.front() == '<' && text.back() == '>') ||
+         text == path.filename().string();
+}
+
 // FBX unit: centimetres per file unit (1 when absent).
 Result<double> fbxUnitScale(const aiScene& scene, const std::string& display_name) {
   if (scene.mMetaData == nullptr) return 1.0;
@@ -202,10 +212,9 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       return Error::badInput(display_name + ": the node hierarchy is too deep or cyclic");
     const aiNode& node = *item.node;
     const Affine global = item.parent * Affine::fromAssimp(node.mTransformation);
-    // The root node stands for the file itself (Assimp names it after the file, "RootNode" or
-    // "ROOT"), so it contributes no path element: tags are "<file stem>/<child>/<grandchild>".
-    const std::string node_path =
-        item.depth == 0 ? item.parent_path : item.parent_path + "/" + sanitizeName(node.mName, "node", visited - 1);
+    const std::string node_path = item.depth == 0 && isSynthesizedRoot(node.mName, path)
+                                      ? item.parent_path
+                                      : item.parent_path + "/" + sanitizeName(node.mName, "node", visited - 1);
     for (unsigned c = node.mNumChildren; c-- > 0;) {
       if (node.mChildren == nullptr || node.mChildren[c] == nullptr)
         return Error::badInput(display_name + ": node '" + node_path + "' has a missing child");

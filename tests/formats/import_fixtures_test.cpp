@@ -1,0 +1,295 @@
+// Small inline fixtures, written to a TempDir by each test, one per format and per import rule
+// (labels, tags, instancing, mirroring, triangulation, dropping, --scale, --up z, merging).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "strata/formats/import.h"
+#include "test_support.h"
+
+using namespace strata::formats;
+using strata::sim::TriangleMesh;
+using strata::sim::Vec3;
+using strata::test::TempDir;
+
+namespace {
+
+void writeText(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+void writeBytes(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+template <class T>
+void append(std::vector<std::uint8_t>& out, T value) {
+  const auto* p = reinterpret_cast<const std::uint8_t*>(&value);
+  out.insert(out.end(), p, p + sizeof(T));
+}
+
+std::string base64(const std::vector<std::uint8_t>& bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::uint32_t n = (std::uint32_t{bytes[i]} << 16) | (i + 1 < bytes.size() ? std::uint32_t{bytes[i + 1]} << 8 : 0) |
+                            (i + 2 < bytes.size() ? bytes[i + 2] : 0);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
+  }
+  return out;
+}
+
+// A unit floor quad facing +Y: positions (4 x VEC3 float) then indices (6 x uint16).
+std::vector<std::uint8_t> quadBuffer() {
+  std::vector<std::uint8_t> out;
+  for (float v : {0.f, 0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 0.f, 1.f, 1.f, 0.f, 0.f}) append(out, v);
+  for (std::uint16_t i : {0, 1, 2, 0, 2, 3}) append(out, i);
+  return out;  // 60 bytes
+}
+
+// glTF JSON: root node "Level" (translated +5 y) with children "Floor" (translated +10 x) and
+// "Mirror" (scale -1 on x): both instance mesh 0, whose material is "Grass".
+std::string nestedGltfJson(const std::string& buffer_uri_json) {
+  return R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],
+  "nodes":[{"name":"Level","translation":[0,5,0],"children":[1,2]},
+           {"name":"Floor","mesh":0,"translation":[10,0,0]},
+           {"name":"Mirror","mesh":0,"scale":[-1,1,1]}],
+  "materials":[{"name":"Grass"}],
+  "meshes":[{"name":"quad","primitives":[{"attributes":{"POSITION":0},"indices":1,"material":0}]}],
+  "buffers":[{)" + buffer_uri_json + R"("byteLength":60}],
+  "bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":48},{"buffer":0,"byteOffset":48,"byteLength":12}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[0,0,0],"max":[1,0,1]},
+               {"bufferView":1,"componentType":5123,"count":6,"type":"SCALAR"}]})";
+}
+
+Vec3 normalOf(const TriangleMesh& mesh, std::size_t t) {
+  return strata::sim::cross(mesh.vertex(static_cast<uint32_t>(t), 1) - mesh.vertex(static_cast<uint32_t>(t), 0),
+                            mesh.vertex(static_cast<uint32_t>(t), 2) - mesh.vertex(static_cast<uint32_t>(t), 0));
+}
+
+std::string tagOf(const TriangleMesh& mesh, std::size_t t) { return mesh.tags[mesh.triangle_tags[t]]; }
+std::string labelOf(const TriangleMesh& mesh, std::size_t t) { return mesh.labels[mesh.triangle_labels[t]]; }
+
+// OBJ with a material library, two objects, a quad (triangulated), a line and a degenerate face.
+const char* kLevelObj = R"(mtllib level.mtl
+v 0 0 0
+v 2 0 0
+v 2 0 2
+v 0 0 2
+v 0 1 0
+v 0 3 0
+o Floor
+usemtl Grass
+f 1 4 3 2
+o Wall
+usemtl Stone
+f 1 2 5
+l 1 5
+f 1 5 6
+)";
+const char* kLevelMtl = "newmtl Grass\nKd 0 1 0\nnewmtl Stone\nKd 0.5 0.5 0.5\n";
+
+}  // namespace
+
+TEST_CASE("OBJ keeps material labels and object tags, triangulates and drops lines and degenerates",
+          "[formats][import][fixtures][obj]") {
+  TempDir dir;
+  writeText(dir / "level.obj", kLevelObj);
+  writeText(dir / "level.mtl", kLevelMtl);
+  auto imported = importMeshes({dir / "level.obj"}, {});
+  REQUIRE(imported.ok());
+  const TriangleMesh& mesh = imported->mesh;
+  REQUIRE(mesh.triangleCount() == 3);  // quad -> 2, wall triangle 1; the collinear face is dropped
+  CHECK(imported->stats.degenerate_dropped == 1);
+  CHECK(imported->stats.non_triangles_dropped == 1);
+  CHECK(imported->stats.warnings.empty());
+  std::set<std::pair<std::string, std::string>> seen;
+  for (std::size_t t = 0; t < mesh.triangleCount(); ++t) seen.insert({labelOf(mesh, t), tagOf(mesh, t)});
+  CHECK(seen == std::set<std::pair<std::string, std::string>>{{"Grass", "level/Floor"}, {"Stone", "level/Wall"}});
+  // The floor quad keeps its winding (faces +Y).
+  for (std::size_t t = 0; t < mesh.triangleCount(); ++t)
+    if (labelOf(mesh, t) == "Grass") CHECK(normalOf(mesh, t).y > 0);
+}
+
+TEST_CASE("OBJ with a missing material library imports with a warning", "[formats][import][fixtures][obj]") {
+  TempDir dir;
+  writeText(dir / "level.obj", kLevelObj);  // no level.mtl beside it
+  auto imported = importMeshes({dir / "level.obj"}, {});
+  REQUIRE(imported.ok());
+  REQUIRE_FALSE(imported->stats.warnings.empty());
+  CHECK_THAT(imported->stats.warnings[0], Catch::Contains("level.obj: material library 'level.mtl' not found"));
+  CHECK(imported->mesh.triangleCount() == 3);
+}
+
+TEST_CASE("glTF nested nodes: transforms applied, node paths as tags, instancing, mirrored winding",
+          "[formats][import][fixtures][gltf]") {
+  TempDir dir;
+  writeText(dir / "scene.gltf", nestedGltfJson("\"uri\":\"data:application/octet-stream;base64," + base64(quadBuffer()) + "\","));
+  for (bool in_process : {false, true}) {
+    ImportOptions options;
+    options.in_process = in_process;
+    auto imported = importMeshes({dir / "scene.gltf"}, options);
+    REQUIRE(imported.ok());
+    const TriangleMesh& mesh = imported->mesh;
+    REQUIRE(mesh.triangleCount() == 4);  // the quad twice
+    CHECK(imported->stats.meshes == 2);
+    CHECK(mesh.labels == std::vector<std::string>{"Grass"});
+    for (std::size_t t = 0; t < mesh.triangleCount(); ++t) {
+      CHECK(normalOf(mesh, t).y > 0);  // the mirrored instance is re-wound to face up
+      const Vec3 a = mesh.vertex(static_cast<uint32_t>(t), 0);
+      CHECK(a.y == 5);  // the parent's translation
+      if (tagOf(mesh, t) == "scene/Level/Floor") CHECK((a.x >= 10 && a.x <= 11));
+      else CHECK(tagOf(mesh, t) == "scene/Level/Mirror");
+      if (tagOf(mesh, t) == "scene/Level/Mirror") CHECK((a.x >= -1 && a.x <= 0));
+    }
+  }
+}
+
+TEST_CASE("GLB and glTF with an external .bin", "[formats][import][fixtures][gltf]") {
+  TempDir dir;
+  const std::vector<std::uint8_t> buffer = quadBuffer();
+  writeBytes(dir / "quad.bin", buffer);
+  writeText(dir / "external.gltf", nestedGltfJson("\"uri\":\"quad.bin\","));
+  auto external = importMeshes({dir / "external.gltf"}, {});
+  REQUIRE(external.ok());
+  CHECK(external->mesh.triangleCount() == 4);
+
+  // The same scene as GLB: JSON chunk (padded with spaces) + BIN chunk.
+  std::string json = nestedGltfJson("");
+  while (json.size() % 4) json += ' ';
+  std::vector<std::uint8_t> glb;
+  append<std::uint32_t>(glb, 0x46546C67);
+  append<std::uint32_t>(glb, 2);
+  append<std::uint32_t>(glb, static_cast<std::uint32_t>(12 + 8 + json.size() + 8 + buffer.size()));
+  append<std::uint32_t>(glb, static_cast<std::uint32_t>(json.size()));
+  append<std::uint32_t>(glb, 0x4E4F534A);
+  glb.insert(glb.end(), json.begin(), json.end());
+  append<std::uint32_t>(glb, static_cast<std::uint32_t>(buffer.size()));
+  append<std::uint32_t>(glb, 0x004E4942);
+  glb.insert(glb.end(), buffer.begin(), buffer.end());
+  writeBytes(dir / "scene.glb", glb);
+  auto binary = importMeshes({dir / "scene.glb"}, {});
+  REQUIRE(binary.ok());
+  CHECK(binary->mesh.triangleCount() == 4);
+  CHECK(binary->mesh.bounds().min.y == 5);
+
+  // The .bin shorter than byteLength: rejected before Assimp, naming the buffer file.
+  writeBytes(dir / "quad.bin", std::vector<std::uint8_t>(buffer.begin(), buffer.begin() + 30));
+  auto short_bin = importMeshes({dir / "external.gltf"}, {});
+  REQUIRE_FALSE(short_bin.ok());
+  CHECK_THAT(short_bin.error().message, Catch::Contains("external.gltf: glTF buffer file 'quad.bin' has 30 bytes"));
+}
+
+TEST_CASE("STL ascii and binary", "[formats][import][fixtures][stl]") {
+  TempDir dir;
+  writeText(dir / "ascii.stl",
+            "solid ramp\n facet normal 0 1 0\n  outer loop\n   vertex 0 0 0\n   vertex 0 0 1\n   vertex 1 0 0\n"
+            "  endloop\n endfacet\n facet normal 0 1 0\n  outer loop\n   vertex 1 0 0\n   vertex 0 0 1\n   vertex 1 0 1\n"
+            "  endloop\n endfacet\nendsolid ramp\n");
+  auto ascii = importMeshes({dir / "ascii.stl"}, {});
+  REQUIRE(ascii.ok());
+  CHECK(ascii->mesh.triangleCount() == 2);
+
+  std::vector<std::uint8_t> binary(80, ' ');
+  std::memcpy(binary.data(), "solid but binary", 16);  // the ASCII-detection trap
+  append<std::uint32_t>(binary, 2);
+  const float triangles[2][12] = {{0, 1, 0, 0, 0, 0, 0, 0, 2, 2, 0, 0}, {0, 1, 0, 2, 0, 0, 0, 0, 2, 2, 0, 2}};
+  for (const auto& tri : triangles) {
+    for (float v : tri) append(binary, v);
+    append<std::uint16_t>(binary, 0);
+  }
+  writeBytes(dir / "binary.stl", binary);
+  auto bin = importMeshes({dir / "binary.stl"}, {});
+  REQUIRE(bin.ok());
+  CHECK(bin->mesh.triangleCount() == 2);
+  CHECK(bin->mesh.bounds().max.x == 2);
+  CHECK(bin->mesh.bounds().max.z == 2);
+}
+
+TEST_CASE("PLY ascii and binary", "[formats][import][fixtures][ply]") {
+  TempDir dir;
+  const std::string header_tail =
+      "element vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 1\nproperty list uchar int vertex_indices\nend_header\n";
+  writeText(dir / "ascii.ply", "ply\nformat ascii 1.0\n" + header_tail + "0 0 0\n0 0 3\n3 0 3\n3 0 0\n4 0 1 2 3\n");
+  auto ascii = importMeshes({dir / "ascii.ply"}, {});
+  REQUIRE(ascii.ok());
+  CHECK(ascii->mesh.triangleCount() == 2);  // the quad face is triangulated
+  CHECK(ascii->mesh.bounds().max.x == 3);
+
+  std::string header = "ply\nformat binary_little_endian 1.0\n" + header_tail;
+  std::vector<std::uint8_t> binary(header.begin(), header.end());
+  for (float v : {0.f, 0.f, 0.f, 0.f, 0.f, 3.f, 3.f, 0.f, 3.f, 3.f, 0.f, 0.f}) append(binary, v);
+  append<std::uint8_t>(binary, 4);
+  for (std::int32_t i : {0, 1, 2, 3}) append(binary, i);
+  writeBytes(dir / "binary.ply", binary);
+  auto bin = importMeshes({dir / "binary.ply"}, {});
+  REQUIRE(bin.ok());
+  CHECK(bin->mesh.triangleCount() == 2);
+  CHECK(bin->mesh.vertices.size() == 4);
+}
+
+TEST_CASE("--scale multiplies and --up z rotates source +Z to +Y keeping handedness", "[formats][import][fixtures]") {
+  TempDir dir;
+  // One triangle facing +Z in a Z-up file (its floor), with a corner at (1, 2, 3).
+  writeText(dir / "zup.obj", "v 0 0 0\nv 1 0 0\nv 1 2 3\nv 0 1 0\nf 1 2 4\nf 1 2 3\n");
+  auto plain = importMeshes({dir / "zup.obj"}, {});
+  REQUIRE(plain.ok());
+  ImportOptions scaled;
+  scaled.scale = 2.5;
+  auto bigger = importMeshes({dir / "zup.obj"}, scaled);
+  REQUIRE(bigger.ok());
+  CHECK(bigger->mesh.bounds().max.x == Approx(2.5));
+  CHECK(bigger->mesh.bounds().max.y == Approx(5));
+  CHECK(bigger->mesh.bounds().max.z == Approx(7.5));
+
+  ImportOptions z_up;
+  z_up.up = UpAxis::Z;
+  auto rotated = importMeshes({dir / "zup.obj"}, z_up);
+  REQUIRE(rotated.ok());
+  // (x, y, z) -> (x, z, -y): (1, 2, 3) -> (1, 3, -2); the +Z-facing floor now faces +Y.
+  const auto& vertices = rotated->mesh.vertices;
+  CHECK(std::find(vertices.begin(), vertices.end(), strata::sim::Vec3f{1, 3, -2}) != vertices.end());
+  CHECK(normalOf(rotated->mesh, 0).y > 0);
+  CHECK(normalOf(plain->mesh, 0).z > 0);
+}
+
+TEST_CASE("several files merge: labels deduplicated, tags distinct per file stem", "[formats][import][fixtures]") {
+  TempDir dir;
+  writeText(dir / "a.obj", kLevelObj);
+  writeText(dir / "b.obj", kLevelObj);
+  writeText(dir / "level.mtl", kLevelMtl);
+  auto merged = importMeshes({dir / "a.obj", dir / "b.obj"}, {});
+  REQUIRE(merged.ok());
+  CHECK(merged->mesh.triangleCount() == 6);
+  CHECK(merged->mesh.labels.size() == 2);  // Grass and Stone, once each
+  CHECK(std::set<std::string>(merged->mesh.tags.begin(), merged->mesh.tags.end()) ==
+        std::set<std::string>{"a/Floor", "a/Wall", "b/Floor", "b/Wall"});
+  CHECK(merged->inputs.size() == 2);
+  CHECK(merged->inputs[0].sha256 == merged->inputs[1].sha256);
+  CHECK(merged->mesh.validate().empty());
+}
+
+TEST_CASE("located errors for bad fixtures", "[formats][import][fixtures]") {
+  TempDir dir;
+  // Coordinates beyond 1e6 only after scaling.
+  writeText(dir / "big.obj", "v 0 0 0\nv 600000 0 0\nv 0 0 1\nf 1 2 3\n");
+  CHECK(importMeshes({dir / "big.obj"}, {}).ok());
+  ImportOptions doubled;
+  doubled.scale = 2;
+  auto beyond = importMeshes({dir / "big.obj"}, doubled);
+  REQUIRE_FALSE(beyond.ok());
+  CHECK_THAT(beyond.error().message, Catch::Contains("big.obj: mesh 0") && Catch::Contains("vertex 1") &&
+                                         Catch::Contains("beyond the world bound"));
+  // Unsupported extension, missing file, bad options.
+  writeText(dir / "level.3ds", "x");
+  CHECK_THAT(importMeshes({dir / "level.3ds"}, {}).error().message, Catch::Contains("level.3ds: unsupported format"));
+  CHECK_THAT(importMeshes({dir / "nope.obj"}, {}).error().message, Catch::Contains("nope.obj: no such file"));
+  ImportOptions bad;
+  bad.scale = -1;
+  CHECK_THAT(importMeshes({dir / "big.obj"}, bad).error().message, Catch::Contains("scale"));
+  CHECK_FALSE(importMeshes({}, {}).ok());
+}

@@ -1,0 +1,125 @@
+// Importing the shared real and Recast meshes: triangle counts and bounds recorded from this
+// importer (Assimp 5.2.5, degenerates dropped) and cross-checked against the SOURCE.md tables
+// (kept + degenerate = SOURCE.md's triangle count; bounds equal at the table's precision).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "strata/formats/import.h"
+#include "test_support.h"
+
+using namespace strata::formats;
+using strata::sim::Vec3;
+
+namespace {
+
+struct MeshCase {
+  const char* path;     // under meshes/
+  double scale;         // --scale (Cube units -> metres for the game maps)
+  std::size_t source_triangles;  // SOURCE.md "tris" / "triangles"
+  std::size_t triangles;         // kept after dropping degenerates (measured)
+  std::size_t degenerate;        // dropped (measured)
+  Vec3 min, max;                 // bounds in metres (measured; SOURCE.md rounded)
+};
+
+// Bounds check with a tolerance relative to the extent (float32 storage).
+void checkBounds(const strata::sim::Aabb& bounds, const Vec3& min, const Vec3& max) {
+  const double tolerance = 1e-4 * std::max(1.0, strata::sim::length(max - min));
+  for (int axis = 0; axis < 3; ++axis) {
+    CHECK(std::fabs(bounds.min[axis] - min[axis]) <= tolerance);
+    CHECK(std::fabs(bounds.max[axis] - max[axis]) <= tolerance);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every shared mesh imports with the recorded counts and bounds", "[formats][import][meshes]") {
+  const MeshCase cases[] = {
+      {"recast/dungeon.obj", 1, 10133, 10133, 0, {-25.0152168, -0.00270586112, -90.041275}, {49.3051453, 40.1765862, 8.89120007}},
+      {"recast/nav_test.obj", 1, 1612, 1612, 0, {-28.8893166, -4.86951685, -46.3001518}, {62.4948082, 17.0107536, 31.0531406}},
+      {"recast/undulating.obj", 1, 5202, 5202, 0, {4999.10596, -4.05478001, 4999.55176}, {5098, 6.81377602, 5098.79688}},
+      {"real/converted/dungeon.ply", 1, 10133, 10133, 0, {-25.0152168, -0.00270586112, -90.041275}, {49.3051453, 40.1765862, 8.89120007}},
+      // UnitScaleFactor=1: centimetres, so 1/100 of nav_test.obj.
+      {"real/converted/nav_test.fbx", 1, 1612, 1612, 0, {-0.288893166, -0.0486951685, -0.463001518}, {0.624948082, 0.170107536, 0.310531406}},
+      // UnitScaleFactor=100: 1 unit = 1 m, the bounds of nav_test.obj.
+      {"real/converted/nav_test_unitscale100.fbx", 1, 1612, 1612, 0, {-28.8893166, -4.86951685, -46.3001518}, {62.4948082, 17.0107536, 31.0531406}},
+      {"real/godot-demo-projects/level_mesh.obj", 1, 138, 138, 0, {-3.37891006, 0, -2.70703006}, {6.375, 4.00781012, 5.69141102}},
+      {"real/godot-demo-projects/town_model.gltf", 1, 30477, 30341, 136, {-1024, -4.64000082, -1024}, {1024, 17.7563725, 1024}},
+      // SOURCE.md counts 870-1134 degenerates by its probe's criterion; ours (height < 1e-10 of length) finds 827.
+      {"real/godot-demo-projects/zdm2.glb", 1, 58772, 57945, 827, {-33.8794899, -11.968339, -29.2902775}, {43.3205223, 23.9837856, 30.3097248}},
+      // Cube units at 0.05 m per unit (the upstream README's suggestion).
+      {"real/game-maps-obj/pandora.obj", 0.05, 60810, 60694, 116, {-36.8, 0, -20.8}, {36.8, 22.4, 20.8}},
+      {"real/game-maps-obj/fdm6.obj", 0.05, 9779, 9771, 8, {-12.8, 0, -14.4}, {12.8, 10.4, 14.4}},
+      {"real/game-maps-obj/dutility.obj", 0.05, 8115, 8103, 12, {-10.8, 0, -24.8}, {10.8, 6.3375, 24.8}},
+  };
+  for (const MeshCase& c : cases) {
+    INFO(c.path);
+    ImportOptions options;
+    options.scale = c.scale;
+    auto imported = importMeshes({strata::test::sharedData() / "meshes" / c.path}, options);
+    REQUIRE(imported.ok());
+    const auto& mesh = imported->mesh;
+    CHECK(mesh.validate().empty());
+    CHECK(mesh.triangleCount() == c.triangles);
+    CHECK(imported->stats.degenerate_dropped == c.degenerate);
+    CHECK(imported->stats.triangles == c.triangles);
+    CHECK(c.triangles + c.degenerate == c.source_triangles);
+    checkBounds(mesh.bounds(), c.min, c.max);
+    REQUIRE(imported->inputs.size() == 1);
+    CHECK(imported->inputs[0].sha256.size() == 64);
+  }
+}
+
+TEST_CASE("provenance records size and SHA-256 matching the Recast SOURCE.md", "[formats][import][meshes]") {
+  const auto dir = strata::test::sharedData() / "meshes" / "recast";
+  auto imported = importMeshes({dir / "dungeon.obj", dir / "nav_test.obj", dir / "undulating.obj"}, {});
+  REQUIRE(imported.ok());
+  REQUIRE(imported->inputs.size() == 3);
+  CHECK(imported->inputs[0].bytes == 390446);
+  CHECK(imported->inputs[0].sha256 == "6b157db01f8eaa4b0290d18bd8d6515e969f674213de6f3a3e014f82ae1facc4");
+  CHECK(imported->inputs[1].sha256 == "ed27fc1a85ef73faa4d0621d640b67842e9081606e732267c662327c35fabc0f");
+  CHECK(imported->inputs[2].bytes == 149833);
+  CHECK(imported->inputs[2].sha256 == "3207fee6720faa45f9a677e2a64e1be516318efee94cb0c7ef15a55c288fa2ff");
+  CHECK(imported->inputs[0].path == (dir / "dungeon.obj").string());
+  // Merged: the triangle counts add up and every file's tags start with its stem.
+  CHECK(imported->mesh.triangleCount() == 10133 + 1612 + 5202);
+  for (const std::string& tag : imported->mesh.tags)
+    CHECK((tag.rfind("dungeon", 0) == 0 || tag.rfind("nav_test", 0) == 0 || tag.rfind("undulating", 0) == 0));
+  // nav_test.obj names a material library that is not there: a warning, not a failure.
+  bool warned = false;
+  for (const std::string& warning : imported->stats.warnings)
+    warned = warned || warning.find("material library 'nav_test.mtl' not found") != std::string::npos;
+  CHECK(warned);
+}
+
+TEST_CASE("FBX UnitScaleFactor 100 gives 100 times the bounds of UnitScaleFactor 1", "[formats][import][meshes][fbx]") {
+  const auto dir = strata::test::sharedData() / "meshes" / "real" / "converted";
+  auto centimetres = importMeshes({dir / "nav_test.fbx"}, {});
+  auto metres = importMeshes({dir / "nav_test_unitscale100.fbx"}, {});
+  REQUIRE(centimetres.ok());
+  REQUIRE(metres.ok());
+  const auto a = centimetres->mesh.bounds(), b = metres->mesh.bounds();
+  for (int axis = 0; axis < 3; ++axis) {
+    CHECK(b.min[axis] == Approx(100 * a.min[axis]).margin(1e-4));
+    CHECK(b.max[axis] == Approx(100 * a.max[axis]).margin(1e-4));
+  }
+}
+
+TEST_CASE("sandboxed and in-process imports give identical geometry", "[formats][import][meshes][sandbox]") {
+  const auto path = strata::test::sharedData() / "meshes" / "real" / "godot-demo-projects" / "town_model.gltf";
+  ImportOptions in_process;
+  in_process.in_process = true;
+  auto sandboxed = importMeshes({path}, {});
+  auto direct = importMeshes({path}, in_process);
+  REQUIRE(sandboxed.ok());
+  REQUIRE(direct.ok());
+  CHECK(sandboxed->mesh.vertices == direct->mesh.vertices);
+  CHECK(sandboxed->mesh.triangles == direct->mesh.triangles);
+  CHECK(sandboxed->mesh.labels == direct->mesh.labels);
+  CHECK(sandboxed->mesh.tags == direct->mesh.tags);
+  CHECK(sandboxed->mesh.triangle_tags == direct->mesh.triangle_tags);
+  CHECK(sandboxed->stats.degenerate_dropped == direct->stats.degenerate_dropped);
+  // Truck Town's node hierarchy survives as tags (no PreTransformVertices).
+  CHECK(std::find(direct->mesh.tags.begin(), direct->mesh.tags.end(), "town_model/Racetrack/RacetrackMain/RacetrackMesh") !=
+        direct->mesh.tags.end());
+}

@@ -1,0 +1,192 @@
+// The pure header pre-checks, on tiny byte strings written here (one edge case each).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "import_precheck.h"
+#include "test_support.h"
+
+using namespace strata::formats;
+
+namespace {
+
+std::vector<std::uint8_t> bytesOf(const std::string& text) { return {text.begin(), text.end()}; }
+
+void putU32(std::vector<std::uint8_t>& out, std::uint32_t value) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
+}
+
+// A GLB with the given JSON and an optional BIN chunk; `declared_length` 0 means correct.
+std::vector<std::uint8_t> makeGlb(std::string json, std::size_t bin_bytes, std::uint32_t declared_length = 0) {
+  while (json.size() % 4 != 0) json.push_back(' ');
+  std::vector<std::uint8_t> out;
+  const std::uint32_t total = 12 + 8 + static_cast<std::uint32_t>(json.size()) + (bin_bytes ? 8 + bin_bytes : 0);
+  putU32(out, 0x46546C67);
+  putU32(out, 2);
+  putU32(out, declared_length ? declared_length : total);
+  putU32(out, static_cast<std::uint32_t>(json.size()));
+  putU32(out, 0x4E4F534A);
+  out.insert(out.end(), json.begin(), json.end());
+  if (bin_bytes) {
+    putU32(out, static_cast<std::uint32_t>(bin_bytes));
+    putU32(out, 0x004E4942);
+    out.resize(out.size() + bin_bytes, 0);
+  }
+  return out;
+}
+
+const std::string kMinimalGltf = R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":48}],
+  "bufferViews":[{"buffer":0,"byteLength":48}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3"}]})";
+
+}  // namespace
+
+TEST_CASE("format allow-list by extension", "[formats][import][precheck]") {
+  CHECK(formatFromExtension(".obj") == MeshFormat::Obj);
+  CHECK(formatFromExtension(".GLB") == MeshFormat::Glb);
+  CHECK(formatFromExtension(".gltf") == MeshFormat::Gltf);
+  CHECK(formatFromExtension(".Fbx") == MeshFormat::Fbx);
+  CHECK(formatFromExtension(".ply") == MeshFormat::Ply);
+  CHECK(formatFromExtension(".stl") == MeshFormat::Stl);
+  CHECK_FALSE(formatFromExtension(".md5mesh"));
+  CHECK_FALSE(formatFromExtension(".h5"));
+  CHECK_FALSE(formatFromExtension(""));
+}
+
+TEST_CASE("every format rejects an empty file", "[formats][import][precheck]") {
+  for (MeshFormat format : {MeshFormat::Obj, MeshFormat::Gltf, MeshFormat::Glb, MeshFormat::Fbx, MeshFormat::Ply, MeshFormat::Stl})
+    CHECK(precheckContent(format, {}).problem == "the file is empty");
+}
+
+TEST_CASE("GLB header checks", "[formats][import][precheck]") {
+  // A well-formed GLB whose buffer lives in the BIN chunk.
+  CHECK(precheckContent(MeshFormat::Glb, makeGlb(kMinimalGltf, 48)).ok());
+  // The BIN chunk is shorter than the buffer's byteLength.
+  CHECK_THAT(precheckContent(MeshFormat::Glb, makeGlb(kMinimalGltf, 16)).problem, Catch::Contains("exceeds the GLB binary chunk"));
+  // Header shorter than 12 bytes.
+  CHECK_THAT(precheckGlb(std::vector<std::uint8_t>{'g', 'l', 'T', 'F'}, nullptr), Catch::Contains("truncated GLB header"));
+  // Wrong magic.
+  auto bad_magic = makeGlb(kMinimalGltf, 48);
+  bad_magic[3] = 'X';
+  CHECK_THAT(precheckGlb(bad_magic, nullptr), Catch::Contains("magic"));
+  // Version 1.
+  auto version_one = makeGlb(kMinimalGltf, 48);
+  version_one[4] = 1;
+  CHECK_THAT(precheckGlb(version_one, nullptr), Catch::Contains("version 1"));
+  // Total length larger than the file (the 1 KB file that claims 2 GB).
+  CHECK_THAT(precheckGlb(makeGlb(kMinimalGltf, 48, 0x7FFFFFF0), nullptr), Catch::Contains("declares 2147483632 bytes"));
+  // JSON chunk length beyond the file (Assimp's memory bomb).
+  auto chunk_overflow = makeGlb(kMinimalGltf, 48);
+  chunk_overflow[12] = 0xF0, chunk_overflow[13] = 0xFF, chunk_overflow[14] = 0xFF, chunk_overflow[15] = 0xFF;
+  CHECK_THAT(precheckGlb(chunk_overflow, nullptr), Catch::Contains("GLB chunk 0 declares 4294967280 bytes"));
+  // First chunk is not JSON.
+  auto not_json = makeGlb(kMinimalGltf, 48);
+  not_json[16] = 'X';
+  CHECK_THAT(precheckGlb(not_json, nullptr), Catch::Contains("not JSON"));
+  // Truncated in the middle of the chunks (header length then exceeds the file).
+  auto truncated = makeGlb(kMinimalGltf, 48);
+  truncated.resize(truncated.size() / 2);
+  CHECK_FALSE(precheckContent(MeshFormat::Glb, truncated).ok());
+}
+
+TEST_CASE("glTF JSON checks", "[formats][import][precheck]") {
+  std::vector<ExternalBuffer> external;
+  // Buffers without uri are only legal inside a GLB.
+  CHECK_THAT(precheckGltfJson(kMinimalGltf, std::nullopt, &external), Catch::Contains("buffer 0 has no uri"));
+  // External buffer: returned for the caller, percent-decoded.
+  const std::string with_uri = R"({"asset":{"version":"2.0"},"buffers":[{"uri":"my%20level.bin","byteLength":48}]})";
+  CHECK(precheckGltfJson(with_uri, std::nullopt, &external).empty());
+  REQUIRE(external.size() == 1);
+  CHECK(external[0].uri == "my level.bin");
+  CHECK(external[0].byte_length == 48);
+  // Embedded base64 data shorter than byteLength (4 base64 chars = 3 bytes).
+  CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"2.0"},"buffers":[{"uri":"data:application/octet-stream;base64,AAAA","byteLength":4}]})",
+                              std::nullopt, nullptr),
+             Catch::Contains("exceeds its embedded data (3 bytes)"));
+  CHECK(precheckGltfJson(R"({"asset":{"version":"2.0"},"buffers":[{"uri":"data:application/octet-stream;base64,AAAA","byteLength":3}]})",
+                         std::nullopt, nullptr)
+            .empty());
+  // glTF 1.0 and a missing asset.
+  CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"1.0"}})", std::nullopt, nullptr), Catch::Contains("'1.0' is not supported"));
+  CHECK_THAT(precheckGltfJson(R"({"scenes":[]})", std::nullopt, nullptr), Catch::Contains("no 'asset'"));
+  // Truncated JSON, a non-object, deep nesting.
+  CHECK_THAT(precheckGltfJson(R"({"asset":{"vers)", std::nullopt, nullptr), Catch::Contains("not valid JSON"));
+  CHECK_THAT(precheckGltfJson("[1,2]", std::nullopt, nullptr), Catch::Contains("not an object"));
+  CHECK_THAT(precheckGltfJson(std::string(10000, '[') + std::string(10000, ']'), std::nullopt, nullptr), Catch::Contains("nests deeper"));
+  // bufferView beyond its buffer; accessor beyond its bufferView (count 1,000,000 on 48 bytes).
+  CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":48}],"bufferViews":[{"buffer":0,"byteOffset":40,"byteLength":48}]})",
+                              std::uint64_t{48}, nullptr),
+             Catch::Contains("lie outside buffer 0"));
+  CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":48}],"bufferViews":[{"buffer":0,"byteLength":48}],
+      "accessors":[{"bufferView":0,"componentType":5126,"count":1000000,"type":"VEC3"}]})",
+                              std::uint64_t{48}, nullptr),
+             Catch::Contains("1000000 elements need 12000000 bytes"));
+  // Interleaved (strided) accessor that fits exactly: offset 12, stride 24, 2 elements of 12 bytes.
+  CHECK(precheckGltfJson(R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":48}],"bufferViews":[{"buffer":0,"byteLength":48,"byteStride":24}],
+      "accessors":[{"bufferView":0,"byteOffset":12,"componentType":5126,"count":2,"type":"VEC3"}]})",
+                         std::uint64_t{48}, nullptr)
+            .empty());
+  // bufferView referring to a missing buffer.
+  CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"2.0"},"bufferViews":[{"buffer":3,"byteLength":4}]})", std::nullopt, nullptr),
+             Catch::Contains("missing buffer"));
+}
+
+TEST_CASE("STL binary size equation and ASCII detection", "[formats][import][precheck]") {
+  std::vector<std::uint8_t> binary(84 + 50, 0);
+  binary[80] = 1;  // one triangle
+  CHECK(precheckStl(binary).empty());
+  // A binary header that starts with "solid" is still binary when the size equation holds.
+  std::memcpy(binary.data(), "solid trap", 10);
+  CHECK(precheckStl(binary).empty());
+  // Count larger than the file.
+  binary[80] = 0x40, binary[81] = 0x42, binary[82] = 0x0F;  // 1,000,000
+  CHECK_THAT(precheckStl(binary), Catch::Contains("declares 1000000 triangles"));
+  // ASCII STL.
+  CHECK(precheckStl(bytesOf("solid x\nfacet normal 0 1 0\nouter loop\nvertex 0 0 0\n")).empty());
+  // Too short for binary and not ASCII.
+  CHECK_THAT(precheckStl(bytesOf("hello")), Catch::Contains("too short"));
+}
+
+TEST_CASE("PLY header checks", "[formats][import][precheck]") {
+  const std::string header =
+      "ply\nformat ascii 1.0\ncomment made by hand\nelement vertex 3\nproperty float x\nproperty float y\n"
+      "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n";
+  CHECK(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n3 0 1 2\n")).empty());
+  // Header overstates its counts (phantom triangles in Assimp).
+  CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n3 0 1 2\n")), Catch::Contains("body has only 3 lines"));
+  // Binary: 2^31 vertices of 12 bytes against a tiny body.
+  const std::string binary_header =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 2147483647\nproperty float x\nproperty float y\n"
+      "property float z\nend_header\n";
+  CHECK_THAT(precheckPly(bytesOf(binary_header + std::string(36, '\0'))), Catch::Contains("at least 25769803764 bytes"));
+  // Binary body exactly the declared size passes.
+  const std::string small_binary =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 1\nproperty list uchar int vertex_indices\nend_header\n";
+  CHECK(precheckPly(bytesOf(small_binary + std::string(36 + 13, '\0'))).empty());
+  // Malformed headers.
+  CHECK_THAT(precheckPly(bytesOf("ply\nformat ascii 1.0\nelement vertex 3\n")), Catch::Contains("no 'end_header'"));
+  CHECK_THAT(precheckPly(bytesOf("ply\nelement vertex 3\nend_header\n")), Catch::Contains("no 'format'"));
+  CHECK_THAT(precheckPly(bytesOf("ply\nformat ascii 1.0\nproperty float x\nend_header\n")), Catch::Contains("before any 'element'"));
+  CHECK_THAT(precheckPly(bytesOf("ply\nformat ascii 1.0\nelement vertex -3\nend_header\n")), Catch::Contains("not a valid count"));
+  CHECK_THAT(precheckPly(bytesOf("ply\nformat ascii 1.0\nelement vertex 3\nproperty quux x\nend_header\n")),
+             Catch::Contains("malformed 'property'"));
+  CHECK_THAT(precheckPly(bytesOf(std::string("ply\nformat ascii 1.0\nproperty \0\0", 32))), Catch::Contains("binary data"));
+  CHECK_THAT(precheckPly(bytesOf("PLY\n")), Catch::Contains("no 'ply' magic"));
+}
+
+TEST_CASE("OBJ and FBX content checks", "[formats][import][precheck]") {
+  std::vector<std::string> libraries;
+  CHECK(precheckObj(bytesOf("mtllib level.mtl\nv 0 0 0\n  mtllib  other lib.mtl \nf 1 1 1\n"), &libraries).empty());
+  CHECK(libraries == std::vector<std::string>{"level.mtl", "other lib.mtl"});
+  // PNG bytes named .obj.
+  CHECK_THAT(precheckObj(std::vector<std::uint8_t>{0x89, 'P', 'N', 'G', 0, 0}, nullptr), Catch::Contains("binary data"));
+  std::vector<std::uint8_t> binary_fbx = bytesOf("Kaydara FBX Binary  ");
+  binary_fbx.push_back(0);
+  binary_fbx.resize(40, 0);
+  CHECK(precheckFbx(binary_fbx).empty());
+  CHECK(precheckFbx(bytesOf("; FBX 7.5.0 project file\nFBXHeaderExtension:  {\n")).empty());
+  CHECK_THAT(precheckFbx(std::vector<std::uint8_t>{1, 0, 2, 0}), Catch::Contains("neither binary FBX"));
+}
