@@ -24,12 +24,13 @@
 #include <string>
 #include <vector>
 
+#include "strata/nav/search.h"
 #include "strata/sim/math.h"
 
 namespace strata::nav {
 
-/// "No node": an empty neighbour slot, or a point that snaps to no node.
-inline constexpr uint32_t kNoNode = std::numeric_limits<uint32_t>::max();
+// "No node" (an empty neighbour slot, or a point that snaps to no node) is strata::nav::kNoNode,
+// defined once in search.h (NodeId is uint32_t) so that both headers can be included together.
 
 /// Number of neighbour directions of a node.
 inline constexpr int kDirectionCount = 8;

@@ -1,0 +1,144 @@
+#pragma once
+/// \file
+/// Path search over a baked layered graph (issue 5): a provider that lets the shared search core
+/// (strata/nav/search.h) run A*, Theta* and Direct on a `LayeredGraph`, endpoint snapping, the
+/// O(1) component rejection, and the waypoint pass.
+///
+/// Behaviour follows spec/character-movement-and-navigation.md ("Surface columns", "Search edges,
+/// costs, and waypoints") and spec/grid-pathfinding-library.md ("Searching", "Failure reasons"):
+///  - A*: 8 directions plus the graph's jump/drop/climb edges and custom links; heuristic is the
+///    octile horizontal distance scaled by the cheapest area cost (and by the cheapest link cost
+///    per metre, so a cheap link never makes it inadmissible).
+///  - Theta*: euclidean heuristic; only walking edges are shortcut. The any-angle line test walks
+///    the columns the segment crosses, following walk edges (which the bake checked for standing
+///    clearance and the step height), so the line stays on one connected floor. It never crosses
+///    a link, jump, drop or climb.
+///  - Direct: one such line test from the start node to the goal node (Blocked when it fails).
+///  - Failure reasons: NoStartNode / NoGoalNode (no floor near an endpoint), NoPath (endpoints
+///    farther apart than the horizontal limit, goal in another connected component — decided in
+///    O(1) with zero expansions — or the open set ran out), BudgetExhausted (expansion bound),
+///    ClosestNoPath (only when `return_closest` is set: the goal was not reached but the search
+///    got closer than the start; the result carries that route), Blocked (Direct).
+///  - Waypoints: the exact start first and the exact goal last; heights from the surface;
+///    corners, action changes, area boundaries and link ends retained; straight walking runs
+///    collapsed; optional spacing along walking segments.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/nav/agent.h"
+#include "strata/nav/layered_graph.h"
+#include "strata/nav/search.h"
+#include "strata/sim/math.h"
+#include "strata/sim/result.h"
+
+namespace strata::nav {
+
+/// How a point snaps to a floor node of the layered graph (endpoints, queries).
+struct SnapSettings {
+  double max_horizontal = 1.0;  ///< furthest horizontal distance from the point to a node's column centre, metres. [Limit: >= 0, finite]
+  double above = 0.5;           ///< a floor may lie up to this far above the point, metres (point slightly under the surface). [Limit: >= 0, finite]
+  double below = 4.0;           ///< a floor may lie up to this far below the point, metres. [Limit: >= 0, finite]
+  /// Checks every field; the message names the field.
+  Status validate() const;
+};
+
+/// Settings of one layered path request.
+struct LayeredSearchSettings {
+  SearchMethod method = SearchMethod::AStar;  ///< AStar, Theta or Direct
+  LayeredSearchLimits limits;                 ///< 573.44 m horizontal limit, 400,000 expansions
+  SnapSettings snap;                          ///< endpoint snapping
+  double waypoint_spacing = 0;                ///< extra waypoints at most this far apart along walking segments, metres; 0 = none. [Limit: 0 or >= 0.05]
+  bool return_closest = false;                ///< report ClosestNoPath with the closest route instead of NoPath/BudgetExhausted when the search made progress
+  /// Checks every field; the message names the field.
+  Status validate() const;
+};
+
+/// The layered graph seen through the `SearchGraph` concept of the search core.
+/// Holds references: the graph and agent must outlive it. Cheap to build (one pass over the area
+/// costs and links for the heuristic scale). Thread-safe for concurrent searches (const only).
+class LayeredSearchGraph {
+ public:
+  /// Wraps `graph` for an agent with `agent`'s step height.
+  LayeredSearchGraph(const LayeredGraph& graph, const AgentSettings& agent);
+
+  /// Number of floor nodes.
+  std::size_t nodeCount() const { return graph_->nodeCount(); }
+  /// Calls `visit(to, cost, action)` for every edge (8 slots, then custom links) leaving `node`.
+  template <class Visit>
+  void forEachEdge(NodeId node, NodeId /*parent*/, Visit&& visit) const;
+  /// Octile (A*) or euclidean (any-angle) horizontal distance to `goal`, times the cheapest cost per metre.
+  double heuristic(NodeId node, NodeId goal, bool any_angle) const;
+  /// Cost of walking straight from a to b: horizontal distance plus half the height change,
+  /// times the larger area cost of the two ends (lineOfSight refuses dearer areas in between).
+  double straightCost(NodeId a, NodeId b) const;
+  /// True when an agent can walk straight from node a to node b on one connected floor: every
+  /// column the segment crosses is entered by a walk edge from the previous one (no corner
+  /// threading; a diagonal crossing needs the diagonal walk edge), ends on b, and no crossed
+  /// node is in an area dearer than the dearer end.
+  bool lineOfSight(NodeId a, NodeId b) const;
+
+  /// The wrapped graph.
+  const LayeredGraph& graph() const { return *graph_; }
+  /// The agent.
+  const AgentSettings& agent() const { return *agent_; }
+  /// The heuristic's cost per metre (cheapest area cost, lowered by cheap links).
+  double costPerMetre() const { return cost_per_metre_; }
+
+ private:
+  const LayeredGraph* graph_;
+  const AgentSettings* agent_;
+  double cost_per_metre_ = 1.0;
+};
+
+/// The floor node a point snaps to: the ring search of `nearestWalkable` (nav_queries.h) limited
+/// by `snap`, taking in each column the floor below the point (never one through a ceiling).
+/// kNoNode when none.
+NodeId snapToNode(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap);
+
+/// Finds a route from `from` to `to` on `graph` for `agent`, using `state` (one per thread).
+/// Never fails on bad geometry: failures are reasons in the result. `settings` must be valid.
+PathResult findLayeredPath(const LayeredGraph& graph, const AgentSettings& agent, const sim::Vec3& from,
+                           const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state);
+
+/// The waypoint pass over a node chain (exposed for tests): exact `from` first, exact `to` last,
+/// corners, action changes, area boundaries and link ends kept, straight walking runs collapsed,
+/// then `spacing` (> 0) subdivides walking segments.
+std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& graph, const std::vector<NodeId>& nodes,
+                                       const std::vector<MoveAction>& actions, const sim::Vec3& from,
+                                       const sim::Vec3& to, double spacing);
+
+// ---- implementation of the template member ----
+
+/// Maps a baked edge kind to the search core's action.
+inline MoveAction moveActionOf(EdgeKind kind) {
+  switch (kind) {
+    case EdgeKind::Jump: return MoveAction::Jump;
+    case EdgeKind::Drop: return MoveAction::Drop;
+    case EdgeKind::Climb: return MoveAction::Climb;
+    case EdgeKind::Link: return MoveAction::Link;
+    default: return MoveAction::Walk;
+  }
+}
+
+template <class Visit>
+void LayeredSearchGraph::forEachEdge(NodeId node, NodeId /*parent*/, Visit&& visit) const {
+  const LayeredGraph& g = *graph_;
+  const std::size_t base = static_cast<std::size_t>(node) * kDirectionCount;
+  for (int d = 0; d < kDirectionCount; ++d) {
+    const uint32_t to = g.neighbor[base + d];
+    if (to == kNoNode) continue;
+    const float cost = g.edge_cost[base + d];
+    if (!(cost < std::numeric_limits<float>::infinity())) continue;
+    visit(to, static_cast<double>(cost), moveActionOf(static_cast<EdgeKind>(g.edge_kind[base + d])));
+  }
+  if (g.link_offsets.empty()) return;
+  for (uint32_t l = g.link_offsets[node], end = g.link_offsets[node + 1]; l < end; ++l) {
+    const OffMeshLink& link = g.links[l];
+    if (!(link.cost < std::numeric_limits<float>::infinity())) continue;
+    visit(link.to_node, static_cast<double>(link.cost), MoveAction::Link);
+  }
+}
+
+}  // namespace strata::nav
