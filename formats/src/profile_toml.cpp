@@ -1,0 +1,304 @@
+// Bake profiles in TOML (profile.h). Every key is checked against the known set of its table so a
+// misspelt key is an error, not a silently ignored setting; values are range-checked through the
+// settings' validate() and the error is located at the offending key.
+
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "strata/formats/profile.h"
+
+namespace strata::formats {
+namespace {
+
+/// Thrown inside the parser only; converted to an Error before returning.
+struct ProfileError {
+  std::string message;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const toml::node* node, const std::string& key, const std::string& problem) const {
+    std::string where = source_;
+    if (node != nullptr && node->source().begin.line > 0)
+      where += ":" + std::to_string(node->source().begin.line) + ":" + std::to_string(node->source().begin.column);
+    throw ProfileError{where + ": " + key + (key.empty() ? "" : ": ") + problem};
+  }
+
+  void checkKeys(const toml::table& table, const std::string& path, const std::set<std::string>& known) const {
+    for (const auto& [key, value] : table) {
+      const std::string name(key.str());
+      if (!known.count(name)) {
+        std::string list;
+        for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+        fail(&value, path + "." + name, "unknown key (expected one of: " + list + ")");
+      }
+    }
+  }
+
+  double number(const toml::table& table, const std::string& path, const char* key, double fallback) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) return fallback;
+    if (auto v = node->value_exact<double>()) return *v;
+    if (auto v = node->value_exact<int64_t>()) return static_cast<double>(*v);
+    fail(node, path + "." + key, "must be a number");
+  }
+  bool boolean(const toml::table& table, const std::string& path, const char* key, bool fallback) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) return fallback;
+    if (auto v = node->value_exact<bool>()) return *v;
+    fail(node, path + "." + key, "must be true or false");
+  }
+  std::string text(const toml::table& table, const std::string& path, const char* key, bool required) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) {
+      if (required) fail(&table, path, std::string("missing key '") + key + "'");
+      return {};
+    }
+    if (auto v = node->value_exact<std::string>()) return *v;
+    fail(node, path + "." + key, "must be a string");
+  }
+  sim::Vec3 vec3(const toml::table& table, const std::string& path, const char* key) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) fail(&table, path, std::string("missing key '") + key + "'");
+    const toml::array* array = node->as_array();
+    if (array == nullptr || array->size() != 3) fail(node, path + "." + key, "must be an array of 3 numbers [x, y, z]");
+    sim::Vec3 v;
+    for (int i = 0; i < 3; ++i) {
+      const toml::node& element = *array->get(static_cast<std::size_t>(i));
+      double value;
+      if (auto d = element.value_exact<double>()) value = *d;
+      else if (auto n = element.value_exact<int64_t>()) value = static_cast<double>(*n);
+      else fail(node, path + "." + key, "must be an array of 3 numbers [x, y, z]");
+      if (!std::isfinite(value)) fail(node, path + "." + key, "must be finite");
+      v[i] = value;
+    }
+    return v;
+  }
+  const toml::array* tableArray(const toml::table& table, const std::string& path, const char* key) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) return nullptr;
+    const toml::array* array = node->as_array();
+    if (array == nullptr || !array->is_array_of_tables())
+      fail(node, path + "." + key, std::string("must be an array of tables ([[") + path + "." + key + "]])");
+    return array;
+  }
+
+  nav::AgentProfile agent(const std::string& name, const toml::table& table) const {
+    const std::string path = "agent." + name;
+    checkKeys(table, path,
+              {"radius", "height", "max_slope", "step_height", "can_jump", "jump_height", "jump_distance", "max_drop",
+               "can_climb", "cell_size", "merge_distance", "jump_penalty", "drop_penalty", "climb_penalty",
+               "link_snap_distance", "climbable", "areas", "modifiers", "links", "fields"});
+    nav::AgentProfile profile;
+    nav::AgentSettings& s = profile.settings;
+    s.name = name;
+    s.radius = number(table, path, "radius", s.radius);
+    s.height = number(table, path, "height", s.height);
+    s.max_slope = number(table, path, "max_slope", s.max_slope);
+    s.step_height = number(table, path, "step_height", s.step_height);
+    s.can_jump = boolean(table, path, "can_jump", s.can_jump);
+    s.jump_height = number(table, path, "jump_height", s.jump_height);
+    s.jump_distance = number(table, path, "jump_distance", s.jump_distance);
+    s.max_drop = number(table, path, "max_drop", s.max_drop);
+    s.can_climb = boolean(table, path, "can_climb", s.can_climb);
+    s.cell_size = number(table, path, "cell_size", s.cell_size);
+    s.merge_distance = number(table, path, "merge_distance", s.merge_distance);
+    s.jump_penalty = number(table, path, "jump_penalty", s.jump_penalty);
+    s.drop_penalty = number(table, path, "drop_penalty", s.drop_penalty);
+    s.climb_penalty = number(table, path, "climb_penalty", s.climb_penalty);
+    s.link_snap_distance = number(table, path, "link_snap_distance", s.link_snap_distance);
+    if (const toml::node* node = table.get("climbable")) {
+      const toml::array* array = node->as_array();
+      if (array == nullptr) fail(node, path + ".climbable", "must be an array of label globs");
+      for (const toml::node& element : *array) {
+        auto v = element.value_exact<std::string>();
+        if (!v || v->empty()) fail(node, path + ".climbable", "must be an array of non-empty strings");
+        profile.climbable.push_back(*v);
+      }
+    }
+    if (std::string e = s.validate(); !e.empty()) {
+      const std::string key = e.substr(0, e.find(':'));
+      fail(table.get(key) ? table.get(key) : &table, path + "." + key, e.substr(e.find(':') + 2));
+    }
+    if (const toml::array* areas = tableArray(table, path, "areas"))
+      for (std::size_t i = 0; i < areas->size(); ++i) {
+        const toml::table& t = *areas->get(i)->as_table();
+        const std::string p = path + ".areas[" + std::to_string(i) + "]";
+        checkKeys(t, p, {"label", "tag", "area", "cost"});
+        nav::AreaRule rule;
+        rule.label_glob = text(t, p, "label", false);
+        rule.tag_glob = text(t, p, "tag", false);
+        if (rule.label_glob.empty() == rule.tag_glob.empty()) fail(&t, p, "give exactly one of 'label' or 'tag'");
+        rule.area = text(t, p, "area", true);
+        rule.cost = number(t, p, "cost", 1.0);
+        checkCost(t, p, rule.cost);
+        profile.areas.push_back(rule);
+      }
+    if (const toml::array* modifiers = tableArray(table, path, "modifiers"))
+      for (std::size_t i = 0; i < modifiers->size(); ++i) {
+        const toml::table& t = *modifiers->get(i)->as_table();
+        const std::string p = path + ".modifiers[" + std::to_string(i) + "]";
+        checkKeys(t, p, {"min", "max", "area", "cost"});
+        nav::ModifierVolume m;
+        m.box.min = vec3(t, p, "min");
+        m.box.max = vec3(t, p, "max");
+        if (m.box.empty()) fail(t.get("max"), p + ".max", "must be >= min on every axis");
+        m.area = text(t, p, "area", true);
+        m.cost = number(t, p, "cost", 1.0);
+        checkCost(t, p, m.cost);
+        profile.modifiers.push_back(m);
+      }
+    if (const toml::array* links = tableArray(table, path, "links"))
+      for (std::size_t i = 0; i < links->size(); ++i) {
+        const toml::table& t = *links->get(i)->as_table();
+        const std::string p = path + ".links[" + std::to_string(i) + "]";
+        checkKeys(t, p, {"from", "to", "label", "cost", "bidirectional"});
+        nav::LinkSpec link;
+        link.from = vec3(t, p, "from");
+        link.to = vec3(t, p, "to");
+        link.label = text(t, p, "label", true);
+        if (link.label.empty()) fail(t.get("label"), p + ".label", "must not be empty");
+        link.cost = number(t, p, "cost", -1.0);
+        if (t.get("cost") && !(link.cost > 0 && std::isfinite(link.cost)))
+          fail(t.get("cost"), p + ".cost", "must be positive and finite");
+        link.bidirectional = boolean(t, p, "bidirectional", false);
+        profile.links.push_back(link);
+      }
+    if (const toml::array* fields = tableArray(table, path, "fields"))
+      for (std::size_t i = 0; i < fields->size(); ++i) {
+        const toml::table& t = *fields->get(i)->as_table();
+        const std::string p = path + ".fields[" + std::to_string(i) + "]";
+        checkKeys(t, p, {"name", "origin", "max_distance"});
+        nav::FieldSpec field;
+        field.name = text(t, p, "name", true);
+        field.origin = vec3(t, p, "origin");
+        field.max_distance = number(t, p, "max_distance", field.max_distance);
+        if (!(field.max_distance > 0) || !std::isfinite(field.max_distance))
+          fail(t.get("max_distance"), p + ".max_distance", "must be positive and finite");
+        profile.fields.push_back(field);
+      }
+    if (std::string e = profile.validate(); !e.empty()) fail(&table, path, e.substr(e.find(": ") + 2));
+    return profile;
+  }
+
+  void checkCost(const toml::table& t, const std::string& p, double cost) const {
+    if (std::isnan(cost) || cost < 1.0) fail(t.get("cost") ? t.get("cost") : &t, p + ".cost", "must be >= 1 or inf");
+  }
+
+  nav::BakeProfile parse(std::string_view text) const {
+    toml::table root;
+    try {
+      root = toml::parse(text, source_);
+    } catch (const toml::parse_error& e) {
+      const auto& begin = e.source().begin;
+      throw ProfileError{source_ + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column) + ": " +
+                         std::string(e.description())};
+    }
+    checkKeys(root, "", {"agent"});
+    const toml::node* agents_node = root.get("agent");
+    if (agents_node == nullptr) fail(nullptr, "", "no [agent.NAME] table (a profile defines at least one agent)");
+    const toml::table* agents = agents_node->as_table();
+    if (agents == nullptr) fail(agents_node, "agent", "must be a table of agents ([agent.NAME])");
+    nav::BakeProfile profile;
+    for (const auto& [key, value] : *agents) {
+      const std::string name(key.str());
+      const toml::table* table = value.as_table();
+      if (table == nullptr) fail(&value, "agent." + name, "must be a table ([agent." + name + "])");
+      profile.agents.push_back(agent(name, *table));
+    }
+    if (profile.agents.empty()) fail(agents_node, "agent", "defines no agent");
+    if (std::string e = profile.validate(); !e.empty()) fail(agents_node, "agent", e);
+    return profile;
+  }
+
+ private:
+  std::string source_;
+};
+
+std::string number(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  std::string s = buffer;
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string quoted(const std::string& s) {
+  std::ostringstream out;
+  out << toml::value<std::string>(s);
+  return out.str();
+}
+
+std::string vec(const sim::Vec3& v) { return "[" + number(v.x) + ", " + number(v.y) + ", " + number(v.z) + "]"; }
+
+}  // namespace
+
+Result<nav::BakeProfile> parseProfile(std::string_view text, const std::string& source_name) {
+  try {
+    return Parser(source_name).parse(text);
+  } catch (const ProfileError& e) {
+    return Error::badInput(e.message);
+  }
+}
+
+Result<nav::BakeProfile> loadProfile(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory, not a profile");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::badInput(path.string() + ": cannot open profile");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  if (text.size() > 16u * 1024 * 1024) return Error::badInput(path.string() + ": profile larger than 16 MiB");
+  return parseProfile(text, path.string());
+}
+
+std::string profileToToml(const nav::BakeProfile& profile) {
+  std::ostringstream out;
+  for (const nav::AgentProfile& agent : profile.agents) {
+    const nav::AgentSettings& s = agent.settings;
+    out << "[agent." << s.name << "]\n";
+    out << "radius = " << number(s.radius) << "\nheight = " << number(s.height) << "\nmax_slope = " << number(s.max_slope)
+        << "\nstep_height = " << number(s.step_height) << "\ncan_jump = " << (s.can_jump ? "true" : "false")
+        << "\njump_height = " << number(s.jump_height) << "\njump_distance = " << number(s.jump_distance)
+        << "\nmax_drop = " << number(s.max_drop) << "\ncan_climb = " << (s.can_climb ? "true" : "false")
+        << "\ncell_size = " << number(s.cell_size) << "\nmerge_distance = " << number(s.merge_distance)
+        << "\njump_penalty = " << number(s.jump_penalty) << "\ndrop_penalty = " << number(s.drop_penalty)
+        << "\nclimb_penalty = " << number(s.climb_penalty) << "\nlink_snap_distance = " << number(s.link_snap_distance)
+        << "\n";
+    out << "climbable = [";
+    for (std::size_t i = 0; i < agent.climbable.size(); ++i) out << (i ? ", " : "") << quoted(agent.climbable[i]);
+    out << "]\n";
+    for (const nav::AreaRule& rule : agent.areas) {
+      out << "\n[[agent." << s.name << ".areas]]\n";
+      if (!rule.label_glob.empty()) out << "label = " << quoted(rule.label_glob) << "\n";
+      if (!rule.tag_glob.empty()) out << "tag = " << quoted(rule.tag_glob) << "\n";
+      out << "area = " << quoted(rule.area) << "\ncost = " << number(rule.cost) << "\n";
+    }
+    for (const nav::ModifierVolume& m : agent.modifiers)
+      out << "\n[[agent." << s.name << ".modifiers]]\nmin = " << vec(m.box.min) << "\nmax = " << vec(m.box.max)
+          << "\narea = " << quoted(m.area) << "\ncost = " << number(m.cost) << "\n";
+    for (const nav::LinkSpec& link : agent.links) {
+      out << "\n[[agent." << s.name << ".links]]\nfrom = " << vec(link.from) << "\nto = " << vec(link.to)
+          << "\nlabel = " << quoted(link.label) << "\n";
+      if (link.cost >= 0) out << "cost = " << number(link.cost) << "\n";
+      out << "bidirectional = " << (link.bidirectional ? "true" : "false") << "\n";
+    }
+    for (const nav::FieldSpec& field : agent.fields)
+      out << "\n[[agent." << s.name << ".fields]]\nname = " << quoted(field.name) << "\norigin = " << vec(field.origin)
+          << "\nmax_distance = " << number(field.max_distance) << "\n";
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace strata::formats

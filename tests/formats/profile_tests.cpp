@@ -1,0 +1,180 @@
+// Bake profiles in TOML: defaults, every key, located errors for unknown keys, wrong types and
+// out-of-range values, and the round trip of the effective settings written to world files.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "strata/formats/profile.h"
+#include "test_support.h"
+
+using strata::formats::loadProfile;
+using strata::formats::parseProfile;
+using strata::formats::profileToToml;
+
+namespace {
+
+std::string errorOf(const std::string& text) {
+  auto result = parseProfile(text, "p.toml");
+  REQUIRE_FALSE(result.ok());
+  return result.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("a minimal profile takes the documented defaults", "[formats][profile]") {
+  auto result = parseProfile("[agent.walker]\n", "p.toml");
+  REQUIRE(result.ok());
+  REQUIRE(result->agents.size() == 1);
+  const auto& s = result->agents[0].settings;
+  CHECK(s.name == "walker");
+  CHECK(s.radius == 0.3);
+  CHECK(s.height == 1.8);
+  CHECK(s.max_slope == 45.0);
+  CHECK(s.step_height == 0.4);
+  CHECK(s.cell_size == 0);                   // derived at bake time
+  CHECK(s.effectiveCellSize() == Approx(0.3));
+  CHECK(s.merge_distance == Approx(0.2 * 0.28));  // the spec's 0.2 studs
+}
+
+TEST_CASE("every key of an agent is read", "[formats][profile]") {
+  const char* text = R"(
+[agent.a]
+radius = 0.5
+height = 2
+max_slope = 30
+step_height = 0.3
+can_jump = false
+jump_height = 0.7
+jump_distance = 1.5
+max_drop = 4
+can_climb = true
+cell_size = 0.25
+merge_distance = 0.1
+jump_penalty = 2
+drop_penalty = 3
+climb_penalty = 4
+link_snap_distance = 1.5
+climbable = ["ladder*", "truss"]
+[[agent.a.areas]]
+label = "water*"
+area = "water"
+cost = 3
+[[agent.a.areas]]
+tag = "props/lava"
+area = "lava"
+cost = inf
+[[agent.a.modifiers]]
+min = [0, -1, 0]
+max = [2, 1, 2]
+area = "mud"
+cost = 2.5
+[[agent.a.links]]
+from = [1, 0, 1]
+to = [5, 2, 5]
+label = "vault"
+cost = 7
+bidirectional = true
+[[agent.a.fields]]
+name = "exit"
+origin = [3, 0, 3]
+max_distance = 40
+[agent.b]
+radius = 1.0
+)";
+  auto result = parseProfile(text, "p.toml");
+  REQUIRE(result.ok());
+  REQUIRE(result->agents.size() == 2);
+  const auto& a = result->agents[0];
+  CHECK(a.settings.radius == 0.5);
+  CHECK(a.settings.height == 2.0);
+  CHECK_FALSE(a.settings.can_jump);
+  CHECK(a.settings.can_climb);
+  CHECK(a.settings.cell_size == 0.25);
+  CHECK(a.settings.link_snap_distance == 1.5);
+  REQUIRE(a.climbable.size() == 2);
+  REQUIRE(a.areas.size() == 2);
+  CHECK(a.areas[0].label_glob == "water*");
+  CHECK(std::isinf(a.areas[1].cost));
+  CHECK(a.areas[1].tag_glob == "props/lava");
+  REQUIRE(a.modifiers.size() == 1);
+  CHECK(a.modifiers[0].box.max.x == 2.0);
+  REQUIRE(a.links.size() == 1);
+  CHECK(a.links[0].label == "vault");
+  CHECK(a.links[0].bidirectional);
+  CHECK(a.links[0].cost == 7.0);
+  REQUIRE(a.fields.size() == 1);
+  CHECK(a.fields[0].name == "exit");
+  CHECK(result->agents[1].settings.name == "b");
+  CHECK(result->agents[1].settings.effectiveCellSize() == Approx(1.0));
+}
+
+TEST_CASE("unknown keys are errors naming file, line and key", "[formats][profile]") {
+  CHECK(errorOf("[agent.a]\nradius = 0.3\nraduis = 0.4\n").rfind("p.toml:3:", 0) == 0);
+  CHECK_THAT(errorOf("[agent.a]\nradius = 0.3\nraduis = 0.4\n"), Catch::Contains("agent.a.raduis: unknown key"));
+  CHECK_THAT(errorOf("[agents.a]\n"), Catch::Contains("p.toml:1:"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.links]]\nfrom=[0,0,0]\nto=[1,0,0]\nlabel='x'\nlable='y'\n"),
+             Catch::Contains("agent.a.links[0].lable: unknown key"));
+}
+
+TEST_CASE("out-of-range and mistyped values are located errors", "[formats][profile]") {
+  // Each fixture is one bad value; the message must name line 2 and the key.
+  const char* cases[][2] = {
+      {"[agent.a]\nradius = -1\n", "agent.a.radius"},
+      {"[agent.a]\nmax_slope = 95\n", "agent.a.max_slope"},
+      {"[agent.a]\nheight = \"tall\"\n", "agent.a.height: must be a number"},
+      {"[agent.a]\ncan_jump = 1\n", "agent.a.can_jump: must be true or false"},
+      {"[agent.a]\nstep_height = 2.0\n", "agent.a.step_height"},
+      {"[agent.a]\ncell_size = 0.001\n", "agent.a.cell_size"},
+      {"[agent.a]\nmerge_distance = nan\n", "agent.a.merge_distance"},
+  };
+  for (const auto& c : cases) {
+    INFO(c[0]);
+    const std::string message = errorOf(c[0]);
+    CHECK(message.rfind("p.toml:2:", 0) == 0);
+    CHECK_THAT(message, Catch::Contains(c[1]));
+  }
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=0.5\n"), Catch::Contains("p.toml:5:"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\ntag='y'\narea='w'\n"), Catch::Contains("exactly one"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.links]]\nfrom=[0,0]\nto=[1,0,0]\nlabel='x'\n"),
+             Catch::Contains("p.toml:3:"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.fields]]\nname='f'\norigin=[0,0,0]\nmax_distance=-3\n"),
+             Catch::Contains("max_distance: must be positive"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.fields]]\nname='f'\norigin=[0,0,0]\n[[agent.a.fields]]\nname='f'\norigin=[1,0,0]\n"),
+             Catch::Contains("duplicate field name"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=2\n[[agent.a.areas]]\nlabel='y'\narea='w'\ncost=3\n"),
+             Catch::Contains("two different costs"));
+}
+
+TEST_CASE("malformed TOML and empty profiles are located errors", "[formats][profile]") {
+  CHECK(errorOf("[agent.a\nradius = 1\n").rfind("p.toml:1:", 0) == 0);
+  CHECK_THAT(errorOf(""), Catch::Contains("no [agent.NAME] table"));
+  CHECK_THAT(errorOf("[agent]\n"), Catch::Contains("defines no agent"));
+  CHECK_THAT(errorOf("agent = 3\n"), Catch::Contains("must be a table"));
+  CHECK_THAT(errorOf("[agent.'bad name!']\n"), Catch::Contains("name"));
+}
+
+TEST_CASE("a missing or unreadable profile names the file", "[formats][profile]") {
+  strata::test::TempDir dir;
+  auto missing = loadProfile(dir / "nope.toml");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.error().message, Catch::Contains("nope.toml"));
+  auto directory = loadProfile(dir.path());
+  REQUIRE_FALSE(directory.ok());
+  CHECK_THAT(directory.error().message, Catch::Contains("directory"));
+}
+
+TEST_CASE("profileToToml round-trips every setting", "[formats][profile]") {
+  for (const char* sample : {"course.toml", "tower.toml", "maze.toml"}) {
+    INFO(sample);
+    auto original = loadProfile(strata::test::sourceDir() / "samples" / sample);
+    REQUIRE(original.ok());
+    const std::string text = profileToToml(*original);
+    auto again = parseProfile(text, "roundtrip.toml");
+    REQUIRE(again.ok());
+    CHECK(profileToToml(*again) == text);
+    REQUIRE(again->agents.size() == original->agents.size());
+    CHECK(again->agents[0].links.size() == original->agents[0].links.size());
+    CHECK(again->agents[0].fields.size() == original->agents[0].fields.size());
+  }
+}
