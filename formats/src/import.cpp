@@ -136,17 +136,22 @@ Result<ImportedMesh> importMeshes(const std::vector<fs::path>& paths, const Impo
         return Error::badInput(display_name + ": glTF buffer file '" + buffer.uri + "' has " + std::to_string(size) +
                                " bytes but its byteLength is " + std::to_string(buffer.byte_length));
     }
+    bool library_missing = false;
     for (const std::string& library : precheck.material_libraries)
-      if (!fs::is_regular_file(directory / library))
+      if (!fs::is_regular_file(directory / library)) {
+        library_missing = true;
         result.stats.warnings.push_back(display_name + ": material library '" + library +
                                         "' not found (surface labels keep the material names used in the file)");
+      }
 
     auto scene = parseFile(path, *format, display_name, path.stem().string(), options);
     if (!scene) return scene.error();
     SceneGeometry& geometry = scene.value();
     if (const std::string problem = geometry.mesh.validate(); !problem.empty())
       return Error::badInput(display_name + ": " + problem);
-    for (const std::string& warning : geometry.warnings) result.stats.warnings.push_back(display_name + ": " + warning);
+    // With its library missing, every material of the file is undefined: one warning says so.
+    if (!library_missing)
+      for (const std::string& warning : geometry.warnings) result.stats.warnings.push_back(display_name + ": " + warning);
     result.stats.meshes += geometry.meshes;
     result.stats.non_triangles_dropped += geometry.non_triangles_dropped;
 
