@@ -77,8 +77,9 @@ class Reporter {
 
 /// Column range of centres inside [lo, hi] along one axis.
 void centreRange(double lo, double hi, double origin, double cell, int32_t limit, int32_t& first, int32_t& last) {
-  first = std::max<int32_t>(0, static_cast<int32_t>(std::ceil((lo - origin) / cell - 0.5)));
-  last = std::min<int32_t>(limit - 1, static_cast<int32_t>(std::floor((hi - origin) / cell - 0.5)));
+  // One column of slack each way: the rasterizer's exact test decides boundary centres.
+  first = std::max<int32_t>(0, static_cast<int32_t>(std::ceil((lo - origin) / cell - 0.5)) - 1);
+  last = std::min<int32_t>(limit - 1, static_cast<int32_t>(std::floor((hi - origin) / cell - 0.5)) + 1);
 }
 
 }  // namespace

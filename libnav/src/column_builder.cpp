@@ -85,6 +85,15 @@ void ColumnBuilder::floorsFromHits(std::vector<SurfaceHit>& hits, double center_
         headroom = hits[j].height - hit.height;
         break;
       }
+    // A downward-facing surface at the floor (within the merge distance above it) is the
+    // bottom of a solid resting on it: the centre is inside that solid, whose walls the
+    // standing box may not touch when the solid is wider than the box.
+    bool covered = false;
+    for (std::size_t j = i; j-- > 0 && hits[j].height - hit.height < settings_.merge_distance;)
+      if (hits[j].normal.y < 0) covered = true;
+    for (std::size_t j = i + 1; j < hits.size() && hits[j].height == hit.height; ++j)
+      if (hits[j].normal.y < 0) covered = true;
+    if (covered) continue;
     if (!hasStandingRoom(center_x, center_z, hit.height, hit.normal)) continue;
     out.push_back({hit.height, hit.normal, hit.triangle, headroom});
   }
@@ -123,31 +132,35 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
     const sim::Vec3 a = mesh_.vertex(t, 0), b = mesh_.vertex(t, 1), c = mesh_.vertex(t, 2);
     const sim::Vec3 cr = sim::cross(b - a, c - a);
     const double len = sim::length(cr);
-    if (!(len > 0) || cr.y == 0) continue;  // degenerate or vertical: no vertical ray crosses it
+    if (!(len > 0)) continue;  // degenerate: the query index skips it too
     const sim::Vec3 n = cr / len;
     // Column centres inside the x/z bounds of the triangle.
     const double min_x = std::min({a.x, b.x, c.x}), max_x = std::max({a.x, b.x, c.x});
     const double min_z = std::min({a.z, b.z, c.z}), max_z = std::max({a.z, b.z, c.z});
-    const int32_t cx0 = std::max(x0, static_cast<int32_t>(std::ceil((min_x - grid_.origin_x) / cs - 0.5)));
-    const int32_t cx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((max_x - grid_.origin_x) / cs - 0.5)));
-    const int32_t cz0 = std::max(z0, static_cast<int32_t>(std::ceil((min_z - grid_.origin_z) / cs - 0.5)));
-    const int32_t cz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((max_z - grid_.origin_z) / cs - 0.5)));
+    // (one column of slack each way: the exact test below decides centres on the boundary)
+    const int32_t cx0 = std::max(x0, static_cast<int32_t>(std::ceil((min_x - grid_.origin_x) / cs - 0.5)) - 1);
+    const int32_t cx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((max_x - grid_.origin_x) / cs - 0.5)) + 1);
+    const int32_t cz0 = std::max(z0, static_cast<int32_t>(std::ceil((min_z - grid_.origin_z) / cs - 0.5)) - 1);
+    const int32_t cz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((max_z - grid_.origin_z) / cs - 0.5)) + 1);
     if (cx0 > cx1 || cz0 > cz1) continue;
-    // 2-D edge functions in x/z; a centre is inside when all three share the sign of the area
-    // (zero counts: edges and vertices are inside, as for a ray through them).
-    const double area = (b.x - a.x) * (c.z - a.z) - (b.z - a.z) * (c.x - a.x);
-    const double sign = area > 0 ? 1.0 : -1.0;
+    // The watertight ray/triangle test of the query index specialised to a vertical ray from
+    // (px, ray_top, pz): the same edge functions and the same height arithmetic, so a centre on
+    // an edge or vertex counts exactly when the ray through it would hit.
     for (int32_t z = cz0; z <= cz1; ++z) {
       const double pz = grid_.centerZ(z);
       for (int32_t x = cx0; x <= cx1; ++x) {
         const double px = grid_.centerX(x);
-        const double e0 = ((b.x - a.x) * (pz - a.z) - (b.z - a.z) * (px - a.x)) * sign;
-        const double e1 = ((c.x - b.x) * (pz - b.z) - (c.z - b.z) * (px - b.x)) * sign;
-        const double e2 = ((a.x - c.x) * (pz - c.z) - (a.z - c.z) * (px - c.x)) * sign;
-        if (e0 < 0 || e1 < 0 || e2 < 0) continue;
-        const double y = a.y - (n.x * (px - a.x) + n.z * (pz - a.z)) / n.y;
+        const double ax = a.x - px, ay = a.z - pz, bx = b.x - px, by = b.z - pz, qx = c.x - px, qy = c.z - pz;
+        const double u = qx * by - qy * bx;
+        const double v = ax * qy - ay * qx;
+        const double w = bx * ay - by * ax;
+        if ((u < 0 || v < 0 || w < 0) && (u > 0 || v > 0 || w > 0)) continue;
+        const double det = u + v + w;
+        if (det == 0) continue;
+        const double distance = (u * -(a.y - ray_top_) + v * -(b.y - ray_top_) + w * -(c.y - ray_top_)) / det;
+        if (!(distance >= 0 && distance <= ray_length_)) continue;
         const auto column = static_cast<uint32_t>((z - z0) * width + (x - x0));
-        entries.push_back({column, {y, n, t}});
+        entries.push_back({column, {ray_top_ + -1.0 * distance, n, t}});
       }
     }
   }

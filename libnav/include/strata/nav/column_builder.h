@@ -13,7 +13,9 @@
 ///     is one floor at the height and normal of its highest hit;
 ///  4. a floor is kept only with standing room: the box of half-width `radius` from
 ///     standingBoxBottom() to `height` above the floor must not overlap any triangle
-///     (QueryIndex::overlapsBox, exact; touching counts);
+///     (QueryIndex::overlapsBox, exact; touching counts), and no downward-facing surface may lie
+///     at the floor or within `merge_distance` above it (the bottom of a solid resting on the
+///     floor: the centre is inside it, where a box may touch no triangle at all);
 ///  5. headroom is the distance from the floor up to the next hit above it in the column.
 
 #include <cstdint>

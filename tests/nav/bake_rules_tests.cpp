@@ -1,0 +1,440 @@
+// The column and edge rules of the bake (spec: character-movement-and-navigation.md, "Surface
+// columns instead of a single height field", "Search edges, costs, and waypoints";
+// grid-pathfinding-library.md, "Heights, cliffs and step limits", "Off-mesh links"), each on a
+// tiny inline level.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "bake_fixtures.h"
+#include "strata/nav/column_builder.h"
+#include "strata/sim/query_index.h"
+
+using namespace strata;
+using strata::nav::EdgeKind;
+using strata::nav::kNoNode;
+using strata::test::bakeOne;
+using strata::test::MeshBuilder;
+using strata::test::nodeNear;
+using strata::test::nodesAt;
+using strata::test::testAgent;
+
+namespace {
+
+constexpr int kEast = 0, kWest = 4;
+
+/// True when some edge (any kind) between nodes at or above min_height leads from a node with
+/// centre x < wall_x to one with x > wall_x or back.
+bool anyEdgeCrosses(const nav::LayeredGraph& g, double wall_x, double min_height = -1e9) {
+  for (uint32_t n = 0; n < g.nodeCount(); ++n)
+    for (int d = 0; d < nav::kDirectionCount; ++d) {
+      const uint32_t m = g.neighborOf(n, d);
+      if (m == kNoNode || g.height[n] < min_height || g.height[m] < min_height) continue;
+      const double a = g.nodePosition(n).x, b = g.nodePosition(m).x;
+      if ((a < wall_x) != (b < wall_x)) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a flat floor gives one node per column, walk edges all round, one component", "[nav][bake]") {
+  // 5 x 5 m floor at y = 0, 0.25 m cells: 20 x 20 columns with a floor.
+  MeshBuilder level;
+  level.floor(0, 0, 5, 5, 0);
+  const auto baked = bakeOne(level.mesh(), testAgent());
+  const auto& g = baked.graph;
+  CHECK(g.nodeCount() == 400);
+  CHECK(g.component_count == 1);
+  CHECK(g.validate().empty());
+  const uint32_t centre = nodeNear(g, 2.4, 0, 2.4);
+  REQUIRE(centre != kNoNode);
+  for (int d = 0; d < nav::kDirectionCount; ++d) {
+    CHECK(g.edgeKind(centre, d) == EdgeKind::Walk);
+    CHECK(g.edgeCost(centre, d) == Approx(nav::isDiagonal(d) ? 0.25 * std::sqrt(2.0) : 0.25));
+  }
+  // Clearance: the baked radius on the border, growing inward by the route distance.
+  const uint32_t corner = nodeNear(g, 0.1, 0, 0.1);
+  CHECK(g.clearance[corner] == Approx(0.3));
+  CHECK((g.flags[corner] & nav::kNodeBorder) != 0);
+  CHECK(g.clearance[centre] == Approx(0.3 + 9 * 0.25));
+  CHECK(std::isinf(g.headroom[centre]));
+  CHECK(g.normal[centre].y == Approx(1.0));
+}
+
+TEST_CASE("stacked floors at the same x/z stay distinct, bottom to top, with headroom", "[nav][bake]") {
+  // Ground at 0 under a 0.2 m slab whose top is at 3: two floors in the overlap.
+  MeshBuilder level;
+  level.floor(0, 0, 4, 4, 0).box({1, 2.8, 1}, {3, 3.0, 3});
+  const auto baked = bakeOne(level.mesh(), testAgent());
+  const auto& g = baked.graph;
+  const auto nodes = nodesAt(g, 2.1, 2.1);
+  REQUIRE(nodes.size() == 2);
+  CHECK(g.height[nodes[0]] == Approx(0.0));
+  CHECK(g.height[nodes[1]] == Approx(3.0));
+  CHECK(g.headroom[nodes[0]] == Approx(2.8));
+  CHECK(std::isinf(g.headroom[nodes[1]]));
+  // 3 m apart: no step, jump (1 m) or drop (2 m) joins them.
+  CHECK(g.component[nodes[0]] != g.component[nodes[1]]);
+}
+
+TEST_CASE("surfaces closer than the merge distance are one floor", "[nav][bake][column]") {
+  // Synthetic hits through an empty world (standing room always free).
+  sim::TriangleMesh empty;
+  empty.labels = {"default"};
+  empty.tags = {""};
+  const sim::QueryIndex index(empty);
+  nav::AgentSettings settings;
+  nav::GridFrame grid;
+  const sim::Vec3 up{0, 1, 0}, down{0, -1, 0};
+  std::vector<nav::ColumnFloor> floors;
+  SECTION("3 cm apart (below the 5.6 cm default): merged at the upper height") {
+    const nav::ColumnBuilder builder(empty, index, settings, grid);
+    std::vector<nav::SurfaceHit> hits{{0.97, up, 1}, {1.0, up, 0}};
+    builder.floorsFromHits(hits, 0, 0, floors);
+    REQUIRE(floors.size() == 1);
+    CHECK(floors[0].height == 1.0);
+    CHECK(floors[0].triangle == 0);
+  }
+  SECTION("merge distance 0 keeps both") {
+    settings.merge_distance = 0;
+    const nav::ColumnBuilder builder(empty, index, settings, grid);
+    std::vector<nav::SurfaceHit> hits{{0.97, up, 1}, {1.0, up, 0}};
+    builder.floorsFromHits(hits, 0, 0, floors);
+    REQUIRE(floors.size() == 2);
+    CHECK(floors[0].height == 0.97);  // ascending
+    CHECK(floors[0].headroom == Approx(0.03));
+  }
+  SECTION("downward-facing and steep hits are never floors but bound headroom") {
+    const nav::ColumnBuilder builder(empty, index, settings, grid);
+    const sim::Vec3 steep = sim::normalize({1, 0.5, 0});  // ~63 degrees
+    std::vector<nav::SurfaceHit> hits{{2.5, down, 2}, {1.0, steep, 1}, {0.0, up, 0}};
+    builder.floorsFromHits(hits, 0, 0, floors);
+    REQUIRE(floors.size() == 1);
+    CHECK(floors[0].height == 0.0);
+    CHECK(floors[0].headroom == Approx(1.0));
+  }
+}
+
+TEST_CASE("floors steeper than max_slope are not walkable; ramps are judged by their surface", "[nav][bake]") {
+  // A 30 degree ramp from y 0 to 1.155 over x 0..2 (top face only).
+  MeshBuilder level;
+  level.ramp(0, 0, 2, 2 * std::tan(M_PI / 6), 0, 2);
+  auto agent = testAgent();
+  agent.settings.max_slope = 25;
+  CHECK(bakeOne(level.mesh(), agent).graph.nodeCount() == 0);
+  agent.settings.max_slope = 35;
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  REQUIRE(g.nodeCount() > 0);
+  const uint32_t mid = nodeNear(g, 1.1, 1.1 * std::tan(M_PI / 6), 1.1);
+  REQUIRE(mid != kNoNode);
+  CHECK(g.height[mid] == Approx(1.125 * std::tan(M_PI / 6)).margin(1e-4));  // exact height at the centre
+  CHECK(g.edgeKind(mid, kEast) == EdgeKind::Walk);  // 0.144 m rise per 0.25 m column
+  CHECK(g.normal[mid].y == Approx(std::cos(M_PI / 6)).margin(1e-5));
+}
+
+TEST_CASE("a low ceiling removes standing room", "[nav][bake]") {
+  // Ceiling slab with its underside 1.5 m above the ground over x 2..4.
+  MeshBuilder level;
+  level.floor(0, 0, 6, 4, 0).box({2, 1.5, 0}, {4, 1.7, 4});
+  auto agent = testAgent();
+  agent.settings.height = 1.8;
+  auto tall = bakeOne(level.mesh(), agent);
+  auto under = nodesAt(tall.graph, 3.1, 2.1);
+  REQUIRE(under.size() == 1);  // only the slab's top
+  CHECK(tall.graph.height[under[0]] == Approx(1.7));
+  agent.settings.height = 1.4;
+  auto short_agent = bakeOne(level.mesh(), agent);
+  under = nodesAt(short_agent.graph, 3.1, 2.1);
+  REQUIRE(under.size() == 2);
+  CHECK(short_agent.graph.height[under[0]] == Approx(0.0));
+  CHECK(short_agent.graph.headroom[under[0]] == Approx(1.5));
+}
+
+TEST_CASE("a wall thinner than one column blocks every edge across it", "[nav][bake]") {
+  // 4 cm wall, 2 m tall, across the whole floor at x 2.98..3.02 (no column centre inside it).
+  MeshBuilder level;
+  level.floor(0, 0, 6, 4, 0).box({2.98, 0, 0}, {3.02, 2, 4});
+  auto agent = testAgent();
+  agent.settings.radius = 0.1;  // nodes right beside the wall exist
+  const auto baked = bakeOne(level.mesh(), agent);
+  CHECK(nodeNear(baked.graph, 2.875, 0, 2) != kNoNode);
+  CHECK(nodeNear(baked.graph, 3.125, 0, 2) != kNoNode);
+  CHECK_FALSE(anyEdgeCrosses(baked.graph, 3.0));
+  CHECK(baked.graph.component_count == 2);
+  // The same wall only 0.3 m tall is a lip below the step height: walked over.
+  MeshBuilder lip;
+  lip.floor(0, 0, 6, 4, 0).box({2.98, 0, 0}, {3.02, 0.3, 4});
+  const auto over = bakeOne(lip.mesh(), agent);
+  CHECK(over.graph.edgeKind(nodeNear(over.graph, 2.875, 0, 2), kEast) == EdgeKind::Walk);
+}
+
+TEST_CASE("step height gates walk edges; higher ledges need a jump, lower ones a drop", "[nav][bake]") {
+  auto levelWithBlock = [](double h) {
+    MeshBuilder level;
+    level.floor(0, 0, 3, 3, 0).box({3, 0, 0}, {6, h, 3});
+    return level;
+  };
+  auto agent = testAgent();
+  agent.settings.step_height = 0.4;
+  agent.settings.jump_height = 1.0;
+  SECTION("0.3 m: walk both ways between adjacent columns") {
+    const auto baked = bakeOne(levelWithBlock(0.3).mesh(), agent);
+    const uint32_t low = nodeNear(baked.graph, 2.875, 0, 1.5), high = nodeNear(baked.graph, 3.125, 0.3, 1.5);
+    REQUIRE(low != kNoNode);
+    REQUIRE(high != kNoNode);
+    CHECK(baked.graph.edgeKind(low, kEast) == EdgeKind::Walk);
+    CHECK(baked.graph.neighborOf(low, kEast) == high);
+    CHECK(baked.graph.edgeKind(high, kWest) == EdgeKind::Walk);
+    CHECK(baked.graph.edgeCost(low, kEast) == Approx(0.25 + 0.15));  // horizontal + half the rise
+  }
+  SECTION("0.6 m: a jump up and a drop down, across the clearance gap at the foot") {
+    const auto baked = bakeOne(levelWithBlock(0.6).mesh(), agent);
+    const auto& g = baked.graph;
+    CHECK(nodeNear(g, 2.875, 0, 1.5) == kNoNode);  // no standing room against the block
+    const uint32_t low = nodeNear(g, 2.625, 0, 1.5), high = nodeNear(g, 3.125, 0.6, 1.5);
+    REQUIRE(low != kNoNode);
+    REQUIRE(high != kNoNode);
+    CHECK(g.edgeKind(low, kEast) == EdgeKind::Jump);
+    CHECK(g.neighborOf(low, kEast) == high);
+    CHECK(g.edgeCost(low, kEast) == Approx(0.5 + 0.3 + agent.settings.jump_penalty));
+    CHECK(g.edgeKind(high, kWest) == EdgeKind::Drop);
+    CHECK(g.neighborOf(high, kWest) == low);
+    agent.settings.can_jump = false;
+    const auto no_jump = bakeOne(levelWithBlock(0.6).mesh(), agent);
+    CHECK(no_jump.graph.edgeKind(nodeNear(no_jump.graph, 2.625, 0, 1.5), kEast) == EdgeKind::None);
+    CHECK(no_jump.graph.edgeKind(nodeNear(no_jump.graph, 3.125, 0.6, 1.5), kWest) == EdgeKind::Drop);
+  }
+  SECTION("1.2 m: above the jump height, and 2.5 m: below the allowed drop") {
+    auto baked = bakeOne(levelWithBlock(1.2).mesh(), agent);
+    CHECK(baked.graph.edgeKind(nodeNear(baked.graph, 2.625, 0, 1.5), kEast) == EdgeKind::None);
+    CHECK(baked.graph.edgeKind(nodeNear(baked.graph, 3.125, 1.2, 1.5), kWest) == EdgeKind::Drop);
+    baked = bakeOne(levelWithBlock(2.5).mesh(), agent);
+    CHECK(baked.graph.edgeKind(nodeNear(baked.graph, 3.125, 2.5, 1.5), kWest) == EdgeKind::None);
+    CHECK(baked.graph.component_count == 2);
+  }
+}
+
+TEST_CASE("a gap is crossed only by a jump edge within the jump distance", "[nav][bake]") {
+  // Floors at x 0..3 and 4..7, a pit 5 m down between them.
+  MeshBuilder level;
+  level.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -5);
+  auto agent = testAgent();
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  const uint32_t edge = nodeNear(g, 2.875, 0, 1);
+  REQUIRE(edge != kNoNode);
+  CHECK(g.edgeKind(edge, kEast) == EdgeKind::Jump);
+  CHECK(g.nodePosition(g.neighborOf(edge, kEast)).x == Approx(4.125));
+  CHECK(g.edgeKind(g.neighborOf(edge, kEast), kWest) == EdgeKind::Jump);
+  // Every edge over the pit is a jump.
+  for (uint32_t n = 0; n < g.nodeCount(); ++n)
+    for (int d = 0; d < nav::kDirectionCount; ++d)
+      if (g.neighborOf(n, d) != kNoNode && g.height[n] == 0 && g.height[g.neighborOf(n, d)] == 0) {
+        const bool crosses = (g.nodePosition(n).x < 3.5) != (g.nodePosition(g.neighborOf(n, d)).x < 3.5);
+        if (crosses) CHECK(g.edgeKind(n, d) == EdgeKind::Jump);
+      }
+  agent.settings.can_jump = false;
+  CHECK_FALSE(anyEdgeCrosses(bakeOne(level.mesh(), agent).graph, 3.5, -1));
+  agent.settings.can_jump = true;
+  agent.settings.jump_distance = 0.9;  // shorter than the 1.25 m between the edge columns
+  CHECK_FALSE(anyEdgeCrosses(bakeOne(level.mesh(), agent).graph, 3.5, -1));
+}
+
+TEST_CASE("diagonal edges need both side columns (no corner cutting)", "[nav][bake]") {
+  // 0.5 m cells, a thin agent, a pillar in column (1, 1) that the diagonal sweep would miss.
+  MeshBuilder level;
+  level.floor(0, 0, 3, 3, 0).box({0.65, 0, 0.65}, {0.85, 2, 0.85});
+  auto agent = testAgent();
+  agent.settings.cell_size = 0.5;
+  agent.settings.radius = 0.1;
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  const uint32_t west = nodeNear(g, 0.25, 0, 0.75), south = nodeNear(g, 0.75, 0, 0.25);
+  REQUIRE(west != kNoNode);
+  REQUIRE(south != kNoNode);
+  CHECK(nodeNear(g, 0.75, 0, 0.75) == kNoNode);
+  CHECK(g.edgeKind(west, 7) == EdgeKind::None);   // SE past the pillar's column
+  CHECK(g.edgeKind(south, 3) == EdgeKind::None);  // NW back
+  // Every diagonal walk edge in the level has both side columns walkable.
+  for (uint32_t n = 0; n < g.nodeCount(); ++n)
+    for (int d = 1; d < nav::kDirectionCount; d += 2) {
+      if (g.edgeKind(n, d) != EdgeKind::Walk) continue;
+      const auto c = g.nodeColumn(n);
+      CHECK(g.findNode(c[0] + nav::kDirectionDx[d], c[1], g.height[n], 0.4, 0.4) != kNoNode);
+      CHECK(g.findNode(c[0], c[1] + nav::kDirectionDz[d], g.height[n], 0.4, 0.4) != kNoNode);
+    }
+}
+
+TEST_CASE("climb edges follow surfaces labelled climbable", "[nav][bake]") {
+  // A 3 m platform with a ladder on its west face.
+  MeshBuilder level;
+  level.floor(0, 0, 8, 4, 0).box({4, 0, 0}, {8, 3, 4}).box({3.9, 0, 1.5}, {4, 3, 2.5}, "ladder");
+  auto agent = testAgent();
+  agent.settings.can_climb = true;
+  agent.climbable = {"ladder"};
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  bool up = false, down = false;
+  for (uint32_t n = 0; n < g.nodeCount(); ++n)
+    for (int d = 0; d < nav::kDirectionCount; ++d)
+      if (g.edgeKind(n, d) == EdgeKind::Climb) {
+        const uint32_t m = g.neighborOf(n, d);
+        (g.height[m] > g.height[n] ? up : down) = true;
+        CHECK(std::fabs(g.nodePosition(n).z - 2.0) < 0.5 + 0.3 + 0.25);
+      }
+  CHECK(up);
+  CHECK(down);
+  agent.settings.can_climb = false;
+  const auto no_climb = bakeOne(level.mesh(), agent);
+  for (uint8_t kind : no_climb.graph.edge_kind) CHECK(kind != static_cast<uint8_t>(EdgeKind::Climb));
+}
+
+TEST_CASE("custom links snap to the nearest floors and keep label and direction", "[nav][bake]") {
+  MeshBuilder level;
+  level.floor(0, 0, 5, 5, 0).floor(10, 10, 15, 15, 2);
+  auto agent = testAgent();
+  agent.links.push_back({{2.1, 0.5, 2.1}, {12.1, 2, 12.1}, "teleport", 3.0, false});
+  auto baked = bakeOne(level.mesh(), agent);
+  auto& g = baked.graph;
+  REQUIRE(g.links.size() == 1);
+  CHECK(g.link_labels.at(g.links[0].label) == "teleport");
+  CHECK(g.links[0].cost == 3.0f);
+  CHECK(g.links[0].from_node == nodeNear(g, 2.1, 0, 2.1));
+  CHECK(g.links[0].to_node == nodeNear(g, 12.1, 2, 12.1));
+  CHECK(g.link_offsets[g.links[0].from_node + 1] - g.link_offsets[g.links[0].from_node] == 1);
+  CHECK(g.link_offsets[g.links[0].to_node + 1] - g.link_offsets[g.links[0].to_node] == 0);
+  CHECK(g.component_count == 1);
+  CHECK(g.validate().empty());
+  agent.links[0].bidirectional = true;
+  agent.links[0].cost = -1;  // default: the straight-line distance
+  baked = bakeOne(level.mesh(), agent);
+  REQUIRE(baked.graph.links.size() == 2);
+  CHECK(baked.graph.links[0].cost == Approx(std::sqrt(200.0 + 1.5 * 1.5)));
+  // An endpoint with no floor near it is an error naming the link.
+  agent.links[0].to = {40, 0, 40};
+  nav::BakeProfile profile;
+  profile.agents.push_back(agent);
+  auto failed = nav::bakeWorld(level.mesh(), profile, {}, "level.obj");
+  REQUIRE_FALSE(failed.ok());
+  CHECK_THAT(failed.error().message, Catch::Contains("level.obj: agent test: link 0 ('teleport')"));
+}
+
+TEST_CASE("areas set edge costs; an infinite cost removes the edges into it", "[nav][bake]") {
+  // Mud on x 2..3, lava on x 4..5 of a 6 m strip; a modifier box makes a slow zone at x 0..1.
+  MeshBuilder level;
+  level.floor(0, 0, 2, 2, 0).floor(2, 0, 3, 2, 0, "mud").floor(3, 0, 4, 2, 0).floor(4, 0, 5, 2, 0, "lava").floor(5, 0, 6, 2, 0);
+  auto agent = testAgent();
+  agent.areas.push_back({"mud", "", "mud", 3.0});
+  agent.areas.push_back({"la*", "", "lava", std::numeric_limits<double>::infinity()});
+  agent.modifiers.push_back({{{0, -1, 0}, {1, 1, 2}}, "slow", 2.0});
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  const uint32_t into_mud = nodeNear(g, 1.875, 0, 1);
+  REQUIRE(into_mud != kNoNode);
+  CHECK(g.area_names[g.area[g.neighborOf(into_mud, kEast)]] == "mud");
+  CHECK(g.edgeCost(into_mud, kEast) == Approx(0.25 * 3));
+  CHECK(g.edgeKind(nodeNear(g, 3.875, 0, 1), kEast) == EdgeKind::None);  // into lava
+  CHECK(g.edgeKind(nodeNear(g, 4.125, 0, 1), kWest) == EdgeKind::Walk);  // out of lava is fine
+  const uint32_t slow = nodeNear(g, 0.5, 0, 1);
+  CHECK(g.area_names[g.area[slow]] == "slow");
+  CHECK((g.flags[slow] & nav::kNodeModified) != 0);
+}
+
+TEST_CASE("components are numbered in node order and split unconnected floors", "[nav][bake]") {
+  MeshBuilder level;
+  level.floor(0, 0, 2, 2, 0).floor(5, 0, 7, 2, 0).floor(0, 5, 2, 7, 0);
+  const auto baked = bakeOne(level.mesh(), testAgent());
+  const auto& g = baked.graph;
+  CHECK(g.component_count == 3);
+  CHECK(g.component[0] == 0);
+  uint32_t highest = 0;
+  for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+    CHECK(g.component[n] <= highest + 1);  // a new id is always the next one
+    highest = std::max(highest, g.component[n]);
+  }
+}
+
+TEST_CASE("route-distance fields equal a brute-force shortest-route oracle", "[nav][bake][field]") {
+  // An L-shaped floor with a 0.3 m step and a 0.8 m ledge: walk, jump and drop edges.
+  MeshBuilder level;
+  level.floor(0, 0, 4, 1.5, 0).floor(0, 1.5, 1.5, 4, 0).box({2.5, 0, 0}, {4, 0.3, 1.5}).box({0, 0, 3}, {1.5, 0.8, 4});
+  auto agent = testAgent();
+  agent.fields.push_back({"origin", {0.2, 0, 0.2}, 6.0});
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  REQUIRE(g.fields.size() == 1);
+  const auto& field = g.fields[0];
+  CHECK(field.distance[field.origin_node] == 0.0f);
+  // Bellman-Ford over every edge.
+  std::vector<double> best(g.nodeCount(), std::numeric_limits<double>::infinity());
+  best[field.origin_node] = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t n = 0; n < g.nodeCount(); ++n)
+      for (int d = 0; d < nav::kDirectionCount; ++d) {
+        const uint32_t m = g.neighborOf(n, d);
+        if (m != kNoNode && best[n] + g.edgeCost(n, d) < best[m] - 1e-12) best[m] = best[n] + g.edgeCost(n, d), changed = true;
+      }
+  }
+  std::size_t reached = 0;
+  for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+    if (best[n] <= 6.0) {
+      ++reached;
+      CHECK(field.distance[n] == Approx(best[n]).margin(1e-4));
+    } else {
+      CHECK(std::isinf(field.distance[n]));
+    }
+  }
+  CHECK(reached > 100);
+}
+
+TEST_CASE("the bake is identical at 1 and 2 threads", "[nav][bake][determinism]") {
+  MeshBuilder level;
+  level.floor(0, 0, 20, 20, 0).box({5, 0, 5}, {8, 0.6, 9}).box({10, 2.8, 0}, {14, 3, 20}).box({2, 0, 12}, {2.05, 2, 18});
+  auto agent = testAgent();
+  agent.fields.push_back({"f", {1, 0, 1}, 50});
+  const auto one = bakeOne(level.mesh(), agent, 1);
+  const auto two = bakeOne(level.mesh(), agent, 2);
+  const auto& a = one.graph;
+  const auto& b = two.graph;
+  CHECK(a.column_offsets == b.column_offsets);
+  CHECK(a.height == b.height);
+  CHECK(a.headroom == b.headroom);
+  CHECK(a.clearance == b.clearance);
+  CHECK(a.component == b.component);
+  CHECK(a.neighbor == b.neighbor);
+  CHECK(a.edge_kind == b.edge_kind);
+  CHECK(a.edge_cost == b.edge_cost);
+  CHECK(a.fields[0].distance == b.fields[0].distance);
+}
+
+TEST_CASE("bad settings and meshes are errors, never crashes", "[nav][bake]") {
+  MeshBuilder level;
+  level.floor(0, 0, 1, 1, 0);
+  nav::BakeProfile profile;
+  profile.agents.push_back(testAgent());
+  profile.agents[0].settings.radius = -1;
+  auto result = nav::bakeWorld(level.mesh(), profile, {}, "x.obj");
+  REQUIRE_FALSE(result.ok());
+  CHECK_THAT(result.error().message, Catch::Contains("radius"));
+  // A mesh with no triangles bakes to an empty graph.
+  sim::TriangleMesh empty;
+  empty.labels = {"default"};
+  empty.tags = {""};
+  profile.agents[0] = testAgent();
+  auto baked = nav::bakeWorld(empty, profile, {}, "empty");
+  REQUIRE(baked.ok());
+  CHECK(baked->agents[0].graph.nodeCount() == 0);
+  CHECK(baked->agents[0].graph.validate().empty());
+  // Tiny cell over a huge extent: refused with a message, not an allocation failure.
+  MeshBuilder huge;
+  huge.floor(-500000, -500000, 500000, 500000, 0);
+  profile.agents[0].settings.cell_size = 0.02;
+  auto refused = nav::bakeWorld(huge.mesh(), profile, {}, "huge.obj");
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("raise cell_size"));
+}
