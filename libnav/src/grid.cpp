@@ -1,0 +1,232 @@
+// The lazily rasterized grid: construction, the probe cache, refresh, links and ring search.
+// Line tests live in line_of_sight.cpp. Behaviour: spec/grid-pathfinding-library.md, "Grids".
+
+#include "strata/nav/grid.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace strata::nav {
+
+namespace {
+constexpr double kNoGround = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+Status GridSettings::validate() const {
+  auto bad = [](const std::string& message) -> Status { return Error::badInput("grid settings: " + message); };
+  if (!sim::isFinite(origin)) return bad("origin must be finite");
+  if (width_cells < 1 || width_cells > 65535) return bad("width_cells must be in 1..65535, got " + std::to_string(width_cells));
+  if (depth_cells < 1 || depth_cells > 65535) return bad("depth_cells must be in 1..65535, got " + std::to_string(depth_cells));
+  if (static_cast<std::int64_t>(width_cells) * depth_cells > (std::int64_t{1} << 31))
+    return bad("width_cells * depth_cells must be at most 2^31");
+  if (!std::isfinite(cell_size) || cell_size <= 0) return bad("cell_size must be a finite number > 0");
+  if (!std::isfinite(agent_height) || agent_height <= 0) return bad("agent_height must be a finite number > 0");
+  if (!std::isfinite(max_step_height) || max_step_height < 0) return bad("max_step_height must be a finite number >= 0");
+  return Ok{};
+}
+
+Result<Grid> Grid::create(const GridSettings& settings, WalkabilityFunction walkability) {
+  if (Status valid = settings.validate(); !valid) return valid.error();
+  if (!walkability) return Error::badInput("grid settings: a walkability function is required");
+  Grid grid;
+  grid.settings_ = settings;
+  grid.walkability_ = std::move(walkability);
+  const std::size_t cells = static_cast<std::size_t>(settings.width_cells) * static_cast<std::size_t>(settings.depth_cells);
+  grid.state_.assign(cells, kUnknown);
+  grid.ground_.assign(cells, kNoGround);
+  grid.area_.assign(cells, 0);
+  return grid;
+}
+
+void Grid::probe(std::uint32_t k) {
+  const CellCoord c = coord(k);
+  const sim::Vec3 center{settings_.origin.x + (c.x + 0.5) * settings_.cell_size, settings_.origin.y,
+                         settings_.origin.z + (c.z + 0.5) * settings_.cell_size};
+  const CellProbe result = walkability_(center);
+  state_[k] = result.walkable ? kOpen : kBlockedCell;
+  if (result.ground_y && std::isfinite(*result.ground_y)) {
+    ground_[k] = *result.ground_y;
+    heights_seen_ = true;
+  } else {
+    ground_[k] = kNoGround;
+  }
+  area_[k] = result.area;
+  if (result.area != 0) areas_seen_ = true;
+}
+
+std::optional<CellCoord> Grid::worldToCell(const sim::Vec3& position) const {
+  if (!std::isfinite(position.x) || !std::isfinite(position.z)) return std::nullopt;
+  const double fx = (position.x - settings_.origin.x) / settings_.cell_size;
+  const double fz = (position.z - settings_.origin.z) / settings_.cell_size;
+  if (fx < 0 || fz < 0 || fx >= width() || fz >= depth()) return std::nullopt;
+  return CellCoord{std::min(static_cast<int>(fx), width() - 1), std::min(static_cast<int>(fz), depth() - 1)};
+}
+
+sim::Vec3 Grid::cellToWorld(int x, int z) {
+  return {settings_.origin.x + (x + 0.5) * settings_.cell_size, surfaceY(x, z),
+          settings_.origin.z + (z + 0.5) * settings_.cell_size};
+}
+
+std::optional<double> Grid::groundY(int x, int z) {
+  if (!inBounds(x, z)) return std::nullopt;
+  const std::uint32_t k = key(x, z);
+  if (state_[k] == kUnknown) probe(k);
+  if (std::isnan(ground_[k])) return std::nullopt;
+  return ground_[k];
+}
+
+double Grid::surfaceY(int x, int z) { return groundY(x, z).value_or(settings_.origin.y); }
+
+std::uint16_t Grid::area(int x, int z) {
+  if (!inBounds(x, z)) return 0;
+  const std::uint32_t k = key(x, z);
+  if (state_[k] == kUnknown) probe(k);
+  return area_[k];
+}
+
+bool Grid::stepAllowed(std::uint32_t from_key, std::uint32_t to_key) {
+  if (!heights_seen_) return true;
+  if (state_[from_key] == kUnknown) probe(from_key);
+  if (state_[to_key] == kUnknown) probe(to_key);
+  const double a = std::isnan(ground_[from_key]) ? settings_.origin.y : ground_[from_key];
+  const double b = std::isnan(ground_[to_key]) ? settings_.origin.y : ground_[to_key];
+  return std::abs(a - b) <= settings_.max_step_height;
+}
+
+std::optional<sim::Vec3> Grid::nearestWalkable(const sim::Vec3& position, int max_rings) {
+  if (!std::isfinite(position.x) || !std::isfinite(position.z)) return std::nullopt;
+  const double fx = (position.x - settings_.origin.x) / settings_.cell_size;
+  const double fz = (position.z - settings_.origin.z) / settings_.cell_size;
+  const int cx = static_cast<int>(std::clamp(std::floor(fx), 0.0, static_cast<double>(width() - 1)));
+  const int cz = static_cast<int>(std::clamp(std::floor(fz), 0.0, static_cast<double>(depth() - 1)));
+  for (int ring = 0; ring <= std::max(0, max_rings); ++ring) {
+    double best = std::numeric_limits<double>::infinity();
+    std::optional<CellCoord> best_cell;
+    auto consider = [&](int x, int z) {
+      if (!isWalkable(x, z)) return;
+      const double dx = settings_.origin.x + (x + 0.5) * settings_.cell_size - position.x;
+      const double dz = settings_.origin.z + (z + 0.5) * settings_.cell_size - position.z;
+      const double d = dx * dx + dz * dz;
+      if (d < best) best = d, best_cell = CellCoord{x, z};
+    };
+    if (ring == 0) {
+      consider(cx, cz);
+    } else {
+      for (int x = cx - ring; x <= cx + ring; ++x) {
+        consider(x, cz - ring);
+        consider(x, cz + ring);
+      }
+      for (int z = cz - ring + 1; z <= cz + ring - 1; ++z) {
+        consider(cx - ring, z);
+        consider(cx + ring, z);
+      }
+    }
+    if (best_cell) return cellToWorld(best_cell->x, best_cell->z);
+  }
+  return std::nullopt;
+}
+
+void Grid::refresh() {
+  std::fill(state_.begin(), state_.end(), kUnknown);
+  std::fill(ground_.begin(), ground_.end(), kNoGround);
+  std::fill(area_.begin(), area_.end(), std::uint16_t{0});
+  heights_seen_ = false;
+  areas_seen_ = false;
+  ++version_;
+}
+
+void Grid::refreshRegion(const sim::Vec3& min_world, const sim::Vec3& max_world) {
+  ++version_;
+  const double lo_x = std::min(min_world.x, max_world.x), hi_x = std::max(min_world.x, max_world.x);
+  const double lo_z = std::min(min_world.z, max_world.z), hi_z = std::max(min_world.z, max_world.z);
+  if (!std::isfinite(lo_x) || !std::isfinite(hi_x) || !std::isfinite(lo_z) || !std::isfinite(hi_z)) return;
+  // Cells overlapping the rectangle: a door's swept bounds clear every cell it touches.
+  const auto first = [&](double lo, double origin) { return static_cast<int>(std::floor((lo - origin) / settings_.cell_size)); };
+  const int x0 = std::max(0, first(lo_x, settings_.origin.x));
+  const int x1 = std::min(width() - 1, first(hi_x, settings_.origin.x));
+  const int z0 = std::max(0, first(lo_z, settings_.origin.z));
+  const int z1 = std::min(depth() - 1, first(hi_z, settings_.origin.z));
+  for (int z = z0; z <= z1; ++z)
+    for (int x = x0; x <= x1; ++x) {
+      const std::uint32_t k = key(x, z);
+      state_[k] = kUnknown;
+      ground_[k] = kNoGround;
+      area_[k] = 0;
+    }
+}
+
+void Grid::rasterizeAll() {
+  for (std::uint32_t k = 0; k < state_.size(); ++k)
+    if (state_[k] == kUnknown) probe(k);
+}
+
+Status Grid::addLink(const sim::Vec3& from_world, const sim::Vec3& to_world, std::optional<double> cost_cells) {
+  const auto from = worldToCell(from_world);
+  if (!from) return Error::badInput("addLink: the link's start is off the grid");
+  const auto to = worldToCell(to_world);
+  if (!to) return Error::badInput("addLink: the link's end is off the grid");
+  double cost = std::hypot(static_cast<double>(to->x - from->x), static_cast<double>(to->z - from->z));
+  if (cost_cells) {
+    if (!std::isfinite(*cost_cells) || *cost_cells < 0) return Error::badInput("addLink: cost must be a finite number >= 0");
+    cost = *cost_cells;
+  }
+  links_.push_back({key(from->x, from->z), key(to->x, to->z), cost});
+  link_order_.push_back(static_cast<std::uint32_t>(links_.size() - 1));
+  std::stable_sort(link_order_.begin(), link_order_.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return links_[a].from_cell < links_[b].from_cell; });
+  return Ok{};
+}
+
+std::span<const std::uint32_t> Grid::linksFrom(std::uint32_t k) const {
+  auto lo = std::lower_bound(link_order_.begin(), link_order_.end(), k,
+                             [&](std::uint32_t index, std::uint32_t cell) { return links_[index].from_cell < cell; });
+  auto hi = std::upper_bound(lo, link_order_.end(), k,
+                             [&](std::uint32_t cell, std::uint32_t index) { return cell < links_[index].from_cell; });
+  return {link_order_.data() + (lo - link_order_.begin()), static_cast<std::size_t>(hi - lo)};
+}
+
+Result<Grid> makeAsciiGrid(const std::vector<std::string>& rows, GridSettings settings) {
+  if (rows.empty() || rows.front().empty()) return Error::badInput("ascii grid: no rows");
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (rows[r].size() != rows.front().size())
+      return Error::badInput("ascii grid: row " + std::to_string(r) + " has " + std::to_string(rows[r].size()) +
+                             " characters, expected " + std::to_string(rows.front().size()));
+  settings.width_cells = static_cast<int>(rows.front().size());
+  settings.depth_cells = static_cast<int>(rows.size());
+  const GridSettings s = settings;
+  return Grid::create(settings, [rows, s](const sim::Vec3& center) {
+    const int x = static_cast<int>(std::floor((center.x - s.origin.x) / s.cell_size));
+    const int z = static_cast<int>(std::floor((center.z - s.origin.z) / s.cell_size));
+    const char c = rows[static_cast<std::size_t>(z)][static_cast<std::size_t>(x)];
+    CellProbe probe;
+    if (c == '.' || c == 'G' || c == 'S') {
+      probe.walkable = true;
+    } else if (c >= '0' && c <= '9') {
+      probe.walkable = true;
+      probe.ground_y = s.origin.y + (c - '0');
+    }
+    return probe;
+  });
+}
+
+Result<Grid> makeHeightmapGrid(std::vector<double> heights, GridSettings settings) {
+  if (heights.size() != static_cast<std::size_t>(std::max(0, settings.width_cells)) * static_cast<std::size_t>(std::max(0, settings.depth_cells)))
+    return Error::badInput("heightmap grid: " + std::to_string(heights.size()) + " heights for " +
+                           std::to_string(settings.width_cells) + " x " + std::to_string(settings.depth_cells) + " cells");
+  const GridSettings s = settings;
+  return Grid::create(settings, [heights = std::move(heights), s](const sim::Vec3& center) {
+    const int x = static_cast<int>(std::floor((center.x - s.origin.x) / s.cell_size));
+    const int z = static_cast<int>(std::floor((center.z - s.origin.z) / s.cell_size));
+    const double h = heights[static_cast<std::size_t>(z) * static_cast<std::size_t>(s.width_cells) + static_cast<std::size_t>(x)];
+    CellProbe probe;
+    if (!std::isnan(h)) {
+      probe.walkable = true;
+      probe.ground_y = h;
+    }
+    return probe;
+  });
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,81 @@
+#pragma once
+// Search-graph providers over a Grid (internal): the 8-connected walking graph with links, and
+// the jump point graph used as the AStar fast path on uniform-cost grids.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "strata/nav/grid.h"
+#include "strata/nav/search.h"
+
+namespace strata::nav::detail {
+
+inline constexpr double kSqrt2 = 1.4142135623730951;
+
+/// Octile distance in cells.
+inline double octile(int dx, int dz) {
+  dx = std::abs(dx), dz = std::abs(dz);
+  return dx > dz ? dx + (kSqrt2 - 1.0) * dz : dz + (kSqrt2 - 1.0) * dx;
+}
+
+/// The grid's walking graph: 8 neighbours (cardinal cost 1, diagonal sqrt 2, in cells), no
+/// corner cutting, cliffs over max_step_height refused, plus the grid's one-way links.
+class GridGraph {
+ public:
+  explicit GridGraph(Grid& grid) : grid_(&grid), width_(grid.width()) {
+    // A link cheaper than the straight distance between its ends would make the heuristic
+    // overestimate; scale the heuristic down just enough to stay admissible.
+    for (const GridLink& link : grid.links()) {
+      const CellCoord a = grid.coord(link.from_cell), b = grid.coord(link.to_cell);
+      const double straight = std::hypot(double(b.x - a.x), double(b.z - a.z));
+      if (straight > 0) heuristic_scale_ = std::min(heuristic_scale_, link.cost / straight);
+    }
+  }
+  std::size_t nodeCount() const { return grid_->cellCount(); }
+  double heuristic(NodeId node, NodeId goal, bool any_angle) const {
+    const int dx = int(node % width_) - int(goal % width_);
+    const int dz = int(node / width_) - int(goal / width_);
+    const double h = any_angle ? std::sqrt(double(dx) * dx + double(dz) * dz) : octile(dx, dz);
+    return h * heuristic_scale_;
+  }
+  double straightCost(NodeId a, NodeId b) const {
+    const int dx = int(a % width_) - int(b % width_);
+    const int dz = int(a / width_) - int(b / width_);
+    return std::sqrt(double(dx) * dx + double(dz) * dz);
+  }
+  bool lineOfSight(NodeId a, NodeId b) const {
+    return grid_->lineOfSight(int(a % width_), int(a / width_), int(b % width_), int(b / width_));
+  }
+  template <class Visit>
+  void forEachEdge(NodeId node, NodeId /*parent*/, Visit&& visit) const {
+    Grid& grid = *grid_;
+    const int x = int(node % width_), z = int(node / width_);
+    const bool west = grid.isWalkable(x - 1, z), east = grid.isWalkable(x + 1, z);
+    const bool north = grid.isWalkable(x, z - 1), south = grid.isWalkable(x, z + 1);
+    auto offer = [&](bool open, int nx, int nz, double cost) {
+      if (!open) return;
+      const NodeId to = grid.key(nx, nz);
+      if (grid.stepAllowed(node, to)) visit(to, cost, MoveAction::Walk);
+    };
+    offer(west, x - 1, z, 1.0);
+    offer(east, x + 1, z, 1.0);
+    offer(north, x, z - 1, 1.0);
+    offer(south, x, z + 1, 1.0);
+    offer(west && north && grid.isWalkable(x - 1, z - 1), x - 1, z - 1, kSqrt2);
+    offer(east && north && grid.isWalkable(x + 1, z - 1), x + 1, z - 1, kSqrt2);
+    offer(west && south && grid.isWalkable(x - 1, z + 1), x - 1, z + 1, kSqrt2);
+    offer(east && south && grid.isWalkable(x + 1, z + 1), x + 1, z + 1, kSqrt2);
+    for (const std::uint32_t index : grid.linksFrom(node)) {
+      const GridLink& link = grid.links()[index];
+      if (grid.isWalkableKey(link.to_cell)) visit(link.to_cell, link.cost, MoveAction::Link);
+    }
+  }
+
+ private:
+  Grid* grid_;
+  std::uint32_t width_;
+  double heuristic_scale_ = 1.0;
+};
+
+}  // namespace strata::nav::detail

@@ -1,0 +1,171 @@
+// Grid requests: endpoint checks and failure reasons, the choice between jump point search and
+// the plain search core, and turning a cell chain into waypoints
+// (spec/grid-pathfinding-library.md, "Searching", "Failure reasons";
+// spec/character-movement-and-navigation.md, "Search edges, costs, and waypoints").
+
+#include "strata/nav/grid_search.h"
+
+#include <cmath>
+
+#include "grid_graph.h"
+#include "jump_point_search.h"
+
+namespace strata::nav {
+
+namespace {
+
+PathResult failed(PathFailure failure, std::int64_t expansions = 0) {
+  PathResult result;
+  result.failure = failure;
+  result.expansions = expansions;
+  return result;
+}
+
+// Jump points are joined by pure straight or diagonal runs: put the cells back in between.
+std::vector<NodeId> expandRuns(const Grid& grid, const std::vector<NodeId>& jump_points) {
+  std::vector<NodeId> cells;
+  if (jump_points.empty()) return cells;
+  cells.push_back(jump_points.front());
+  for (std::size_t i = 1; i < jump_points.size(); ++i) {
+    CellCoord a = grid.coord(jump_points[i - 1]);
+    const CellCoord b = grid.coord(jump_points[i]);
+    const int dx = (b.x > a.x) - (b.x < a.x), dz = (b.z > a.z) - (b.z < a.z);
+    while (!(a == b)) {
+      a.x += dx, a.z += dz;
+      cells.push_back(grid.key(a.x, a.z));
+    }
+  }
+  return cells;
+}
+
+// Keeps corners (direction or slope changes), action changes, link ends and area boundaries;
+// drops the cells along straight walking runs. The first and last points are the exact request
+// endpoints. Optional spacing then adds points along walking segments.
+std::vector<Waypoint> buildWaypoints(Grid& grid, const std::vector<NodeId>& cells, const std::vector<MoveAction>& actions,
+                                     const GridPathRequest& request) {
+  const std::size_t n = cells.size();
+  std::vector<sim::Vec3> centers(n);
+  std::vector<std::uint16_t> areas(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const CellCoord c = grid.coord(cells[i]);
+    centers[i] = grid.cellToWorld(c.x, c.z);
+    areas[i] = grid.area(c.x, c.z);
+  }
+  auto straight_through = [&](std::size_t i) {
+    const sim::Vec3 a = centers[i] - centers[i - 1], b = centers[i + 1] - centers[i];
+    const double cross_xz = a.x * b.z - a.z * b.x;
+    if (std::abs(cross_xz) > 1e-9 * (1 + std::abs(a.x * b.x + a.z * b.z))) return false;
+    if (a.x * b.x + a.z * b.z <= 0) return false;
+    const double la = std::hypot(a.x, a.z), lb = std::hypot(b.x, b.z);
+    return std::abs(a.y * lb - b.y * la) <= 1e-9 * (la + lb);  // same slope
+  };
+  std::vector<Waypoint> waypoints;
+  for (std::size_t i = 0; i < n; ++i) {
+    bool keep = i == 0 || i + 1 == n;
+    if (!keep) {
+      keep = actions[i] != MoveAction::Walk || actions[i + 1] != MoveAction::Walk || areas[i] != areas[i - 1] ||
+             areas[i] != areas[i + 1] || !straight_through(i);
+    }
+    if (!keep) continue;
+    Waypoint w;
+    w.position = centers[i];
+    w.action = actions[i];
+    w.area = areas[i];
+    waypoints.push_back(w);
+  }
+  waypoints.front().position = request.start;
+  waypoints.back().position = request.goal;
+  if (n == 1) {  // start and goal share a cell: still start first, goal last
+    Waypoint last = waypoints.front();
+    last.position = request.goal;
+    waypoints.push_back(last);
+  }
+
+  if (request.waypoint_spacing > 0 && std::isfinite(request.waypoint_spacing)) {
+    std::vector<Waypoint> spaced;
+    spaced.push_back(waypoints.front());
+    for (std::size_t i = 1; i < waypoints.size(); ++i) {
+      const Waypoint& a = waypoints[i - 1];
+      const Waypoint& b = waypoints[i];
+      if (b.action == MoveAction::Walk) {
+        const double d = std::hypot(b.position.x - a.position.x, b.position.z - a.position.z);
+        for (double t = request.waypoint_spacing; t < d - 1e-9; t += request.waypoint_spacing) {
+          Waypoint mid;
+          mid.position = a.position + (b.position - a.position) * (t / d);
+          if (const auto cell = grid.worldToCell(mid.position); cell && grid.isWalkable(cell->x, cell->z)) {
+            mid.position.y = grid.surfaceY(cell->x, cell->z);
+            mid.area = grid.area(cell->x, cell->z);
+          }
+          spaced.push_back(mid);
+        }
+      }
+      spaced.push_back(b);
+    }
+    waypoints = std::move(spaced);
+  }
+  return waypoints;
+}
+
+}  // namespace
+
+bool gridIsUniform(const Grid& grid) { return grid.links().empty() && !grid.hasHeights(); }
+
+PathResult findGridPath(Grid& grid, const GridPathRequest& request, SearchState& state) {
+  const auto start = grid.worldToCell(request.start);
+  if (!start) return failed(PathFailure::StartOutsideGrid);
+  const auto goal = grid.worldToCell(request.goal);
+  if (!goal) return failed(PathFailure::GoalOutsideGrid);
+  const NodeId start_key = grid.key(start->x, start->z), goal_key = grid.key(goal->x, goal->z);
+
+  if (request.method == SearchMethod::Direct) {
+    if (!grid.lineOfSight(start->x, start->z, goal->x, goal->z)) return failed(PathFailure::Blocked);
+    PathResult result;
+    result.nodes = {start_key};
+    if (goal_key != start_key) result.nodes.push_back(goal_key);
+    result.cost = std::hypot(double(goal->x - start->x), double(goal->z - start->z));
+    result.waypoints = buildWaypoints(grid, result.nodes, std::vector<MoveAction>(result.nodes.size(), MoveAction::Walk), request);
+    result.length = horizontalLength(result.waypoints);
+    return result;
+  }
+
+  if (!grid.isWalkable(start->x, start->z)) return failed(PathFailure::StartBlocked);
+  if (!grid.isWalkable(goal->x, goal->z)) return failed(PathFailure::GoalBlocked);
+
+  SearchOptions options;
+  options.any_angle = request.method == SearchMethod::Theta;
+  options.max_expansions = std::max<std::int64_t>(0, request.max_expansions);
+
+  SearchOutcome outcome;
+  bool jumped = false;
+  if (!options.any_angle && request.use_jump_points && gridIsUniform(grid)) {
+    outcome = search(detail::JumpPointGraph(grid, goal_key), state, start_key, goal_key, options);
+    // A lazily probed cell may have reported a height during the search: then the uniform
+    // assumption did not hold, and the plain search decides.
+    jumped = gridIsUniform(grid);
+  }
+  if (!jumped) outcome = search(detail::GridGraph(grid), state, start_key, goal_key, options);
+
+  if (outcome.status == SearchStatus::BudgetExhausted) return failed(PathFailure::BudgetExhausted, outcome.expansions);
+  if (outcome.status == SearchStatus::NoPath) return failed(PathFailure::NoPath, outcome.expansions);
+
+  PathResult result;
+  result.expansions = outcome.expansions;
+  result.cost = outcome.cost;
+  std::vector<NodeId> nodes = state.pathTo(goal_key);
+  std::vector<MoveAction> actions = state.actionsTo(goal_key);
+  if (jumped) {
+    nodes = expandRuns(grid, nodes);
+    actions.assign(nodes.size(), MoveAction::Walk);
+  }
+  result.waypoints = buildWaypoints(grid, nodes, actions, request);
+  result.nodes = std::move(nodes);
+  result.length = horizontalLength(result.waypoints);
+  return result;
+}
+
+PathResult findGridPath(Grid& grid, const GridPathRequest& request) {
+  thread_local SearchState state;
+  return findGridPath(grid, request, state);
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,76 @@
+// Feet and photons: the grid's two straight-line tests over a Bresenham cell walk
+// (spec/grid-pathfinding-library.md, "Feet and photons").
+//
+// Bresenham, "Algorithm for computer control of a digital plotter" (1965). The walk always runs
+// from the lexicographically smaller endpoint, so a test and its reverse visit the same cells
+// and give the same answer.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <utility>
+
+#include "strata/nav/grid.h"
+
+namespace strata::nav {
+
+namespace {
+
+// Calls visit(x, z, previous_x, previous_z, diagonal) for every cell after the first, in order;
+// stops early when visit returns false. Returns false iff a visit did.
+template <class Visit>
+bool walkLine(int x0, int z0, int x1, int z1, Visit&& visit) {
+  if (std::make_pair(x1, z1) < std::make_pair(x0, z0)) std::swap(x0, x1), std::swap(z0, z1);
+  const int dx = std::abs(x1 - x0), dz = std::abs(z1 - z0);
+  const int sx = x0 < x1 ? 1 : -1, sz = z0 < z1 ? 1 : -1;
+  int err = dx - dz;
+  int x = x0, z = z0;
+  while (x != x1 || z != z1) {
+    const int px = x, pz = z;
+    const int e2 = 2 * err;
+    const bool step_x = e2 > -dz;
+    const bool step_z = e2 < dx;
+    if (step_x) err -= dz, x += sx;
+    if (step_z) err += dx, z += sz;
+    if (!visit(x, z, px, pz, step_x && step_z)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Grid::lineOfSight(int x0, int z0, int x1, int z1) {
+  if (!inBounds(x0, z0) || !inBounds(x1, z1)) return false;
+  if (!isWalkable(x0, z0) || !isWalkable(x1, z1)) return false;
+  const double step = settings_.max_step_height;
+  const bool heights = heights_seen_;
+  const double h0 = surfaceY(x0, z0), h1 = surfaceY(x1, z1);
+  const double lo = std::min(h0, h1) - step, hi = std::max(h0, h1) + step;
+  return walkLine(x0, z0, x1, z1, [&](int x, int z, int px, int pz, bool diagonal) {
+    if (!isWalkable(x, z)) return false;
+    if (diagonal && (!isWalkable(x, pz) || !isWalkable(px, z))) return false;  // no corner threading
+    if (heights || heights_seen_) {
+      const double h = surfaceY(x, z);
+      if (h < lo || h > hi) return false;                          // outside the endpoints' band
+      if (std::abs(h - surfaceY(px, pz)) > step) return false;     // a cliff inside the band
+    }
+    return true;
+  });
+}
+
+bool Grid::sightLine(int x0, int z0, int x1, int z1) {
+  if (!inBounds(x0, z0) || !inBounds(x1, z1)) return false;
+  const double step = settings_.max_step_height;
+  const double h0 = surfaceY(x0, z0), h1 = surfaceY(x1, z1);
+  const double lo = std::min(h0, h1) - step, hi = std::max(h0, h1) + step;
+  return walkLine(x0, z0, x1, z1, [&](int x, int z, int, int, bool) {
+    if (x == x1 && z == z1) return true;  // the far endpoint is what is looked at
+    if (x == x0 && z == z0) return true;
+    const std::optional<double> ground = groundY(x, z);
+    if (ground && *ground < lo) return true;   // pits and valleys stay transparent
+    if (ground && *ground > hi) return false;  // rising ground and wall tops occlude
+    return isWalkable(x, z);                   // an unwalkable cell in the band blocks
+  });
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,221 @@
+// Moving AI Lab map and scenario parsing (movingai.com/benchmarks/formats.html; the rules are
+// restated in movingai.h). Bad input is a located error, never an assert.
+
+#include "strata/nav/movingai.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace strata::nav {
+
+namespace {
+
+// Splits text into lines, dropping a trailing '\r' from each.
+std::vector<std::string_view> splitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool parseInt(std::string_view s, int& out) {
+  s = trim(s);
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+bool parseDouble(std::string_view s, double& out) {
+  s = trim(s);
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && std::isfinite(out);
+}
+
+Error located(const std::string& name, std::size_t line, const std::string& problem) {
+  return Error::badInput(name + ":" + std::to_string(line) + ": " + problem);
+}
+
+Result<std::string> readText(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::badInput(path.string() + ": cannot open file");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Error::runtime(path.string() + ": read error");
+  return buffer.str();
+}
+
+// "key value" header line; returns the value.
+bool headerValue(std::string_view line, std::string_view key, std::string_view& value) {
+  line = trim(line);
+  if (line.substr(0, key.size()) != key) return false;
+  if (line.size() == key.size()) return false;
+  if (line[key.size()] != ' ' && line[key.size()] != '\t') return false;
+  value = trim(line.substr(key.size()));
+  return true;
+}
+
+}  // namespace
+
+bool looksLikeMovingAiMap(std::string_view text) {
+  const std::size_t end = text.find('\n');
+  std::string_view first = trim(text.substr(0, end == std::string_view::npos ? text.size() : end));
+  if (!first.empty() && first.back() == '\r') first.remove_suffix(1);
+  std::string_view value;
+  return headerValue(first, "type", value);
+}
+
+Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& name) {
+  const std::vector<std::string_view> lines = splitLines(text);
+  std::string_view value;
+  if (lines.empty() || !headerValue(lines[0], "type", value)) return located(name, 1, "expected 'type octile'");
+  if (value != "octile") return located(name, 1, "unsupported map type '" + std::string(value) + "' (expected octile)");
+  MovingAiMap map;
+  bool have_height = false, have_width = false;
+  std::size_t i = 1;
+  for (; i < lines.size(); ++i) {
+    const std::string_view line = trim(lines[i]);
+    if (line == "map") break;
+    if (headerValue(line, "height", value)) {
+      if (!parseInt(value, map.height) || map.height < 1 || map.height > 65535)
+        return located(name, i + 1, "height must be an integer in 1..65535");
+      have_height = true;
+    } else if (headerValue(line, "width", value)) {
+      if (!parseInt(value, map.width) || map.width < 1 || map.width > 65535)
+        return located(name, i + 1, "width must be an integer in 1..65535");
+      have_width = true;
+    } else {
+      return located(name, i + 1, "expected 'height N', 'width N' or 'map'");
+    }
+  }
+  if (i >= lines.size()) return located(name, lines.size(), "missing 'map' line");
+  if (!have_height) return located(name, i + 1, "'height' must come before 'map'");
+  if (!have_width) return located(name, i + 1, "'width' must come before 'map'");
+  map.passable.assign(static_cast<std::size_t>(map.width) * static_cast<std::size_t>(map.height), 0);
+  for (int y = 0; y < map.height; ++y) {
+    const std::size_t line_index = i + 1 + static_cast<std::size_t>(y);
+    if (line_index >= lines.size())
+      return located(name, lines.size(), "map has " + std::to_string(y) + " rows, expected " + std::to_string(map.height));
+    const std::string_view row = lines[line_index];
+    if (row.size() != static_cast<std::size_t>(map.width))
+      return located(name, line_index + 1, "row has " + std::to_string(row.size()) + " characters, expected " + std::to_string(map.width));
+    for (int x = 0; x < map.width; ++x) {
+      const char c = row[static_cast<std::size_t>(x)];
+      std::uint8_t passable;
+      switch (c) {
+        case '.': case 'G': case 'S': passable = 1; break;
+        case '@': case 'O': case 'T': case 'W': passable = 0; break;
+        default:
+          return located(name, line_index + 1, "column " + std::to_string(x + 1) + ": unknown map character '" +
+                                                   std::string(1, c) + "' (expected one of . G S @ O T W)");
+      }
+      map.passable[static_cast<std::size_t>(y) * static_cast<std::size_t>(map.width) + static_cast<std::size_t>(x)] = passable;
+    }
+  }
+  for (std::size_t extra = i + 1 + static_cast<std::size_t>(map.height); extra < lines.size(); ++extra)
+    if (!trim(lines[extra]).empty()) return located(name, extra + 1, "unexpected text after the last map row");
+  return map;
+}
+
+Result<MovingAiMap> loadMovingAiMap(const std::filesystem::path& path) {
+  auto text = readText(path);
+  if (!text) return text.error();
+  return parseMovingAiMap(*text, path.string());
+}
+
+Result<std::vector<MovingAiScenario>> parseMovingAiScenarios(std::string_view text, const std::string& name) {
+  const std::vector<std::string_view> lines = splitLines(text);
+  std::string_view value;
+  if (lines.empty() || !headerValue(lines[0], "version", value) || (value != "1" && value != "1.0"))
+    return located(name, 1, "expected 'version 1'");
+  std::vector<MovingAiScenario> scenarios;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
+    if (trim(line).empty()) continue;
+    std::vector<std::string_view> fields;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t tab = line.find('\t', start);
+      fields.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
+      if (tab == std::string_view::npos) break;
+      start = tab + 1;
+    }
+    if (fields.size() != 9)
+      return located(name, i + 1, "expected 9 tab-separated fields, got " + std::to_string(fields.size()));
+    MovingAiScenario s;
+    s.line = static_cast<int>(i + 1);
+    s.map = std::string(trim(fields[1]));
+    if (!parseInt(fields[0], s.bucket)) return located(name, i + 1, "field 1 (bucket) is not an integer");
+    if (!parseInt(fields[2], s.map_width) || s.map_width < 1) return located(name, i + 1, "field 3 (map width) is not a positive integer");
+    if (!parseInt(fields[3], s.map_height) || s.map_height < 1) return located(name, i + 1, "field 4 (map height) is not a positive integer");
+    if (!parseInt(fields[4], s.start_x)) return located(name, i + 1, "field 5 (start x) is not an integer");
+    if (!parseInt(fields[5], s.start_y)) return located(name, i + 1, "field 6 (start y) is not an integer");
+    if (!parseInt(fields[6], s.goal_x)) return located(name, i + 1, "field 7 (goal x) is not an integer");
+    if (!parseInt(fields[7], s.goal_y)) return located(name, i + 1, "field 8 (goal y) is not an integer");
+    if (!parseDouble(fields[8], s.optimal) || s.optimal < 0)
+      return located(name, i + 1, "field 9 (optimal length) is not a number >= 0");
+    scenarios.push_back(std::move(s));
+  }
+  return scenarios;
+}
+
+Result<std::vector<MovingAiScenario>> loadMovingAiScenarios(const std::filesystem::path& path) {
+  auto text = readText(path);
+  if (!text) return text.error();
+  return parseMovingAiScenarios(*text, path.string());
+}
+
+Status checkScenarios(const MovingAiMap& map, const std::vector<MovingAiScenario>& scenarios, const std::string& name) {
+  for (const MovingAiScenario& s : scenarios) {
+    if (s.map_width != map.width || s.map_height != map.height)
+      return located(name, static_cast<std::size_t>(s.line),
+                     "scenario is for a " + std::to_string(s.map_width) + "x" + std::to_string(s.map_height) +
+                         " map, the map is " + std::to_string(map.width) + "x" + std::to_string(map.height));
+    auto passable = [&](int x, int y) {
+      return x >= 0 && y >= 0 && x < map.width && y < map.height &&
+             map.passable[static_cast<std::size_t>(y) * static_cast<std::size_t>(map.width) + static_cast<std::size_t>(x)];
+    };
+    if (s.start_x < 0 || s.start_y < 0 || s.start_x >= map.width || s.start_y >= map.height)
+      return located(name, static_cast<std::size_t>(s.line), "start is off the map");
+    if (s.goal_x < 0 || s.goal_y < 0 || s.goal_x >= map.width || s.goal_y >= map.height)
+      return located(name, static_cast<std::size_t>(s.line), "goal is off the map");
+    if (!passable(s.start_x, s.start_y)) return located(name, static_cast<std::size_t>(s.line), "start is on a blocked cell");
+    if (!passable(s.goal_x, s.goal_y)) return located(name, static_cast<std::size_t>(s.line), "goal is on a blocked cell");
+  }
+  return Ok{};
+}
+
+Result<Grid> makeMovingAiGrid(const MovingAiMap& map) {
+  GridSettings settings;
+  settings.width_cells = map.width;
+  settings.depth_cells = map.height;
+  settings.cell_size = 1.0;
+  const int width = map.width;
+  auto grid = Grid::create(settings, [passable = map.passable, width](const sim::Vec3& center) {
+    const auto x = static_cast<std::size_t>(center.x), z = static_cast<std::size_t>(center.z);
+    CellProbe probe;
+    probe.walkable = passable[z * static_cast<std::size_t>(width) + x] != 0;
+    return probe;
+  });
+  if (grid) grid->rasterizeAll();
+  return grid;
+}
+
+bool movingAiLengthMatches(double length, double optimal) {
+  return std::abs(length - optimal) <= std::max(1e-3, 1e-5 * optimal);
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,91 @@
+// Names, validation and route read-back of the search core (search.h holds the core itself,
+// a template, so that each graph provider inlines into it).
+
+#include "strata/nav/search.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <string>
+
+namespace strata::nav {
+
+std::string_view failureName(PathFailure failure) {
+  switch (failure) {
+    case PathFailure::None: return "None";
+    case PathFailure::StartOutsideGrid: return "StartOutsideGrid";
+    case PathFailure::GoalOutsideGrid: return "GoalOutsideGrid";
+    case PathFailure::StartBlocked: return "StartBlocked";
+    case PathFailure::GoalBlocked: return "GoalBlocked";
+    case PathFailure::NoPath: return "NoPath";
+    case PathFailure::BudgetExhausted: return "BudgetExhausted";
+    case PathFailure::Blocked: return "Blocked";
+    case PathFailure::NoStartNode: return "NoStartNode";
+    case PathFailure::NoGoalNode: return "NoGoalNode";
+    case PathFailure::ClosestNoPath: return "ClosestNoPath";
+  }
+  return "Unknown";
+}
+
+std::string_view methodName(SearchMethod method) {
+  switch (method) {
+    case SearchMethod::AStar: return "astar";
+    case SearchMethod::Theta: return "theta";
+    case SearchMethod::Direct: return "direct";
+  }
+  return "unknown";
+}
+
+std::optional<SearchMethod> parseMethod(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (lower == "astar") return SearchMethod::AStar;
+  if (lower == "theta" || lower == "thetastar") return SearchMethod::Theta;
+  if (lower == "direct") return SearchMethod::Direct;
+  return std::nullopt;
+}
+
+std::string_view actionName(MoveAction action) {
+  switch (action) {
+    case MoveAction::Walk: return "walk";
+    case MoveAction::Jump: return "jump";
+    case MoveAction::Drop: return "drop";
+    case MoveAction::Climb: return "climb";
+    case MoveAction::Link: return "link";
+  }
+  return "unknown";
+}
+
+double horizontalLength(const std::vector<Waypoint>& waypoints) {
+  double total = 0;
+  for (std::size_t i = 1; i < waypoints.size(); ++i)
+    total += std::hypot(waypoints[i].position.x - waypoints[i - 1].position.x,
+                        waypoints[i].position.z - waypoints[i - 1].position.z);
+  return total;
+}
+
+Status LayeredSearchLimits::validate() const {
+  if (!std::isfinite(max_horizontal_distance) || max_horizontal_distance <= 0)
+    return Error::badInput("search limits: max_horizontal_distance must be a finite number > 0");
+  if (max_expansions < 0) return Error::badInput("search limits: max_expansions must be >= 0 (0 = unlimited)");
+  return Ok{};
+}
+
+std::vector<NodeId> SearchState::pathTo(NodeId node) const {
+  std::vector<NodeId> path;
+  if (!reached(node)) return path;
+  for (NodeId n = node; n != kNoNode; n = records_[n].parent) path.push_back(n);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+std::vector<MoveAction> SearchState::actionsTo(NodeId node) const {
+  std::vector<MoveAction> actions;
+  if (!reached(node)) return actions;
+  for (NodeId n = node; n != kNoNode; n = records_[n].parent) actions.push_back(records_[n].arrive);
+  std::reverse(actions.begin(), actions.end());
+  if (!actions.empty()) actions.front() = MoveAction::Walk;
+  return actions;
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,148 @@
+// Every scenario of every Moving AI map in the shared data, through the library:
+// AStar (jump point fast path) equals the .scen optimal length; Theta* is never longer than
+// AStar and every Theta* segment passes lineOfSight; a sample is cross-checked against the
+// plain A* core so the fast path and the general path agree.
+
+#include <catch2/catch.hpp>
+
+#include <tbb/parallel_for.h>
+
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "strata/nav/grid_search.h"
+#include "strata/nav/movingai.h"
+#include "test_support.h"
+
+using namespace strata;
+using namespace strata::nav;
+
+namespace {
+
+std::vector<std::filesystem::path> movingAiMaps() {
+  std::vector<std::filesystem::path> maps;
+  for (const auto& entry : std::filesystem::directory_iterator(test::sharedData() / "movingai"))
+    if (entry.path().extension() == ".map") maps.push_back(entry.path());
+  std::sort(maps.begin(), maps.end());
+  return maps;
+}
+
+struct MapCase {
+  MovingAiMap map;
+  std::vector<MovingAiScenario> scenarios;
+};
+
+MapCase loadCase(const std::filesystem::path& map_path) {
+  auto map = loadMovingAiMap(map_path);
+  REQUIRE(map.ok());
+  auto scenarios = loadMovingAiScenarios(map_path.string() + ".scen");
+  REQUIRE(scenarios.ok());
+  REQUIRE(checkScenarios(*map, *scenarios, map_path.string() + ".scen").ok());
+  return {std::move(*map), std::move(*scenarios)};
+}
+
+GridPathRequest requestFor(const MovingAiScenario& s, SearchMethod method) {
+  GridPathRequest request;
+  request.method = method;
+  request.start = movingAiCellCenter(s.start_x, s.start_y);
+  request.goal = movingAiCellCenter(s.goal_x, s.goal_y);
+  request.max_expansions = 0;  // the benchmark queries need an unlimited budget
+  return request;
+}
+
+}  // namespace
+
+TEST_CASE("Moving AI: the shared data has the five maps with their scenarios", "[nav][movingai]") {
+  const auto maps = movingAiMaps();
+  CHECK(maps.size() == 5);
+  std::size_t total = 0;
+  for (const auto& path : maps) total += loadCase(path).scenarios.size();
+  CHECK(total == 16410);  // SOURCE.md: 160 + 320 + 12120 + 2140 + 1670
+}
+
+TEST_CASE("Moving AI: astar equals the optimal length on every scenario", "[nav][movingai]") {
+  for (const auto& path : movingAiMaps()) {
+    MapCase c = loadCase(path);
+    auto grid = makeMovingAiGrid(c.map);
+    REQUIRE(grid.ok());
+    std::atomic<int> mismatches{0};
+    std::mutex report;
+    tbb::parallel_for(std::size_t{0}, c.scenarios.size(), [&](std::size_t i) {
+      thread_local SearchState state;
+      const MovingAiScenario& s = c.scenarios[i];
+      const PathResult r = findGridPath(*grid, requestFor(s, SearchMethod::AStar), state);
+      if (!r.ok() || !movingAiLengthMatches(r.cost, s.optimal)) {
+        if (mismatches++ < 5) {
+          std::lock_guard lock(report);
+          UNSCOPED_INFO(path.filename().string() << " line " << s.line << ": got " << r.cost << " ("
+                                                 << failureName(r.failure) << "), optimal " << s.optimal);
+        }
+      }
+    });
+    INFO(path.filename().string());
+    CHECK(mismatches == 0);
+  }
+}
+
+TEST_CASE("Moving AI: theta is never longer than astar and its segments pass lineOfSight", "[nav][movingai][theta]") {
+  for (const auto& path : movingAiMaps()) {
+    MapCase c = loadCase(path);
+    auto grid = makeMovingAiGrid(c.map);
+    REQUIRE(grid.ok());
+    std::atomic<int> longer{0}, blocked_segments{0}, failures{0};
+    std::mutex report;
+    tbb::parallel_for(std::size_t{0}, c.scenarios.size(), [&](std::size_t i) {
+      thread_local SearchState state;
+      const MovingAiScenario& s = c.scenarios[i];
+      const PathResult theta = findGridPath(*grid, requestFor(s, SearchMethod::Theta), state);
+      if (!theta.ok()) {
+        ++failures;
+        return;
+      }
+      const PathResult astar = findGridPath(*grid, requestFor(s, SearchMethod::AStar), state);
+      if (theta.cost > astar.cost + 1e-9) {
+        if (longer++ < 5) {
+          std::lock_guard lock(report);
+          UNSCOPED_INFO(path.filename().string() << " line " << s.line << ": theta " << theta.cost << " > astar " << astar.cost);
+        }
+      }
+      // The waypoint polyline has the same length as the search cost (cell size 1).
+      if (std::abs(theta.length - theta.cost) > 1e-6 * (1 + theta.cost)) ++longer;
+      for (std::size_t k = 1; k < theta.nodes.size(); ++k) {
+        const CellCoord a = grid->coord(theta.nodes[k - 1]), b = grid->coord(theta.nodes[k]);
+        if (!grid->lineOfSight(a.x, a.z, b.x, b.z)) ++blocked_segments;
+      }
+    });
+    INFO(path.filename().string());
+    CHECK(failures == 0);
+    CHECK(longer == 0);
+    CHECK(blocked_segments == 0);
+  }
+}
+
+TEST_CASE("Moving AI: jump point search and the plain A* core agree (sampled)", "[nav][movingai][jps]") {
+  for (const auto& path : movingAiMaps()) {
+    MapCase c = loadCase(path);
+    auto grid = makeMovingAiGrid(c.map);
+    REQUIRE(grid.ok());
+    // Every 8th scenario: the plain core is the slow general path; 2,000+ queries still cover
+    // every bucket of every map.
+    std::atomic<int> disagreements{0};
+    tbb::parallel_for(std::size_t{0}, c.scenarios.size(), std::size_t{8} * 1, [&](std::size_t i) {
+      if (i % 8 != 0) return;
+      thread_local SearchState state;
+      GridPathRequest request = requestFor(c.scenarios[i], SearchMethod::AStar);
+      const PathResult fast = findGridPath(*grid, request, state);
+      request.use_jump_points = false;
+      const PathResult plain = findGridPath(*grid, request, state);
+      if (!fast.ok() || !plain.ok() || std::abs(fast.cost - plain.cost) > 1e-9 * (1 + plain.cost) ||
+          !movingAiLengthMatches(plain.cost, c.scenarios[i].optimal))
+        ++disagreements;
+    });
+    INFO(path.filename().string());
+    CHECK(disagreements == 0);
+  }
+}

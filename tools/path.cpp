@@ -1,0 +1,173 @@
+// strata path: route queries. With a Moving AI map (`type octile`) and `--scen`, runs every
+// scenario through the grid search and reports mismatches against the optimal lengths and the
+// time per query.
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "strata/nav/grid_search.h"
+#include "strata/nav/movingai.h"
+
+namespace strata::cli {
+namespace {
+
+struct PathOptions {
+  std::string input;
+  std::string scen;
+  std::string method = "astar";
+  std::int64_t budget = 0;
+  bool json = false;
+  bool no_jump_points = false;
+};
+
+std::string readHead(const std::string& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(bytes));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
+int runScenarios(const PathOptions& options, nav::SearchMethod method) {
+  auto map = nav::loadMovingAiMap(options.input);
+  if (!map) return reportError(map.error());
+  auto scenarios = nav::loadMovingAiScenarios(options.scen);
+  if (!scenarios) return reportError(scenarios.error());
+  if (Status valid = nav::checkScenarios(*map, *scenarios, options.scen); !valid) return reportError(valid.error());
+  auto grid = nav::makeMovingAiGrid(*map);
+  if (!grid) return reportError(Error::badInput(options.input + ": " + grid.error().message));
+
+  struct Row {
+    double length = 0;
+    nav::PathFailure failure = nav::PathFailure::None;
+    bool mismatch = false;
+  };
+  std::vector<Row> rows(scenarios->size());
+  std::vector<double> micros(scenarios->size());
+  nav::SearchState state;
+  std::size_t mismatches = 0, failures = 0;
+  for (std::size_t i = 0; i < scenarios->size(); ++i) {
+    const nav::MovingAiScenario& s = (*scenarios)[i];
+    nav::GridPathRequest request;
+    request.method = method;
+    request.start = nav::movingAiCellCenter(s.start_x, s.start_y);
+    request.goal = nav::movingAiCellCenter(s.goal_x, s.goal_y);
+    request.max_expansions = options.budget;
+    request.use_jump_points = !options.no_jump_points;
+    const auto begin = std::chrono::steady_clock::now();
+    const nav::PathResult result = nav::findGridPath(*grid, request, state);
+    micros[i] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count();
+    Row& row = rows[i];
+    row.failure = result.failure;
+    row.length = result.cost;
+    if (!result.ok()) {
+      ++failures;
+      row.mismatch = true;
+    } else if (method == nav::SearchMethod::AStar) {
+      row.mismatch = !nav::movingAiLengthMatches(result.cost, s.optimal);
+    } else {  // any-angle: never longer than the 8-connected optimum
+      row.mismatch = result.cost > s.optimal + std::max(1e-3, 1e-5 * s.optimal);
+    }
+    if (row.mismatch) ++mismatches;
+  }
+
+  double mean = 0;
+  for (double us : micros) mean += us;
+  mean = micros.empty() ? 0 : mean / double(micros.size());
+  double p99 = 0;
+  if (!micros.empty()) {
+    std::vector<double> sorted = micros;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t rank = static_cast<std::size_t>(std::ceil(0.99 * double(sorted.size()))) - 1;
+    p99 = sorted[std::min(rank, sorted.size() - 1)];
+  }
+
+  if (options.json) {
+    nlohmann::ordered_json doc;
+    doc["map"] = options.input;
+    doc["scen"] = options.scen;
+    doc["method"] = std::string(nav::methodName(method));
+    doc["scenarios"] = scenarios->size();
+    doc["mismatches"] = mismatches;
+    doc["failures"] = failures;
+    doc["mean_us"] = mean;
+    doc["p99_us"] = p99;
+    nlohmann::ordered_json results = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      nlohmann::ordered_json r;
+      r["index"] = i;
+      r["line"] = (*scenarios)[i].line;
+      if (rows[i].failure == nav::PathFailure::None) r["length"] = rows[i].length;
+      else r["length"] = nullptr, r["failure"] = std::string(nav::failureName(rows[i].failure));
+      r["optimal"] = (*scenarios)[i].optimal;
+      if (rows[i].mismatch) r["mismatch"] = true;
+      results.push_back(std::move(r));
+    }
+    doc["results"] = std::move(results);
+    fmt::print("{}\n", doc.dump());
+  } else {
+    fmt::print("map: {}\nscenarios: {} ({})\nmethod: {}\n", options.input, scenarios->size(), options.scen,
+               nav::methodName(method));
+    fmt::print("mismatches: {}\nfailures: {}\n", mismatches, failures);
+    fmt::print("mean: {:.2f} us/query\np99: {:.2f} us/query\n", mean, p99);
+    std::size_t shown = 0;
+    for (std::size_t i = 0; i < rows.size() && shown < 10; ++i) {
+      if (!rows[i].mismatch) continue;
+      ++shown;
+      const auto& s = (*scenarios)[i];
+      if (rows[i].failure != nav::PathFailure::None)
+        fmt::print("  {}:{}: {}, optimal {}\n", options.scen, s.line, nav::failureName(rows[i].failure), s.optimal);
+      else
+        fmt::print("  {}:{}: length {:.8f}, optimal {}\n", options.scen, s.line, rows[i].length, s.optimal);
+    }
+  }
+  return mismatches == 0 ? kExitOk : kExitRuntime;
+}
+
+std::function<int()> setupPath(CLI::App& app) {
+  auto options = std::make_shared<PathOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "path",
+      "Find routes. With a Moving AI map (.map, 'type octile') and --scen, run every scenario and report\n"
+      "mismatches against the optimal lengths and the time per query.\n"
+      "Exit codes: 0 every scenario answered with a matching length, 1 a mismatch or a failed\n"
+      "search (Strata is wrong), 2 bad usage or a malformed .map/.scen (the message names file and line).");
+  sub->add_option("input", options->input, "A Moving AI .map file")->required();
+  sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map");
+  sub->add_option("--method", options->method,
+                  "astar (8-connected, octile, no corner cutting; exact) or theta (any-angle Theta*; a\n"
+                  "mismatch is a route longer than the 8-connected optimum)")
+      ->default_str("astar");
+  sub->add_option("--budget", options->budget, "Expansion budget per search; 0 = unlimited (the default here)")
+      ->default_str("0");
+  sub->add_flag("--json", options->json,
+                "Print one JSON document: scenarios, mismatches, failures, mean_us, p99_us and results in .scen order");
+  sub->add_flag("--no-jump-points", options->no_jump_points,
+                "Run astar on the plain search core instead of the jump point search fast path");
+  return [options]() -> int {
+    const auto method = nav::parseMethod(options->method);
+    if (!method || *method == nav::SearchMethod::Direct)
+      return badInput("--method: expected astar or theta, got '" + options->method + "'");
+    if (options->budget < 0) return badInput("--budget: must be >= 0 (0 = unlimited)");
+    const std::string head = readHead(options->input, 256);
+    if (head.empty() && !std::ifstream(options->input)) return badInput(options->input + ": cannot open file");
+    if (!nav::looksLikeMovingAiMap(head))
+      return badInput(options->input + ": not a Moving AI map (expected 'type octile' on the first line); "
+                      "routes over world files need the layered graph, which this build does not have yet");
+    if (options->scen.empty()) return badInput(options->input + ": a Moving AI map needs --scen FILE.scen");
+    return runScenarios(*options, *method);
+  };
+}
+
+}  // namespace
+
+STRATA_COMMAND(path, 40, setupPath)
+
+}  // namespace strata::cli
