@@ -23,7 +23,9 @@
 ///    corners, action changes, area boundaries and link ends retained; straight walking runs
 ///    collapsed; optional spacing along walking segments.
 
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -39,7 +41,7 @@ namespace strata::nav {
 struct SnapSettings {
   double max_horizontal = 1.0;  ///< furthest horizontal distance from the point to a node's column centre, metres. [Limit: >= 0, finite]
   double above = 0.5;           ///< a floor may lie up to this far above the point, metres (point slightly under the surface). [Limit: >= 0, finite]
-  double below = 4.0;           ///< a floor may lie up to this far below the point, metres. [Limit: >= 0, finite]
+  double below = std::numeric_limits<double>::infinity();  ///< a floor may lie up to this far below the point, metres; +inf = any floor beneath. [Limit: >= 0]
   /// Checks every field; the message names the field.
   Status validate() const;
 };
@@ -56,8 +58,8 @@ struct LayeredSearchSettings {
 };
 
 /// The layered graph seen through the `SearchGraph` concept of the search core.
-/// Holds references: the graph and agent must outlive it. Cheap to build (one pass over the area
-/// costs and links for the heuristic scale). Thread-safe for concurrent searches (const only).
+/// Holds references: the graph and agent must outlive it. Built in O(nodes) (a column table per node
+/// and the heuristic scale); build it once per graph and share it. Thread-safe for concurrent searches (const only).
 class LayeredSearchGraph {
  public:
   /// Wraps `graph` for an agent with `agent`'s step height.
@@ -77,7 +79,14 @@ class LayeredSearchGraph {
   /// column the segment crosses is entered by a walk edge from the previous one (no corner
   /// threading; a diagonal crossing needs the diagonal walk edge), ends on b, and no crossed
   /// node is in an area dearer than the dearer end.
-  bool lineOfSight(NodeId a, NodeId b) const;
+  bool lineOfSight(NodeId a, NodeId b) const { return walkLine(a, b, true); }
+  /// The walking line test of lineOfSight; `same_cost_only` = false drops the area rule (the
+  /// `los` query, Direct).
+  bool walkLine(NodeId a, NodeId b, bool same_cost_only) const;
+  /// Column (x, z) of a node in O(1).
+  std::array<int32_t, 2> column(NodeId node) const { return {node_x_[node], node_z_[node]}; }
+  /// Cost multiplier of the node's area.
+  double areaCost(NodeId node) const { return graph_->area_costs[graph_->area[node]]; }
 
   /// The wrapped graph.
   const LayeredGraph& graph() const { return *graph_; }
@@ -90,6 +99,8 @@ class LayeredSearchGraph {
   const LayeredGraph* graph_;
   const AgentSettings* agent_;
   double cost_per_metre_ = 1.0;
+  std::vector<int32_t> node_x_;  // column x per node (nodeColumn is a binary search)
+  std::vector<int32_t> node_z_;  // column z per node
 };
 
 /// The floor node a point snaps to: the ring search of `nearestWalkable` (nav_queries.h) limited
@@ -101,6 +112,10 @@ NodeId snapToNode(const LayeredGraph& graph, const sim::Vec3& point, const SnapS
 /// Never fails on bad geometry: failures are reasons in the result. `settings` must be valid.
 PathResult findLayeredPath(const LayeredGraph& graph, const AgentSettings& agent, const sim::Vec3& from,
                            const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state);
+
+/// The same with a prebuilt view (batch mode and benchmarks build it once per graph).
+PathResult findLayeredPath(const LayeredSearchGraph& graph, const sim::Vec3& from, const sim::Vec3& to,
+                           const LayeredSearchSettings& settings, SearchState& state);
 
 /// The waypoint pass over a node chain (exposed for tests): exact `from` first, exact `to` last,
 /// corners, action changes, area boundaries and link ends kept, straight walking runs collapsed,

@@ -1,0 +1,93 @@
+#pragma once
+/// \file
+/// Navigation queries on a baked layered graph (issue 5): nearest walkable point, the floors of
+/// a column, walking line vs sight line, components, route-distance fields (baked lookup and an
+/// on-demand Dijkstra flood) and clearance. Spec: grid-pathfinding-library.md ("Forgiving
+/// inputs", "Feet and photons", "Distance fields") carried over to stacked floors.
+///
+/// Multi-storey rule: a point picks, in each column, the floor *below* it (the highest floor not
+/// more than `SnapSettings::above` over the point), never a floor that is nearer in 3-D through a
+/// ceiling.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "strata/nav/agent.h"
+#include "strata/nav/layered_graph.h"
+#include "strata/nav/layered_search.h"
+#include "strata/sim/math.h"
+#include "strata/sim/result.h"
+
+namespace strata::nav {
+
+/// A floor node a query landed on.
+struct FloorHit {
+  NodeId node = kNoNode;          ///< the node
+  sim::Vec3 position;             ///< its column centre at its floor height, metres
+  double horizontal_distance = 0; ///< from the query point to `position`, metres
+};
+
+/// The floor of column (x, z) below `y` (highest with height <= y + above and >= y - below),
+/// kNoNode when none or when the column is outside the grid.
+NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, double above, double below);
+
+/// Ring search for the nearest walkable floor: clamps the point's column into the grid, then
+/// searches square rings of columns outward (ring r = Chebyshev distance r) up to
+/// `snap.max_horizontal`, taking in each column the floor below the point; returns the
+/// horizontally nearest (ties: lower node id). nullopt when no ring has one.
+std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap);
+
+/// One floor of a column (the `height` query).
+struct FloorLayer {
+  NodeId node = kNoNode;  ///< node id
+  double height = 0;      ///< floor height, metres
+  double headroom = 0;    ///< free space above, metres (+inf: open sky)
+  double clearance = 0;   ///< horizontal distance to the edge of walkable space, metres
+  uint16_t area = 0;      ///< area id
+  uint32_t component = 0; ///< connected component
+};
+
+/// All floors of the column containing world (x, z), lowest first; empty outside the grid or
+/// where no floor was baked.
+std::vector<FloorLayer> floorsAt(const LayeredGraph& graph, double x, double z);
+
+/// Feet: can the agent walk straight from `from` to `to`? Both snap to the floor below them in
+/// their own column (SnapSettings with max_horizontal 0); the line follows walk edges column by
+/// column (LayeredSearchGraph::walkLine without the area rule). False when either end has no floor.
+bool lineOfSight(const LayeredSearchGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap);
+
+/// Settings of the sight line.
+struct SightSettings {
+  double eye_height = 1.6;  ///< eye height above the floor at each end, metres. [Limit: >= 0, finite]
+  /// Checks every field; the message names the field.
+  Status validate() const;
+};
+
+/// Eyes: can an agent standing at `from` see `to`? Both snap to the floor below them; the sight
+/// segment runs between the two eye points (floor + eye_height). Each column the segment crosses
+/// must have a floor below the segment whose free space (headroom) reaches it: pits and valleys
+/// never block, rising ground, walls (columns without a floor) and low ceilings do. There is no
+/// corner rule. False when either end has no floor.
+bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap,
+               const SightSettings& sight);
+
+/// Component of the floor below `point` (ring search of `snap`), nullopt when none.
+std::optional<uint32_t> componentAt(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap);
+
+/// Value of the baked route-distance field `name` at the floor node below `point`.
+/// Errors (BadInput) when the field does not exist; +inf when unreachable within the field's
+/// limit; nullopt-like NaN is never returned: a point with no floor gives an error too.
+Result<double> fieldValueAt(const LayeredGraph& graph, const std::string& name, const sim::Vec3& point,
+                            const SnapSettings& snap);
+
+/// The spec's distanceField on demand: Dijkstra route cost from `origin` over every edge of the
+/// graph (walk, jump, drop, climb, links), stopping at `max_cost` (nodes beyond stay +inf).
+/// One float per node.
+std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId origin, double max_cost);
+
+/// Clearance and headroom at the floor below `point` (ring search of `snap`); nullopt when none.
+std::optional<FloorLayer> clearanceAt(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap);
+
+}  // namespace strata::nav

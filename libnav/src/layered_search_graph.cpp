@@ -1,0 +1,100 @@
+// The layered graph as a SearchGraph provider: heuristic, straight-segment cost and the
+// any-angle walking line test.
+//
+// The line test follows spec/character-movement-and-navigation.md ("Surface columns") and the
+// grid library's lineOfSight rule (spec/grid-pathfinding-library.md, "Feet and photons"): walk
+// the columns the segment between the two column centres crosses (a supercover traversal: when
+// the segment passes exactly through a column corner it steps diagonally), and require each step
+// to be a baked walk edge from the current floor node. Walk edges already carry the bake's
+// standing-clearance sweep, the step-height limit and the no-corner-cutting rule for diagonals,
+// so following them keeps the line on one connected floor: a bridge above the road is never
+// entered from the road, and a cliff is never crossed.
+
+#include "strata/nav/layered_search.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace strata::nav {
+
+LayeredSearchGraph::LayeredSearchGraph(const LayeredGraph& graph, const AgentSettings& agent)
+    : graph_(&graph), agent_(&agent) {
+  const std::size_t nodes = graph.nodeCount();
+  node_x_.resize(nodes);
+  node_z_.resize(nodes);
+  const int32_t width = std::max(graph.grid.width_cells, 1);
+  const std::size_t columns = graph.column_offsets.empty() ? 0 : graph.column_offsets.size() - 1;
+  for (std::size_t c = 0; c < columns; ++c)
+    for (uint32_t n = graph.column_offsets[c]; n < graph.column_offsets[c + 1] && n < nodes; ++n) {
+      node_x_[n] = static_cast<int32_t>(c % static_cast<std::size_t>(width));
+      node_z_[n] = static_cast<int32_t>(c / static_cast<std::size_t>(width));
+    }
+  // The heuristic must never exceed the true cost: scale by the cheapest area cost, and by the
+  // cheapest link cost per horizontal metre when a link is cheaper than walking its span.
+  double scale = std::numeric_limits<double>::infinity();
+  for (float cost : graph.area_costs)
+    if (std::isfinite(cost) && cost > 0) scale = std::min(scale, static_cast<double>(cost));
+  if (!std::isfinite(scale)) scale = 1.0;
+  for (const OffMeshLink& link : graph.links) {
+    if (link.from_node >= nodes || link.to_node >= nodes) continue;
+    const double dx = (node_x_[link.to_node] - node_x_[link.from_node]) * graph.grid.cell_size;
+    const double dz = (node_z_[link.to_node] - node_z_[link.from_node]) * graph.grid.cell_size;
+    const double span = std::hypot(dx, dz);
+    if (span > 0) scale = std::min(scale, std::max(0.0, static_cast<double>(link.cost)) / span);
+  }
+  cost_per_metre_ = scale;
+}
+
+double LayeredSearchGraph::heuristic(NodeId node, NodeId goal, bool any_angle) const {
+  const double dx = std::abs(node_x_[node] - node_x_[goal]);
+  const double dz = std::abs(node_z_[node] - node_z_[goal]);
+  double cells;
+  if (any_angle) {
+    cells = std::sqrt(dx * dx + dz * dz);
+  } else {
+    const double lo = std::min(dx, dz), hi = std::max(dx, dz);
+    cells = hi + (std::sqrt(2.0) - 1.0) * lo;
+  }
+  return cells * graph_->grid.cell_size * cost_per_metre_;
+}
+
+double LayeredSearchGraph::straightCost(NodeId a, NodeId b) const {
+  const double dx = (node_x_[a] - node_x_[b]) * graph_->grid.cell_size;
+  const double dz = (node_z_[a] - node_z_[b]) * graph_->grid.cell_size;
+  const double rise = static_cast<double>(graph_->height[b]) - graph_->height[a];
+  return (std::hypot(dx, dz) + 0.5 * std::fabs(rise)) * std::max(areaCost(a), areaCost(b));
+}
+
+bool LayeredSearchGraph::walkLine(NodeId a, NodeId b, bool same_cost_only) const {
+  const LayeredGraph& g = *graph_;
+  if (a >= g.nodeCount() || b >= g.nodeCount()) return false;
+  const double max_cost = std::max(areaCost(a), areaCost(b));
+  const int32_t dx = node_x_[b] - node_x_[a], dz = node_z_[b] - node_z_[a];
+  const int64_t nx = std::abs(dx), nz = std::abs(dz);
+  const int sx = dx > 0 ? 1 : -1, sz = dz > 0 ? 1 : -1;
+  NodeId current = a;
+  int64_t ix = 0, iz = 0;
+  while (ix < nx || iz < nz) {
+    // Compare where the segment leaves the current column: across the next X boundary at
+    // t = (ix + 0.5) / nx, across the next Z boundary at t = (iz + 0.5) / nz (cross-multiplied).
+    const int64_t decision = (1 + 2 * ix) * nz - (1 + 2 * iz) * nx;
+    int step_x = 0, step_z = 0;
+    if (decision == 0) step_x = sx, step_z = sz, ++ix, ++iz;
+    else if (decision < 0) step_x = sx, ++ix;
+    else step_z = sz, ++iz;
+    // Direction index of the step, by (step_z + 1) * 3 + step_x + 1 (see kDirectionDx).
+    static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
+    const int direction = kDirectionOfStep[(step_z + 1) * 3 + step_x + 1];
+    const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + direction;
+    if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk) return false;
+    const NodeId next = g.neighbor[slot];
+    if (next == kNoNode) return false;
+    // A walk edge always joins adjacent columns; anything else is not on this segment.
+    if (node_x_[next] != node_x_[current] + step_x || node_z_[next] != node_z_[current] + step_z) return false;
+    if (same_cost_only && areaCost(next) > max_cost) return false;
+    current = next;
+  }
+  return current == b;
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,89 @@
+// The waypoint pass of the layered search (spec/character-movement-and-navigation.md, "Search
+// edges, costs, and waypoints"): backtracked node chain in, waypoints out.
+//
+//  - The exact start comes first and the exact goal last, at the surface height of the node they
+//    snapped to. When an endpoint snapped from another column, that node is kept as well, so the
+//    first and last legs stay on walkable ground.
+//  - An inner node is kept when it is a corner (the column step changes direction), when the
+//    action changes (the take-off and the landing of a jump, drop, climb or link), or at an area
+//    boundary (both sides of it). Straight walking runs collapse to their ends.
+//  - Optional spacing subdivides walking legs so that no two waypoints are farther apart than
+//    `spacing`; inserted points take the height of the floor found under them near the
+//    interpolated height.
+
+#include <cmath>
+
+#include "strata/nav/layered_search.h"
+#include "strata/nav/nav_queries.h"
+
+namespace strata::nav {
+namespace {
+
+Waypoint waypointAt(const LayeredGraph& graph, NodeId node, MoveAction action) {
+  return {graph.nodePosition(node), action, graph.area[node]};
+}
+
+bool sameColumnAs(const LayeredSearchGraph& view, NodeId node, const sim::Vec3& point) {
+  const GridFrame& grid = view.graph().grid;
+  const auto c = view.column(node);
+  return std::floor((point.x - grid.origin_x) / grid.cell_size) == c[0] &&
+         std::floor((point.z - grid.origin_z) / grid.cell_size) == c[1];
+}
+
+}  // namespace
+
+std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std::vector<NodeId>& nodes,
+                                       const std::vector<MoveAction>& actions, const sim::Vec3& from,
+                                       const sim::Vec3& to, double spacing) {
+  const LayeredGraph& graph = view.graph();
+  std::vector<Waypoint> points;
+  if (nodes.empty()) return points;
+  auto action = [&](std::size_t i) { return i < actions.size() ? actions[i] : MoveAction::Walk; };
+  const std::size_t last = nodes.size() - 1;
+  const NodeId first_node = nodes.front(), last_node = nodes.back();
+
+  points.push_back({{from.x, graph.height[first_node], from.z}, MoveAction::Walk, graph.area[first_node]});
+  if (!sameColumnAs(view, first_node, from) && last > 0) points.push_back(waypointAt(graph, first_node, MoveAction::Walk));
+  for (std::size_t i = 1; i < last; ++i) {
+    const NodeId prev = nodes[i - 1], node = nodes[i], next = nodes[i + 1];
+    bool keep = action(i) != MoveAction::Walk || action(i + 1) != MoveAction::Walk;
+    keep = keep || graph.area[node] != graph.area[prev] || graph.area[node] != graph.area[next];
+    if (!keep) {
+      const auto a = view.column(prev), b = view.column(node), c = view.column(next);
+      const int64_t dx1 = b[0] - a[0], dz1 = b[1] - a[1], dx2 = c[0] - b[0], dz2 = c[1] - b[1];
+      keep = dx1 * dz2 - dz1 * dx2 != 0 || dx1 * dx2 + dz1 * dz2 <= 0;
+    }
+    if (keep) points.push_back(waypointAt(graph, node, action(i)));
+  }
+  MoveAction final_action = last > 0 ? action(last) : MoveAction::Walk;
+  if (!sameColumnAs(view, last_node, to) && last > 0) {
+    points.push_back(waypointAt(graph, last_node, final_action));
+    final_action = MoveAction::Walk;
+  }
+  points.push_back({{to.x, graph.height[last_node], to.z}, final_action, graph.area[last_node]});
+
+  if (!(spacing > 0)) return points;
+  std::vector<Waypoint> spaced;
+  spaced.push_back(points.front());
+  const double band = view.agent().step_height + 0.5;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const Waypoint& p = points[i - 1];
+    const Waypoint& q = points[i];
+    const double length = std::hypot(q.position.x - p.position.x, q.position.z - p.position.z);
+    if (q.action == MoveAction::Walk && length > spacing) {
+      const auto pieces = static_cast<int64_t>(std::ceil(length / spacing));
+      for (int64_t j = 1; j < pieces; ++j) {
+        const double t = static_cast<double>(j) / static_cast<double>(pieces);
+        Waypoint w{p.position + (q.position - p.position) * t, MoveAction::Walk, p.area};
+        const NodeId under = graph.findNode(graph.grid.columnX(w.position.x), graph.grid.columnZ(w.position.z),
+                                            w.position.y, band, band);
+        if (under != kNoNode) w.position.y = graph.height[under], w.area = graph.area[under];
+        spaced.push_back(w);
+      }
+    }
+    spaced.push_back(q);
+  }
+  return spaced;
+}
+
+}  // namespace strata::nav

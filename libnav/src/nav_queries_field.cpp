@@ -1,0 +1,53 @@
+// Route-distance fields on the layered graph: lookup of a baked field, and the spec's
+// distanceField on demand (spec/grid-pathfinding-library.md, "Distance fields"): Dijkstra from
+// one node over every edge the search uses (walk, jump, drop, climb, links), bounded by a
+// maximum cost. Dijkstra (1959); binary heap with lazy deletion.
+
+#include <cmath>
+#include <limits>
+#include <queue>
+
+#include "strata/nav/nav_queries.h"
+
+namespace strata::nav {
+
+Result<double> fieldValueAt(const LayeredGraph& graph, const std::string& name, const sim::Vec3& point,
+                            const SnapSettings& snap) {
+  const int index = graph.findField(name);
+  if (index < 0) {
+    std::string known;
+    for (const RouteField& f : graph.fields) known += (known.empty() ? "" : ", ") + f.name;
+    return Error::badInput("no route-distance field '" + name + "' (baked fields: " + (known.empty() ? "none" : known) + ")");
+  }
+  const auto hit = nearestWalkable(graph, point, snap);
+  if (!hit) return Error::badInput("no walkable floor near the point");
+  const RouteField& field = graph.fields[static_cast<std::size_t>(index)];
+  if (hit->node >= field.distance.size()) return Error::badInput("field '" + name + "' has no value for node " + std::to_string(hit->node));
+  return static_cast<double>(field.distance[hit->node]);
+}
+
+std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId origin, double max_cost) {
+  std::vector<float> distance(graph.nodeCount(), std::numeric_limits<float>::infinity());
+  if (origin >= graph.nodeCount()) return distance;
+  std::vector<double> best(graph.nodeCount(), std::numeric_limits<double>::infinity());
+  using Entry = std::pair<double, NodeId>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
+  best[origin] = 0;
+  open.push({0.0, origin});
+  while (!open.empty()) {
+    const auto [d, node] = open.top();
+    open.pop();
+    if (d > best[node]) continue;
+    distance[node] = static_cast<float>(d);
+    graph.forEachEdge(node, kNoNode, [&](NodeId to, double cost, MoveAction) {
+      const double nd = d + cost;
+      if (nd <= max_cost && nd < best[to]) {
+        best[to] = nd;
+        open.push({nd, to});
+      }
+    });
+  }
+  return distance;
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,73 @@
+// Feet and photons on stacked floors (spec/grid-pathfinding-library.md, "Feet and photons").
+//
+// lineOfSight (feet) is the search's walking line test: the columns the segment crosses must be
+// joined by walk edges on one connected floor (LayeredSearchGraph::walkLine).
+// sightLine (eyes) walks the same columns without the corner rule (a diagonal crossing of a
+// column corner steps straight across) and asks, at each crossed column, whether the sight
+// segment's height there lies in the free space above some floor of the column (floor height
+// <= y <= floor + headroom). A pit or valley has a floor far below whose free space reaches the
+// segment, so it never blocks; ground rising through the segment, a wall (a column with no floor
+// the segment passes over) and a low ceiling do.
+
+#include <algorithm>
+#include <cmath>
+
+#include "strata/nav/nav_queries.h"
+
+namespace strata::nav {
+namespace {
+
+SnapSettings ownColumn(const SnapSettings& snap) {
+  SnapSettings own = snap;
+  own.max_horizontal = 0;
+  return own;
+}
+
+}  // namespace
+
+Status SightSettings::validate() const {
+  if (!std::isfinite(eye_height) || eye_height < 0) return Error::badInput("sight: eye_height must be a finite number >= 0");
+  return Ok{};
+}
+
+bool lineOfSight(const LayeredSearchGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap) {
+  const auto a = nearestWalkable(graph.graph(), from, ownColumn(snap));
+  const auto b = nearestWalkable(graph.graph(), to, ownColumn(snap));
+  if (!a || !b) return false;
+  return graph.walkLine(a->node, b->node, false);
+}
+
+bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap,
+               const SightSettings& sight) {
+  const auto a = nearestWalkable(graph, from, ownColumn(snap));
+  const auto b = nearestWalkable(graph, to, ownColumn(snap));
+  if (!a || !b) return false;
+  const auto ca = graph.nodeColumn(a->node), cb = graph.nodeColumn(b->node);
+  const double eye_a = graph.height[a->node] + sight.eye_height;
+  const double eye_b = graph.height[b->node] + sight.eye_height;
+  // The eyes themselves must be in open space (not above a low ceiling).
+  if (eye_a > graph.height[a->node] + graph.headroom[a->node]) return false;
+  if (eye_b > graph.height[b->node] + graph.headroom[b->node]) return false;
+  const int64_t dx = cb[0] - ca[0], dz = cb[1] - ca[1];
+  const int64_t nx = std::abs(dx), nz = std::abs(dz);
+  const int sx = dx > 0 ? 1 : -1, sz = dz > 0 ? 1 : -1;
+  const double length2 = static_cast<double>(dx * dx + dz * dz);
+  int32_t x = ca[0], z = ca[1];
+  int64_t ix = 0, iz = 0;
+  while (ix < nx || iz < nz) {
+    const int64_t decision = (1 + 2 * ix) * nz - (1 + 2 * iz) * nx;
+    if (decision == 0) x += sx, z += sz, ++ix, ++iz;
+    else if (decision < 0) x += sx, ++ix;
+    else z += sz, ++iz;
+    if (ix == nx && iz == nz) break;  // the end column: its eye point was checked above
+    const double t = std::clamp(((x - ca[0]) * static_cast<double>(dx) + (z - ca[1]) * static_cast<double>(dz)) / length2, 0.0, 1.0);
+    const double y = eye_a + (eye_b - eye_a) * t;
+    bool open = false;
+    for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z) && !open; ++n)
+      open = graph.height[n] <= y && y <= graph.height[n] + graph.headroom[n];
+    if (!open) return false;
+  }
+  return true;
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,122 @@
+// Point queries on the layered graph: the floor below a point, the ring search of
+// nearestWalkable, the floors of a column, components and clearance.
+//
+// Ring search after spec/grid-pathfinding-library.md ("Forgiving inputs"): clamp into the grid,
+// then square rings outward. On stacked floors each column offers the floor *below* the point
+// (the highest one not more than `above` over it), so a point on the road under a bridge lands
+// on the road, and a point on the roof lands on the roof, whichever is nearer in 3-D.
+
+#include <algorithm>
+#include <cmath>
+
+#include "strata/nav/nav_queries.h"
+
+namespace strata::nav {
+namespace {
+
+// Column of a world coordinate, clamped into [0, cells - 1] (also for huge or NaN inputs).
+int32_t clampedColumn(double world, double origin, double cell_size, int32_t cells) {
+  const double c = std::floor((world - origin) / cell_size);
+  if (!(c >= 0)) return 0;
+  if (c >= static_cast<double>(cells - 1)) return cells - 1;
+  return static_cast<int32_t>(c);
+}
+
+}  // namespace
+
+NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, double above, double below) {
+  if (!graph.grid.contains(x, z)) return kNoNode;
+  const uint32_t begin = graph.columnBegin(x, z);
+  // Floors are sorted by ascending height: the last one within the band is the floor below.
+  for (uint32_t n = graph.columnEnd(x, z); n > begin; --n) {
+    const double h = graph.height[n - 1];
+    if (h > y + above) continue;
+    if (h < y - below) return kNoNode;
+    return n - 1;
+  }
+  return kNoNode;
+}
+
+std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap) {
+  const GridFrame& grid = graph.grid;
+  if (grid.width_cells <= 0 || grid.depth_cells <= 0 || graph.column_offsets.size() != grid.columnCount() + 1)
+    return std::nullopt;
+  if (!std::isfinite(point.x) || !std::isfinite(point.y) || !std::isfinite(point.z)) return std::nullopt;
+  const int32_t cx = clampedColumn(point.x, grid.origin_x, grid.cell_size, grid.width_cells);
+  const int32_t cz = clampedColumn(point.z, grid.origin_z, grid.cell_size, grid.depth_cells);
+  // A point clamped in from outside the grid measures from the clamped column centre.
+  const double px = std::clamp(point.x, grid.centerX(0), grid.centerX(grid.width_cells - 1));
+  const double pz = std::clamp(point.z, grid.centerZ(0), grid.centerZ(grid.depth_cells - 1));
+  const int32_t max_ring = static_cast<int32_t>(
+      std::min(std::ceil(snap.max_horizontal / grid.cell_size), static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
+  FloorHit best;
+  auto consider = [&](int32_t x, int32_t z) {
+    const NodeId n = floorBelow(graph, x, z, point.y, snap.above, snap.below);
+    if (n == kNoNode) return;
+    const double d = std::hypot(grid.centerX(x) - px, grid.centerZ(z) - pz);
+    if (d > snap.max_horizontal && !(x == cx && z == cz)) return;
+    if (best.node == kNoNode || d < best.horizontal_distance || (d == best.horizontal_distance && n < best.node)) {
+      best.node = n;
+      best.horizontal_distance = d;
+      best.position = {grid.centerX(x), static_cast<double>(graph.height[n]), grid.centerZ(z)};
+    }
+  };
+  for (int32_t ring = 0; ring <= max_ring; ++ring) {
+    // Every column of ring r is at least (r - 0.5) cells away: stop once that beats the best.
+    if (best.node != kNoNode && (ring - 0.5) * grid.cell_size > best.horizontal_distance) break;
+    if (ring == 0) {
+      consider(cx, cz);
+      continue;
+    }
+    for (int32_t x = cx - ring; x <= cx + ring; ++x) {
+      consider(x, cz - ring);
+      consider(x, cz + ring);
+    }
+    for (int32_t z = cz - ring + 1; z <= cz + ring - 1; ++z) {
+      consider(cx - ring, z);
+      consider(cx + ring, z);
+    }
+  }
+  if (best.node == kNoNode) return std::nullopt;
+  return best;
+}
+
+namespace {
+
+FloorLayer layerOf(const LayeredGraph& graph, NodeId n) {
+  FloorLayer layer;
+  layer.node = n;
+  layer.height = graph.height[n];
+  layer.headroom = graph.headroom[n];
+  layer.clearance = graph.clearance[n];
+  layer.area = graph.area[n];
+  layer.component = graph.component[n];
+  return layer;
+}
+
+}  // namespace
+
+std::vector<FloorLayer> floorsAt(const LayeredGraph& graph, double x, double z) {
+  std::vector<FloorLayer> layers;
+  if (!std::isfinite(x) || !std::isfinite(z) || !(graph.grid.cell_size > 0)) return layers;
+  const double fx = std::floor((x - graph.grid.origin_x) / graph.grid.cell_size);
+  const double fz = std::floor((z - graph.grid.origin_z) / graph.grid.cell_size);
+  if (fx < 0 || fz < 0 || fx >= graph.grid.width_cells || fz >= graph.grid.depth_cells) return layers;
+  const auto cx = static_cast<int32_t>(fx), cz = static_cast<int32_t>(fz);
+  for (uint32_t n = graph.columnBegin(cx, cz); n < graph.columnEnd(cx, cz); ++n) layers.push_back(layerOf(graph, n));
+  return layers;
+}
+
+std::optional<uint32_t> componentAt(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap) {
+  const auto hit = nearestWalkable(graph, point, snap);
+  if (!hit) return std::nullopt;
+  return graph.component[hit->node];
+}
+
+std::optional<FloorLayer> clearanceAt(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap) {
+  const auto hit = nearestWalkable(graph, point, snap);
+  if (!hit) return std::nullopt;
+  return layerOf(graph, hit->node);
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,317 @@
+// Layered path search on small hand-built graphs: every failure reason, the component rejection,
+// actions, areas, floors, Theta* and the waypoint pass.
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "layered_fixtures.h"
+#include "strata/nav/layered_search.h"
+#include "strata/nav/nav_queries.h"
+#include "test_support.h"
+
+using namespace strata;
+using namespace strata::nav;
+using strata::test::LayeredBuilder;
+
+namespace {
+
+PathResult run(const LayeredGraph& g, sim::Vec3 from, sim::Vec3 to, LayeredSearchSettings s = {}) {
+  static const AgentSettings agent;
+  SearchState state;
+  return findLayeredPath(g, agent, from, to, s, state);
+}
+
+LayeredSearchSettings method(SearchMethod m) {
+  LayeredSearchSettings s;
+  s.method = m;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("layered A*: straight run collapses to the exact endpoints", "[nav][layered]") {
+  LayeredBuilder b(10, 3);
+  b.fromAscii({"..........", "..........", ".........."});
+  const auto g = b.build();
+  const auto r = run(g, {0.3, 0, 1.5}, {9.6, 0, 1.5});
+  REQUIRE(r.ok());
+  REQUIRE(r.waypoints.size() == 2);
+  CHECK(r.waypoints.front().position == sim::Vec3{0.3, 0, 1.5});
+  CHECK(r.waypoints.back().position == sim::Vec3{9.6, 0, 1.5});
+  CHECK(r.length == Approx(9.3));
+  CHECK(r.cost == Approx(9.0));
+  CHECK(r.expansions > 0);
+}
+
+TEST_CASE("layered A*: corners are kept around a wall", "[nav][layered]") {
+  // A wall (#) across x = 3 with an opening at z = 4 only.
+  LayeredBuilder b(7, 5);
+  b.fromAscii({"...#...", "...#...", "...#...", "...#...", "......."});
+  const auto g = b.build();
+  const auto r = run(g, {0.5, 0, 0.5}, {6.5, 0, 0.5});
+  REQUIRE(r.ok());
+  CHECK(r.waypoints.size() >= 4);
+  for (const auto& w : r.waypoints) CHECK(w.action == MoveAction::Walk);
+  // Every kept inner waypoint is a corner: no three consecutive ones are collinear.
+  for (std::size_t i = 2; i < r.waypoints.size(); ++i) {
+    const auto a = r.waypoints[i - 2].position, m = r.waypoints[i - 1].position, c = r.waypoints[i].position;
+    const double cross = (m.x - a.x) * (c.z - m.z) - (m.z - a.z) * (c.x - m.x);
+    CHECK(std::fabs(cross) > 1e-9);
+  }
+}
+
+TEST_CASE("layered search: NoStartNode and NoGoalNode", "[nav][layered][failure]") {
+  // Floors only in the left half; the right half is void.
+  LayeredBuilder b(10, 2);
+  b.fromAscii({".....#####", ".....#####"});
+  const auto g = b.build();
+  LayeredSearchSettings s;
+  s.snap.max_horizontal = 1.0;
+  CHECK(run(g, {9.5, 0, 0.5}, {0.5, 0, 0.5}, s).failure == PathFailure::NoStartNode);
+  CHECK(run(g, {0.5, 0, 0.5}, {9.5, 0, 0.5}, s).failure == PathFailure::NoGoalNode);
+  // Within the snap distance the endpoint lands on the nearest floor instead.
+  s.snap.max_horizontal = 5.0;
+  CHECK(run(g, {0.5, 0, 0.5}, {8.5, 0, 0.5}, s).ok());
+  // A point far below every floor has no floor below it.
+  s.snap.below = 1.0;
+  CHECK(run(g, {0.5, -5, 0.5}, {3.5, 0, 0.5}, s).failure == PathFailure::NoStartNode);
+}
+
+TEST_CASE("layered search: a goal in another component is NoPath with zero expansions", "[nav][layered][failure]") {
+  // Two islands separated by void: different components.
+  LayeredBuilder b(9, 3);
+  b.fromAscii({"....#....", "....#....", "....#...."});
+  const auto g = b.build();
+  REQUIRE(g.component_count == 2);
+  for (auto m : {SearchMethod::AStar, SearchMethod::Theta}) {
+    auto s = method(m);
+    s.return_closest = true;  // even then: the component check proves the goal unreachable
+    const auto r = run(g, {0.5, 0, 1.5}, {8.5, 0, 1.5}, s);
+    CHECK(r.failure == PathFailure::NoPath);
+    CHECK(r.expansions == 0);
+    CHECK(r.waypoints.empty());
+  }
+}
+
+TEST_CASE("layered search: NoPath and ClosestNoPath when one-way edges lead away", "[nav][layered][failure]") {
+  // Low floor (0) on the left, high floor (3) on the right; a drop edge goes from high to low
+  // only, so both are one component but low -> high is impossible.
+  LayeredBuilder b(8, 1);
+  b.fromAscii({"....3333"});
+  auto g = b.build();
+  const uint32_t high = g.columnBegin(4, 0), low = g.columnBegin(3, 0);
+  LayeredBuilder::setEdge(g, high, 4, low, EdgeKind::Drop, 0.5);
+  LayeredBuilder::computeComponents(g);
+  REQUIRE(g.component[high] == g.component[low]);
+  const auto drop = run(g, {7.5, 3, 0.5}, {0.5, 0, 0.5});
+  REQUIRE(drop.ok());
+  bool has_drop = false;
+  for (const auto& w : drop.waypoints) has_drop = has_drop || w.action == MoveAction::Drop;
+  CHECK(has_drop);
+
+  const auto none = run(g, {0.5, 0, 0.5}, {7.5, 3, 0.5});
+  CHECK(none.failure == PathFailure::NoPath);
+  CHECK(none.expansions == 4);
+
+  LayeredSearchSettings s;
+  s.return_closest = true;
+  const auto closest = run(g, {0.5, 0, 0.5}, {7.5, 3, 0.5}, s);
+  CHECK(closest.failure == PathFailure::ClosestNoPath);
+  REQUIRE(closest.waypoints.size() >= 2);
+  CHECK(closest.waypoints.front().position.x == Approx(0.5));
+  CHECK(closest.waypoints.back().position.x == Approx(3.5));  // the ledge foot, closest to the goal
+  CHECK(closest.length == Approx(3.0));
+}
+
+TEST_CASE("layered search: BudgetExhausted", "[nav][layered][failure]") {
+  LayeredBuilder b(40, 40);
+  for (int z = 0; z < 40; ++z)
+    for (int x = 0; x < 40; ++x)
+      if (!(x == 20 && z < 39)) b.addFloor(x, z, 0);  // a long wall forces a detour
+  const auto g = b.build();
+  LayeredSearchSettings s;
+  s.limits.max_expansions = 50;
+  const auto r = run(g, {10.5, 0, 0.5}, {30.5, 0, 0.5}, s);
+  CHECK(r.failure == PathFailure::BudgetExhausted);
+  CHECK(r.expansions == 50);
+  s.return_closest = true;
+  CHECK(run(g, {10.5, 0, 0.5}, {30.5, 0, 0.5}, s).failure == PathFailure::ClosestNoPath);
+  s.limits.max_expansions = 0;  // unlimited
+  CHECK(run(g, {10.5, 0, 0.5}, {30.5, 0, 0.5}, s).ok());
+}
+
+TEST_CASE("layered search: the horizontal limit gives NoPath without searching", "[nav][layered][failure]") {
+  LayeredBuilder b(12, 1);
+  b.fromAscii({"............"});
+  const auto g = b.build();
+  LayeredSearchSettings s;
+  s.limits.max_horizontal_distance = 5;
+  const auto r = run(g, {0.5, 0, 0.5}, {11.5, 0, 0.5}, s);
+  CHECK(r.failure == PathFailure::NoPath);
+  CHECK(r.expansions == 0);
+  CHECK(run(g, {0.5, 0, 0.5}, {5.0, 0, 0.5}, s).ok());
+  CHECK(LayeredSearchLimits{}.max_horizontal_distance == Approx(2048 * 0.28));
+  CHECK(LayeredSearchLimits{}.max_expansions == 400000);
+}
+
+TEST_CASE("layered Direct: one line test, Blocked across a wall", "[nav][layered][failure]") {
+  LayeredBuilder b(7, 5);
+  b.fromAscii({"...#...", "...#...", ".......", ".......", "......."});
+  const auto g = b.build();
+  const auto blocked = run(g, {0.5, 0, 0.5}, {6.5, 0, 0.5}, method(SearchMethod::Direct));
+  CHECK(blocked.failure == PathFailure::Blocked);
+  CHECK(blocked.expansions == 0);
+  const auto clear = run(g, {0.5, 0, 3.5}, {6.5, 0, 4.5}, method(SearchMethod::Direct));
+  REQUIRE(clear.ok());
+  CHECK(clear.waypoints.size() == 2);
+}
+
+TEST_CASE("layered search: a jump edge gives a jump waypoint and Theta* never cuts it", "[nav][layered]") {
+  // Two platforms at 0 separated by a 2-column gap; a jump edge spans it.
+  LayeredBuilder b(10, 3);
+  b.fromAscii({"....##....", "....##....", "....##...."});
+  auto g = b.build();
+  const uint32_t take_off = g.columnBegin(3, 1), landing = g.columnBegin(6, 1);
+  LayeredBuilder::setEdge(g, take_off, 0, landing, EdgeKind::Jump, 1.0);
+  LayeredBuilder::computeComponents(g);
+  for (auto m : {SearchMethod::AStar, SearchMethod::Theta}) {
+    const auto r = run(g, {0.5, 0, 0.5}, {9.5, 0, 2.5}, method(m));
+    REQUIRE(r.ok());
+    std::size_t jump_index = 0;
+    for (std::size_t i = 0; i < r.waypoints.size(); ++i)
+      if (r.waypoints[i].action == MoveAction::Jump) jump_index = i;
+    REQUIRE(jump_index > 0);
+    CHECK(r.waypoints[jump_index].position.x == Approx(6.5));     // landing
+    CHECK(r.waypoints[jump_index - 1].position.x == Approx(3.5)); // take-off
+  }
+}
+
+TEST_CASE("layered search: a custom link is taken and kept", "[nav][layered]") {
+  LayeredBuilder b(10, 1);
+  b.fromAscii({"....##...."});
+  auto g = b.build();
+  LayeredBuilder::addLink(g, g.columnBegin(1, 0), g.columnBegin(8, 0), 2.0f);
+  LayeredBuilder::computeComponents(g);
+  const auto r = run(g, {0.5, 0, 0.5}, {9.5, 0, 0.5});
+  REQUIRE(r.ok());
+  REQUIRE(r.waypoints.size() == 4);
+  CHECK(r.waypoints[1].position.x == Approx(1.5));
+  CHECK(r.waypoints[2].action == MoveAction::Link);
+  CHECK(r.waypoints[2].position.x == Approx(8.5));
+  CHECK(r.cost == Approx(1 + 2 + 1));
+}
+
+TEST_CASE("layered search: stacked floors stay apart (road under a bridge)", "[nav][layered]") {
+  // Road at 0 everywhere; a bridge deck at 4 over columns x 3..6 of row z 1, reachable only
+  // from its own ramp-less ends via links (so the test isolates floor separation).
+  LayeredBuilder b(10, 3);
+  b.fromAscii({"..........", "..........", ".........."});
+  for (int x = 3; x <= 6; ++x) b.addFloor(x, 1, 4);
+  const auto g = b.build();
+  const auto r = run(g, {0.5, 0, 1.5}, {9.5, 0, 1.5});
+  REQUIRE(r.ok());
+  for (const auto& w : r.waypoints) CHECK(w.position.y == Approx(0));
+  for (NodeId n : r.nodes) CHECK(g.height[n] == Approx(0));
+  // A start on the deck snaps to the deck (floor below), not to the road.
+  const auto deck = run(g, {4.5, 4.1, 1.5}, {6.5, 4, 1.5});
+  REQUIRE(deck.ok());
+  for (NodeId n : deck.nodes) CHECK(g.height[n] == Approx(4));
+}
+
+TEST_CASE("layered search: area boundaries are kept and carry their area", "[nav][layered]") {
+  LayeredBuilder b(9, 1);
+  b.area_costs = {1.0f, 3.0f};
+  b.fromAscii({"...aaa..."});
+  const auto g = b.build();
+  const auto r = run(g, {0.5, 0, 0.5}, {8.5, 0, 0.5});
+  REQUIRE(r.ok());
+  std::vector<uint16_t> areas;
+  for (const auto& w : r.waypoints) areas.push_back(w.area);
+  CHECK(areas == std::vector<uint16_t>{0, 0, 1, 1, 0, 0});
+  CHECK(r.cost == Approx(2 + 3 * 3 + 3));
+}
+
+TEST_CASE("layered search: dear areas are avoided when a detour is cheaper", "[nav][layered]") {
+  LayeredBuilder b(7, 3);
+  b.area_costs = {1.0f, 10.0f};
+  b.fromAscii({"...a...", "...a...", "......."});
+  const auto g = b.build();
+  for (auto m : {SearchMethod::AStar, SearchMethod::Theta}) {
+    const auto r = run(g, {0.5, 0, 0.5}, {6.5, 0, 0.5}, method(m));
+    REQUIRE(r.ok());
+    for (NodeId n : r.nodes) CHECK(g.area[n] == 0);
+  }
+}
+
+TEST_CASE("layered Theta*: any-angle path is shorter and never longer than A*", "[nav][layered]") {
+  LayeredBuilder b(20, 12);
+  std::vector<std::string> rows(12, std::string(20, '.'));
+  for (int z = 0; z < 8; ++z) rows[z][10] = '#';
+  b.fromAscii(rows);
+  const auto g = b.build();
+  const auto a = run(g, {0.5, 0, 0.5}, {19.5, 0, 1.5}, method(SearchMethod::AStar));
+  const auto t = run(g, {0.5, 0, 0.5}, {19.5, 0, 1.5}, method(SearchMethod::Theta));
+  REQUIRE(a.ok());
+  REQUIRE(t.ok());
+  CHECK(t.length <= a.length + 1e-9);
+  CHECK(t.waypoints.size() <= a.waypoints.size());
+  // Every Theta* leg is walkable in a straight line.
+  const AgentSettings agent;
+  const LayeredSearchGraph view(g, agent);
+  for (std::size_t i = 1; i < t.nodes.size(); ++i) CHECK(view.walkLine(t.nodes[i - 1], t.nodes[i], false));
+}
+
+TEST_CASE("layered search: waypoint spacing subdivides walking legs only", "[nav][layered]") {
+  LayeredBuilder b(12, 1);
+  b.fromAscii({"............"});
+  const auto g = b.build();
+  LayeredSearchSettings s;
+  s.waypoint_spacing = 2.0;
+  const auto r = run(g, {0.5, 0, 0.5}, {11.5, 0, 0.5}, s);
+  REQUIRE(r.ok());
+  CHECK(r.waypoints.size() == 7);  // 11 m in ceil(11 / 2) = 6 legs
+  for (std::size_t i = 1; i < r.waypoints.size(); ++i)
+    CHECK(r.waypoints[i].position.x - r.waypoints[i - 1].position.x <= 2.0 + 1e-9);
+  CHECK(r.length == Approx(11));
+  s.waypoint_spacing = 0.01;
+  CHECK_FALSE(s.validate());
+}
+
+TEST_CASE("layered search: cost matches a Dijkstra flood on random graphs", "[nav][layered][property]") {
+  std::mt19937 rng(7);
+  const AgentSettings agent;
+  SearchState state;
+  for (int trial = 0; trial < 20; ++trial) {
+    LayeredBuilder b(14, 14);
+    b.area_costs = {1.0f, 2.0f};
+    std::uniform_int_distribution<int> cell(0, 9);
+    for (int z = 0; z < 14; ++z)
+      for (int x = 0; x < 14; ++x) {
+        const int c = cell(rng);
+        if (c == 0) continue;  // void
+        b.addFloor(x, z, c == 1 ? 0.3f : 0.0f, c == 2 ? 1 : 0);
+        if (c == 3) b.addFloor(x, z, 3.0f);  // an upper floor, separate
+      }
+    const auto g = b.build();
+    const LayeredSearchGraph view(g, agent);
+    std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
+    for (int q = 0; q < 10; ++q) {
+      const NodeId from = pick(rng), to = pick(rng);
+      const auto flood = floodDistanceField(view, from, std::numeric_limits<double>::infinity());
+      LayeredSearchSettings s;
+      s.snap.max_horizontal = 0;
+      s.snap.above = 0.01;
+      s.snap.below = 0.01;
+      const auto r = findLayeredPath(view, g.nodePosition(from), g.nodePosition(to), s, state);
+      if (std::isinf(flood[to])) {
+        CHECK(r.failure == PathFailure::NoPath);
+      } else {
+        REQUIRE(r.ok());
+        CHECK(r.cost == Approx(flood[to]).epsilon(1e-5));
+        CHECK(r.nodes.front() == from);
+        CHECK(r.nodes.back() == to);
+      }
+    }
+  }
+}

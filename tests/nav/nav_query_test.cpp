@@ -1,0 +1,176 @@
+// Navigation queries on hand-built layered graphs: nearestWalkable's floor-below rule, heights
+// of all layers, lineOfSight vs sightLine, components, fields and clearance.
+
+#include <catch2/catch.hpp>
+
+#include "layered_fixtures.h"
+#include "strata/nav/nav_queries.h"
+#include "test_support.h"
+
+using namespace strata;
+using namespace strata::nav;
+using strata::test::LayeredBuilder;
+
+TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a ceiling", "[nav][query]") {
+  // Column (2, 2) has a road at 0 and a roof at 3. A point at y 2.4 is nearer the roof in 3-D
+  // (0.6 m, through the roof slab) but stands on the road.
+  LayeredBuilder b(5, 5);
+  b.fromAscii({".....", ".....", ".....", ".....", "....."});
+  b.addFloor(2, 2, 3);
+  const auto g = b.build();
+  const SnapSettings snap;
+  auto hit = nearestWalkable(g, {2.5, 2.4, 2.5}, snap);
+  REQUIRE(hit);
+  CHECK(hit->position.y == Approx(0));
+  CHECK(g.nearestNode({2.5, 2.4, 2.5}, 0.5) != hit->node);  // the 3-D nearest would be the roof
+  hit = nearestWalkable(g, {2.5, 3.2, 2.5}, snap);
+  REQUIRE(hit);
+  CHECK(hit->position.y == Approx(3));
+  // Slightly under a floor (within `above`) still counts as on it.
+  hit = nearestWalkable(g, {2.5, 2.7, 2.5}, snap);
+  REQUIRE(hit);
+  CHECK(hit->position.y == Approx(3));
+}
+
+TEST_CASE("nearestWalkable: ring search snaps beside a wall and clamps into the grid", "[nav][query]") {
+  LayeredBuilder b(7, 7);
+  b.fromAscii({".......", ".......", ".......", "...##..", ".......", ".......", "......."});
+  const auto g = b.build();
+  SnapSettings snap;
+  snap.max_horizontal = 3;
+  auto hit = nearestWalkable(g, {3.5, 2, 3.5}, snap);
+  REQUIRE(hit);
+  CHECK(hit->horizontal_distance == Approx(1));
+  CHECK(hit->position.x == Approx(3.5));  // ties go to the lower node id: column (3, 2)
+  CHECK(hit->position.z == Approx(2.5));
+  hit = nearestWalkable(g, {-20, 0, 3.5}, snap);  // off the grid: clamped in
+  REQUIRE(hit);
+  CHECK(hit->position.x == Approx(0.5));
+  snap.max_horizontal = 0.4;
+  CHECK_FALSE(nearestWalkable(g, {3.5, 0, 3.5}, snap));
+  LayeredBuilder empty(3, 3);
+  CHECK_FALSE(nearestWalkable(empty.build(), {1, 0, 1}, snap));
+}
+
+TEST_CASE("floorsAt: heights of every layer of a column", "[nav][query]") {
+  LayeredBuilder b(3, 3);
+  b.fromAscii({"...", "...", "..."});
+  b.addFloor(1, 1, 4);
+  b.addFloor(1, 1, 8);
+  const auto g = b.build();
+  const auto layers = floorsAt(g, 1.5, 1.5);
+  REQUIRE(layers.size() == 3);
+  CHECK(layers[0].height == Approx(0));
+  CHECK(layers[1].height == Approx(4));
+  CHECK(layers[2].height == Approx(8));
+  CHECK(layers[0].headroom == Approx(3.8));
+  CHECK(std::isinf(layers[2].headroom));
+  CHECK(floorsAt(g, 0.5, 0.5).size() == 1);
+  CHECK(floorsAt(g, -1, 0.5).empty());
+  CHECK(floorsAt(g, std::nan(""), 0.5).empty());
+}
+
+TEST_CASE("lineOfSight vs sightLine: a trench blocks feet not eyes, a ridge blocks both", "[nav][query]") {
+  const AgentSettings agent;
+  const SnapSettings snap;
+  const SightSettings sight;
+  // Row: floor, trench (floor at -3), floor.
+  LayeredBuilder trench(7, 1);
+  trench.fromAscii({"...#..."});
+  trench.addFloor(3, 0, -3);
+  const auto gt = trench.build();
+  const LayeredSearchGraph vt(gt, agent);
+  CHECK_FALSE(lineOfSight(vt, {0.5, 0, 0.5}, {6.5, 0, 0.5}, snap));
+  CHECK(sightLine(gt, {0.5, 0, 0.5}, {6.5, 0, 0.5}, snap, sight));
+  // Row: floor, ridge (floor at 3), floor.
+  LayeredBuilder ridge(7, 1);
+  ridge.fromAscii({"...3..."});
+  const auto gr = ridge.build();
+  const LayeredSearchGraph vr(gr, agent);
+  CHECK_FALSE(lineOfSight(vr, {0.5, 0, 0.5}, {6.5, 0, 0.5}, snap));
+  CHECK_FALSE(sightLine(gr, {0.5, 0, 0.5}, {6.5, 0, 0.5}, snap, sight));
+  // A low step (1 m) blocks feet (beyond the step height) but not eyes at 1.6 m.
+  LayeredBuilder step(7, 1);
+  step.fromAscii({"...1..."});
+  const auto gs = step.build();
+  const LayeredSearchGraph vs(gs, agent);
+  CHECK_FALSE(lineOfSight(vs, {0.5, 0, 0.5}, {6.5, 0, 0.5}, snap));
+  CHECK(sightLine(gs, {0.5, 0, 0.5}, {6.5, 0, 0.5}, snap, sight));
+  // Open floor: both clear.
+  LayeredBuilder open(7, 3);
+  open.fromAscii({".......", ".......", "......."});
+  const auto go = open.build();
+  const LayeredSearchGraph vo(go, agent);
+  CHECK(lineOfSight(vo, {0.5, 0, 0.5}, {6.5, 0, 2.5}, snap));
+  CHECK(sightLine(go, {0.5, 0, 0.5}, {6.5, 0, 2.5}, snap, sight));
+}
+
+TEST_CASE("lineOfSight: no corner threading, sightLine passes diagonal gaps", "[nav][query]") {
+  // Two blocked cells touching at a corner: the diagonal between them.
+  LayeredBuilder b(2, 2);
+  b.fromAscii({".#", "#."});
+  const auto g = b.build();
+  const AgentSettings agent;
+  const LayeredSearchGraph view(g, agent);
+  CHECK_FALSE(lineOfSight(view, {0.5, 0, 0.5}, {1.5, 0, 1.5}, {}));
+  CHECK(sightLine(g, {0.5, 0, 0.5}, {1.5, 0, 1.5}, {}, {}));
+}
+
+TEST_CASE("sightLine: a low ceiling in between blocks the eyes", "[nav][query]") {
+  LayeredBuilder b(7, 1);
+  b.fromAscii({"......."});
+  b.addFloor(3, 0, 1.7f);  // a slab with its top 1.7 m up: headroom 1.5 below it
+  const auto g = b.build();
+  CHECK_FALSE(sightLine(g, {0.5, 0, 0.5}, {6.5, 0, 0.5}, {}, {}));
+  SightSettings low;
+  low.eye_height = 0.5;
+  CHECK(sightLine(g, {0.5, 0, 0.5}, {6.5, 0, 0.5}, {}, low));
+  CHECK_FALSE(SightSettings{-1}.validate());
+}
+
+TEST_CASE("componentAt and clearanceAt", "[nav][query]") {
+  LayeredBuilder b(5, 1);
+  b.fromAscii({"..#.."});
+  const auto g = b.build();
+  const SnapSettings snap{0, 0.5, 1};
+  CHECK(componentAt(g, {0.5, 0, 0.5}, snap) == 0u);
+  CHECK(componentAt(g, {4.5, 0, 0.5}, snap) == 1u);
+  CHECK_FALSE(componentAt(g, {2.5, 0, 0.5}, snap));
+  const auto c = clearanceAt(g, {0.5, 0, 0.5}, snap);
+  REQUIRE(c);
+  CHECK(c->clearance == Approx(0.5));
+  CHECK(std::isinf(c->headroom));
+}
+
+TEST_CASE("distance fields: baked lookup and the on-demand flood agree", "[nav][query][field]") {
+  LayeredBuilder b(6, 4);
+  b.fromAscii({"......", ".##...", "......", "......"});
+  auto g = b.build();
+  const AgentSettings agent;
+  const LayeredSearchGraph view(g, agent);
+  const NodeId origin = g.columnBegin(0, 0);
+  RouteField field;
+  field.name = "spawn";
+  field.origin_node = origin;
+  field.max_distance = 100;
+  field.distance = floodDistanceField(view, origin, 100);
+  g.fields.push_back(field);
+  CHECK(g.fields[0].distance[origin] == 0);
+  // Five steps east along row 0.
+  auto value = fieldValueAt(g, "spawn", {5.5, 0, 0.5}, {});
+  REQUIRE(value);
+  CHECK(*value == Approx(5));
+  // Around the wall to (1, 2): diagonal to (1,0)->... the flood's answer equals the A* cost.
+  SearchState state;
+  LayeredSearchSettings s;
+  const auto r = findLayeredPath(view, {0.5, 0, 0.5}, {1.5, 0, 2.5}, s, state);
+  REQUIRE(r.ok());
+  value = fieldValueAt(g, "spawn", {1.5, 0, 2.5}, {});
+  REQUIRE(value);
+  CHECK(*value == Approx(r.cost));
+  CHECK_FALSE(fieldValueAt(g, "nope", {0.5, 0, 0.5}, {}));
+  // A bounded flood leaves far nodes unreached.
+  const auto near = floodDistanceField(view, origin, 2.0);
+  CHECK(std::isinf(near[g.columnBegin(5, 3)]));
+  CHECK(near[g.columnBegin(2, 0)] == Approx(2));
+}
