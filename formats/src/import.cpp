@@ -13,6 +13,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <new>
 #include <system_error>
 #include <unordered_map>
 
@@ -93,7 +94,9 @@ const std::vector<std::string>& supportedExtensions() {
   return extensions;
 }
 
-Result<ImportedMesh> importMeshes(const std::vector<fs::path>& paths, const ImportOptions& options) {
+namespace {
+
+Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportOptions& options) {
   if (const std::string problem = options.validate(); !problem.empty()) return Error::badInput("import options: " + problem);
   if (paths.empty()) return Error::badInput("no input mesh files");
   ImportedMesh result;
@@ -202,6 +205,20 @@ Result<ImportedMesh> importMeshes(const std::vector<fs::path>& paths, const Impo
   if (merged.vertices.size() > UINT32_MAX) return Error::badInput("the merged mesh has more than 2^32 vertices");
   result.stats.triangles = merged.triangles.size();
   return result;
+}
+
+}  // namespace
+
+Result<ImportedMesh> importMeshes(const std::vector<fs::path>& paths, const ImportOptions& options) {
+  // No exception leaves the library: allocation failures while converting or merging (in
+  // process) and filesystem errors become Runtime errors.
+  try {
+    return importAll(paths, options);
+  } catch (const std::bad_alloc&) {
+    return Error::runtime("import: out of memory");
+  } catch (const std::exception& e) {
+    return Error::runtime(std::string("import: ") + e.what());
+  }
 }
 
 }  // namespace strata::formats
