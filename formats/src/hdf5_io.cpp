@@ -1,0 +1,407 @@
+#include "hdf5_io.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace strata::formats::h5 {
+
+namespace {
+
+// Element types: the memory type HDF5 converts into, and the two file types accepted on read
+// (little- and big-endian spellings of the same class, size and sign). The first is written.
+template <class T>
+struct ElementTraits;
+
+#define STRATA_H5_ELEMENT(type, native, little, big, label)                              \
+  template <>                                                                           \
+  struct ElementTraits<type> {                                                          \
+    static hid_t memory() { return native; }                                            \
+    static hid_t fileLittle() { return little; }                                        \
+    static hid_t fileBig() { return big; }                                              \
+    static constexpr const char* kName = label;                                         \
+  };
+STRATA_H5_ELEMENT(float, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, H5T_IEEE_F32BE, "float32")
+STRATA_H5_ELEMENT(double, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, H5T_IEEE_F64BE, "float64")
+STRATA_H5_ELEMENT(std::int8_t, H5T_NATIVE_INT8, H5T_STD_I8LE, H5T_STD_I8BE, "int8")
+STRATA_H5_ELEMENT(std::uint8_t, H5T_NATIVE_UINT8, H5T_STD_U8LE, H5T_STD_U8BE, "uint8")
+STRATA_H5_ELEMENT(std::int32_t, H5T_NATIVE_INT32, H5T_STD_I32LE, H5T_STD_I32BE, "int32")
+STRATA_H5_ELEMENT(std::uint32_t, H5T_NATIVE_UINT32, H5T_STD_U32LE, H5T_STD_U32BE, "uint32")
+STRATA_H5_ELEMENT(std::int64_t, H5T_NATIVE_INT64, H5T_STD_I64LE, H5T_STD_I64BE, "int64")
+STRATA_H5_ELEMENT(std::uint64_t, H5T_NATIVE_UINT64, H5T_STD_U64LE, H5T_STD_U64BE, "uint64")
+#undef STRATA_H5_ELEMENT
+
+std::string str(std::string_view s) { return std::string(s); }
+
+// Deflate cannot shrink data by more than about 1032:1; 1100 leaves margin. A dataset whose
+// logical size exceeds its stored bytes by more than this (plus a small allowance for fill
+// values of tiny datasets) is a hostile or corrupt header, refused before allocating.
+constexpr std::uint64_t kMaxExpansion = 1100;
+constexpr std::uint64_t kSmallAllowanceBytes = 1u << 20;
+
+// A dataset creation list: timestamps off; chunked + shuffle + deflate + Fletcher32 when the
+// array has rows, contiguous (no filters possible) when it is empty.
+Result<PropertyList> datasetCreationList(const Location& parent, std::string_view name, int rank,
+                                         const hsize_t* dims, std::size_t row_bytes) {
+  PropertyList dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  if (!dcpl || H5Pset_obj_track_times(dcpl.get(), false) < 0)
+    return Error::runtime(parent.where(name) + ": cannot set up dataset creation" + errorSuffix());
+  if (dims[0] == 0) {
+    if (H5Pset_layout(dcpl.get(), H5D_CONTIGUOUS) < 0)
+      return Error::runtime(parent.where(name) + ": cannot set contiguous layout" + errorSuffix());
+    return dcpl;
+  }
+  const std::size_t rows_per_chunk =
+      std::clamp<std::size_t>(kTargetChunkBytes / std::max<std::size_t>(row_bytes, 1), 1, dims[0]);
+  std::array<hsize_t, 2> chunk{rows_per_chunk, rank > 1 ? dims[1] : 1};
+  if (H5Pset_chunk(dcpl.get(), rank, chunk.data()) < 0 || H5Pset_shuffle(dcpl.get()) < 0 ||
+      H5Pset_deflate(dcpl.get(), kDeflateLevel) < 0 || H5Pset_fletcher32(dcpl.get()) < 0)
+    return Error::runtime(parent.where(name) + ": cannot set chunking and filters" + errorSuffix());
+  return dcpl;
+}
+
+// Creates and fills one dataset; `data` may be null only when the dataset is empty.
+Status createAndWrite(const Location& parent, std::string_view name, hid_t file_type, hid_t memory_type, int rank,
+                      const hsize_t* dims, std::size_t row_bytes, const void* data) {
+  Dataspace space(H5Screate_simple(rank, dims, nullptr));
+  if (!space) return Error::runtime(parent.where(name) + ": cannot create dataspace" + errorSuffix());
+  auto dcpl = datasetCreationList(parent, name, rank, dims, row_bytes);
+  if (!dcpl) return dcpl.error();
+  Dataset dataset(H5Dcreate2(parent.id, str(name).c_str(), file_type, space.get(), H5P_DEFAULT, dcpl->get(),
+                             H5P_DEFAULT));
+  if (!dataset) return Error::runtime(parent.where(name) + ": cannot create dataset" + errorSuffix());
+  if (dims[0] > 0 && H5Dwrite(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    return Error::runtime(parent.where(name) + ": cannot write dataset" + errorSuffix());
+  if (!dataset.close()) return Error::runtime(parent.where(name) + ": cannot close dataset" + errorSuffix());
+  return Ok{};
+}
+
+// A fixed-length, null-padded UTF-8 string type of `width` bytes.
+Datatype fixedStringType(std::size_t width) {
+  Datatype type(H5Tcopy(H5T_C_S1));
+  if (!type || H5Tset_size(type.get(), width) < 0 || H5Tset_strpad(type.get(), H5T_STR_NULLPAD) < 0 ||
+      H5Tset_cset(type.get(), H5T_CSET_UTF8) < 0)
+    return Datatype{};
+  return type;
+}
+
+// Opens a dataset reached through a hard link (soft and external links are refused: a world
+// file must not make Strata open other files).
+Result<Dataset> openDataset(const Location& parent, std::string_view name) {
+  const std::string key = str(name);
+  const htri_t exists = H5Lexists(parent.id, key.c_str(), H5P_DEFAULT);
+  if (exists < 0) return Error::badInput(parent.self() + ": unreadable group" + errorSuffix());
+  if (exists == 0) return Error::badInput(parent.where(name) + ": dataset missing");
+  H5L_info_t link{};
+  if (H5Lget_info(parent.id, key.c_str(), &link, H5P_DEFAULT) < 0 || link.type != H5L_TYPE_HARD)
+    return Error::badInput(parent.where(name) + ": not a hard link to a dataset" + errorSuffix());
+  Dataset dataset(H5Dopen2(parent.id, key.c_str(), H5P_DEFAULT));
+  if (!dataset) return Error::badInput(parent.where(name) + ": not a readable dataset" + errorSuffix());
+  return dataset;
+}
+
+// Reads the simple extent of `dataset` and checks its rank and shape.
+Result<std::array<hsize_t, 2>> checkShape(const Location& parent, std::string_view name, hid_t dataset,
+                                          std::size_t columns, std::optional<std::size_t> rows) {
+  Dataspace space(H5Dget_space(dataset));
+  if (!space) return Error::badInput(parent.where(name) + ": unreadable dataspace" + errorSuffix());
+  const H5S_class_t space_class = H5Sget_simple_extent_type(space.get());
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  const int expected_rank = columns == 0 ? 1 : 2;
+  const std::string expected_shape = columns == 0 ? "[N]" : "[N, " + std::to_string(columns) + "]";
+  if (space_class != H5S_SIMPLE || rank != expected_rank)
+    return Error::badInput(parent.where(name) + ": expected shape " + expected_shape + ", found rank " +
+                           std::to_string(std::max(rank, 0)));
+  std::array<hsize_t, 2> dims{0, 0};
+  if (H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr) < 0)
+    return Error::badInput(parent.where(name) + ": unreadable dimensions" + errorSuffix());
+  if (columns != 0 && dims[1] != columns)
+    return Error::badInput(parent.where(name) + ": expected shape " + expected_shape + ", found [" +
+                           std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + "]");
+  if (rows && dims[0] != *rows)
+    return Error::badInput(parent.where(name) + ": has " + std::to_string(dims[0]) + " rows, expected " +
+                           std::to_string(*rows));
+  return dims;
+}
+
+// Refuses logical sizes that the stored bytes cannot explain (see kMaxExpansion).
+Status checkPlausibleSize(const Location& parent, std::string_view name, hid_t dataset, std::uint64_t elements,
+                          std::uint64_t element_bytes) {
+  constexpr std::uint64_t kMaxBytes = std::numeric_limits<std::uint64_t>::max() / 2;
+  if (element_bytes != 0 && elements > kMaxBytes / element_bytes)
+    return Error::badInput(parent.where(name) + ": claims an impossible size (" + std::to_string(elements) +
+                           " elements)");
+  const std::uint64_t logical = elements * element_bytes;
+  std::uint64_t stored = H5Dget_storage_size(dataset);
+  File file(H5Iget_file_id(dataset));
+  hsize_t file_bytes = 0;
+  if (file && H5Fget_filesize(file.get(), &file_bytes) >= 0) stored = std::min<std::uint64_t>(stored, file_bytes);
+  if (logical > kSmallAllowanceBytes && logical / kMaxExpansion > stored)
+    return Error::badInput(parent.where(name) + ": claims " + std::to_string(elements) + " elements but the file stores only " +
+                           std::to_string(stored) + " bytes for it");
+  return Ok{};
+}
+
+std::string describeType(hid_t type) {
+  switch (H5Tget_class(type)) {
+    case H5T_INTEGER: return (H5Tget_sign(type) == H5T_SGN_NONE ? "uint" : "int") + std::to_string(8 * H5Tget_size(type));
+    case H5T_FLOAT: return "float" + std::to_string(8 * H5Tget_size(type));
+    case H5T_STRING: return H5Tis_variable_str(type) > 0 ? "variable-length string" : "fixed-length string";
+    case H5T_COMPOUND: return "compound";
+    case H5T_ENUM: return "enum";
+    case H5T_ARRAY: return "array";
+    case H5T_VLEN: return "variable-length sequence";
+    case H5T_REFERENCE: return "reference";
+    case H5T_OPAQUE: return "opaque";
+    case H5T_BITFIELD: return "bitfield";
+    case H5T_TIME: return "time";
+    default: return "unknown type";
+  }
+}
+
+// Accepts fixed-length string types only; returns the element width in bytes or an error.
+Result<std::size_t> fixedStringWidth(const std::string& where, hid_t type) {
+  if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) != 0)
+    return Error::badInput(where + ": expected fixed-length string, found " + describeType(type));
+  const std::size_t width = H5Tget_size(type);
+  if (width == 0 || width > kMaxStringBytes)
+    return Error::badInput(where + ": string width " + std::to_string(width) + " out of range");
+  return width;
+}
+
+// Cuts a fixed-length element at its first NUL and drops space padding.
+std::string unpad(const char* data, std::size_t width, H5T_str_t pad) {
+  std::size_t length = 0;
+  while (length < width && data[length] != '\0') ++length;
+  if (pad == H5T_STR_SPACEPAD)
+    while (length > 0 && data[length - 1] == ' ') --length;
+  return std::string(data, length);
+}
+
+}  // namespace
+
+// ---- Location ------------------------------------------------------------------------------
+
+std::string Location::childPath(std::string_view name) const {
+  return path == "/" ? "/" + str(name) : path + "/" + str(name);
+}
+std::string Location::where(std::string_view name) const { return file + ": " + childPath(name); }
+std::string Location::self() const { return file + ": " + path; }
+Location Location::child(const Group& group, std::string_view name) const {
+  return Location{group.get(), file, childPath(name)};
+}
+
+// ---- writing -------------------------------------------------------------------------------
+
+PropertyList groupCreationList() {
+  PropertyList list(H5Pcreate(H5P_GROUP_CREATE));
+  if (list && H5Pset_obj_track_times(list.get(), false) < 0) return PropertyList{};
+  return list;
+}
+
+Result<Group> createGroup(const Location& parent, std::string_view name) {
+  PropertyList gcpl = groupCreationList();
+  if (!gcpl) return Error::runtime(parent.where(name) + ": cannot set up group creation" + errorSuffix());
+  Group group(H5Gcreate2(parent.id, str(name).c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT));
+  if (!group) return Error::runtime(parent.where(name) + ": cannot create group" + errorSuffix());
+  return group;
+}
+
+template <class T>
+Status writeArray(const Location& parent, std::string_view name, std::span<const T> values, std::size_t columns) {
+  const std::size_t width = std::max<std::size_t>(columns, 1);
+  if (values.size() % width != 0)
+    return Error::runtime(parent.where(name) + ": " + std::to_string(values.size()) +
+                          " values do not fill rows of " + std::to_string(width));
+  const int rank = columns == 0 ? 1 : 2;
+  const std::array<hsize_t, 2> dims{values.size() / width, width};
+  return createAndWrite(parent, name, ElementTraits<T>::fileLittle(), ElementTraits<T>::memory(), rank, dims.data(),
+                        width * sizeof(T), values.data());
+}
+
+Status writeStringTable(const Location& parent, std::string_view name, const std::vector<std::string>& strings) {
+  std::size_t width = 1;
+  for (std::size_t i = 0; i < strings.size(); ++i) {
+    if (strings[i].find('\0') != std::string::npos)
+      return Error::badInput(parent.where(name) + ": entry " + std::to_string(i) + " contains a NUL byte");
+    width = std::max(width, strings[i].size());
+  }
+  if (width > kMaxStringBytes)
+    return Error::badInput(parent.where(name) + ": an entry is longer than " + std::to_string(kMaxStringBytes) + " bytes");
+  Datatype type = fixedStringType(width);
+  if (!type) return Error::runtime(parent.where(name) + ": cannot create string type" + errorSuffix());
+  std::vector<char> buffer(strings.size() * width, '\0');
+  for (std::size_t i = 0; i < strings.size(); ++i) std::memcpy(buffer.data() + i * width, strings[i].data(), strings[i].size());
+  const std::array<hsize_t, 2> dims{strings.size(), 1};
+  return createAndWrite(parent, name, type.get(), type.get(), 1, dims.data(), width, buffer.data());
+}
+
+Status writeStringAttribute(const Location& object, std::string_view name, std::string_view value) {
+  const std::string where = object.self() + " attribute " + str(name);
+  if (value.find('\0') != std::string_view::npos) return Error::badInput(where + ": contains a NUL byte");
+  Datatype type = fixedStringType(std::max<std::size_t>(value.size(), 1));
+  Dataspace space(H5Screate(H5S_SCALAR));
+  if (!type || !space) return Error::runtime(where + ": cannot create type" + errorSuffix());
+  Attribute attribute(H5Acreate2(object.id, str(name).c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT));
+  std::vector<char> buffer(std::max<std::size_t>(value.size(), 1), '\0');
+  std::memcpy(buffer.data(), value.data(), value.size());
+  if (!attribute || H5Awrite(attribute.get(), type.get(), buffer.data()) < 0 || !attribute.close())
+    return Error::runtime(where + ": cannot write" + errorSuffix());
+  return Ok{};
+}
+
+Status writeInt32Attribute(const Location& object, std::string_view name, std::int32_t value) {
+  const std::string where = object.self() + " attribute " + str(name);
+  Dataspace space(H5Screate(H5S_SCALAR));
+  if (!space) return Error::runtime(where + ": cannot create dataspace" + errorSuffix());
+  Attribute attribute(H5Acreate2(object.id, str(name).c_str(), H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT));
+  if (!attribute || H5Awrite(attribute.get(), H5T_NATIVE_INT32, &value) < 0 || !attribute.close())
+    return Error::runtime(where + ": cannot write" + errorSuffix());
+  return Ok{};
+}
+
+// ---- reading -------------------------------------------------------------------------------
+
+Result<bool> hasLink(const Location& parent, std::string_view name) {
+  const htri_t exists = H5Lexists(parent.id, str(name).c_str(), H5P_DEFAULT);
+  if (exists < 0) return Error::badInput(parent.self() + ": unreadable group" + errorSuffix());
+  return exists > 0;
+}
+
+Result<Group> openGroup(const Location& parent, std::string_view name) {
+  const std::string key = str(name);
+  const htri_t exists = H5Lexists(parent.id, key.c_str(), H5P_DEFAULT);
+  if (exists < 0) return Error::badInput(parent.self() + ": unreadable group" + errorSuffix());
+  if (exists == 0) return Error::badInput(parent.where(name) + ": group missing");
+  H5L_info_t link{};
+  if (H5Lget_info(parent.id, key.c_str(), &link, H5P_DEFAULT) < 0 || link.type != H5L_TYPE_HARD)
+    return Error::badInput(parent.where(name) + ": not a hard link to a group" + errorSuffix());
+  Group group(H5Gopen2(parent.id, key.c_str(), H5P_DEFAULT));
+  if (!group) return Error::badInput(parent.where(name) + ": not a group" + errorSuffix());
+  return group;
+}
+
+template <class T>
+Result<Array<T>> readArray(const Location& parent, std::string_view name, std::size_t columns,
+                           std::optional<std::size_t> rows) {
+  auto dataset = openDataset(parent, name);
+  if (!dataset) return dataset.error();
+  Datatype type(H5Dget_type(dataset->get()));
+  if (!type) return Error::badInput(parent.where(name) + ": unreadable datatype" + errorSuffix());
+  if (H5Tequal(type.get(), ElementTraits<T>::fileLittle()) <= 0 && H5Tequal(type.get(), ElementTraits<T>::fileBig()) <= 0)
+    return Error::badInput(parent.where(name) + ": expected " + ElementTraits<T>::kName + ", found " +
+                           describeType(type.get()));
+  auto dims = checkShape(parent, name, dataset->get(), columns, rows);
+  if (!dims) return dims.error();
+  const std::uint64_t width = std::max<std::size_t>(columns, 1);
+  const std::uint64_t row_count = (*dims)[0];
+  if (row_count > std::numeric_limits<std::uint64_t>::max() / 16 / width)
+    return Error::badInput(parent.where(name) + ": claims an impossible size (" + std::to_string(row_count) + " rows)");
+  if (auto plausible = checkPlausibleSize(parent, name, dataset->get(), row_count * width, sizeof(T)); !plausible)
+    return plausible.error();
+  Array<T> array;
+  array.rows = static_cast<std::size_t>(row_count);
+  array.columns = columns;
+  array.values.resize(static_cast<std::size_t>(row_count * width));
+  if (!array.values.empty() &&
+      H5Dread(dataset->get(), ElementTraits<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, array.values.data()) < 0)
+    return Error::badInput(parent.where(name) + ": cannot read data" + errorSuffix());
+  return array;
+}
+
+Result<std::vector<std::string>> readStringTable(const Location& parent, std::string_view name,
+                                                 std::optional<std::size_t> rows) {
+  auto dataset = openDataset(parent, name);
+  if (!dataset) return dataset.error();
+  Datatype type(H5Dget_type(dataset->get()));
+  if (!type) return Error::badInput(parent.where(name) + ": unreadable datatype" + errorSuffix());
+  auto width = fixedStringWidth(parent.where(name), type.get());
+  if (!width) return width.error();
+  auto dims = checkShape(parent, name, dataset->get(), 0, rows);
+  if (!dims) return dims.error();
+  const std::uint64_t count = (*dims)[0];
+  if (auto plausible = checkPlausibleSize(parent, name, dataset->get(), count, *width); !plausible)
+    return plausible.error();
+  const H5T_str_t pad = H5Tget_strpad(type.get());
+  // Read into a memory type of the same width and padding so HDF5 does no conversion.
+  Datatype memory(H5Tcopy(type.get()));
+  if (!memory) return Error::badInput(parent.where(name) + ": unreadable datatype" + errorSuffix());
+  std::vector<char> buffer(static_cast<std::size_t>(count) * *width);
+  if (!buffer.empty() && H5Dread(dataset->get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0)
+    return Error::badInput(parent.where(name) + ": cannot read data" + errorSuffix());
+  std::vector<std::string> strings;
+  strings.reserve(static_cast<std::size_t>(count));
+  for (std::size_t i = 0; i < count; ++i) strings.push_back(unpad(buffer.data() + i * *width, *width, pad));
+  return strings;
+}
+
+Result<bool> hasAttribute(const Location& object, std::string_view name) {
+  const htri_t exists = H5Aexists(object.id, str(name).c_str());
+  if (exists < 0) return Error::badInput(object.self() + ": unreadable object header" + errorSuffix());
+  return exists > 0;
+}
+
+namespace {
+
+// Opens a scalar (or single-element) attribute and its type.
+Result<std::pair<Attribute, Datatype>> openScalarAttribute(const Location& object, std::string_view name,
+                                                           const std::string& where) {
+  auto exists = hasAttribute(object, name);
+  if (!exists) return exists.error();
+  if (!*exists) return Error::badInput(where + ": missing");
+  Attribute attribute(H5Aopen(object.id, str(name).c_str(), H5P_DEFAULT));
+  if (!attribute) return Error::badInput(where + ": unreadable" + errorSuffix());
+  Dataspace space(H5Aget_space(attribute.get()));
+  const hssize_t points = space ? H5Sget_simple_extent_npoints(space.get()) : -1;
+  if (points != 1) return Error::badInput(where + ": expected a single value" + errorSuffix());
+  Datatype type(H5Aget_type(attribute.get()));
+  if (!type) return Error::badInput(where + ": unreadable datatype" + errorSuffix());
+  return std::pair<Attribute, Datatype>{std::move(attribute), std::move(type)};
+}
+
+}  // namespace
+
+Result<std::string> readStringAttribute(const Location& object, std::string_view name) {
+  const std::string where = object.self() + " attribute " + str(name);
+  auto opened = openScalarAttribute(object, name, where);
+  if (!opened) return opened.error();
+  auto& [attribute, type] = *opened;
+  auto width = fixedStringWidth(where, type.get());
+  if (!width) return width.error();
+  std::vector<char> buffer(*width);
+  if (H5Aread(attribute.get(), type.get(), buffer.data()) < 0)
+    return Error::badInput(where + ": cannot read" + errorSuffix());
+  return unpad(buffer.data(), buffer.size(), H5Tget_strpad(type.get()));
+}
+
+Result<std::int64_t> readIntegerAttribute(const Location& object, std::string_view name) {
+  const std::string where = object.self() + " attribute " + str(name);
+  auto opened = openScalarAttribute(object, name, where);
+  if (!opened) return opened.error();
+  auto& [attribute, type] = *opened;
+  if (H5Tget_class(type.get()) != H5T_INTEGER || H5Tget_size(type.get()) > 8)
+    return Error::badInput(where + ": expected an integer, found " + describeType(type.get()));
+  std::int64_t value = 0;
+  if (H5Aread(attribute.get(), H5T_NATIVE_INT64, &value) < 0)
+    return Error::badInput(where + ": cannot read" + errorSuffix());
+  return value;
+}
+
+// Explicit instantiations for the element types of ElementTraits.
+#define STRATA_H5_INSTANTIATE(type)                                                                        \
+  template Status writeArray<type>(const Location&, std::string_view, std::span<const type>, std::size_t); \
+  template Result<Array<type>> readArray<type>(const Location&, std::string_view, std::size_t,             \
+                                               std::optional<std::size_t>);
+STRATA_H5_INSTANTIATE(float)
+STRATA_H5_INSTANTIATE(double)
+STRATA_H5_INSTANTIATE(std::int8_t)
+STRATA_H5_INSTANTIATE(std::uint8_t)
+STRATA_H5_INSTANTIATE(std::int32_t)
+STRATA_H5_INSTANTIATE(std::uint32_t)
+STRATA_H5_INSTANTIATE(std::int64_t)
+STRATA_H5_INSTANTIATE(std::uint64_t)
+#undef STRATA_H5_INSTANTIATE
+
+}  // namespace strata::formats::h5

@@ -1,0 +1,29 @@
+#pragma once
+/// \file
+/// The sections of a world file, each written and read (with validation) by its own file:
+/// world_file_metadata.cpp (/metadata), world_file_geometry.cpp (/geometry). A new section
+/// (e.g. per-agent navigation data) adds a pair here and one call in writeWorldContents /
+/// readWorldContents (world_file_writer.cpp / world_file_reader.cpp). Layout in docs/format.md.
+
+#include "hdf5_io.h"
+#include "strata/formats/world_file.h"
+
+namespace strata::formats::detail {
+
+/// Writes the root attribute and every section into an open, empty file.
+Status writeWorldContents(const h5::Location& root, const World& world);
+/// Checks the root attribute and reads every section of an open file.
+Result<World> readWorldContents(const h5::Location& root);
+
+/// /metadata: tool version, inputs (paths, SHA-256, sizes), import options JSON.
+Status writeMetadata(const h5::Location& root, const Provenance& provenance);
+Result<Provenance> readMetadata(const h5::Location& root);
+
+/// /geometry: vertices, triangles, per-triangle label/tag ids and their string tables.
+Status writeGeometry(const h5::Location& root, const sim::TriangleMesh& mesh);
+Result<sim::TriangleMesh> readGeometry(const h5::Location& root);
+
+/// Empty when `provenance` can be stored (SHA-256 values are 64 hex digits), else the problem.
+std::string validateProvenance(const Provenance& provenance);
+
+}  // namespace strata::formats::detail

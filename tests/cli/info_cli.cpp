@@ -1,0 +1,140 @@
+// Black-box tests of `strata info FILE [--json]`.
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "../formats/world_file_fixtures.h"
+#include "test_support.h"
+
+using namespace strata;
+using strata::test::runStrata;
+using strata::test::TempDir;
+
+namespace {
+
+// The error contract: exit 2 and exactly one line `strata: error: FILE: problem`.
+void checkBadInput(const test::RunResult& run, const std::string& file, const std::string& problem) {
+  INFO(run.err);
+  CHECK(run.exit_code == 2);
+  CHECK(run.out.empty());
+  CHECK(run.err.rfind("strata: error: " + file + ": ", 0) == 0);
+  CHECK(run.err.find(problem) != std::string::npos);
+  CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+}
+
+}  // namespace
+
+TEST_CASE("strata info describes a world in text", "[cli][info]") {
+  TempDir dir;
+  const auto path = (dir / "cube.h5").string();
+  REQUIRE(formats::writeWorldFile(path, test::cubeWorld()).ok());
+  const auto run = runStrata({"info", path});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.err.empty());
+  for (const std::string& expected : std::vector<std::string>{
+           "schema_version  1\n", "tool_version    strata 0.1.0 (test)\n", "inputs          1\n",
+        "  levels/cube.glb  4242 bytes  sha256 " + std::string(64, 'a') + "\n", "vertices        8\n",
+        "triangles       12\n", "labels          2\n", "tags            1\n",
+        "bounds          min (-1, 0, -1)  max (1, 2, 1)  metres, Y up\n", "import_options  {\"scale\":1.0,\"up\":\"y\"}\n"}) {
+    INFO(expected);
+    CHECK(run.out.find(expected) != std::string::npos);
+  }
+}
+
+TEST_CASE("strata info --json prints one document with the same fields", "[cli][info]") {
+  TempDir dir;
+  const auto path = (dir / "terrain.h5").string();
+  const formats::World world = test::terrainWorld(11);
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  const auto run = runStrata({"info", path, "--json"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto doc = nlohmann::json::parse(run.out);
+  CHECK(doc["file"] == path);
+  CHECK(doc["file_bytes"] == std::filesystem::file_size(path));
+  CHECK(doc["schema_version"] == 1);
+  CHECK(doc["tool_version"] == "strata 0.1.0 (test)");
+  REQUIRE(doc["inputs"].size() == 2);
+  CHECK(doc["inputs"][0]["path"] == "terrain.obj");
+  CHECK(doc["inputs"][0]["bytes"] == 123456789);
+  CHECK(doc["inputs"][1]["sha256"] == std::string(64, 'c'));
+  CHECK(doc["import_options"].is_null());
+  CHECK(doc["counts"]["vertices"] == 121);
+  CHECK(doc["counts"]["triangles"] == 200);
+  CHECK(doc["counts"]["labels"] == 3);
+  CHECK(doc["counts"]["tags"] == 2);
+  // Bounds agree with the geometry (float32 values printed in their shortest form).
+  const sim::Aabb bounds = world.geometry.bounds();
+  CHECK(doc["bounds"]["min"][0].get<double>() == 0.0);
+  CHECK(doc["bounds"]["max"][0].get<double>() == 5.0);
+  CHECK(doc["bounds"]["max"][2].get<double>() == 5.0);
+  CHECK(static_cast<float>(doc["bounds"]["min"][1].get<double>()) == static_cast<float>(bounds.min.y));
+  CHECK(static_cast<float>(doc["bounds"]["max"][1].get<double>()) == static_cast<float>(bounds.max.y));
+}
+
+TEST_CASE("strata info on an empty world reports empty bounds", "[cli][info]") {
+  TempDir dir;
+  const auto path = (dir / "empty.h5").string();
+  REQUIRE(formats::writeWorldFile(path, formats::World{}).ok());
+  const auto text = runStrata({"info", path});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("bounds          empty\n") != std::string::npos);
+  CHECK(text.out.find("tool_version    (not recorded)\n") != std::string::npos);
+  const auto json = runStrata({"info", path, "--json"});
+  REQUIRE(json.exit_code == 0);
+  CHECK(nlohmann::json::parse(json.out)["bounds"].is_null());
+}
+
+TEST_CASE("strata info refuses the shared bad HDF5 files with one located line", "[cli][info]") {
+  const auto folder = test::sharedData() / "bad-inputs" / "h5";
+  checkBadInput(runStrata({"info", (folder / "zero_bytes.h5").string()}), (folder / "zero_bytes.h5").string(),
+                "empty file (0 bytes)");
+  checkBadInput(runStrata({"info", (folder / "text_file.h5").string()}), (folder / "text_file.h5").string(),
+                "not a Strata world file (HDF5 signature missing)");
+  checkBadInput(runStrata({"info", (folder / "random_bytes.h5").string()}), (folder / "random_bytes.h5").string(),
+                "not a Strata world file (HDF5 signature missing)");
+  checkBadInput(runStrata({"info", (folder / "signature_then_garbage.h5").string(), "--json"}),
+                (folder / "signature_then_garbage.h5").string(), "not a readable HDF5 file");
+}
+
+TEST_CASE("strata info on a mesh says to use strata import", "[cli][info]") {
+  TempDir dir;
+  const auto mesh = (dir / "level.obj").string();
+  std::ofstream(mesh) << "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n";
+  checkBadInput(runStrata({"info", mesh}), mesh,
+                "not a Strata world file (HDF5 signature missing); to import a mesh use strata import");
+}
+
+TEST_CASE("strata info on missing files, truncated worlds and other versions", "[cli][info]") {
+  TempDir dir;
+  checkBadInput(runStrata({"info", (dir / "absent.h5").string()}), (dir / "absent.h5").string(), "no such file");
+
+  const auto good = dir / "good.h5";
+  REQUIRE(formats::writeWorldFile(good, test::cubeWorld()).ok());
+  const std::string bytes = test::readFile(good);
+  const auto cut = (dir / "cut.h5").string();
+  std::ofstream(cut, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  checkBadInput(runStrata({"info", cut}), cut, "");
+
+  // A corrupted root object header: HDF5 must stay quiet (no diagnostics after our line).
+  std::string flipped = bytes;
+  flipped[54] = static_cast<char>(flipped[54] ^ 0x5a);
+  const auto corrupt = (dir / "corrupt.h5").string();
+  std::ofstream(corrupt, std::ios::binary).write(flipped.data(), static_cast<std::streamsize>(flipped.size()));
+  checkBadInput(runStrata({"info", corrupt}), corrupt, "");
+}
+
+TEST_CASE("strata info usage errors and help", "[cli][info]") {
+  const auto missing = runStrata({"info"});
+  CHECK(missing.exit_code == 2);
+  const auto help = runStrata({"info", "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("--json") != std::string::npos);
+  CHECK(help.out.find("strata-info(1)") != std::string::npos);
+  // The man page exists and documents the same flag.
+  const std::string man = test::readFile(test::sourceDir() / "man" / "strata-info.1");
+  CHECK(man.find("\\-\\-json") != std::string::npos);
+}
