@@ -145,7 +145,7 @@ struct OverlapHit {
 struct QueryIndexSettings {
   uint32_t rebuild_min_entries = 128;  ///< rebuild once loose+removed exceed max(this, count / rebuild_divisor); >= 1
   uint32_t rebuild_divisor = 16;       ///< see rebuild_min_entries; >= 1
-  uint32_t leaf_triangles = 4;         ///< max triangles per mesh-BVH leaf, 1..16; smaller = deeper tree
+  uint32_t leaf_triangles = 4;         ///< max triangles per mesh-BVH leaf, 1..15; smaller = deeper tree
   /// Returns an empty string when valid, else the offending field and why.
   std::string validate() const;
 };
@@ -219,6 +219,9 @@ class QueryIndex {
   bool tagIsUnder(uint32_t tag, uint32_t ancestor) const;
   QueryIndexStats stats() const;
   const QueryIndexSettings& settings() const;
+  /// When on, every query enumerates all colliders and triangles instead of using the trees
+  /// (the path nonfinite query bounds always take; the property tests' brute-force oracle).
+  void setEnumerateAll(bool enumerate_all);
 
   // ---- queries (thread-safe) ----
 
