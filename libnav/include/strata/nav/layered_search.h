@@ -117,6 +117,20 @@ PathResult findLayeredPath(const LayeredGraph& graph, const AgentSettings& agent
 PathResult findLayeredPath(const LayeredSearchGraph& graph, const sim::Vec3& from, const sim::Vec3& to,
                            const LayeredSearchSettings& settings, SearchState& state);
 
+/// One request of a batch.
+struct LayeredPathRequest {
+  std::size_t agent = 0;           ///< index into the batch's agent views
+  sim::Vec3 from;                  ///< start, metres
+  sim::Vec3 to;                    ///< goal, metres
+  LayeredSearchSettings settings;  ///< method, limits, snapping, spacing (must be valid)
+};
+
+/// Runs every request, in parallel on `threads` worker threads (0 = all hardware threads) with
+/// oneTBB, one SearchState per thread. Results are in request order and do not depend on the
+/// thread count. A request whose agent index is out of range gets NoStartNode.
+std::vector<PathResult> findLayeredPaths(const std::vector<const LayeredSearchGraph*>& agents,
+                                         const std::vector<LayeredPathRequest>& requests, int threads);
+
 /// The waypoint pass over a node chain (exposed for tests): exact `from` first, exact `to` last,
 /// corners, action changes, area boundaries and link ends kept, straight walking runs collapsed,
 /// then `spacing` (> 0) subdivides walking segments.
