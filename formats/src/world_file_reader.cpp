@@ -98,6 +98,7 @@ Result<World> readWorldFile(const std::filesystem::path& path) {
   const auto status = std::filesystem::status(path, ec);
   if (!std::filesystem::exists(status)) return Error::badInput(name + ": no such file");
   if (std::filesystem::is_directory(status)) return Error::badInput(name + ": is a directory, not a world file");
+  if (!std::filesystem::is_regular_file(status)) return Error::badInput(name + ": not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::badInput(name + ": cannot open for reading");
   in.seekg(0, std::ios::end);

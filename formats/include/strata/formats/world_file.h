@@ -30,11 +30,17 @@ struct World {
 };
 
 /// Writes `world` to `path` atomically: a temporary file beside the target, flushed, then
-/// renamed. On failure nothing exists at `path` that was not there before.
+/// renamed. On failure nothing exists at `path` that was not there before. The same world always
+/// gives the same bytes. Errors: BadInput when the world breaks a TriangleMesh invariant or a
+/// provenance record is malformed (64-hex SHA-256, JSON options) or the directory does not
+/// exist; Runtime for I/O failures. Concurrent writers of one `path` each rename a whole file
+/// into place (the last one wins).
 Status writeWorldFile(const std::filesystem::path& path, const World& world);
 
-/// Reads and validates a world file (schema version, datasets, shapes, dtypes, index ranges).
-/// Errors name the file and the dataset.
+/// Reads and validates a world file (schema version, datasets, shapes, dtypes, checksums, index
+/// ranges, vertex bounds); a World that reads satisfies every TriangleMesh invariant. Every
+/// failure is BadInput with a one-line message naming the file and the dataset, e.g.
+/// "w.h5: /geometry/triangles: triangle 5: index 8 out of range (8 vertices)".
 Result<World> readWorldFile(const std::filesystem::path& path);
 
 }  // namespace strata::formats
