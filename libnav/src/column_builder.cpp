@@ -49,7 +49,7 @@ ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryInde
 double ColumnBuilder::standingBoxBottom(const sim::Vec3& normal) const {
   const double ny = std::max(normal.y, 1e-9);
   const double rise = settings_.radius * (std::fabs(normal.x) + std::fabs(normal.z)) / ny;
-  return std::max(settings_.step_height, rise + 0.001);
+  return std::max(settings_.step_height, rise) + kHeightTolerance;
 }
 
 bool ColumnBuilder::hasStandingRoom(double center_x, double center_z, double floor_height,

@@ -75,6 +75,9 @@ class NodeEdges {
     const int jump_cells = s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / cs + 1e-9)) : 0;
     const int max_cells = std::max(ledge_cells, jump_cells);
     const bool any_climbable = s_.can_climb && in_.climbable != nullptr;
+    const double step = s_.step_height + kHeightTolerance;
+    const double jump_height = s_.jump_height + kHeightTolerance;
+    const double max_drop = s_.max_drop + kHeightTolerance;
 
     for (int d = 0; d < kDirectionCount; ++d) {
       Candidate best;
@@ -91,7 +94,7 @@ class NodeEdges {
           uint32_t order[64];
           uint32_t count = 0;
           for (uint32_t m = begin; m < end && count < 64; ++m)
-            if (std::fabs(g_.height[m] - hn) <= s_.step_height) order[count++] = m;
+            if (std::fabs(g_.height[m] - hn) <= step) order[count++] = m;
           std::sort(order, order + count, [&](uint32_t p, uint32_t q) {
             const double dp = std::fabs(g_.height[p] - hn), dq = std::fabs(g_.height[q] - hn);
             return dp != dq ? dp < dq : p < q;
@@ -108,9 +111,9 @@ class NodeEdges {
         if (any_climbable && best.kind == EdgeKind::None) {
           for (uint32_t m = begin; m < end; ++m) {
             const double hm = g_.height[m];
-            if (std::fabs(hm - hn) <= s_.step_height) continue;
+            if (std::fabs(hm - hn) <= step) continue;
             const double low = std::min(hn, hm), high = std::max(hn, hm);
-            if (!climbableBetween(ax, az, bx, bz, low + s_.step_height, high)) continue;
+            if (!climbableBetween(ax, az, bx, bz, low + step, high)) continue;
             if (best.kind == EdgeKind::None || std::fabs(hm - hn) < std::fabs(best.rise))
               best = {m, EdgeKind::Climb, hm - hn, horizontal};
           }
@@ -122,12 +125,12 @@ class NodeEdges {
             const double hm = g_.height[m];
             const double rise = hm - hn;
             EdgeKind kind;
-            if (rise > s_.step_height || (k > 1 && rise >= -s_.step_height)) {
+            if (rise > step || (k > 1 && rise >= -step)) {
               // Up a ledge, or across a gap at about the same level: a jump.
-              if (!s_.can_jump || rise > s_.jump_height || horizontal > s_.jump_distance + 1e-9) continue;
+              if (!s_.can_jump || rise > jump_height || horizontal > s_.jump_distance + 1e-9) continue;
               kind = EdgeKind::Jump;
-            } else if (rise < -s_.step_height) {
-              if (-rise > s_.max_drop) continue;
+            } else if (rise < -step) {
+              if (-rise > max_drop) continue;
               if (k > ledge_cells && horizontal > s_.jump_distance + 1e-9) continue;
               if (k > ledge_cells && !s_.can_jump) continue;
               kind = EdgeKind::Drop;
@@ -142,14 +145,12 @@ class NodeEdges {
           }
           best = found;
         }
-        // Stop looking further once this column holds a floor the agent could stand on within
-        // reach that was refused: further columns lie behind it.
-        if (best.kind == EdgeKind::None && k >= 1) {
+        // Look further only over columns whose floors all lie below this one (a gap, a pit, the
+        // foot of a ledge): a floor at or above this level that gave no edge is in the way.
+        if (best.kind == EdgeKind::None) {
           bool blocking = false;
-          for (uint32_t m = begin; m < end; ++m) {
-            const double rise = g_.height[m] - hn;
-            if (rise >= -s_.step_height && rise <= s_.step_height) blocking = true;
-          }
+          for (uint32_t m = begin; m < end; ++m)
+            if (g_.height[m] - hn >= -step) blocking = true;
           if (blocking) break;
         }
       }
@@ -185,7 +186,8 @@ class NodeEdges {
       bool ok = false;
       for (uint32_t s = g_.columnBegin(side[0], side[1]); s < g_.columnEnd(side[0], side[1]) && !ok; ++s) {
         const double hs = g_.height[s];
-        if (std::fabs(hs - hn) > s_.step_height || std::fabs(hs - hm) > s_.step_height) continue;
+        const double step = s_.step_height + kHeightTolerance;
+        if (std::fabs(hs - hn) > step || std::fabs(hs - hm) > step) continue;
         ok = true;
         if (lo < hs + bottomOf(s) || hi > hs + s_.height) covered = false;
       }
@@ -199,7 +201,7 @@ class NodeEdges {
  private:
   LayeredGraph& g_;
   const EdgeInputs& in_;
-  const AgentSettings& s_;
+  const AgentSettings& s_;  // limits compared with kHeightTolerance slack
   const GridFrame& grid_;
 };
 

@@ -80,6 +80,15 @@ uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal
   return best;
 }
 
+bool LayeredGraph::canReach(uint32_t from, uint32_t to) const {
+  if (from >= nodeCount() || to >= nodeCount()) return false;
+  if (component[from] != component[to]) return false;
+  const uint32_t a = region[from], b = region[to];
+  if (a == b) return true;
+  return std::binary_search(region_reach.begin() + region_reach_offsets[a],
+                            region_reach.begin() + region_reach_offsets[a + 1], b);
+}
+
 int LayeredGraph::findField(const std::string& name) const {
   for (std::size_t i = 0; i < fields.size(); ++i)
     if (fields[i].name == name) return static_cast<int>(i);
@@ -95,6 +104,7 @@ std::string LayeredGraph::validate() const {
     if (column_offsets[i] < column_offsets[i - 1]) return "column_offsets is not monotone at " + std::to_string(i);
   const std::size_t nodes = nodeCount();
   if (column_offsets.back() != nodes) return "column_offsets does not end at the node count";
+  if (column_offsets.empty()) return "column_offsets is empty";
   if (normal.size() != nodes || area.size() != nodes || headroom.size() != nodes || clearance.size() != nodes ||
       component.size() != nodes || flags.size() != nodes)
     return "per-node arrays differ in length";
@@ -105,6 +115,18 @@ std::string LayeredGraph::validate() const {
   for (std::size_t n = 0; n < nodes; ++n) {
     if (area[n] >= area_names.size()) return "node " + std::to_string(n) + ": area out of range";
     if (component[n] >= component_count) return "node " + std::to_string(n) + ": component out of range";
+  }
+  if (region.size() != nodes) return "region has the wrong length";
+  for (std::size_t n = 0; n < nodes; ++n)
+    if (region[n] >= region_count) return "node " + std::to_string(n) + ": region out of range";
+  if (region_reach_offsets.size() != static_cast<std::size_t>(region_count) + 1 ||
+      region_reach_offsets.back() != region_reach.size())
+    return "region_reach_offsets is inconsistent";
+  for (std::size_t r = 0; r < region_count; ++r) {
+    if (region_reach_offsets[r + 1] < region_reach_offsets[r]) return "region_reach_offsets is not monotone";
+    for (uint32_t i = region_reach_offsets[r]; i < region_reach_offsets[r + 1]; ++i)
+      if (region_reach[i] >= region_count || (i > region_reach_offsets[r] && region_reach[i] <= region_reach[i - 1]))
+        return "region_reach of region " + std::to_string(r) + " is not sorted or out of range";
   }
   for (std::size_t s = 0; s < neighbor.size(); ++s) {
     if (edge_kind[s] > static_cast<uint8_t>(EdgeKind::Link)) return "slot " + std::to_string(s) + ": bad edge kind";

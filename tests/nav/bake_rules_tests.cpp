@@ -210,8 +210,14 @@ TEST_CASE("step height gates walk edges; higher ledges need a jump, lower ones a
   }
   SECTION("1.2 m: above the jump height, and 2.5 m: below the allowed drop") {
     auto baked = bakeOne(levelWithBlock(1.2).mesh(), agent);
-    CHECK(baked.graph.edgeKind(nodeNear(baked.graph, 2.625, 0, 1.5), kEast) == EdgeKind::None);
-    CHECK(baked.graph.edgeKind(nodeNear(baked.graph, 3.125, 1.2, 1.5), kWest) == EdgeKind::Drop);
+    const uint32_t bottom = nodeNear(baked.graph, 2.625, 0, 1.5), top = nodeNear(baked.graph, 3.125, 1.2, 1.5);
+    CHECK(baked.graph.edgeKind(bottom, kEast) == EdgeKind::None);
+    CHECK(baked.graph.edgeKind(top, kWest) == EdgeKind::Drop);
+    // One-way: the same component, different regions, reachable downward only.
+    CHECK(baked.graph.component[bottom] == baked.graph.component[top]);
+    CHECK(baked.graph.region[bottom] != baked.graph.region[top]);
+    CHECK(baked.graph.canReach(top, bottom));
+    CHECK_FALSE(baked.graph.canReach(bottom, top));
     baked = bakeOne(levelWithBlock(2.5).mesh(), agent);
     CHECK(baked.graph.edgeKind(nodeNear(baked.graph, 3.125, 2.5, 1.5), kWest) == EdgeKind::None);
     CHECK(baked.graph.component_count == 2);

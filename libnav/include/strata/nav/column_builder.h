@@ -30,6 +30,11 @@
 
 namespace strata::nav {
 
+/// Height tolerance of the column and edge rules (metres): a rise of step_height plus this still
+/// walks, and the standing box starts this far above the step height, so a 0.4 m step stored in
+/// float32 is walkable for a 0.4 m step height.
+inline constexpr double kHeightTolerance = 1e-3;
+
 /// One surface crossing the vertical line through a column centre.
 struct SurfaceHit {
   double height = 0;           ///< Y of the crossing, metres
@@ -71,8 +76,8 @@ class ColumnBuilder {
 
   /// Rule 4: true when the standing box on this floor overlaps nothing.
   bool hasStandingRoom(double center_x, double center_z, double floor_height, const sim::Vec3& normal) const;
-  /// Height above the floor where the standing box starts: the step height, raised on a slope so
-  /// the floor itself cannot touch the box (radius * (|dy/dx| + |dy/dz|) + 1 mm).
+  /// Height above the floor where the standing box starts: the step height plus kHeightTolerance,
+  /// raised on a slope so the floor itself cannot touch the box (radius * (|dy/dx| + |dy/dz|) + 1 mm).
   double standingBoxBottom(const sim::Vec3& normal) const;
 
   const AgentSettings& settings() const { return settings_; }

@@ -7,7 +7,7 @@
 ///  - a horizontal grid of columns (GridFrame). Column (x, z) has index `z * width_cells + x`.
 ///  - `column_offsets[c] .. column_offsets[c + 1]` are the floor nodes of column c, ordered by
 ///    ascending height (a road, a bridge and a roof at the same x/z are three nodes).
-///  - per-node arrays (height, normal, area, headroom, clearance, component, flags).
+///  - per-node arrays (height, normal, area, headroom, clearance, component, region, flags).
 ///  - per node and direction (8 directions, see kDirectionDx/kDirectionDz) one outgoing edge:
 ///    `neighbor[node * 8 + d]` (kNoNode when none), its kind and its cost. A jump or drop edge
 ///    may skip columns (crossing the clearance gap around a ledge), so the neighbour is not
@@ -137,6 +137,14 @@ struct LayeredGraph {
   std::vector<float> area_costs;        ///< per area: cost multiplier (>= 1 ... or +inf: never entered)
 
   uint32_t component_count = 0;         ///< number of components
+
+  /// Per node: strongly connected region id (same region = mutually reachable), 0-based,
+  /// numbered by each region's lowest node. Regions refine components: drops and one-way links
+  /// lead from one region to another without a way back.
+  std::vector<uint32_t> region;
+  uint32_t region_count = 0;            ///< number of regions
+  std::vector<uint32_t> region_reach_offsets; ///< size region_count + 1: CSR into region_reach
+  std::vector<uint32_t> region_reach;   ///< per region, the other regions reachable from it (sorted ascending)
   std::vector<RouteField> fields;       ///< named route-distance fields
 
   /// Number of floor nodes.
@@ -169,6 +177,9 @@ struct LayeredGraph {
   /// The node nearest to `point` (3-D distance to node positions) among columns within
   /// `max_horizontal` metres, kNoNode when none. Ties go to the lower node index.
   uint32_t nearestNode(const sim::Vec3& point, double max_horizontal) const;
+  /// Exact reachability from node `from` to node `to` over edges and links: O(1) when their
+  /// components differ (false) or their regions match (true), else a binary search.
+  bool canReach(uint32_t from, uint32_t to) const;
   /// Index of the named field, or -1.
   int findField(const std::string& name) const;
   /// Empty string when the arrays are mutually consistent (sizes, offsets monotone, indices in
