@@ -1,0 +1,48 @@
+#pragma once
+/// \file
+/// Debug meshes of a baked layered graph (`strata export`, docs/rendering.md), written through
+/// Assimp's exporter so they open in Blender or any glTF viewer on top of the source level.
+///
+/// The walkable surface is one quad (two triangles) per node: a cell-size square centred on the
+/// column centre at the node's height, tilted to the node's surface normal (so ramps and stairs
+/// keep their slope), with vertex colours by area (the palette of `strata render --color area`).
+/// Jump, drop, climb and link edges are a second mesh of line primitives, from node to node, in
+/// glTF/GLB and OBJ; PLY has no line primitive, so a PLY holds the quads only.
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "strata/nav/layered_graph.h"
+#include "strata/sim/result.h"
+
+namespace strata::formats {
+
+/// Export settings; each field maps 1:1 to a `strata export` flag.
+struct ExportSettings {
+  bool flat = false;          ///< --flat: horizontal quads instead of quads tilted to the node normal
+  bool edges = true;          ///< --no-edges clears it: leave out the line mesh of jump/drop/climb/link edges
+  float edge_lift = 0.05f;    ///< lines are raised this far above the nodes so they show over the quads, metres. [Limit: >= 0]
+
+  /// Empty when valid, else "<field>: <problem>".
+  std::string validate() const;
+};
+
+/// What was written.
+struct ExportStats {
+  std::size_t quads = 0;        ///< one per node
+  std::size_t lines = 0;        ///< edge line primitives (0 for PLY)
+  std::vector<std::filesystem::path> files;  ///< every file written (a .gltf also writes a .bin, an .obj an .mtl)
+};
+
+/// The output extensions accepted (".gltf", ".glb", ".obj", ".ply").
+const std::vector<std::string>& exportExtensions();
+
+/// Writes the debug mesh of `graph` to `path`, the format chosen by the extension. Every file is
+/// written to a temporary folder beside the target and renamed into place when complete. Errors
+/// name `path`.
+Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav::LayeredGraph& graph,
+                                    const ExportSettings& settings = {});
+
+}  // namespace strata::formats

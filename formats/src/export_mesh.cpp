@@ -1,0 +1,221 @@
+// strata export: a debug mesh of a layered graph through Assimp's exporter (export.h). The
+// aiScene is built by hand: mesh 0 holds one quad (two triangles) per node, mesh 1 the edge lines.
+// Assimp writes some formats as several files (.gltf + .bin, .obj + .mtl) named after the target,
+// so the export goes to a temporary folder beside the target under the target's own file name,
+// and each file is then renamed into place (companions first, the main file last).
+
+#include <assimp/Exporter.hpp>
+#include <assimp/material.h>
+#include <assimp/mesh.h>
+#include <assimp/scene.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "render_canvas.h"
+#include "strata/formats/export.h"
+
+namespace strata::formats {
+namespace {
+
+using render_detail::Rgb;
+
+aiColor4D toColour(Rgb c) { return aiColor4D(c.r / 255.0f, c.g / 255.0f, c.b / 255.0f, 1.0f); }
+
+aiMaterial* makeMaterial(const char* name) {
+  auto* material = new aiMaterial();
+  const aiString material_name(name);
+  material->AddProperty(&material_name, AI_MATKEY_NAME);
+  const aiColor4D white(1, 1, 1, 1);
+  material->AddProperty(&white, 1, AI_MATKEY_COLOR_DIFFUSE);
+  return material;
+}
+
+aiMesh* makeSurfaceMesh(const nav::LayeredGraph& graph, const ExportSettings& settings) {
+  const std::size_t nodes = graph.nodeCount();
+  auto* mesh = new aiMesh();
+  mesh->mName = aiString("walkable");
+  mesh->mPrimitiveTypes = aiPrimitiveType_TRIANGLE;
+  mesh->mMaterialIndex = 0;
+  mesh->mNumVertices = static_cast<unsigned>(nodes * 4);
+  mesh->mVertices = new aiVector3D[mesh->mNumVertices];
+  mesh->mNormals = new aiVector3D[mesh->mNumVertices];
+  mesh->mColors[0] = new aiColor4D[mesh->mNumVertices];
+  mesh->mNumFaces = static_cast<unsigned>(nodes * 2);
+  mesh->mFaces = new aiFace[mesh->mNumFaces];
+  const double half = graph.grid.cell_size / 2;
+  // Corners counter-clockwise seen from above (+Y), so the front face points up.
+  constexpr double kCornerX[4] = {-1, -1, 1, 1};
+  constexpr double kCornerZ[4] = {-1, 1, 1, -1};
+  for (uint32_t node = 0; node < nodes; ++node) {
+    const sim::Vec3 centre = graph.nodePosition(node);
+    sim::Vec3f normal = graph.normal[node];
+    if (settings.flat || !(normal.y > 0.1f)) normal = {0, 1, 0};
+    const aiColor4D colour = toColour(render_detail::kCategoryPalette[graph.area[node] % std::size(render_detail::kCategoryPalette)]);
+    for (int corner = 0; corner < 4; ++corner) {
+      const double dx = kCornerX[corner] * half, dz = kCornerZ[corner] * half;
+      // On the plane through the node with its normal: n . (p - centre) = 0.
+      const double y = centre.y - (normal.x * dx + normal.z * dz) / normal.y;
+      const std::size_t v = static_cast<std::size_t>(node) * 4 + static_cast<std::size_t>(corner);
+      mesh->mVertices[v] = aiVector3D(static_cast<float>(centre.x + dx), static_cast<float>(y), static_cast<float>(centre.z + dz));
+      mesh->mNormals[v] = aiVector3D(normal.x, normal.y, normal.z);
+      mesh->mColors[0][v] = colour;
+    }
+    const unsigned base = node * 4;
+    for (int t = 0; t < 2; ++t) {
+      aiFace& face = mesh->mFaces[node * 2 + static_cast<unsigned>(t)];
+      face.mNumIndices = 3;
+      face.mIndices = new unsigned[3]{base, base + 1 + static_cast<unsigned>(t), base + 2 + static_cast<unsigned>(t)};
+    }
+  }
+  return mesh;
+}
+
+struct Segment {
+  sim::Vec3 from, to;
+  Rgb colour;
+};
+
+std::vector<Segment> edgeSegments(const nav::LayeredGraph& graph, float lift) {
+  std::vector<Segment> segments;
+  const sim::Vec3 up{0, lift, 0};
+  for (uint32_t node = 0; node < graph.nodeCount(); ++node) {
+    for (int d = 0; d < nav::kDirectionCount; ++d) {
+      const nav::EdgeKind kind = graph.edgeKind(node, d);
+      Rgb colour;
+      if (kind == nav::EdgeKind::Jump) colour = render_detail::kJumpColour;
+      else if (kind == nav::EdgeKind::Drop) colour = render_detail::kDropColour;
+      else if (kind == nav::EdgeKind::Climb) colour = render_detail::kClimbColour;
+      else continue;
+      segments.push_back({graph.nodePosition(node) + up, graph.nodePosition(graph.neighborOf(node, d)) + up, colour});
+    }
+  }
+  for (const nav::OffMeshLink& link : graph.links)
+    segments.push_back({graph.nodePosition(link.from_node) + up, graph.nodePosition(link.to_node) + up,
+                        render_detail::kLinkColour});
+  return segments;
+}
+
+aiMesh* makeLineMesh(const std::vector<Segment>& segments) {
+  auto* mesh = new aiMesh();
+  mesh->mName = aiString("edges");
+  mesh->mPrimitiveTypes = aiPrimitiveType_LINE;
+  mesh->mMaterialIndex = 1;
+  mesh->mNumVertices = static_cast<unsigned>(segments.size() * 2);
+  mesh->mVertices = new aiVector3D[mesh->mNumVertices];
+  mesh->mColors[0] = new aiColor4D[mesh->mNumVertices];
+  mesh->mNumFaces = static_cast<unsigned>(segments.size());
+  mesh->mFaces = new aiFace[mesh->mNumFaces];
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const Segment& s = segments[i];
+    mesh->mVertices[i * 2] = aiVector3D(static_cast<float>(s.from.x), static_cast<float>(s.from.y), static_cast<float>(s.from.z));
+    mesh->mVertices[i * 2 + 1] = aiVector3D(static_cast<float>(s.to.x), static_cast<float>(s.to.y), static_cast<float>(s.to.z));
+    mesh->mColors[0][i * 2] = mesh->mColors[0][i * 2 + 1] = toColour(s.colour);
+    mesh->mFaces[i].mNumIndices = 2;
+    mesh->mFaces[i].mIndices = new unsigned[2]{static_cast<unsigned>(i * 2), static_cast<unsigned>(i * 2 + 1)};
+  }
+  return mesh;
+}
+
+std::string lowerExtension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+// Removes the temporary folder whatever happens.
+struct TemporaryFolder {
+  std::filesystem::path path;
+  ~TemporaryFolder() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+std::string ExportSettings::validate() const {
+  if (!(edge_lift >= 0) || !std::isfinite(edge_lift)) return fmt::format("edge_lift: {} must be >= 0 metres", edge_lift);
+  return {};
+}
+
+const std::vector<std::string>& exportExtensions() {
+  static const std::vector<std::string> kExtensions{".gltf", ".glb", ".obj", ".ply"};
+  return kExtensions;
+}
+
+Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav::LayeredGraph& graph,
+                                    const ExportSettings& settings) {
+  if (std::string problem = settings.validate(); !problem.empty()) return Error::badInput(path.string() + ": " + problem);
+  const std::string ext = lowerExtension(path);
+  std::string format_id;
+  bool lines_allowed = true;
+  if (ext == ".gltf") format_id = "gltf2";
+  else if (ext == ".glb") format_id = "glb2";
+  else if (ext == ".obj") format_id = "obj";
+  else if (ext == ".ply") format_id = "ply", lines_allowed = false;
+  else return Error::badInput(fmt::format("{}: unknown mesh type '{}' (use .gltf, .glb, .obj or .ply)", path.string(), ext));
+  if (std::string problem = render_detail::checkDrawableGraph(graph); !problem.empty())
+    return Error::badInput(path.string() + ": the layered graph is inconsistent: " + problem);
+  if (graph.nodeCount() == 0) return Error::badInput(path.string() + ": the graph has no nodes to export");
+  if (graph.nodeCount() * 4 > std::numeric_limits<unsigned>::max() / 2)
+    return Error::badInput(path.string() + ": the graph has too many nodes for one mesh");
+
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec))
+    return Error::badInput(fmt::format("{}: the folder {} does not exist", path.string(), folder.string()));
+
+  ExportStats stats;
+  auto scene = std::make_unique<aiScene>();
+  const std::vector<Segment> segments =
+      (settings.edges && lines_allowed) ? edgeSegments(graph, settings.edge_lift) : std::vector<Segment>{};
+  const unsigned mesh_count = segments.empty() ? 1 : 2;
+  scene->mNumMaterials = mesh_count;
+  scene->mMaterials = new aiMaterial*[mesh_count];
+  scene->mMaterials[0] = makeMaterial("walkable");
+  scene->mNumMeshes = mesh_count;
+  scene->mMeshes = new aiMesh*[mesh_count];
+  scene->mMeshes[0] = makeSurfaceMesh(graph, settings);
+  if (mesh_count == 2) {
+    scene->mMaterials[1] = makeMaterial("edges");
+    scene->mMeshes[1] = makeLineMesh(segments);
+  }
+  scene->mRootNode = new aiNode("strata_layered_graph");
+  scene->mRootNode->mNumMeshes = mesh_count;
+  scene->mRootNode->mMeshes = new unsigned[mesh_count];
+  for (unsigned i = 0; i < mesh_count; ++i) scene->mRootNode->mMeshes[i] = i;
+  stats.quads = graph.nodeCount();
+  stats.lines = segments.size();
+
+  TemporaryFolder temporary{folder / fmt::format(".{}.tmp-{}", path.filename().string(), static_cast<long>(::getpid()))};
+  std::filesystem::remove_all(temporary.path, ec);
+  if (!std::filesystem::create_directory(temporary.path, ec))
+    return Error::runtime(fmt::format("{}: cannot create the temporary folder {}: {}", path.string(),
+                                      temporary.path.string(), ec.message()));
+  Assimp::Exporter exporter;
+  const std::filesystem::path staged = temporary.path / path.filename();
+  if (exporter.Export(scene.get(), format_id, staged.string()) != AI_SUCCESS)
+    return Error::runtime(fmt::format("{}: Assimp export failed: {}", path.string(), exporter.GetErrorString()));
+
+  // Companion files first, the main file last, so the main file never refers to a missing one.
+  std::vector<std::filesystem::path> produced;
+  for (const auto& entry : std::filesystem::directory_iterator(temporary.path)) produced.push_back(entry.path());
+  std::sort(produced.begin(), produced.end());
+  std::stable_partition(produced.begin(), produced.end(), [&](const std::filesystem::path& p) { return p != staged; });
+  for (const std::filesystem::path& file : produced) {
+    const std::filesystem::path target = folder / file.filename();
+    std::filesystem::rename(file, target, ec);
+    if (ec)
+      return Error::runtime(fmt::format("{}: cannot move {} into place: {}", path.string(), target.string(), ec.message()));
+    stats.files.push_back(target);
+  }
+  return stats;
+}
+
+}  // namespace strata::formats

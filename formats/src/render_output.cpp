@@ -1,0 +1,126 @@
+// Writing strata render's outputs: the atomic file write (temporary file beside the target, then
+// rename) shared with strata export, the PNG/SVG dispatch on the extension, and the reader of
+// path results (JSON lines of `strata path --batch`) that the CLI overlays.
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "strata/formats/render.h"
+
+namespace strata::formats {
+namespace {
+
+std::string lowerExtension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+}  // namespace
+
+Status writeFileAtomically(const std::filesystem::path& path, const std::string& bytes) {
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec))
+    return Error::badInput(fmt::format("{}: the folder {} does not exist", path.string(), folder.string()));
+  const std::filesystem::path temporary =
+      folder / fmt::format(".{}.tmp-{}", path.filename().string(), static_cast<long>(::getpid()));
+  {
+    std::FILE* file = std::fopen(temporary.c_str(), "wb");
+    if (!file) return Error::runtime(fmt::format("{}: cannot create {}: {}", path.string(), temporary.string(), std::strerror(errno)));
+    const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+    const bool flushed = std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
+    const bool closed = std::fclose(file) == 0;
+    if (!written || !flushed || !closed) {
+      std::filesystem::remove(temporary, ec);
+      return Error::runtime(fmt::format("{}: write failed: {}", path.string(), std::strerror(errno)));
+    }
+  }
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    return Error::runtime(fmt::format("{}: cannot rename the temporary file into place: {}", path.string(), ec.message()));
+  }
+  return Ok{};
+}
+
+Status writeRender(const std::filesystem::path& path, const nav::LayeredGraph& graph, const std::vector<RenderPath>& paths,
+                   const RenderSettings& settings, RenderLayout* layout) {
+  const std::string ext = lowerExtension(path);
+  std::string bytes;
+  if (ext == ".png") {
+    auto image = renderRaster(graph, paths, settings, layout);
+    if (!image) return Error{image.error().kind, path.string() + ": " + image.error().message};
+    auto png = encodePng(*image);
+    if (!png) return Error{png.error().kind, path.string() + ": " + png.error().message};
+    bytes = std::move(*png);
+  } else if (ext == ".svg") {
+    auto svg = renderSvg(graph, paths, settings, layout);
+    if (!svg) return Error{svg.error().kind, path.string() + ": " + svg.error().message};
+    bytes = std::move(*svg);
+  } else {
+    return Error::badInput(fmt::format("{}: unknown picture type '{}' (use .png or .svg)", path.string(), ext));
+  }
+  return writeFileAtomically(path, bytes);
+}
+
+Result<std::vector<RenderPath>> readPathLines(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::badInput(fmt::format("{}: cannot open", path.string()));
+  std::vector<RenderPath> paths;
+  std::string line;
+  std::size_t line_number = 0;
+  auto located = [&](const std::string& problem) {
+    return Error::badInput(fmt::format("{}:{}: {}", path.string(), line_number, problem));
+  };
+  auto coordinate = [](const nlohmann::json& value, double& out) {
+    if (!value.is_number()) return false;
+    out = value.get<double>();
+    return std::isfinite(out);
+  };
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json doc = nlohmann::json::parse(line, nullptr, false);
+    if (doc.is_discarded()) return located("not valid JSON");
+    if (!doc.is_object()) return located("expected a JSON object");
+    if (!doc.contains("waypoints") || doc["waypoints"].is_null()) continue;  // a failed request
+    const nlohmann::json& waypoints = doc["waypoints"];
+    if (!waypoints.is_array()) return located("\"waypoints\" is not an array");
+    RenderPath render_path;
+    for (std::size_t i = 0; i < waypoints.size(); ++i) {
+      const nlohmann::json& w = waypoints[i];
+      if (!w.is_object()) return located(fmt::format("waypoint {}: expected an object", i));
+      RenderWaypoint waypoint;
+      bool ok;
+      if (w.contains("position")) {
+        const nlohmann::json& p = w["position"];
+        ok = p.is_array() && p.size() == 3 && coordinate(p[0], waypoint.position.x) &&
+             coordinate(p[1], waypoint.position.y) && coordinate(p[2], waypoint.position.z);
+      } else {
+        ok = w.contains("x") && w.contains("y") && w.contains("z") && coordinate(w["x"], waypoint.position.x) &&
+             coordinate(w["y"], waypoint.position.y) && coordinate(w["z"], waypoint.position.z);
+      }
+      if (!ok) return located(fmt::format("waypoint {}: needs finite x, y, z (or \"position\": [x, y, z])", i));
+      if (w.contains("action")) {
+        if (!w["action"].is_string()) return located(fmt::format("waypoint {}: \"action\" is not a string", i));
+        waypoint.action = w["action"].get<std::string>();
+      }
+      render_path.waypoints.push_back(std::move(waypoint));
+    }
+    if (!render_path.waypoints.empty()) paths.push_back(std::move(render_path));
+  }
+  return paths;
+}
+
+}  // namespace strata::formats

@@ -1,0 +1,132 @@
+// strata export as a library: the debug mesh re-imported with Assimp has exactly one quad (two
+// triangles) per node and the edges as separate line primitives, in every format; quads follow the
+// node normal unless flat; bad extensions and empty graphs are errors naming the file.
+
+#include <catch2/catch.hpp>
+
+#include <assimp/Importer.hpp>
+#include <assimp/mesh.h>
+#include <assimp/scene.h>
+
+#include <cmath>
+#include <string>
+
+#include "render_fixtures.h"
+#include "strata/formats/export.h"
+#include "test_support.h"
+
+using namespace strata;
+
+namespace {
+
+struct Counts {
+  std::size_t triangles = 0;
+  std::size_t lines = 0;
+  std::size_t other = 0;
+  float min_y = 1e30f, max_y = -1e30f;
+  bool colours = false;
+};
+
+Counts reimport(const std::filesystem::path& path) {
+  Assimp::Importer importer;
+  const aiScene* scene = importer.ReadFile(path.string(), 0);
+  Counts counts;
+  REQUIRE(scene != nullptr);
+  for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
+    const aiMesh* mesh = scene->mMeshes[m];
+    for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
+      const unsigned n = mesh->mFaces[f].mNumIndices;
+      if (n == 3) ++counts.triangles;
+      else if (n == 2) ++counts.lines;
+      else ++counts.other;
+      if (n == 3)
+        for (unsigned i = 0; i < 3; ++i) {
+          const float y = mesh->mVertices[mesh->mFaces[f].mIndices[i]].y;
+          counts.min_y = std::min(counts.min_y, y);
+          counts.max_y = std::max(counts.max_y, y);
+        }
+    }
+    if (mesh->HasVertexColors(0) && mesh->mNumFaces > 0 && mesh->mFaces[0].mNumIndices == 3) counts.colours = true;
+  }
+  return counts;
+}
+
+// Two storeys, a jump and a link: 200 + 100 + 40 nodes.
+nav::LayeredGraph graphWithEdges() {
+  nav::LayeredGraph graph = test::threeStoreyGraph();
+  test::setEdge(graph, graph.columnBegin(4, 0), 0, graph.columnBegin(5, 0) + 1, nav::EdgeKind::Jump);
+  test::setEdge(graph, graph.columnBegin(5, 0) + 1, 4, graph.columnBegin(4, 0), nav::EdgeKind::Drop);
+  graph.links.push_back({0, 5, 3.0f, 0, 0, false});
+  graph.link_labels = {"ladder"};
+  for (std::size_t n = 1; n < graph.link_offsets.size(); ++n) graph.link_offsets[n] = 1;
+  return graph;
+}
+
+}  // namespace
+
+TEST_CASE("exported meshes re-import with one quad per node and separate edge lines", "[formats][export]") {
+  test::TempDir dir;
+  const nav::LayeredGraph graph = graphWithEdges();
+  REQUIRE(graph.validate().empty());
+  const std::size_t nodes = graph.nodeCount();
+  for (const char* name : {"debug.gltf", "debug.glb", "debug.obj"}) {
+    INFO(name);
+    auto stats = formats::exportDebugMesh(dir / name, graph);
+    REQUIRE(stats.ok());
+    CHECK(stats->quads == nodes);
+    CHECK(stats->lines == 3);
+    const Counts counts = reimport(dir / name);
+    CHECK(counts.triangles == 2 * nodes);
+    CHECK(counts.lines == 3);
+    CHECK(counts.other == 0);
+    CHECK(counts.min_y == Approx(0.0f));
+    CHECK(counts.max_y == Approx(8.0f));
+  }
+  CHECK(std::filesystem::exists(dir / "debug.bin"));  // the .gltf's buffer, renamed beside it
+  CHECK(std::filesystem::exists(dir / "debug.mtl"));
+  // PLY has no line primitive: quads only.
+  auto ply = formats::exportDebugMesh(dir / "debug.ply", graph);
+  REQUIRE(ply.ok());
+  CHECK(ply->lines == 0);
+  const Counts counts = reimport(dir / "debug.ply");
+  CHECK(counts.triangles == 2 * nodes);
+  CHECK(counts.lines == 0);
+  // Nothing temporary is left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    CHECK(entry.path().filename().string().rfind(".debug", 0) != 0);
+}
+
+TEST_CASE("export quads are tilted to the node normal unless flat", "[formats][export]") {
+  test::TempDir dir;
+  nav::LayeredGraph graph = test::buildColumnGraph(1, 1, 1.0, [](int, int) { return std::vector<float>{2.0f}; });
+  // A 45-degree slope rising towards +x: corners at x +-0.5 lie at y 2 -+ ... 2 +- 0.5.
+  graph.normal[0] = {-std::sqrt(0.5f), std::sqrt(0.5f), 0.0f};
+  REQUIRE(formats::exportDebugMesh(dir / "tilted.obj", graph).ok());
+  Counts tilted = reimport(dir / "tilted.obj");
+  CHECK(tilted.triangles == 2);
+  CHECK(tilted.min_y == Approx(1.5f));
+  CHECK(tilted.max_y == Approx(2.5f));
+  formats::ExportSettings flat;
+  flat.flat = true;
+  REQUIRE(formats::exportDebugMesh(dir / "flat.obj", graph, flat).ok());
+  Counts level = reimport(dir / "flat.obj");
+  CHECK(level.min_y == Approx(2.0f));
+  CHECK(level.max_y == Approx(2.0f));
+}
+
+TEST_CASE("export errors name the file", "[formats][export]") {
+  test::TempDir dir;
+  const nav::LayeredGraph graph = test::threeStoreyGraph();
+  auto bad = formats::exportDebugMesh(dir / "mesh.fbx", graph);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().kind == ErrorKind::BadInput);
+  CHECK_THAT(bad.error().message, Catch::Contains("mesh.fbx") && Catch::Contains(".gltf, .glb, .obj or .ply"));
+  const nav::LayeredGraph empty = test::buildColumnGraph(2, 2, 1.0, [](int, int) { return std::vector<float>{}; });
+  auto nothing = formats::exportDebugMesh(dir / "empty.glb", empty);
+  REQUIRE_FALSE(nothing.ok());
+  CHECK_THAT(nothing.error().message, Catch::Contains("empty.glb") && Catch::Contains("no nodes"));
+  CHECK_FALSE(std::filesystem::exists(dir / "empty.glb"));
+  auto folder = formats::exportDebugMesh(dir / "missing" / "x.glb", graph);
+  REQUIRE_FALSE(folder.ok());
+  CHECK_THAT(folder.error().message, Catch::Contains("does not exist"));
+}

@@ -1,0 +1,340 @@
+// strata render as a library: layer bands, picture size and panels, node pixels in proportion to
+// the nodes drawn, edges and paths overlaid, settings errors, determinism, PNG and SVG encodings,
+// the 5x7 font and the path-results reader. All graphs are small and built by hand.
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "render_fixtures.h"
+#include "render_font.h"
+#include "strata/formats/render.h"
+#include "test_support.h"
+
+using namespace strata;
+using formats::RenderSettings;
+
+namespace {
+
+bool isMapBackground(const formats::RasterImage& image, int x, int y) {
+  const std::size_t i = (static_cast<std::size_t>(y) * image.width + x) * 3;
+  return image.rgb[i] == formats::kMapBackground[0] && image.rgb[i + 1] == formats::kMapBackground[1] &&
+         image.rgb[i + 2] == formats::kMapBackground[2];
+}
+
+std::size_t inkInside(const formats::RasterImage& image, const formats::RenderLayout::Panel& panel) {
+  std::size_t count = 0;
+  for (int y = panel.y; y < panel.y + panel.height; ++y)
+    for (int x = panel.x; x < panel.x + panel.width; ++x) count += isMapBackground(image, x, y) ? 0 : 1;
+  return count;
+}
+
+std::size_t countColour(const formats::RasterImage& image, uint8_t r, uint8_t g, uint8_t b) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < image.rgb.size(); i += 3)
+    count += (image.rgb[i] == r && image.rgb[i + 1] == g && image.rgb[i + 2] == b) ? 1 : 0;
+  return count;
+}
+
+uint32_t bigEndian(const std::string& bytes, std::size_t at) {
+  return (uint32_t(uint8_t(bytes[at])) << 24) | (uint32_t(uint8_t(bytes[at + 1])) << 16) |
+         (uint32_t(uint8_t(bytes[at + 2])) << 8) | uint32_t(uint8_t(bytes[at + 3]));
+}
+
+}  // namespace
+
+TEST_CASE("layer bands are ranks within a column", "[formats][render]") {
+  const nav::LayeredGraph graph = test::threeStoreyGraph();
+  const auto bands = formats::layerBands(graph);
+  REQUIRE(bands.size() == 3);
+  CHECK(bands[0].node_count == 200);
+  CHECK(bands[1].node_count == 100);  // x 5..14, 10 rows
+  CHECK(bands[2].node_count == 40);   // x 8..11
+  CHECK(bands[0].min_height == 0.0f);
+  CHECK(bands[1].min_height == 4.0f);
+  CHECK(bands[2].max_height == 8.0f);
+  const auto per_node = formats::nodeBands(graph);
+  REQUIRE(per_node.size() == graph.nodeCount());
+  // Column (9, 0) holds ground, floor and roof: bands 0, 1, 2 in height order.
+  const uint32_t begin = graph.columnBegin(9, 0);
+  CHECK(per_node[begin] == 0);
+  CHECK(per_node[begin + 1] == 1);
+  CHECK(per_node[begin + 2] == 2);
+}
+
+TEST_CASE("a picture has one panel per band and node pixels in proportion to its nodes", "[formats][render]") {
+  const nav::LayeredGraph graph = test::threeStoreyGraph();
+  RenderSettings settings;
+  settings.width_px = 900;
+  settings.draw_edges = false;
+  formats::RenderLayout layout;
+  auto image = formats::renderRaster(graph, {}, settings, &layout);
+  REQUIRE(image.ok());
+  CHECK(image->width == 900);
+  CHECK(image->height == layout.height);
+  CHECK(image->rgb.size() == std::size_t(image->width) * image->height * 3);
+  REQUIRE(layout.panels.size() == 3);
+  for (const auto& panel : layout.panels) {
+    INFO("band " << panel.band.index);
+    CHECK(panel.nodes_drawn == panel.band.node_count);
+    const double expected = panel.nodes_drawn * std::pow(graph.grid.cell_size * layout.pixels_per_metre, 2);
+    const double ink = static_cast<double>(inkInside(*image, panel));
+    CHECK(ink == Approx(expected).epsilon(0.08));
+  }
+  // Panels sit side by side, left to right, without overlapping.
+  CHECK(layout.panels[0].x + layout.panels[0].width < layout.panels[1].x);
+  CHECK(layout.panels[1].x + layout.panels[1].width < layout.panels[2].x);
+}
+
+TEST_CASE("--layers N shows only band N; a missing band is an error", "[formats][render]") {
+  const nav::LayeredGraph graph = test::threeStoreyGraph();
+  RenderSettings settings;
+  settings.layer = 2;
+  formats::RenderLayout layout;
+  auto image = formats::renderRaster(graph, {}, settings, &layout);
+  REQUIRE(image.ok());
+  REQUIRE(layout.panels.size() == 1);
+  CHECK(layout.panels[0].band.index == 2);
+  CHECK(layout.panels[0].nodes_drawn == 40);
+
+  settings.layer = 3;
+  auto missing = formats::renderRaster(graph, {}, settings);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().kind == ErrorKind::BadInput);
+  CHECK_THAT(missing.error().message, Catch::Contains("--layers 3") && Catch::Contains("3 bands"));
+}
+
+TEST_CASE("--region crops the view; bad regions and settings are errors naming the flag", "[formats][render]") {
+  const nav::LayeredGraph graph = test::threeStoreyGraph();  // x 0..10, z 0..5
+  RenderSettings settings;
+  settings.draw_edges = false;
+  settings.region = formats::RenderRegion{0, 0, 2, 5};  // columns x 0..3 (ground only)
+  formats::RenderLayout layout;
+  auto image = formats::renderRaster(graph, {}, settings, &layout);
+  REQUIRE(image.ok());
+  REQUIRE(layout.panels.size() == 3);
+  CHECK(layout.panels[0].nodes_drawn == 40);  // 4 columns x 10 rows, the edge column at x = 2 is outside
+  CHECK(layout.panels[1].nodes_drawn == 0);
+  CHECK(inkInside(*image, layout.panels[1]) == 0);
+
+  settings.region = formats::RenderRegion{3, 0, 1, 5};
+  auto reversed = formats::renderRaster(graph, {}, settings);
+  REQUIRE_FALSE(reversed.ok());
+  CHECK_THAT(reversed.error().message, Catch::StartsWith("--region"));
+
+  settings.region = formats::RenderRegion{50, 50, 60, 60};
+  auto outside = formats::renderRaster(graph, {}, settings);
+  REQUIRE_FALSE(outside.ok());
+  CHECK_THAT(outside.error().message, Catch::Contains("outside the graph's grid"));
+
+  settings.region.reset();
+  settings.width_px = 100;
+  auto narrow = formats::renderRaster(graph, {}, settings);
+  REQUIRE_FALSE(narrow.ok());
+  CHECK_THAT(narrow.error().message, Catch::StartsWith("--width"));
+
+  settings.width_px = 200;  // valid, but 3 panels do not fit: the message says what would
+  auto crowded = formats::renderRaster(graph, {}, settings);
+  REQUIRE_FALSE(crowded.ok());
+  CHECK_THAT(crowded.error().message, Catch::Contains("too narrow for 3 panels"));
+}
+
+TEST_CASE("colour channels: unknown field is an error that lists the fields", "[formats][render]") {
+  nav::LayeredGraph graph = test::threeStoreyGraph();
+  nav::RouteField field;
+  field.name = "from_west";
+  field.distance.resize(graph.nodeCount());
+  for (uint32_t n = 0; n < graph.nodeCount(); ++n)
+    field.distance[n] = n % 7 == 0 ? std::numeric_limits<float>::infinity() : static_cast<float>(graph.nodePosition(n).x);
+  graph.fields.push_back(field);
+
+  std::string name;
+  CHECK(formats::parseRenderChannel("height", name) == formats::RenderChannel::Height);
+  CHECK(formats::parseRenderChannel("area", name) == formats::RenderChannel::Area);
+  CHECK(formats::parseRenderChannel("clearance", name) == formats::RenderChannel::Clearance);
+  CHECK(formats::parseRenderChannel("component", name) == formats::RenderChannel::Component);
+  CHECK(formats::parseRenderChannel("field:from_west", name) == formats::RenderChannel::Field);
+  CHECK(name == "from_west");
+  CHECK_FALSE(formats::parseRenderChannel("field:", name).has_value());
+  CHECK_FALSE(formats::parseRenderChannel("colour", name).has_value());
+
+  RenderSettings settings;
+  settings.channel = formats::RenderChannel::Field;
+  settings.field_name = "from_west";
+  auto ok = formats::renderRaster(graph, {}, settings);
+  REQUIRE(ok.ok());
+  CHECK(countColour(*ok, 150, 150, 150) > 0);  // unreachable nodes are grey
+
+  settings.field_name = "nope";
+  auto unknown = formats::renderRaster(graph, {}, settings);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK_THAT(unknown.error().message, Catch::Contains("field:nope") && Catch::Contains("from_west"));
+
+  // Areas: each area gets its palette colour.
+  graph.area_names = {"default", "ramp"};
+  graph.area_costs = {1.0f, 1.5f};
+  for (uint32_t n = 0; n < graph.nodeCount(); n += 2) graph.area[n] = 1;
+  settings.channel = formats::RenderChannel::Area;
+  auto areas = formats::renderRaster(graph, {}, settings);
+  REQUIRE(areas.ok());
+  CHECK(countColour(*areas, 31, 119, 180) > 100);
+  CHECK(countColour(*areas, 255, 127, 14) > 100);
+}
+
+TEST_CASE("jump, drop, climb and link edges and paths are drawn in their colours", "[formats][render]") {
+  nav::LayeredGraph graph = test::buildColumnGraph(12, 4, 1.0, [](int x, int) {
+    return std::vector<float>{x < 6 ? 0.0f : 1.0f};
+  });
+  RenderSettings settings;
+  settings.width_px = 600;
+  auto plain = formats::renderRaster(graph, {}, settings);
+  REQUIRE(plain.ok());
+  // The legend's edge key uses the colours too: count what the edges add.
+  auto added = [&](const formats::RasterImage& image, uint8_t r, uint8_t g, uint8_t b) {
+    return static_cast<long>(countColour(image, r, g, b)) - static_cast<long>(countColour(*plain, r, g, b));
+  };
+
+  // A jump from (2, 1) to (9, 1), a drop back from (9, 2) to (2, 2), a climb, and a link.
+  const uint32_t a = graph.columnBegin(2, 1), b = graph.columnBegin(9, 1);
+  const uint32_t c = graph.columnBegin(9, 2), d = graph.columnBegin(2, 2);
+  test::setEdge(graph, a, 0, b, nav::EdgeKind::Jump);
+  test::setEdge(graph, c, 4, d, nav::EdgeKind::Drop);
+  test::setEdge(graph, graph.columnBegin(5, 3), 0, graph.columnBegin(6, 3), nav::EdgeKind::Climb);
+  graph.links.push_back({graph.columnBegin(0, 0), graph.columnBegin(11, 3), 2.0f, 0, 0, false});
+  graph.link_labels = {"teleport"};
+  for (uint32_t n = graph.columnBegin(0, 0) + 1; n < graph.link_offsets.size(); ++n) graph.link_offsets[n] = 1;
+  REQUIRE(graph.validate().empty());
+
+  formats::RenderPath path;
+  path.waypoints = {{{0.5, 0, 0.5}, ""}, {{5.5, 0, 0.5}, "walk"}, {{8.5, 1, 0.5}, "jump"}, {{11.5, 1, 3.5}, "walk"}};
+  auto drawn = formats::renderRaster(graph, {path}, settings);
+  REQUIRE(drawn.ok());
+  CHECK(added(*drawn, 255, 140, 0) > 10);  // jump
+  CHECK(added(*drawn, 200, 20, 20) > 10);  // drop
+  CHECK(added(*drawn, 0, 150, 60) > 2);    // climb
+  CHECK(added(*drawn, 190, 0, 190) > 10);  // link
+  CHECK(added(*drawn, 20, 40, 170) > 50);  // path
+  CHECK(added(*drawn, 40, 200, 40) > 5);   // start marker
+  CHECK(added(*drawn, 230, 40, 40) > 5);   // goal marker
+}
+
+TEST_CASE("PNG output is deterministic, 8-bit RGB, without time chunks", "[formats][render]") {
+  const nav::LayeredGraph graph = test::threeStoreyGraph();
+  RenderSettings settings;
+  settings.width_px = 640;
+  auto first = formats::renderRaster(graph, {}, settings);
+  auto second = formats::renderRaster(graph, {}, settings);
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  auto png = formats::encodePng(*first);
+  auto again = formats::encodePng(*second);
+  REQUIRE(png.ok());
+  REQUIRE(again.ok());
+  CHECK(*png == *again);
+  REQUIRE(png->size() > 33);
+  CHECK(png->compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+  CHECK(png->compare(12, 4, "IHDR") == 0);
+  CHECK(bigEndian(*png, 16) == 640u);
+  CHECK(bigEndian(*png, 20) == static_cast<uint32_t>(first->height));
+  CHECK((*png)[24] == 8);  // bit depth
+  CHECK((*png)[25] == 2);  // colour type RGB
+  CHECK(png->find("tIME") == std::string::npos);
+  CHECK(png->find("tEXt") == std::string::npos);
+
+  formats::RasterImage broken{10, 10, {}};
+  CHECK_FALSE(formats::encodePng(broken).ok());
+}
+
+TEST_CASE("SVG output has the same layout and is deterministic", "[formats][render]") {
+  const nav::LayeredGraph graph = test::threeStoreyGraph();
+  RenderSettings settings;
+  formats::RenderLayout raster_layout, svg_layout;
+  REQUIRE(formats::renderRaster(graph, {}, settings, &raster_layout).ok());
+  auto svg = formats::renderSvg(graph, {}, settings, &svg_layout);
+  REQUIRE(svg.ok());
+  CHECK(svg_layout.height == raster_layout.height);
+  CHECK(svg_layout.panels.size() == 3);
+  CHECK(svg->rfind("<?xml", 0) == 0);
+  CHECK_THAT(*svg, Catch::Contains("width=\"1200\"") && Catch::Contains("</svg>"));
+  for (const char* label : {">layer 0<", ">layer 1<", ">layer 2<"}) CHECK_THAT(*svg, Catch::Contains(label));
+  auto again = formats::renderSvg(graph, {}, settings);
+  REQUIRE(again.ok());
+  CHECK(*svg == *again);
+}
+
+TEST_CASE("writeRender picks the format by extension and writes atomically", "[formats][render]") {
+  test::TempDir dir;
+  const nav::LayeredGraph graph = test::threeStoreyGraph();
+  RenderSettings settings;
+  REQUIRE(formats::writeRender(dir / "a.png", graph, {}, settings).ok());
+  REQUIRE(formats::writeRender(dir / "a.SVG", graph, {}, settings).ok());
+  CHECK(test::readFile(dir / "a.png").rfind("\x89PNG", 0) == 0);
+  CHECK(test::readFile(dir / "a.SVG").find("<svg") != std::string::npos);
+  auto bad = formats::writeRender(dir / "a.jpg", graph, {}, settings);
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("a.jpg") && Catch::Contains(".png or .svg"));
+  // A failed render leaves no file and no temporary behind.
+  settings.layer = 9;
+  REQUIRE_FALSE(formats::writeRender(dir / "b.png", graph, {}, settings).ok());
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) ++files;
+  CHECK(files == 2);
+  auto missing_folder = formats::writeRender(dir / "no" / "c.png", graph, {}, RenderSettings{});
+  REQUIRE_FALSE(missing_folder.ok());
+  CHECK_THAT(missing_folder.error().message, Catch::Contains("does not exist"));
+}
+
+TEST_CASE("the 5x7 font has distinct glyphs for digits and letters", "[formats][render]") {
+  using namespace formats::render_detail;
+  std::set<Glyph> seen;
+  const std::string characters = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ.,:-+=/()%";
+  for (char c : characters) {
+    INFO(c);
+    CHECK(hasGlyph(c));
+    seen.insert(glyphFor(c));
+  }
+  CHECK(seen.size() == characters.size());
+  CHECK(glyphFor('a') == glyphFor('A'));
+  CHECK_FALSE(hasGlyph('\x7f'));
+  CHECK(glyphFor('\x7f') == glyphFor('?'));
+  CHECK(textWidth("") == 0);
+  CHECK(textWidth("ab") == 11);
+}
+
+TEST_CASE("path results are read from JSON lines; errors name file and line", "[formats][render]") {
+  test::TempDir dir;
+  {
+    std::ofstream out(dir / "results.jsonl");
+    out << R"({"id":0,"status":"ok","waypoints":[{"x":1,"y":0,"z":2,"action":"walk"},{"x":3,"y":4,"z":5,"action":"jump"}]})" << "\n";
+    out << "\n";
+    out << R"({"id":1,"status":"no_path","reason":"NoPath","waypoints":[]})" << "\n";
+    out << R"({"id":2,"status":"no_path"})" << "\n";
+    out << R"({"id":3,"waypoints":[{"position":[7,8,9]}]})" << "\n";
+  }
+  auto paths = formats::readPathLines(dir / "results.jsonl");
+  REQUIRE(paths.ok());
+  REQUIRE(paths->size() == 2);
+  CHECK((*paths)[0].waypoints.size() == 2);
+  CHECK((*paths)[0].waypoints[1].action == "jump");
+  CHECK((*paths)[0].waypoints[1].position.y == 4);
+  CHECK((*paths)[1].waypoints[0].position.z == 9);
+
+  {
+    std::ofstream out(dir / "bad.jsonl");
+    out << R"({"waypoints":[{"x":1,"y":0,"z":2}]})" << "\n" << R"({"waypoints":[{"x":1,"y":0}]})" << "\n";
+  }
+  auto bad = formats::readPathLines(dir / "bad.jsonl");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("bad.jsonl:2: waypoint 0"));
+  {
+    std::ofstream out(dir / "garbage.jsonl");
+    out << "{not json\n";
+  }
+  auto garbage = formats::readPathLines(dir / "garbage.jsonl");
+  REQUIRE_FALSE(garbage.ok());
+  CHECK_THAT(garbage.error().message, Catch::Contains("garbage.jsonl:1: not valid JSON"));
+  CHECK_FALSE(formats::readPathLines(dir / "missing.jsonl").ok());
+}
