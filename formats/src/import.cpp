@@ -64,13 +64,15 @@ bool isDegenerate(const sim::TriangleMesh& mesh, std::size_t t) {
 }
 
 Result<SceneGeometry> parseFile(const fs::path& path, MeshFormat format, const std::string& display_name,
-                                const std::string& tag_root, const ImportOptions& options) {
-  if (options.in_process) return readSceneGeometry(path, format, display_name, tag_root, options);
+                                const std::string& tag_root, const ImportOptions& options,
+                                std::span<const std::uint8_t> bytes) {
+  if (options.in_process) return readSceneGeometry(path, format, display_name, tag_root, options, bytes);
   SandboxLimits limits;
   limits.timeout_seconds = options.timeout_seconds;
   limits.memory_limit_mib = options.memory_limit_mib;
   auto reply = runSandboxed(
-      [&] { return encodeSceneReply(readSceneGeometry(path, format, display_name, tag_root, options)); }, limits);
+      [&] { return encodeSceneReply(readSceneGeometry(path, format, display_name, tag_root, options, bytes)); },
+      limits);
   if (!reply) return Error{reply.error().kind, display_name + ": " + reply.error().message};
   auto scene = decodeSceneReply(reply.value());
   if (!scene && scene.error().message.rfind("malformed reply", 0) == 0)
@@ -147,7 +149,12 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
                                         "' not found (surface labels keep the material names used in the file)");
       }
 
-    auto scene = parseFile(path, *format, display_name, path.stem().string(), options);
+    // Self-contained formats are parsed from the bytes already hashed and pre-checked, so the
+    // file cannot change in between; OBJ and glTF need their neighbours (.mtl, .bin) from disk.
+    const bool self_contained = (*format == MeshFormat::Glb && precheck.external_buffers.empty()) ||
+                                *format == MeshFormat::Fbx || *format == MeshFormat::Ply || *format == MeshFormat::Stl;
+    auto scene = parseFile(path, *format, display_name, path.stem().string(), options,
+                           self_contained ? std::span<const std::uint8_t>(bytes.value()) : std::span<const std::uint8_t>());
     if (!scene) return scene.error();
     SceneGeometry& geometry = scene.value();
     if (const std::string problem = geometry.mesh.validate(); !problem.empty())

@@ -13,11 +13,14 @@
 #include <assimp/DefaultLogger.hpp>
 #include <assimp/Importer.hpp>
 #include <assimp/LogStream.hpp>
+#include <assimp/MemoryIOWrapper.h>
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -94,7 +97,20 @@ std::string sanitizeName(const aiString& name, const char* fallback, std::size_t
 bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) {
   const std::string text(name.C_Str(), name.length);
   return text.empty() || text == "RootNode" || text == "ROOT" || (text.front() == '<' && text.back() == '>') ||
-         text == path.filename().string();
+         text == path.filename().string() || text.rfind(AI_MEMORYIO_MAGIC_FILENAME, 0) == 0;
+}
+
+// The extension hint for ReadFileFromMemory.
+std::string memoryHint(MeshFormat format) {
+  switch (format) {
+    case MeshFormat::Glb: return "glb";
+    case MeshFormat::Fbx: return "fbx";
+    case MeshFormat::Ply: return "ply";
+    case MeshFormat::Stl: return "stl";
+    case MeshFormat::Gltf: return "gltf";
+    case MeshFormat::Obj: return "obj";
+  }
+  return {};
 }
 
 // FBX unit: centimetres per file unit (1 when absent).
@@ -116,7 +132,7 @@ Result<double> fbxUnitScale(const aiScene& scene, const std::string& display_nam
 
 Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshFormat format,
                                         const std::string& display_name, const std::string& tag_root,
-                                        const ImportOptions& options) {
+                                        const ImportOptions& options, std::span<const std::uint8_t> bytes) {
   SceneGeometry out;
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
@@ -132,7 +148,12 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     Assimp::DefaultLogger::create("", Assimp::Logger::NORMAL, 0);
     Assimp::DefaultLogger::get()->attachStream(new LogCapture(&log_lines), Assimp::Logger::Warn | Assimp::Logger::Err);
     try {
-      scene = importer.ReadFile(path.string(), kFlags);
+      if (bytes.empty()) {
+        scene = importer.ReadFile(path.string(), kFlags);
+      } else {
+        const std::string hint = memoryHint(format);
+        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), kFlags, hint.c_str());
+      }
     } catch (const std::bad_alloc&) {
       Assimp::DefaultLogger::kill();
       return Error::badInput(display_name + ": the importer ran out of memory");
@@ -145,6 +166,12 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   if (scene == nullptr) {
     std::string message = importer.GetErrorString();
     if (message.empty()) message = "unknown error";
+    // Parsing from memory, Assimp names the file after AI_MEMORYIO_MAGIC_FILENAME.
+    for (std::size_t at; (at = message.find(AI_MEMORYIO_MAGIC_FILENAME)) != std::string::npos;) {
+      std::size_t end = at + std::strlen(AI_MEMORYIO_MAGIC_FILENAME);
+      while (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '.')) ++end;
+      message.replace(at, end - at, path.filename().string());
+    }
     return Error::badInput(display_name + ": the importer rejected the file: " + message);
   }
   for (const std::string& line : log_lines) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,14 @@ struct SceneGeometry {
 };
 
 /// Reads `path` with Assimp (ValidateDataStructure, Triangulate, JoinIdenticalVertices) and
-/// converts it. `display_name` prefixes error messages; `tag_root` is the first tag element.
-/// Errors: BadInput for anything wrong with the file (Assimp's message, NaN/inf or out-of-bound
-/// coordinates naming mesh and vertex, index out of range naming mesh and face).
+/// converts it. When `bytes` is non-empty Assimp parses those bytes (the ones already hashed and
+/// pre-checked) instead of opening `path`; only for formats that need no other file (GLB
+/// without external buffers, FBX, PLY, STL). `display_name` prefixes error messages; `tag_root`
+/// is the first tag element. Errors: BadInput for anything wrong with the file (Assimp's message,
+/// NaN/inf or out-of-bound coordinates naming mesh and vertex, index out of range naming mesh
+/// and face).
 Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshFormat format,
                                         const std::string& display_name, const std::string& tag_root,
-                                        const ImportOptions& options);
+                                        const ImportOptions& options, std::span<const std::uint8_t> bytes = {});
 
 }  // namespace strata::formats
