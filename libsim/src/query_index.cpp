@@ -948,8 +948,21 @@ bool validShape(Shape& s) {
 }
 }  // namespace
 
+namespace {
+// Infinite box faces become 1e30 (far beyond the world bound) so the centre stays finite.
+OrientedBox boxFromBounds(const Aabb& box) {
+  constexpr double kHuge = 1e30;
+  Aabb b = box;
+  for (int k = 0; k < 3; ++k) {
+    if (!std::isnan(b.min[k])) b.min[k] = std::clamp(b.min[k], -kHuge, kHuge);
+    if (!std::isnan(b.max[k])) b.max[k] = std::clamp(b.max[k], -kHuge, kHuge);
+  }
+  return OrientedBox::fromAabb(b);
+}
+}  // namespace
+
 bool QueryIndex::overlapsBox(const Aabb& box, const QueryFilter& filter) const {
-  return overlapsOrientedBox(OrientedBox::fromAabb(box), filter);
+  return overlapsOrientedBox(boxFromBounds(box), filter);
 }
 bool QueryIndex::overlapsOrientedBox(const OrientedBox& box, const QueryFilter& filter) const {
   Shape s = boxShape(box);
@@ -967,7 +980,7 @@ bool QueryIndex::overlapsCapsule(const Capsule& capsule, const QueryFilter& filt
   return hit;
 }
 void QueryIndex::overlapBox(const Aabb& box, std::vector<OverlapHit>& out, const QueryFilter& filter) const {
-  overlapOrientedBox(OrientedBox::fromAabb(box), out, filter);
+  overlapOrientedBox(boxFromBounds(box), out, filter);
 }
 void QueryIndex::overlapOrientedBox(const OrientedBox& box, std::vector<OverlapHit>& out, const QueryFilter& filter) const {
   out.clear();
@@ -1004,7 +1017,7 @@ std::optional<ShapeHit> toShapeHit(const CastBest& best) {
 }  // namespace
 
 std::optional<ShapeHit> QueryIndex::castBox(const Aabb& box, const Vec3& translation, const QueryFilter& filter) const {
-  return castOrientedBox(OrientedBox::fromAabb(box), translation, filter);
+  return castOrientedBox(boxFromBounds(box), translation, filter);
 }
 std::optional<ShapeHit> QueryIndex::castOrientedBox(const OrientedBox& box, const Vec3& translation,
                                                     const QueryFilter& filter) const {
