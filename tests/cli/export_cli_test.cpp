@@ -1,0 +1,59 @@
+// strata export as a black box: a baked sample exported to GLB and OBJ re-imports with two
+// triangles per node and the edges as lines; bad input exits 2 with one line naming the file.
+
+#include <catch2/catch.hpp>
+
+#include <assimp/Importer.hpp>
+#include <assimp/scene.h>
+
+#include <regex>
+#include <string>
+
+#include "test_support.h"
+
+using namespace strata;
+
+namespace {
+
+std::string sample(const std::string& file) { return (test::sourceDir() / "samples" / file).string(); }
+
+}  // namespace
+
+TEST_CASE("strata export writes one quad per node and edge lines", "[cli][export]") {
+  test::TempDir dir;
+  for (const char* name : {"tower.glb", "tower.obj"}) {
+    INFO(name);
+    const auto out = dir / name;
+    const auto run = test::runStrata({"export", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", out.string()});
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    std::smatch match;
+    REQUIRE(std::regex_search(run.out, match, std::regex("agent human, (\\d+) quads, (\\d+) edge lines")));
+    const std::size_t quads = std::stoul(match[1]), lines = std::stoul(match[2]);
+    CHECK(quads > 1000);
+    CHECK(lines > 0);
+    Assimp::Importer importer;
+    const aiScene* scene = importer.ReadFile(out.string(), 0);
+    REQUIRE(scene != nullptr);
+    std::size_t triangles = 0, segments = 0;
+    for (unsigned m = 0; m < scene->mNumMeshes; ++m)
+      for (unsigned f = 0; f < scene->mMeshes[m]->mNumFaces; ++f)
+        (scene->mMeshes[m]->mFaces[f].mNumIndices == 3 ? triangles : segments) += 1;
+    CHECK(triangles == 2 * quads);
+    CHECK(segments == lines);
+  }
+  CHECK(std::filesystem::exists(dir / "tower.mtl"));
+}
+
+TEST_CASE("strata export: bad input exits 2 with one line naming the file", "[cli][export]") {
+  test::TempDir dir;
+  const std::string tower = sample("tower.obj"), profile = sample("tower.toml");
+  const auto agent = test::runStrata({"export", tower, "--profile", profile, "--agent", "robot", "-o", (dir / "a.glb").string()});
+  CHECK(agent.exit_code == 2);
+  CHECK(agent.err == "strata: error: " + tower + ": no agent 'robot' (agents: human)\n");
+  const auto ext = test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "a.fbx").string()});
+  CHECK(ext.exit_code == 2);
+  CHECK_THAT(ext.err, Catch::StartsWith("strata: error: ") && Catch::Contains("a.fbx: unknown mesh type"));
+  CHECK_FALSE(std::filesystem::exists(dir / "a.glb"));
+  CHECK_FALSE(std::filesystem::exists(dir / "a.fbx"));
+}

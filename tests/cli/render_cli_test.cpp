@@ -1,0 +1,113 @@
+// strata render as a black box: the committed docs/tower.png is reproduced by the documented
+// command, SVG and band selection work, paths come from --path and --paths, and bad input exits 2
+// with one line naming the file and the problem, leaving no output behind.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <string>
+
+#include "test_support.h"
+
+using namespace strata;
+
+namespace {
+
+std::string sample(const std::string& file) { return (test::sourceDir() / "samples" / file).string(); }
+
+std::size_t lineCount(const std::string& text) {
+  std::size_t lines = 0;
+  for (char c : text) lines += c == '\n' ? 1 : 0;
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("strata render reproduces docs/tower.png with the documented command", "[cli][render]") {
+  test::TempDir dir;
+  const auto out = dir / "tower.png";
+  const auto run = test::runStrata({"render", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", out.string(),
+                                    "--path", "0,0,25:0,8,-4"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("3 panels") && Catch::Contains("1 path"));
+  CHECK(test::sameBytes(out, test::sourceDir() / "docs" / "tower.png"));
+}
+
+TEST_CASE("strata render writes SVG, one band, a field colouring and --paths overlays", "[cli][render]") {
+  test::TempDir dir;
+  {
+    std::ofstream results(dir / "results.jsonl");
+    results << R"({"id":0,"waypoints":[{"x":0,"y":0,"z":25,"action":"walk"},{"x":0,"y":0,"z":17,"action":"walk"},{"x":0,"y":4,"z":9,"action":"walk"}]})"
+            << "\n" << R"({"id":1,"status":"no_path","waypoints":[]})" << "\n";
+  }
+  const auto out = dir / "bridge.svg";
+  const auto run = test::runStrata({"render", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", out.string(),
+                                    "--layers", "1", "--color", "field:from_road", "--paths",
+                                    (dir / "results.jsonl").string(), "--width", "640"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("1 panel,") && Catch::Contains("1 path"));
+  const std::string svg = test::readFile(out);
+  CHECK_THAT(svg, Catch::Contains("width=\"640\"") && Catch::Contains(">layer 1<"));
+  CHECK_THAT(svg, !Catch::Contains(">layer 0<"));
+  CHECK_THAT(svg, Catch::Contains("field:from_road"));
+  CHECK_THAT(svg, Catch::Contains("stroke=\"#1428aa\""));  // the path colour
+}
+
+TEST_CASE("strata render: a --path with no path warns, still writes the picture and exits 3", "[cli][render]") {
+  test::TempDir dir;
+  const auto out = dir / "maze.png";
+  // The sealed room of the maze (samples/README.md) is unreachable from the entrance.
+  const auto run = test::runStrata({"render", sample("maze.obj"), "--profile", sample("maze.toml"), "-o", out.string(),
+                                    "--path", "0.6,0,-1:17.5,0,3.5", "--width", "400"});
+  CHECK(run.exit_code == 3);
+  CHECK_THAT(run.err, Catch::StartsWith("strata: warning: ") && Catch::Contains("no path"));
+  CHECK(std::filesystem::exists(out));
+}
+
+TEST_CASE("strata render: bad input exits 2 with one line naming the file and the problem", "[cli][render]") {
+  test::TempDir dir;
+  const auto out = (dir / "x.png").string();
+  const std::string tower = sample("tower.obj"), profile = sample("tower.toml");
+  struct Case {
+    std::vector<std::string> extra;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {{"--agent", "robot"}, "no agent 'robot' (agents: human)"},
+      {{"--color", "field:nope"}, "--color field:nope: no such field (fields: from_road)"},
+      {{"--color", "rainbow"}, "--color rainbow"},
+      {{"--region", "1,2,3"}, "--region 1,2,3: expected minx,minz,maxx,maxz"},
+      {{"--region", "5,0,1,4"}, "--region 5,0,1,4: needs minx < maxx"},
+      {{"--region", "500,500,600,600"}, "outside the graph's grid"},
+      {{"--layers", "7"}, "--layers 7: no such band"},
+      {{"--layers", "top"}, "--layers top"},
+      {{"--width", "50"}, "--width: 50 px is outside 200..8192"},
+      {{"--path", "0,0,25"}, "--path 0,0,25: expected X,Y,Z:X,Y,Z"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args{"render", tower, "--profile", profile, "-o", out};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    const auto run = test::runStrata(args);
+    INFO(c.extra.front() << " " << c.extra.back() << ": " << run.err);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.err, Catch::StartsWith("strata: error: " + tower + ": ") && Catch::Contains(c.expected));
+    CHECK(lineCount(run.err) == 1);
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  const auto missing = test::runStrata({"render", (dir / "nothing.h5").string(), "-o", out});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("nothing.h5: no such file"));
+  const auto jpg = test::runStrata({"render", tower, "--profile", profile, "-o", (dir / "x.jpg").string()});
+  CHECK(jpg.exit_code == 2);
+  CHECK_THAT(jpg.err, Catch::Contains("x.jpg: unknown picture type"));
+  {
+    std::ofstream bad(dir / "bad.jsonl");
+    bad << R"({"waypoints":[{"x":1}]})" << "\n";
+  }
+  const auto paths = test::runStrata({"render", tower, "--profile", profile, "-o", out, "--paths", (dir / "bad.jsonl").string()});
+  CHECK(paths.exit_code == 2);
+  CHECK_THAT(paths.err, Catch::Contains("bad.jsonl:1: waypoint 0"));
+  CHECK_FALSE(std::filesystem::exists(out));
+}

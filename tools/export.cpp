@@ -1,0 +1,63 @@
+// strata export WORLD -o OUT.gltf|OUT.glb|OUT.obj|OUT.ply: a debug mesh of one agent's walkable
+// surfaces (one quad per node, vertex colours by area) with edge lines, through Assimp's exporter.
+// Thin over formats::exportDebugMesh (export.h). See strata-export(1) and docs/rendering.md.
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+
+#include "baked_input.h"
+#include "command.h"
+#include "strata/formats/export.h"
+
+namespace strata::cli {
+namespace {
+
+struct ExportCommandOptions {
+  BakedInputOptions input;          ///< WORLD, --agent, --profile
+  std::string output;               ///< -o
+  formats::ExportSettings settings; ///< --flat, --no-edges
+  bool no_edges = false;
+};
+
+int runExport(ExportCommandOptions& options) {
+  options.settings.edges = !options.no_edges;
+  auto agent = loadBakedAgent(options.input);
+  if (!agent) return reportError(agent.error());
+  auto stats = formats::exportDebugMesh(options.output, agent->graph, options.settings);
+  if (!stats) return reportError(stats.error());
+  std::string files;
+  for (const auto& file : stats->files) files += (files.empty() ? "" : ", ") + file.string();
+  fmt::print("wrote {}: agent {}, {} quads, {} edge lines\n", files, agent->profile.settings.name, stats->quads,
+             stats->lines);
+  return kExitOk;
+}
+
+std::function<int()> setupExport(CLI::App& app) {
+  auto options = std::make_shared<ExportCommandOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "export",
+      "Write a debug mesh of one agent's walkable surfaces: one quad per node (a cell-size square centred on "
+      "the column, tilted to the node's normal), vertex colours by area, and jump/drop/climb/link edges as "
+      "lines (glTF/GLB/OBJ; PLY has quads only). Opens in Blender or any glTF viewer over the source level.");
+  sub->add_option("WORLD", options->input.input,
+                  "a world file (.h5) with baked agents, or a mesh file (baked in memory with --profile)")
+      ->required();
+  sub->add_option("-o,--output", options->output, "the mesh to write: OUT.gltf (+ OUT.bin), OUT.glb, OUT.obj (+ OUT.mtl) "
+                                                  "or OUT.ply")
+      ->required();
+  sub->add_option("--agent", options->input.agent, "the agent to export (default: the first one)");
+  sub->add_option("--profile", options->input.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)");
+  sub->add_flag("--flat", options->settings.flat, "horizontal quads instead of quads tilted to the node normal");
+  sub->add_flag("--no-edges", options->no_edges, "leave out the edge lines");
+  sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown extension; one line:\n"
+              "strata: error: FILE: problem). See strata-export(1) and docs/rendering.md.");
+  return [options] { return runExport(*options); };
+}
+
+}  // namespace
+
+STRATA_COMMAND(export, 75, setupExport)
+
+}  // namespace strata::cli

@@ -1,0 +1,149 @@
+// strata render WORLD -o OUT.png|OUT.svg: a top-down picture of one agent's layered graph, one
+// panel per layer band, with edges, paths, a legend and a scale bar. Thin over
+// formats::writeRender (render.h); paths come from --path (searched here with
+// nav::findLayeredPath) and --paths (JSON lines of `strata path --batch`). See strata-render(1)
+// and docs/rendering.md.
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "baked_input.h"
+#include "command.h"
+#include "strata/formats/render.h"
+#include "strata/nav/layered_search.h"
+
+namespace strata::cli {
+namespace {
+
+struct RenderCommandOptions {
+  BakedInputOptions input;          ///< WORLD, --agent, --profile
+  std::string output;               ///< -o
+  std::string color = "height";     ///< --color
+  std::string layers = "all";       ///< --layers
+  std::vector<std::string> paths;   ///< --path X,Y,Z:X,Y,Z (repeatable)
+  std::string path_results;         ///< --paths RESULTS.jsonl
+  std::string region;               ///< --region minx,minz,maxx,maxz
+  int width = 1200;                 ///< --width
+  bool no_edges = false;            ///< --no-edges
+};
+
+// Heights for the summary: centimetres, and no "-0.00" for a float just below zero.
+double metres(float value) { return std::fabs(value) < 0.005f ? 0.0 : static_cast<double>(value); }
+
+int runRender(const RenderCommandOptions& options) {
+  const std::string& file = options.input.input;
+  formats::RenderSettings settings;
+  if (!formats::parseRenderChannel(options.color, settings.field_name).has_value())
+    return badInput(fmt::format("{}: --color {}: use height, area, clearance, component or field:NAME", file, options.color));
+  settings.channel = *formats::parseRenderChannel(options.color, settings.field_name);
+  if (options.layers != "all") {
+    auto n = parseNumbers(options.layers, 1);
+    if (!n || (*n)[0] < 0 || (*n)[0] != static_cast<int>((*n)[0]))
+      return badInput(fmt::format("{}: --layers {}: use all or a band number 0, 1, ...", file, options.layers));
+    settings.layer = static_cast<int>((*n)[0]);
+  }
+  if (!options.region.empty()) {
+    auto r = parseNumbers(options.region, 4);
+    if (!r) return badInput(fmt::format("{}: --region {}: expected minx,minz,maxx,maxz (4 numbers)", file, options.region));
+    settings.region = formats::RenderRegion{(*r)[0], (*r)[1], (*r)[2], (*r)[3]};
+  }
+  settings.width_px = options.width;
+  settings.draw_edges = !options.no_edges;
+  if (std::string problem = settings.validate(); !problem.empty()) return badInput(file + ": " + problem);
+
+  std::vector<std::pair<sim::Vec3, sim::Vec3>> requests;
+  for (const std::string& text : options.paths) {
+    const std::size_t colon = text.find(':');
+    std::optional<sim::Vec3> from, to;
+    if (colon != std::string::npos) from = parseVec3(text.substr(0, colon)), to = parseVec3(text.substr(colon + 1));
+    if (!from || !to) return badInput(fmt::format("{}: --path {}: expected X,Y,Z:X,Y,Z", file, text));
+    requests.emplace_back(*from, *to);
+  }
+  std::vector<formats::RenderPath> paths;
+  if (!options.path_results.empty()) {
+    auto read = formats::readPathLines(options.path_results);
+    if (!read) return reportError(read.error());
+    paths = std::move(*read);
+  }
+
+  auto agent = loadBakedAgent(options.input);
+  if (!agent) return reportError(agent.error());
+  settings.title = "agent " + agent->profile.settings.name;
+
+  int exit_code = kExitOk;
+  nav::SearchState state;
+  for (const auto& [from, to] : requests) {
+    const nav::PathResult result =
+        nav::findLayeredPath(agent->graph, agent->profile.settings, from, to, nav::LayeredSearchSettings{}, state);
+    if (!result.ok()) {
+      warn(fmt::format("{}: --path {},{},{}:{},{},{}: no path ({}); not drawn", file, from.x, from.y, from.z, to.x, to.y,
+                       to.z, nav::failureName(result.failure)));
+      exit_code = kExitNegative;
+      continue;
+    }
+    formats::RenderPath path;
+    for (const nav::Waypoint& waypoint : result.waypoints)
+      path.waypoints.push_back({waypoint.position, std::string(nav::actionName(waypoint.action))});
+    paths.push_back(std::move(path));
+  }
+
+  formats::RenderLayout layout;
+  const Status written = formats::writeRender(options.output, agent->graph, paths, settings, &layout);
+  if (!written) {
+    Error error = written.error();
+    // Settings problems found against the graph (band, field, region) are about this input.
+    if (error.kind == ErrorKind::BadInput && error.message.rfind(options.output + ": --", 0) == 0)
+      error.message = file + ": " + error.message.substr(options.output.size() + 2);
+    return reportError(error);
+  }
+  fmt::print("wrote {}: {}x{} px, agent {}, {} panel{}, {} path{}\n", options.output, layout.width, layout.height,
+             agent->profile.settings.name, layout.panels.size(), layout.panels.size() == 1 ? "" : "s", paths.size(),
+             paths.size() == 1 ? "" : "s");
+  for (const auto& panel : layout.panels)
+    fmt::print("  layer {}: y {:.2f}..{:.2f} m, {} nodes ({} in the region)\n", panel.band.index,
+               metres(panel.band.min_height), metres(panel.band.max_height), panel.band.node_count, panel.nodes_drawn);
+  return exit_code;
+}
+
+std::function<int()> setupRender(CLI::App& app) {
+  auto options = std::make_shared<RenderCommandOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "render",
+      "Draw a top-down picture (PNG or SVG) of one agent's baked layered graph: one panel per layer band "
+      "(band k = the k-th floor from the bottom of each column), nodes coloured by a channel, jump/drop/climb/link "
+      "edges, paths with their waypoints and actions, a legend and a scale bar. Written atomically.");
+  sub->add_option("WORLD", options->input.input,
+                  "a world file (.h5) with baked agents, or a mesh file (baked in memory with --profile)")
+      ->required();
+  sub->add_option("-o,--output", options->output, "the picture to write: OUT.png or OUT.svg")->required();
+  sub->add_option("--agent", options->input.agent, "the agent to draw (default: the first one)");
+  sub->add_option("--profile", options->input.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)");
+  sub->add_option("--color,--colour", options->color,
+                  "node colour: height, area, clearance, component or field:NAME (a route-distance field)")
+      ->capture_default_str();
+  sub->add_option("--layers", options->layers, "all (one panel per band, side by side) or N (band N only)")
+      ->capture_default_str();
+  sub->add_option("--path", options->paths,
+                  "X,Y,Z:X,Y,Z: search a path (A*) from the first point to the second and overlay it; repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--paths", options->path_results,
+                  "RESULTS.jsonl: overlay the paths of `strata path --batch` output (lines with a waypoints array)");
+  sub->add_option("--region", options->region, "minx,minz,maxx,maxz: the world rectangle to show, metres "
+                                               "(default: every node)");
+  sub->add_option("--width", options->width, "picture width in pixels, 200..8192")->capture_default_str();
+  sub->add_flag("--no-edges", options->no_edges, "leave out jump, drop, climb and link edges");
+  sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown field, bad region or\n"
+              "band; one line: strata: error: FILE: problem); 3 a --path found no path (the picture is still\n"
+              "written without it). See strata-render(1) and docs/rendering.md.");
+  return [options] { return runRender(*options); };
+}
+
+}  // namespace
+
+STRATA_COMMAND(render, 70, setupRender)
+
+}  // namespace strata::cli
