@@ -293,3 +293,17 @@ TEST_CASE("located errors for bad fixtures", "[formats][import][fixtures]") {
   CHECK_THAT(importMeshes({dir / "big.obj"}, bad).error().message, Catch::Contains("scale"));
   CHECK_FALSE(importMeshes({}, {}).ok());
 }
+
+TEST_CASE("OBJ objects and groups each become one tag under the file stem", "[formats][import][fixtures][obj]") {
+  // OBJ has no hierarchy: Assimp makes one node per `o` object or `g` group (a group inside an
+  // object replaces it), all children of the root.
+  TempDir dir;
+  writeText(dir / "nest.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nv 1 0 1\no Building\ng Floor\nf 1 3 2\ng Roof\nf 2 3 4\no Tree\nf 1 2 4\n");
+  auto imported = importMeshes({dir / "nest.obj"}, {});
+  REQUIRE(imported.ok());
+  const TriangleMesh& mesh = imported->mesh;
+  REQUIRE(mesh.triangleCount() == 3);
+  CHECK(tagOf(mesh, 0) == "nest/Floor");
+  CHECK(tagOf(mesh, 1) == "nest/Roof");
+  CHECK(tagOf(mesh, 2) == "nest/Tree");
+}
