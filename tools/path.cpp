@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "command.h"
+#include "path_world.h"
 #include "strata/nav/grid_search.h"
 #include "strata/nav/movingai.h"
 
@@ -139,7 +140,7 @@ std::function<int()> setupPath(CLI::App& app) {
       "mismatches against the optimal lengths and the time per query.\n"
       "Exit codes: 0 every scenario answered with a matching length, 1 a mismatch or a failed\n"
       "search (Strata is wrong), 2 bad usage or a malformed .map/.scen (the message names file and line).");
-  sub->add_option("input", options->input, "A Moving AI .map file")->required();
+  sub->add_option("input", options->input, "A Moving AI .map file, or a world: a baked .h5 world file (see the World options)")->required();
   sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map");
   sub->add_option("--method", options->method,
                   "astar (8-connected, octile, no corner cutting; exact) or theta (any-angle Theta*; a\n"
@@ -151,7 +152,10 @@ std::function<int()> setupPath(CLI::App& app) {
                 "Print one JSON document: scenarios, mismatches, failures, mean_us, p99_us and results in .scen order");
   sub->add_flag("--no-jump-points", options->no_jump_points,
                 "Run astar on the plain search core instead of the jump point search fast path");
-  return [options]() -> int {
+  auto world = addWorldPathOptions(sub);  // world mode: tools/path_world.cpp
+  return [options, world, sub]() -> int {
+    if (isWorldPathInput(options->input))
+      return runWorldPath(*sub, options->input, options->method, options->budget, options->json, *world);
     const auto method = nav::parseMethod(options->method);
     if (!method || *method == nav::SearchMethod::Direct)
       return badInput("--method: expected astar or theta, got '" + options->method + "'");

@@ -6,8 +6,9 @@
 //     (spec "Surface columns": 2,048 studs);
 //  2. no floor near the start -> NoStartNode, near the goal -> NoGoalNode;
 //  3. Direct: one walking line test -> Blocked when it fails;
-//  4. start and goal in different connected components (the bake's undirected components) ->
-//     NoPath with zero expansions: no edge sequence can join them, so the search is not run;
+//  4. the goal provably unreachable in O(1): different connected components (the bake's
+//     undirected ones, refined by LayeredSearchGraph for one-way edges, layered_reachability.cpp)
+//     -> NoPath with zero expansions: no edge sequence joins them, so the search is not run;
 //  5. the search: Found, or BudgetExhausted / NoPath (open set ran out: one-way drops or links
 //     lead away), replaced by ClosestNoPath with the closest route when `return_closest` is set
 //     and the search got closer to the goal than the start.
@@ -76,7 +77,7 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     result.length = horizontalLength(result.waypoints);
     return result;
   }
-  if (graph.component[start] != graph.component[goal]) return failure(PathFailure::NoPath);
+  if (view.provablyUnreachable(start, goal)) return failure(PathFailure::NoPath);
 
   SearchOptions options;
   options.any_angle = settings.method == SearchMethod::Theta;

@@ -43,6 +43,7 @@ LayeredSearchGraph::LayeredSearchGraph(const LayeredGraph& graph, const AgentSet
     if (span > 0) scale = std::min(scale, std::max(0.0, static_cast<double>(link.cost)) / span);
   }
   cost_per_metre_ = scale;
+  computeReachability();
 }
 
 double LayeredSearchGraph::heuristic(NodeId node, NodeId goal, bool any_angle) const {

@@ -95,33 +95,59 @@ TEST_CASE("layered search: a goal in another component is NoPath with zero expan
 }
 
 TEST_CASE("layered search: NoPath and ClosestNoPath when one-way edges lead away", "[nav][layered][failure]") {
-  // Low floor (0) on the left, high floor (3) on the right; a drop edge goes from high to low
-  // only, so both are one component but low -> high is impossible.
-  LayeredBuilder b(8, 1);
-  b.fromAscii({"....3333"});
+  // A (x 0..2, floor 0) <-drop- B (x 3..5, floor 3) -drop-> C (x 6..8, floor 0); a one-way
+  // link from island D (x 10..11) onto B. All one undirected component, and B is entered from D
+  // (not a source), so no O(1) test can prove C unreachable from A: the search runs dry.
+  LayeredBuilder b(12, 1);
+  b.fromAscii({"...333...#.."});
   auto g = b.build();
-  const uint32_t high = g.columnBegin(4, 0), low = g.columnBegin(3, 0);
-  LayeredBuilder::setEdge(g, high, 4, low, EdgeKind::Drop, 0.5);
+  const uint32_t a_end = g.columnBegin(2, 0), b_west = g.columnBegin(3, 0), b_east = g.columnBegin(5, 0),
+                 c_end = g.columnBegin(6, 0);
+  LayeredBuilder::setEdge(g, b_west, 4, a_end, EdgeKind::Drop, 0.5);
+  LayeredBuilder::setEdge(g, b_east, 0, c_end, EdgeKind::Drop, 0.5);
+  LayeredBuilder::addLink(g, g.columnBegin(10, 0), g.columnBegin(4, 0), 3.0f);
   LayeredBuilder::computeComponents(g);
-  REQUIRE(g.component[high] == g.component[low]);
-  const auto drop = run(g, {7.5, 3, 0.5}, {0.5, 0, 0.5});
+  REQUIRE(g.component_count == 1);
+  const auto drop = run(g, {4.5, 3, 0.5}, {0.5, 0, 0.5});
   REQUIRE(drop.ok());
   bool has_drop = false;
   for (const auto& w : drop.waypoints) has_drop = has_drop || w.action == MoveAction::Drop;
   CHECK(has_drop);
 
-  const auto none = run(g, {0.5, 0, 0.5}, {7.5, 3, 0.5});
+  const auto none = run(g, {0.5, 0, 0.5}, {7.5, 0, 0.5});
   CHECK(none.failure == PathFailure::NoPath);
-  CHECK(none.expansions == 4);
+  CHECK(none.expansions == 3);
 
   LayeredSearchSettings s;
   s.return_closest = true;
-  const auto closest = run(g, {0.5, 0, 0.5}, {7.5, 3, 0.5}, s);
+  const auto closest = run(g, {0.5, 0, 0.5}, {7.5, 0, 0.5}, s);
   CHECK(closest.failure == PathFailure::ClosestNoPath);
   REQUIRE(closest.waypoints.size() >= 2);
   CHECK(closest.waypoints.front().position.x == Approx(0.5));
-  CHECK(closest.waypoints.back().position.x == Approx(3.5));  // the ledge foot, closest to the goal
-  CHECK(closest.length == Approx(3.0));
+  CHECK(closest.waypoints.back().position.x == Approx(2.5));  // the foot of B, closest to the goal
+  CHECK(closest.length == Approx(2.0));
+}
+
+TEST_CASE("layered search: one-way drops from a wall top do not join the rooms (O(1) rejection)", "[nav][layered][failure]") {
+  // Two rooms split by a wall whose top (floor 2) drops into both: one undirected component,
+  // yet the right room is unreachable from the left. Rejected with zero expansions.
+  LayeredBuilder b(7, 1);
+  b.fromAscii({"...2..."});
+  auto g = b.build();
+  const uint32_t top = g.columnBegin(3, 0);
+  LayeredBuilder::setEdge(g, top, 4, g.columnBegin(2, 0), EdgeKind::Drop, 0.5);
+  LayeredBuilder::setEdge(g, top, 0, g.columnBegin(4, 0), EdgeKind::Drop, 0.5);
+  LayeredBuilder::computeComponents(g);
+  REQUIRE(g.component_count == 1);
+  const auto r = run(g, {0.5, 0, 0.5}, {6.5, 0, 0.5});
+  CHECK(r.failure == PathFailure::NoPath);
+  CHECK(r.expansions == 0);
+  // From the wall top both rooms are reachable; back onto it nothing is.
+  CHECK(run(g, {3.5, 2, 0.5}, {6.5, 0, 0.5}).ok());
+  CHECK(run(g, {3.5, 2, 0.5}, {0.5, 0, 0.5}).ok());
+  const auto up = run(g, {0.5, 0, 0.5}, {3.5, 2, 0.5});
+  CHECK(up.failure == PathFailure::NoPath);
+  CHECK(up.expansions == 0);
 }
 
 TEST_CASE("layered search: BudgetExhausted", "[nav][layered][failure]") {

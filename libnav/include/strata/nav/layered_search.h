@@ -58,8 +58,8 @@ struct LayeredSearchSettings {
 };
 
 /// The layered graph seen through the `SearchGraph` concept of the search core.
-/// Holds references: the graph and agent must outlive it. Built in O(nodes) (a column table per node
-/// and the heuristic scale); build it once per graph and share it. Thread-safe for concurrent searches (const only).
+/// Holds references: the graph and agent must outlive it. Built in O(nodes + edges) (a column
+/// table per node, the heuristic scale and the reachability components); build it once per graph and share it. Thread-safe for concurrent searches (const only).
 class LayeredSearchGraph {
  public:
   /// Wraps `graph` for an agent with `agent`'s step height.
@@ -88,6 +88,15 @@ class LayeredSearchGraph {
   /// Cost multiplier of the node's area.
   double areaCost(NodeId node) const { return graph_->area_costs[graph_->area[node]]; }
 
+  /// O(1): true when no route can lead from `start` to `goal`. Uses the bake's undirected
+  /// components, refined here because one-way edges (drops from a wall top into two rooms)
+  /// merge regions no route joins: nodes of a *source* strongly connected component (one no
+  /// edge enters from outside, such as a wall top) are left out of the reachability
+  /// components. A route from a non-source start never passes through a source component, so
+  /// different reachability components prove the goal unreachable; a goal in a source
+  /// component is reachable only from inside it. False ("maybe") otherwise.
+  bool provablyUnreachable(NodeId start, NodeId goal) const;
+
   /// The wrapped graph.
   const LayeredGraph& graph() const { return *graph_; }
   /// The agent.
@@ -101,6 +110,10 @@ class LayeredSearchGraph {
   double cost_per_metre_ = 1.0;
   std::vector<int32_t> node_x_;  // column x per node (nodeColumn is a binary search)
   std::vector<int32_t> node_z_;  // column z per node
+  std::vector<uint32_t> scc_;    // strongly connected component per node
+  std::vector<uint8_t> source_;  // per node: its SCC has no edge entering from another SCC
+  std::vector<uint32_t> reach_;  // reachability component of non-source nodes (kNoNode for source nodes)
+  void computeReachability();
 };
 
 /// The floor node a point snaps to: the ring search of `nearestWalkable` (nav_queries.h) limited

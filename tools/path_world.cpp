@@ -1,0 +1,296 @@
+// strata path WORLD: layered routes over a baked world (libnav/layered_search.h).
+//
+//   strata path WORLD --from X,Y,Z --to X,Y,Z [--agent A] [--method astar|theta|direct]
+//                     [--budget N] [--spacing M] [--closest] [--json]
+//   strata path WORLD --batch REQUESTS.jsonl [-o RESULTS.jsonl] [--threads N]
+//
+// Exit codes: 0 a path was found (batch: every request found one), 3 the answer is a failure
+// reason (NoPath, BudgetExhausted, ...; batch: at least one), 2 bad input, 1 runtime failure.
+
+#include "path_world.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "baked_input.h"
+#include "command.h"
+#include "strata/nav/layered_search.h"
+#include "strata/nav/movingai.h"
+
+namespace strata::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string readHead(const std::string& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(bytes));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
+Json point(const sim::Vec3& p) { return Json::array({p.x, p.y, p.z}); }
+
+std::string areaName(const nav::LayeredGraph& graph, uint16_t area) {
+  return area < graph.area_names.size() ? graph.area_names[area] : std::to_string(area);
+}
+
+Json resultJson(const nav::PathResult& r, const nav::LayeredGraph& graph, const std::string& agent,
+                nav::SearchMethod method) {
+  Json doc;
+  doc["found"] = r.ok();
+  doc["reason"] = std::string(nav::failureName(r.failure));
+  doc["agent"] = agent;
+  doc["method"] = std::string(nav::methodName(method));
+  doc["length"] = r.length;
+  doc["cost"] = r.cost;
+  doc["expansions"] = r.expansions;
+  Json waypoints = Json::array();
+  for (const nav::Waypoint& w : r.waypoints)
+    waypoints.push_back({{"position", point(w.position)}, {"action", std::string(nav::actionName(w.action))},
+                         {"area", areaName(graph, w.area)}});
+  doc["waypoints"] = std::move(waypoints);
+  return doc;
+}
+
+void printText(const nav::PathResult& r, const nav::LayeredGraph& graph, const std::string& agent,
+               nav::SearchMethod method) {
+  fmt::print("result: {}\nagent: {}\nmethod: {}\n", r.ok() ? "found" : std::string(nav::failureName(r.failure)), agent,
+             nav::methodName(method));
+  fmt::print("length: {:.3f} m\ncost: {:.3f}\nexpansions: {}\n", r.length, r.cost, r.expansions);
+  if (r.waypoints.empty()) return;
+  fmt::print("waypoints: {}\n", r.waypoints.size());
+  for (std::size_t i = 0; i < r.waypoints.size(); ++i) {
+    const nav::Waypoint& w = r.waypoints[i];
+    fmt::print("  {:>3}  {:<5}  {:10.3f} {:8.3f} {:10.3f}  {}\n", i, nav::actionName(w.action), w.position.x,
+               w.position.y, w.position.z, areaName(graph, w.area));
+  }
+}
+
+// The baked graphs of the agents a run needs, loaded once each.
+class AgentCache {
+ public:
+  AgentCache(std::string input, std::string profile) : input_(std::move(input)), profile_(std::move(profile)) {}
+  // Index of the agent (empty name = the first); an error names the input and the agent.
+  Result<std::size_t> get(const std::string& name) {
+    if (auto it = index_.find(name); it != index_.end()) return it->second;
+    BakedInputOptions options;
+    options.input = input_;
+    options.agent = name;
+    options.profile = profile_;
+    auto baked = loadBakedAgent(options);
+    if (!baked) return baked.error();
+    agents_.push_back(std::make_unique<nav::BakedAgent>(std::move(*baked)));
+    const nav::BakedAgent& a = *agents_.back();
+    views_.push_back(std::make_unique<nav::LayeredSearchGraph>(a.graph, a.profile.settings));
+    index_[name] = agents_.size() - 1;
+    return agents_.size() - 1;
+  }
+  const nav::BakedAgent& agent(std::size_t i) const { return *agents_[i]; }
+  std::vector<const nav::LayeredSearchGraph*> views() const {
+    std::vector<const nav::LayeredSearchGraph*> v;
+    for (const auto& view : views_) v.push_back(view.get());
+    return v;
+  }
+
+ private:
+  std::string input_, profile_;
+  std::map<std::string, std::size_t> index_;
+  std::vector<std::unique_ptr<nav::BakedAgent>> agents_;
+  std::vector<std::unique_ptr<nav::LayeredSearchGraph>> views_;
+};
+
+std::optional<sim::Vec3> jsonPoint(const Json& value) {
+  if (!value.is_array() || value.size() != 3) return std::nullopt;
+  sim::Vec3 p;
+  for (int i = 0; i < 3; ++i) {
+    if (!value[i].is_number()) return std::nullopt;
+    const double v = value[i].get<double>();
+    if (!std::isfinite(v)) return std::nullopt;
+    (i == 0 ? p.x : i == 1 ? p.y : p.z) = v;
+  }
+  return p;
+}
+
+// Writes `text` to `path` atomically: a temporary file beside it, then a rename.
+Status writeAtomically(const std::string& path, const std::string& text) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp");
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) return Error::runtime(path + ": cannot write (" + temp.string() + ")");
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temp, ignored);
+      return Error::runtime(path + ": write failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    return Error::runtime(path + ": cannot rename the temporary file: " + ec.message());
+  }
+  return Ok{};
+}
+
+int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSearchSettings& defaults,
+             const std::string& default_agent, const WorldPathOptions& options) {
+  std::ifstream in(options.batch, std::ios::binary);
+  if (!in) return badInput(options.batch + ": cannot open file");
+  AgentCache cache(input, options.profile);
+  std::vector<nav::LayeredPathRequest> requests;
+  std::vector<std::size_t> lines;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", options.batch, number);
+    Json request = Json::parse(line, nullptr, false);
+    if (request.is_discarded() || !request.is_object()) return badInput(where + ": not a JSON object");
+    nav::LayeredPathRequest r;
+    r.settings = defaults;
+    const auto from = request.contains("from") ? jsonPoint(request["from"]) : std::nullopt;
+    const auto to = request.contains("to") ? jsonPoint(request["to"]) : std::nullopt;
+    if (!from) return badInput(where + ": \"from\" must be an array of three finite numbers");
+    if (!to) return badInput(where + ": \"to\" must be an array of three finite numbers");
+    r.from = *from;
+    r.to = *to;
+    std::string agent = default_agent;
+    if (request.contains("agent")) {
+      if (!request["agent"].is_string()) return badInput(where + ": \"agent\" must be a string");
+      agent = request["agent"].get<std::string>();
+    }
+    if (request.contains("method")) {
+      const auto m = request["method"].is_string() ? nav::parseMethod(request["method"].get<std::string>()) : std::nullopt;
+      if (!m) return badInput(where + ": \"method\" must be \"astar\", \"theta\" or \"direct\"");
+      r.settings.method = *m;
+    }
+    if (request.contains("budget")) {
+      if (!request["budget"].is_number_integer() || request["budget"].get<std::int64_t>() < 0)
+        return badInput(where + ": \"budget\" must be an integer >= 0");
+      r.settings.limits.max_expansions = request["budget"].get<std::int64_t>();
+    }
+    if (request.contains("spacing")) {
+      if (!request["spacing"].is_number()) return badInput(where + ": \"spacing\" must be a number");
+      r.settings.waypoint_spacing = request["spacing"].get<double>();
+    }
+    if (Status valid = r.settings.validate(); !valid) return badInput(where + ": " + valid.error().message);
+    auto index = cache.get(agent);
+    if (!index) {
+      if (index.error().kind == ErrorKind::BadInput) return badInput(where + ": " + index.error().message);
+      return reportError(index.error());
+    }
+    r.agent = *index;
+    requests.push_back(r);
+    lines.push_back(number);
+  }
+  (void)sub;
+  const auto results = nav::findLayeredPaths(cache.views(), requests, options.threads);
+  std::string text;
+  bool all_found = true;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const nav::BakedAgent& agent = cache.agent(requests[i].agent);
+    Json doc;
+    doc["line"] = lines[i];
+    for (auto& [key, value] : resultJson(results[i], agent.graph, agent.profile.settings.name, requests[i].settings.method).items())
+      doc[key] = value;
+    text += doc.dump() + "\n";
+    all_found = all_found && results[i].ok();
+  }
+  if (options.output.empty()) {
+    fmt::print("{}", text);
+  } else if (Status written = writeAtomically(options.output, text); !written) {
+    return reportError(written.error());
+  }
+  return all_found ? kExitOk : kExitNegative;
+}
+
+}  // namespace
+
+std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
+  auto options = std::make_shared<WorldPathOptions>();
+  auto group = sub->add_option_group("World", "Routes over a baked world (a .h5 world file, or a mesh baked in memory)");
+  group->add_option("--from", options->from, "Start X,Y,Z in metres (snaps to the floor below it)");
+  group->add_option("--to", options->to, "Goal X,Y,Z in metres (snaps to the floor below it)");
+  group->add_option("--agent", options->agent, "Agent name (default: the first agent of the world)");
+  group->add_option("--profile", options->profile, "Bake profile (.toml) when INPUT is a mesh instead of a world file");
+  group->add_option("--spacing", options->spacing,
+                    "Extra waypoints at most this far apart along walking legs, metres (0 = none; else >= 0.05)")
+      ->default_str("0");
+  group->add_flag("--closest", options->closest,
+                  "When the goal is not reached but the search got closer, answer ClosestNoPath with that route");
+  group->add_option("--batch", options->batch,
+                    "JSON-lines requests, one per line: {\"from\":[x,y,z],\"to\":[x,y,z],\"agent\":..,\"method\":..}");
+  group->add_option("-o,--output", options->output, "Batch results file (JSON lines, written atomically); default stdout");
+  group->add_option("--threads", options->threads, "Batch worker threads (0 = all hardware threads)")->default_str("0");
+  return options;
+}
+
+bool isWorldPathInput(const std::string& input) {
+  const std::string head = readHead(input, 256);
+  if (head.rfind("\x89HDF\r\n\x1a\n", 0) == 0) return true;
+  if (head.empty() || nav::looksLikeMovingAiMap(head)) return false;
+  std::string ext = std::filesystem::path(input).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext != ".map";
+}
+
+int runWorldPath(const CLI::App& sub, const std::string& input, const std::string& method_name, std::int64_t budget,
+                 bool json, const WorldPathOptions& options) {
+  nav::LayeredSearchSettings settings;
+  const auto method = nav::parseMethod(method_name);
+  if (!method) return badInput("--method: expected astar, theta or direct, got '" + method_name + "'");
+  settings.method = *method;
+  if (sub.count("--budget") > 0) {
+    if (budget < 0) return badInput("--budget: must be >= 0 (0 = unlimited)");
+    settings.limits.max_expansions = budget;
+  }
+  settings.waypoint_spacing = options.spacing;
+  settings.return_closest = options.closest;
+  if (Status valid = settings.validate(); !valid) return badInput("--spacing: " + valid.error().message);
+  if (sub.count("--scen") > 0) return badInput(input + ": --scen applies to Moving AI maps, not to worlds");
+  if (options.threads < 0) return badInput("--threads: must be >= 0 (0 = all hardware threads)");
+
+  if (!options.batch.empty()) {
+    if (!options.from.empty() || !options.to.empty()) return badInput("--batch: give either --batch or --from/--to, not both");
+    return runBatch(sub, input, settings, options.agent, options);
+  }
+  if (!options.output.empty()) return badInput("-o/--output applies to --batch only");
+  if (options.from.empty() || options.to.empty()) return badInput(input + ": a world route needs --from X,Y,Z and --to X,Y,Z (or --batch)");
+  const auto from = parseVec3(options.from);
+  if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + options.from + "'");
+  const auto to = parseVec3(options.to);
+  if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got '" + options.to + "'");
+
+  BakedInputOptions load;
+  load.input = input;
+  load.agent = options.agent;
+  load.profile = options.profile;
+  auto agent = loadBakedAgent(load);
+  if (!agent) return reportError(agent.error());
+  nav::SearchState state;
+  const nav::PathResult result = nav::findLayeredPath(agent->graph, agent->profile.settings, *from, *to, settings, state);
+  if (json) {
+    fmt::print("{}\n", resultJson(result, agent->graph, agent->profile.settings.name, settings.method).dump());
+  } else {
+    printText(result, agent->graph, agent->profile.settings.name, settings.method);
+  }
+  return result.ok() ? kExitOk : kExitNegative;
+}
+
+}  // namespace strata::cli
