@@ -49,6 +49,19 @@ nlohmann::ordered_json describe(const formats::World& world, const std::string& 
     doc["bounds"] = {{"min", {coordinateJson(bounds.min.x), coordinateJson(bounds.min.y), coordinateJson(bounds.min.z)}},
                      {"max", {coordinateJson(bounds.max.x), coordinateJson(bounds.max.y), coordinateJson(bounds.max.z)}}};
   }
+  // Baked agents (strata bake): the per-agent summary.
+  doc["agents"] = nlohmann::ordered_json::array();
+  for (const nav::BakedAgent& agent : world.agents) {
+    const nav::LayeredGraph& g = agent.graph;
+    doc["agents"].push_back({{"name", agent.profile.settings.name},
+                             {"cell_size", g.grid.cell_size},
+                             {"columns", g.grid.columnCount()},
+                             {"nodes", g.nodeCount()},
+                             {"edges", g.edgeCount()},
+                             {"links", g.links.size()},
+                             {"components", g.component_count},
+                             {"fields", g.fields.size()}});
+  }
   return doc;
 }
 
@@ -76,6 +89,12 @@ void printText(const nlohmann::ordered_json& doc) {
                min[1].get<double>(), min[2].get<double>(), max[0].get<double>(), max[1].get<double>(),
                max[2].get<double>());
   }
+  fmt::print("agents          {}\n", doc["agents"].size());
+  for (const auto& agent : doc["agents"])
+    fmt::print("  {}  cell {} m, {} columns, {} nodes, {} edges, {} links, {} components, {} fields\n",
+               agent["name"].get<std::string>(), agent["cell_size"].get<double>(), agent["columns"].get<std::size_t>(),
+               agent["nodes"].get<std::size_t>(), agent["edges"].get<std::size_t>(), agent["links"].get<std::size_t>(),
+               agent["components"].get<std::uint32_t>(), agent["fields"].get<std::size_t>());
 }
 
 int runInfo(const InfoOptions& options) {
@@ -93,7 +112,8 @@ std::function<int()> setupInfo(CLI::App& app) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* sub = app.add_subcommand(
       "info", "Describe a world file: schema version, tool version, inputs (path, size, SHA-256), counts of "
-              "vertices, triangles, labels and tags, and bounds. Validates the whole file.");
+              "vertices, triangles, labels and tags, bounds, and the baked agents (cell size, columns, nodes, edges, "
+              "links, components, fields). Validates the whole file.");
   sub->add_option("FILE", options->file, "the world file (.h5) written by strata import or strata bake")->required();
   sub->add_flag("--json", options->json, "print one JSON document with the same fields");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 not a world file, or a corrupt or invalid one\n"

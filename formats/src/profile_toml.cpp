@@ -38,7 +38,12 @@ class Parser {
       if (!known.count(name)) {
         std::string list;
         for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-        fail(&value, path + "." + name, "unknown key (expected one of: " + list + ")");
+        // Point at the key itself when toml++ knows where it is, else at its value.
+        const auto& begin = key.source().begin;
+        if (begin.line > 0)
+          throw ProfileError{source_ + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column) + ": " +
+                             (path.empty() ? name : path + "." + name) + ": unknown key (expected one of: " + list + ")"};
+        fail(&value, path.empty() ? name : path + "." + name, "unknown key (expected one of: " + list + ")");
       }
     }
   }

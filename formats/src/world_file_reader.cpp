@@ -69,6 +69,9 @@ Result<World> readWorldContents(const h5::Location& root) {
   auto geometry = readGeometry(root);
   if (!geometry) return geometry.error();
   world.geometry = std::move(*geometry);
+  auto agents = readNavigation(root);
+  if (!agents) return agents.error();
+  world.agents = std::move(*agents);
   return world;
 }
 

@@ -23,6 +23,11 @@ Result<Provenance> readMetadata(const h5::Location& root);
 Status writeGeometry(const h5::Location& root, const sim::TriangleMesh& mesh);
 Result<sim::TriangleMesh> readGeometry(const h5::Location& root);
 
+/// /navigation: per agent the baked layered graph (world_file_agents.cpp). Nothing is written for
+/// an empty list; a file without /navigation reads as no agents.
+Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAgent>& agents);
+Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root);
+
 /// Empty when `provenance` can be stored (SHA-256 values are 64 hex digits), else the problem.
 std::string validateProvenance(const Provenance& provenance);
 

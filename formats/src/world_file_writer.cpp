@@ -43,7 +43,8 @@ bool isTemporaryNameFor(const std::string& name, const std::string& target_name)
 Status writeWorldContents(const h5::Location& root, const World& world) {
   if (auto s = h5::writeInt32Attribute(root, "schema_version", kWorldSchemaVersion); !s) return s;
   if (auto s = writeMetadata(root, world.provenance); !s) return s;
-  return writeGeometry(root, world.geometry);
+  if (auto s = writeGeometry(root, world.geometry); !s) return s;
+  return writeNavigation(root, world.agents);
 }
 
 }  // namespace detail

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "strata/formats/import.h"
+#include "strata/nav/bake.h"
 #include "strata/sim/mesh.h"
 #include "strata/sim/result.h"
 
@@ -27,6 +28,7 @@ struct Provenance {
 struct World {
   sim::TriangleMesh geometry;
   Provenance provenance;
+  std::vector<nav::BakedAgent> agents;  ///< per agent type the baked layered graph (/navigation); empty before `strata bake`
 };
 
 /// Writes `world` to `path` atomically: a temporary file beside the target, flushed, then

@@ -1,0 +1,241 @@
+// /navigation of the world file: the baked layered graph of every agent type (docs/format.md,
+// "Navigation data (per agent)"). Flat arrays, CSR style, one group per agent; written with the
+// reproducible, chunked, compressed, checksummed writers of hdf5_io.h, read back with their
+// validating readers, and the assembled graph checked by LayeredGraph::validate() so a world
+// that reads is safe to search.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "strata/formats/profile.h"
+#include "world_file_sections.h"
+
+namespace strata::formats::detail {
+namespace {
+
+template <class T>
+Status put(const h5::Location& at, const char* name, const std::vector<T>& values, std::size_t columns = 0) {
+  return h5::writeArray<T>(at, name, std::span<const T>(values), columns);
+}
+
+Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked) {
+  const std::string& name = baked.profile.settings.name;
+  auto group = h5::createGroup(agents, name);
+  if (!group) return group.error();
+  const h5::Location at = agents.child(*group, name);
+  const nav::LayeredGraph& g = baked.graph;
+  nav::BakeProfile single;
+  single.agents.push_back(baked.profile);
+  if (auto s = h5::writeStringAttribute(at, "profile", profileToToml(single)); !s) return s;
+  if (auto s = h5::writeInt32Attribute(at, "component_count", static_cast<std::int32_t>(g.component_count)); !s) return s;
+  if (auto s = h5::writeInt32Attribute(at, "region_count", static_cast<std::int32_t>(g.region_count)); !s) return s;
+  if (auto s = put<double>(at, "grid_origin_xz", {g.grid.origin_x, g.grid.origin_z}); !s) return s;
+  if (auto s = put<double>(at, "cell_size", {g.grid.cell_size}); !s) return s;
+  if (auto s = put<std::int32_t>(at, "grid_cells", {g.grid.width_cells, g.grid.depth_cells}); !s) return s;
+  if (auto s = put(at, "column_offsets", g.column_offsets); !s) return s;
+  if (auto s = put(at, "height", g.height); !s) return s;
+  std::vector<float> normals;
+  normals.reserve(g.normal.size() * 3);
+  for (const sim::Vec3f& n : g.normal) normals.insert(normals.end(), {n.x, n.y, n.z});
+  if (auto s = put(at, "normal", normals, 3); !s) return s;
+  normals = {};
+  if (auto s = put(at, "area", std::vector<std::uint32_t>(g.area.begin(), g.area.end())); !s) return s;
+  if (auto s = put(at, "headroom", g.headroom); !s) return s;
+  if (auto s = put(at, "clearance", g.clearance); !s) return s;
+  if (auto s = put(at, "component", g.component); !s) return s;
+  if (auto s = put(at, "region", g.region); !s) return s;
+  if (auto s = put(at, "flags", g.flags); !s) return s;
+  if (auto s = put(at, "neighbor", g.neighbor, nav::kDirectionCount); !s) return s;
+  if (auto s = put(at, "edge_kind", g.edge_kind, nav::kDirectionCount); !s) return s;
+  if (auto s = put(at, "edge_cost", g.edge_cost, nav::kDirectionCount); !s) return s;
+  if (auto s = put(at, "region_reach_offsets", g.region_reach_offsets); !s) return s;
+  if (auto s = put(at, "region_reach", g.region_reach); !s) return s;
+  if (auto s = h5::writeStringTable(at, "area_names", g.area_names); !s) return s;
+  if (auto s = put(at, "area_costs", g.area_costs); !s) return s;
+  // Links: one row each (from, to, label, profile index, bidirectional) plus their costs.
+  std::vector<std::uint32_t> links;
+  std::vector<float> link_costs;
+  for (const nav::OffMeshLink& l : g.links) {
+    links.insert(links.end(), {l.from_node, l.to_node, l.label, l.profile_index, l.bidirectional ? 1u : 0u});
+    link_costs.push_back(l.cost);
+  }
+  if (auto s = put(at, "links", links, 5); !s) return s;
+  if (auto s = put(at, "link_costs", link_costs); !s) return s;
+  if (auto s = h5::writeStringTable(at, "link_labels", g.link_labels); !s) return s;
+  // Route-distance fields: names, origins, limits, origin nodes, and one [fields, nodes] array.
+  std::vector<std::string> field_names;
+  std::vector<double> field_origins, field_limits;
+  std::vector<std::uint32_t> field_nodes;
+  std::vector<float> distances;
+  for (const nav::RouteField& f : g.fields) {
+    field_names.push_back(f.name);
+    field_origins.insert(field_origins.end(), {f.origin.x, f.origin.y, f.origin.z});
+    field_limits.push_back(f.max_distance);
+    field_nodes.push_back(f.origin_node);
+    distances.insert(distances.end(), f.distance.begin(), f.distance.end());
+  }
+  if (auto s = h5::writeStringTable(at, "field_names", field_names); !s) return s;
+  if (auto s = put(at, "field_origins", field_origins, 3); !s) return s;
+  if (auto s = put(at, "field_max_distance", field_limits); !s) return s;
+  if (auto s = put(at, "field_origin_node", field_nodes); !s) return s;
+  return put(at, "field_distance", distances, std::max<std::size_t>(g.nodeCount(), 1));
+}
+
+template <class T>
+Status get(const h5::Location& at, const char* name, std::vector<T>& out, std::size_t columns = 0,
+           std::optional<std::size_t> rows = std::nullopt) {
+  auto array = h5::readArray<T>(at, name, columns, rows);
+  if (!array) return array.error();
+  out = std::move(array->values);
+  return Ok{};
+}
+
+Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string& name) {
+  auto group = h5::openGroup(agents, name);
+  if (!group) return group.error();
+  const h5::Location at = agents.child(*group, name);
+  nav::BakedAgent baked;
+  auto toml = h5::readStringAttribute(at, "profile");
+  if (!toml) return toml.error();
+  auto profile = parseProfile(*toml, at.self() + " (attribute profile)");
+  if (!profile) return profile.error();
+  if (profile->agents.size() != 1 || profile->agents[0].settings.name != name)
+    return Error::badInput(at.self() + ": attribute profile does not describe agent '" + name + "'");
+  baked.profile = std::move(profile->agents[0]);
+  nav::LayeredGraph& g = baked.graph;
+  auto components = h5::readIntegerAttribute(at, "component_count");
+  if (!components) return components.error();
+  auto regions = h5::readIntegerAttribute(at, "region_count");
+  if (!regions) return regions.error();
+  if (*components < 0 || *regions < 0) return Error::badInput(at.self() + ": negative component or region count");
+  g.component_count = static_cast<uint32_t>(*components);
+  g.region_count = static_cast<uint32_t>(*regions);
+  std::vector<double> origin, cell;
+  std::vector<std::int32_t> cells;
+  if (auto s = get(at, "grid_origin_xz", origin, 0, 2); !s) return s.error();
+  if (auto s = get(at, "cell_size", cell, 0, 1); !s) return s.error();
+  if (auto s = get(at, "grid_cells", cells, 0, 2); !s) return s.error();
+  g.grid.origin_x = origin[0];
+  g.grid.origin_z = origin[1];
+  g.grid.cell_size = cell[0];
+  g.grid.width_cells = cells[0];
+  g.grid.depth_cells = cells[1];
+  if (!std::isfinite(origin[0]) || !std::isfinite(origin[1]) || !(cell[0] > 0) || !std::isfinite(cell[0]) ||
+      cells[0] < 0 || cells[1] < 0 || static_cast<double>(cells[0]) * cells[1] > 4.0e8)
+    return Error::badInput(at.where("grid_cells") + ": implausible column grid");
+  if (auto s = get(at, "column_offsets", g.column_offsets, 0, g.grid.columnCount() + 1); !s) return s.error();
+  const std::size_t nodes = g.column_offsets.back();
+  if (auto s = get(at, "height", g.height, 0, nodes); !s) return s.error();
+  std::vector<float> normals;
+  if (auto s = get(at, "normal", normals, 3, nodes); !s) return s.error();
+  g.normal.resize(nodes);
+  for (std::size_t n = 0; n < nodes; ++n) g.normal[n] = {normals[3 * n], normals[3 * n + 1], normals[3 * n + 2]};
+  std::vector<std::uint32_t> area;
+  if (auto s = get(at, "area", area, 0, nodes); !s) return s.error();
+  g.area.resize(nodes);
+  for (std::size_t n = 0; n < nodes; ++n) {
+    if (area[n] > 0xFFFF) return Error::badInput(at.where("area") + ": node " + std::to_string(n) + ": area out of range");
+    g.area[n] = static_cast<uint16_t>(area[n]);
+  }
+  if (auto s = get(at, "headroom", g.headroom, 0, nodes); !s) return s.error();
+  if (auto s = get(at, "clearance", g.clearance, 0, nodes); !s) return s.error();
+  if (auto s = get(at, "component", g.component, 0, nodes); !s) return s.error();
+  if (auto s = get(at, "region", g.region, 0, nodes); !s) return s.error();
+  if (auto s = get(at, "flags", g.flags, 0, nodes); !s) return s.error();
+  if (auto s = get(at, "neighbor", g.neighbor, nav::kDirectionCount, nodes); !s) return s.error();
+  if (auto s = get(at, "edge_kind", g.edge_kind, nav::kDirectionCount, nodes); !s) return s.error();
+  if (auto s = get(at, "edge_cost", g.edge_cost, nav::kDirectionCount, nodes); !s) return s.error();
+  if (auto s = get(at, "region_reach_offsets", g.region_reach_offsets, 0, static_cast<std::size_t>(g.region_count) + 1); !s)
+    return s.error();
+  if (auto s = get(at, "region_reach", g.region_reach); !s) return s.error();
+  auto area_names = h5::readStringTable(at, "area_names");
+  if (!area_names) return area_names.error();
+  g.area_names = std::move(*area_names);
+  if (auto s = get(at, "area_costs", g.area_costs, 0, g.area_names.size()); !s) return s.error();
+  std::vector<std::uint32_t> links;
+  if (auto s = get(at, "links", links, 5); !s) return s.error();
+  const std::size_t link_count = links.size() / 5;
+  std::vector<float> link_costs;
+  if (auto s = get(at, "link_costs", link_costs, 0, link_count); !s) return s.error();
+  auto link_labels = h5::readStringTable(at, "link_labels");
+  if (!link_labels) return link_labels.error();
+  g.link_labels = std::move(*link_labels);
+  g.link_offsets.assign(nodes + 1, 0);
+  for (std::size_t i = 0; i < link_count; ++i) {
+    const std::uint32_t* row = &links[5 * i];
+    if (row[0] >= nodes || row[1] >= nodes || row[2] >= g.link_labels.size() || row[4] > 1 ||
+        (i > 0 && row[0] < links[5 * (i - 1)]) || !(link_costs[i] > 0) || !std::isfinite(link_costs[i]))
+      return Error::badInput(at.where("links") + ": link " + std::to_string(i) + " is malformed");
+    g.links.push_back({row[0], row[1], link_costs[i], row[2], row[3], row[4] == 1});
+    ++g.link_offsets[row[0] + 1];
+  }
+  for (std::size_t n = 0; n < nodes; ++n) g.link_offsets[n + 1] += g.link_offsets[n];
+  auto field_names = h5::readStringTable(at, "field_names");
+  if (!field_names) return field_names.error();
+  const std::size_t fields = field_names->size();
+  std::vector<double> field_origins, field_limits;
+  std::vector<std::uint32_t> field_nodes;
+  std::vector<float> distances;
+  if (auto s = get(at, "field_origins", field_origins, 3, fields); !s) return s.error();
+  if (auto s = get(at, "field_max_distance", field_limits, 0, fields); !s) return s.error();
+  if (auto s = get(at, "field_origin_node", field_nodes, 0, fields); !s) return s.error();
+  if (auto s = get(at, "field_distance", distances, std::max<std::size_t>(nodes, 1), fields); !s) return s.error();
+  for (std::size_t f = 0; f < fields; ++f) {
+    nav::RouteField field;
+    field.name = (*field_names)[f];
+    field.origin = {field_origins[3 * f], field_origins[3 * f + 1], field_origins[3 * f + 2]};
+    field.max_distance = field_limits[f];
+    field.origin_node = field_nodes[f];
+    field.distance.assign(distances.begin() + static_cast<std::ptrdiff_t>(f * nodes),
+                          distances.begin() + static_cast<std::ptrdiff_t>((f + 1) * nodes));
+    g.fields.push_back(std::move(field));
+  }
+  if (std::string problem = g.validate(); !problem.empty()) return Error::badInput(at.self() + ": " + problem);
+  if (std::fabs(g.grid.cell_size - baked.profile.settings.cell_size) > 1e-12)
+    return Error::badInput(at.where("cell_size") + ": differs from the stored profile's cell_size");
+  return baked;
+}
+
+}  // namespace
+
+Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAgent>& agents) {
+  if (agents.empty()) return Ok{};
+  auto group = h5::createGroup(root, "navigation");
+  if (!group) return group.error();
+  const h5::Location navigation = root.child(*group, "navigation");
+  std::vector<std::string> names;
+  for (const nav::BakedAgent& agent : agents) names.push_back(agent.profile.settings.name);
+  if (auto s = h5::writeStringTable(navigation, "agent_names", names); !s) return s;
+  auto agents_group = h5::createGroup(navigation, "agents");
+  if (!agents_group) return agents_group.error();
+  const h5::Location at = navigation.child(*agents_group, "agents");
+  for (const nav::BakedAgent& agent : agents)
+    if (auto s = writeAgent(at, agent); !s) return s;
+  return Ok{};
+}
+
+Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root) {
+  std::vector<nav::BakedAgent> agents;
+  auto has = h5::hasLink(root, "navigation");
+  if (!has) return has.error();
+  if (!*has) return agents;  // an imported, not yet baked world
+  auto group = h5::openGroup(root, "navigation");
+  if (!group) return group.error();
+  const h5::Location navigation = root.child(*group, "navigation");
+  auto names = h5::readStringTable(navigation, "agent_names");
+  if (!names) return names.error();
+  auto agents_group = h5::openGroup(navigation, "agents");
+  if (!agents_group) return agents_group.error();
+  const h5::Location at = navigation.child(*agents_group, "agents");
+  for (const std::string& name : *names) {
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+      return Error::badInput(navigation.where("agent_names") + ": bad agent name '" + name + "'");
+    auto agent = readAgent(at, name);
+    if (!agent) return agent.error();
+    agents.push_back(std::move(*agent));
+  }
+  return agents;
+}
+
+}  // namespace strata::formats::detail

@@ -1,0 +1,118 @@
+// Black-box tests of `strata bake`: outputs, JSON report, determinism across thread counts and
+// runs (byte compare), world-file inputs, profile errors and exit codes, and `strata info`.
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "test_support.h"
+
+using strata::test::runStrata;
+using strata::test::sameBytes;
+using strata::test::sourceDir;
+using strata::test::TempDir;
+
+namespace {
+
+std::string sample(const std::string& name) { return (sourceDir() / "samples" / name).string(); }
+
+}  // namespace
+
+TEST_CASE("strata bake writes a world with per-agent counts and stage timings", "[cli][bake]") {
+  TempDir dir;
+  const auto out = (dir / "course.h5").string();
+  auto run = runStrata({"bake", sample("course.obj"), "--profile", sample("course.toml"), "-o", out, "--json"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.err.empty());  // not a terminal: no progress bar
+  const auto doc = nlohmann::json::parse(run.out);
+  for (const char* stage : {"import", "index", "columns", "edges", "links", "clearance", "components", "fields", "total", "write"})
+    CHECK(doc["timings_ms"][stage].get<double>() >= 0);
+  REQUIRE(doc["agents"].size() == 1);
+  const auto& agent = doc["agents"][0];
+  CHECK(agent["name"] == "human");
+  CHECK(agent["nodes"].get<std::size_t>() > 10000);
+  CHECK(agent["edges"].get<std::size_t>() > agent["nodes"].get<std::size_t>());
+  CHECK(agent["columns"].get<std::size_t>() >= agent["nodes"].get<std::size_t>() / 3);
+  CHECK(agent["components"].get<std::size_t>() >= 1);
+  CHECK(agent["fields"][0] == "from_start");
+  // strata info shows the same per-agent summary.
+  auto info = runStrata({"info", out, "--json"});
+  REQUIRE(info.exit_code == 0);
+  const auto described = nlohmann::json::parse(info.out);
+  REQUIRE(described["agents"].size() == 1);
+  CHECK(described["agents"][0]["nodes"] == agent["nodes"]);
+  CHECK(described["agents"][0]["edges"] == agent["edges"]);
+  auto text = runStrata({"info", out});
+  CHECK_THAT(text.out, Catch::Contains("human  cell 0.3 m"));
+}
+
+TEST_CASE("strata bake is byte-identical at 1 and 2 threads and across runs", "[cli][bake][determinism]") {
+  TempDir dir;
+  const auto a = (dir / "a.h5").string(), b = (dir / "b.h5").string(), c = (dir / "c.h5").string();
+  REQUIRE(runStrata({"bake", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", a, "--threads", "1"}).exit_code == 0);
+  REQUIRE(runStrata({"bake", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", b, "--threads", "2"}).exit_code == 0);
+  REQUIRE(runStrata({"bake", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", c, "--threads", "2"}).exit_code == 0);
+  CHECK(sameBytes(a, b));
+  CHECK(sameBytes(b, c));
+}
+
+TEST_CASE("strata bake takes a world file from strata import and the default profile", "[cli][bake]") {
+  TempDir dir;
+  const auto imported = (dir / "maze.h5").string(), baked = (dir / "maze-baked.h5").string();
+  REQUIRE(runStrata({"import", sample("maze.obj"), "-o", imported}).exit_code == 0);
+  auto run = runStrata({"bake", imported, "-o", baked, "--json"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto doc = nlohmann::json::parse(run.out);
+  REQUIRE(doc["agents"].size() == 1);
+  CHECK(doc["agents"][0]["name"] == "default");
+  CHECK(doc["agents"][0]["cell_size"].get<double>() == Approx(0.3));
+  // The text summary names the agent and the timings.
+  auto text = runStrata({"bake", imported, "-o", baked});
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("agent default: cell 0.3 m"));
+  CHECK_THAT(text.out, Catch::Contains("timings (ms): import"));
+}
+
+TEST_CASE("strata bake reports bad input on one line with exit code 2", "[cli][bake]") {
+  TempDir dir;
+  const auto out = (dir / "x.h5").string();
+  auto missing = runStrata({"bake", (dir / "nope.obj").string(), "-o", out});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::StartsWith("strata: error: ") && Catch::Contains("nope.obj: no such file"));
+  {
+    std::ofstream bad(dir / "bad.toml");
+    bad << "[agent.a]\nradius = 0.3\nstep_hieght = 0.4\n";
+  }
+  auto profile = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "bad.toml").string(), "-o", out});
+  CHECK(profile.exit_code == 2);
+  CHECK_THAT(profile.err, Catch::Contains("bad.toml:3:1: agent.a.step_hieght: unknown key"));
+  CHECK(std::count(profile.err.begin(), profile.err.end(), '\n') == 1);
+  {
+    std::ofstream far(dir / "far.toml");
+    far << "[agent.a]\n[[agent.a.links]]\nfrom = [0, 0, 0]\nto = [500, 0, 500]\nlabel = \"nowhere\"\n";
+  }
+  auto link = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "far.toml").string(), "-o", out});
+  CHECK(link.exit_code == 2);
+  CHECK_THAT(link.err, Catch::Contains("link 1") || Catch::Contains("link 0 ('nowhere')"));
+  auto same = runStrata({"bake", sample("maze.obj"), "-o", sample("maze.obj")});
+  CHECK(same.exit_code == 2);
+  auto threads = runStrata({"bake", sample("maze.obj"), "-o", out, "--threads", "-1"});
+  CHECK(threads.exit_code == 2);
+  CHECK_FALSE(std::filesystem::exists(out));  // nothing written on failure
+}
+
+TEST_CASE("strata bake --help and its man page document every option", "[cli][bake][docs]") {
+  auto help = runStrata({"bake", "--help"});
+  REQUIRE(help.exit_code == 0);
+  const std::string man = strata::test::readFile(sourceDir() / "man" / "strata-bake.1");
+  for (const char* option : {"--profile", "--threads", "--json", "--scale", "--up", "--in-process", "--output"}) {
+    INFO(option);
+    CHECK_THAT(help.out, Catch::Contains(option));
+    std::string escaped;
+    for (char ch : std::string(option)) escaped += ch == '-' ? std::string("\\-") : std::string(1, ch);
+    CHECK_THAT(man, Catch::Contains(escaped));
+  }
+}

@@ -1,0 +1,244 @@
+// strata bake INPUT -o WORLD.h5 [--profile P.toml] [--threads N] [--json] [--scale S] [--up y|z]:
+// bakes the layered surface graph of every agent of a profile into a world file. INPUT is a
+// mesh (imported on the fly with the import options) or a world file from `strata import`
+// (its geometry and provenance are kept; earlier baked agents are replaced). Thin over
+// nav::bakeWorld and formats::writeWorldFile; a progress bar with ETA on stderr when it is a
+// terminal, a per-stage timing summary on stdout.
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "command.h"
+#include "strata/formats/import.h"
+#include "strata/formats/profile.h"
+#include "strata/formats/world_file.h"
+#include "strata/nav/bake.h"
+
+namespace strata::cli {
+namespace {
+
+struct BakeCommandOptions {
+  std::string input;             ///< mesh or world file
+  std::string output;            ///< world file to write
+  std::string profile;           ///< bake profile (TOML); empty = the default agent
+  int threads = 0;               ///< 0 = all hardware threads
+  bool json = false;             ///< one JSON document
+  std::string up = "y";          ///< mesh inputs: source up axis
+  formats::ImportOptions import; ///< mesh inputs: scale, sandbox limits
+};
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// Renders bake progress as a one-line bar with ETA on stderr (only used on a terminal).
+class ProgressBar final : public nav::BakeObserver {
+ public:
+  void stageStarted(const std::string& agent, const std::string& stage, std::size_t total) override {
+    label_ = agent.empty() ? stage : agent + ": " + stage;
+    start_ = Clock::now();
+    draw(0, total);
+  }
+  void stageProgress(std::size_t done, std::size_t total) override { draw(done, total); }
+  void stageFinished(const std::string&, const std::string&, double milliseconds) override {
+    fmt::print(stderr, "\r\033[K{:<24} done in {:.0f} ms\n", label_, milliseconds);
+    std::fflush(stderr);
+  }
+
+ private:
+  void draw(std::size_t done, std::size_t total) {
+    const auto now = Clock::now();
+    if (done != 0 && done != total && now - last_draw_ < std::chrono::milliseconds(100)) return;
+    last_draw_ = now;
+    constexpr int kWidth = 30;
+    const double fraction = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 0.0;
+    const int filled = static_cast<int>(fraction * kWidth);
+    std::string eta = "--";
+    if (fraction > 0.02) {
+      const double elapsed = std::chrono::duration<double>(now - start_).count();
+      eta = fmt::format("{:.0f}s", elapsed / fraction - elapsed);
+    }
+    fmt::print(stderr, "\r\033[K{:<24} [{}{}] {:3.0f}%  ETA {}", label_, std::string(filled, '#'),
+               std::string(kWidth - filled, ' '), fraction * 100, eta);
+    std::fflush(stderr);
+  }
+  std::string label_;
+  Clock::time_point start_, last_draw_;
+};
+
+std::string lowerExtension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+nlohmann::ordered_json agentJson(const nav::BakedAgent& agent) {
+  const nav::LayeredGraph& g = agent.graph;
+  nlohmann::ordered_json doc;
+  doc["name"] = agent.profile.settings.name;
+  doc["cell_size"] = g.grid.cell_size;
+  doc["grid"] = {g.grid.width_cells, g.grid.depth_cells};
+  doc["columns"] = g.grid.columnCount();
+  doc["nodes"] = g.nodeCount();
+  doc["edges"] = g.edgeCount();
+  doc["links"] = g.links.size();
+  doc["components"] = g.component_count;
+  doc["regions"] = g.region_count;
+  doc["fields"] = nlohmann::ordered_json::array();
+  for (const nav::RouteField& field : g.fields) doc["fields"].push_back(field.name);
+  return doc;
+}
+
+int runBake(BakeCommandOptions& options) {
+  namespace fs = std::filesystem;
+  options.import.up = options.up == "z" ? formats::UpAxis::Z : formats::UpAxis::Y;
+  if (std::string problem = options.import.validate(); !problem.empty()) return badInput("import options: " + problem);
+  std::error_code ec;
+  if (!fs::exists(options.input, ec)) return badInput(options.input + ": no such file");
+  const fs::path output(options.output);
+  if (fs::exists(output, ec) && fs::equivalent(options.input, output, ec))
+    return badInput(options.output + ": the output file is also the input");
+  const fs::path parent = output.parent_path().empty() ? fs::path(".") : output.parent_path();
+  if (!fs::is_directory(parent, ec)) return badInput(options.output + ": the output directory does not exist");
+  if (fs::is_directory(output, ec)) return badInput(options.output + ": is a directory");
+
+  nav::BakeProfile profile = nav::BakeProfile::defaults();
+  if (!options.profile.empty()) {
+    auto loaded = formats::loadProfile(options.profile);
+    if (!loaded) return reportError(loaded.error());
+    profile = std::move(*loaded);
+  }
+
+  // Threads: the task arena of the bake and a global cap for anything else TBB runs.
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+
+  // Input: a world file keeps its geometry and provenance; a mesh is imported now.
+  nlohmann::ordered_json timings;
+  formats::World world;
+  const auto import_start = Clock::now();
+  if (lowerExtension(options.input) == ".h5") {
+    auto read = formats::readWorldFile(options.input);
+    if (!read) return reportError(read.error());
+    world = std::move(*read);
+    world.agents.clear();
+  } else {
+    auto imported = formats::importMeshes({fs::path(options.input)}, options.import);
+    if (!imported) return reportError(imported.error());
+    for (const std::string& warning : imported->stats.warnings) warn(warning);
+    world.geometry = std::move(imported->mesh);
+    world.provenance.inputs = imported->inputs;
+    nlohmann::json import_options;
+    import_options["scale"] = options.import.scale;
+    import_options["up"] = options.up;
+    world.provenance.import_options_json = import_options.dump();
+  }
+  world.provenance.tool_version = STRATA_VERSION_STRING;
+  timings["import"] = millisecondsSince(import_start);
+
+  ProgressBar bar;
+  nav::BakeOptions bake_options;
+  bake_options.threads = threads;
+  if (stderrIsTerminal() && !options.json) bake_options.observer = &bar;
+  auto baked = nav::bakeWorld(world.geometry, profile, bake_options, options.input);
+  if (!baked) return reportError(baked.error());
+  // Stage times summed over agents (each agent's own times are in its entry).
+  std::map<std::string, double> per_stage;
+  std::vector<std::string> stage_order;
+  for (const nav::StageTiming& t : baked->timings) {
+    if (!per_stage.count(t.stage)) stage_order.push_back(t.stage);
+    per_stage[t.stage] += t.milliseconds;
+  }
+  for (const std::string& stage : stage_order) timings[stage] = per_stage[stage];
+  timings["total"] = baked->total_milliseconds;
+  world.agents = std::move(baked->agents);
+
+  const auto write_start = Clock::now();
+  if (auto written = formats::writeWorldFile(output, world); !written) return reportError(written.error());
+  timings["write"] = millisecondsSince(write_start);
+
+  nlohmann::ordered_json doc;
+  doc["output"] = options.output;
+  doc["threads"] = threads;
+  doc["timings_ms"] = timings;
+  doc["agents"] = nlohmann::ordered_json::array();
+  for (const nav::BakedAgent& agent : world.agents) {
+    nlohmann::ordered_json entry = agentJson(agent);
+    nlohmann::ordered_json own;
+    for (const nav::StageTiming& t : baked->timings)
+      if (t.agent == agent.profile.settings.name) own[t.stage] = t.milliseconds;
+    entry["timings_ms"] = own;
+    doc["agents"].push_back(entry);
+  }
+  if (options.json) {
+    fmt::print("{}\n", doc.dump(2));
+    return kExitOk;
+  }
+  fmt::print("wrote {}: {} agent{} baked from {} ({} triangles) on {} thread{}\n", options.output, world.agents.size(),
+             world.agents.size() == 1 ? "" : "s", options.input, world.geometry.triangleCount(), threads,
+             threads == 1 ? "" : "s");
+  for (const auto& agent : doc["agents"])
+    fmt::print("  agent {}: cell {} m, {} columns, {} nodes, {} edges, {} components, {} links, {} fields\n",
+               agent["name"].get<std::string>(), agent["cell_size"].get<double>(), agent["columns"].get<std::size_t>(),
+               agent["nodes"].get<std::size_t>(), agent["edges"].get<std::size_t>(),
+               agent["components"].get<std::uint32_t>(), agent["links"].get<std::size_t>(), agent["fields"].size());
+  fmt::print("timings (ms):");
+  for (const auto& [stage, ms] : timings.items()) fmt::print(" {} {:.1f}", stage, ms.get<double>());
+  fmt::print("\n");
+  return kExitOk;
+}
+
+std::function<int()> setupBake(CLI::App& app) {
+  auto options = std::make_shared<BakeCommandOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "bake",
+      "Bake the layered surface graph of every agent of a profile into a world file: floor nodes per column "
+      "(road, bridge and roof at the same x/z stay distinct), walk/jump/drop/climb edges and custom links with "
+      "their costs, areas, headroom, clearance, connected components and route-distance fields. INPUT is a mesh "
+      "(imported with --scale/--up) or a world file from strata import. Parallel and deterministic: the file is "
+      "byte-identical at any --threads.");
+  sub->add_option("INPUT", options->input, "a mesh file (.obj .gltf .glb .fbx .ply .stl) or a world file (.h5)")->required();
+  sub->add_option("-o,--output", options->output, "the world file to write (HDF5, written atomically)")->required();
+  sub->add_option("--profile", options->profile,
+                  "bake profile (TOML, [agent.NAME] tables; see strata-bake(1) and docs/parameters.md); default: one "
+                  "agent 'default' (radius 0.3 m, height 1.8 m, max_slope 45, step_height 0.4 m)");
+  sub->add_option("--threads", options->threads, "worker threads (0 = all hardware threads); never changes the result")
+      ->default_val(0)
+      ->check(CLI::Range(0, 1024));
+  sub->add_flag("--json", options->json,
+                "print one JSON document: output, threads, timings_ms (import, index, columns, edges, links, "
+                "clearance, components, fields, total = the bake itself, write) and per agent name, cell_size, "
+                "columns, nodes, edges, links, components, regions, fields");
+  sub->add_option("--scale", options->import.scale, "mesh inputs: uniform scale (e.g. 0.05 for Cube-engine maps); > 0")
+      ->default_val(1.0)
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--up", options->up, "mesh inputs: source up axis, y (default) or z")
+      ->default_val("y")
+      ->check(CLI::IsMember({"y", "z"}));
+  sub->add_flag("--in-process", options->import.in_process,
+                "mesh inputs: parse in this process without the import sandbox (trusted inputs only)");
+  sub->footer(
+      "Exit codes: 0 success; 1 runtime failure (I/O); 2 bad usage or bad input: one line on stderr,\n"
+      "strata: error: FILE: problem (unreadable mesh or world, profile errors as FILE:LINE:COLUMN: key: problem,\n"
+      "a link or field endpoint with no floor near it). A progress bar with ETA is drawn on stderr only when it\n"
+      "is a terminal. See strata-bake(1).");
+  return [options] { return runBake(*options); };
+}
+
+}  // namespace
+
+STRATA_COMMAND(bake, 30, setupBake)
+
+}  // namespace strata::cli
