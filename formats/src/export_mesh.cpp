@@ -170,6 +170,7 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec))
     return Error::badInput(fmt::format("{}: the folder {} does not exist", path.string(), folder.string()));
+  if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
 
   ExportStats stats;
   auto scene = std::make_unique<aiScene>();

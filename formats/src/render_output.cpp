@@ -32,6 +32,7 @@ Status writeFileAtomically(const std::filesystem::path& path, const std::string&
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec))
     return Error::badInput(fmt::format("{}: the folder {} does not exist", path.string(), folder.string()));
+  if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
   const std::filesystem::path temporary =
       folder / fmt::format(".{}.tmp-{}", path.filename().string(), static_cast<long>(::getpid()));
   {

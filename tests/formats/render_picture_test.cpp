@@ -281,7 +281,12 @@ TEST_CASE("writeRender picks the format by extension and writes atomically", "[f
   REQUIRE_FALSE(formats::writeRender(dir / "b.png", graph, {}, settings).ok());
   std::size_t files = 0;
   for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) ++files;
-  CHECK(files == 2);
+  CHECK(files == 2);  // a.png and a.SVG
+  std::filesystem::create_directory(dir / "d.png");
+  auto onto_folder = formats::writeRender(dir / "d.png", graph, {}, RenderSettings{});
+  REQUIRE_FALSE(onto_folder.ok());
+  CHECK(onto_folder.error().kind == ErrorKind::BadInput);
+  CHECK_THAT(onto_folder.error().message, Catch::Contains("d.png: is a directory"));
   auto missing_folder = formats::writeRender(dir / "no" / "c.png", graph, {}, RenderSettings{});
   REQUIRE_FALSE(missing_folder.ok());
   CHECK_THAT(missing_folder.error().message, Catch::Contains("does not exist"));
