@@ -1,0 +1,333 @@
+// Layered path queries: Strata's bake + layered search against Detour on Recast's navmesh of the
+// same mesh, in the same run, on the same random start/goal pairs (reachable in both).
+//
+// For each Recast sample mesh (shared data meshes/recast/*.obj):
+//  - Strata: import, bake with one agent (radius 0.3, height 1.8, step 0.4, slope 45, cell 0.3),
+//    then findLayeredPath (A* and Theta*);
+//  - Recast: the standard pipeline at cs 0.3 / ch 0.2 with the same agent (rasterize, filter,
+//    compact, erode, distance field, watershed regions, contours, poly mesh, detail mesh), then
+//    Detour findNearestPoly + findPath + findStraightPath.
+// Pairs: random floor nodes of the Strata graph whose route Strata finds and whose Detour path
+// reaches the end polygon (not partial). Google Benchmark times one query per iteration (cycling
+// through the pairs); a summary after the run prints the medians over 5 rounds of all pairs, the
+// time ratio Strata/Detour, the mean path-length ratio (horizontal lengths) and the batch
+// throughput on 1 and 2 threads.
+//
+// Run: build with -DSTRATA_BUILD_BENCH=ON, then build-*/tests/bench/bench_layered_path
+
+#include <benchmark/benchmark.h>
+
+#include <DetourNavMesh.h>
+#include <DetourNavMeshBuilder.h>
+#include <DetourNavMeshQuery.h>
+#include <Recast.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "strata/formats/import.h"
+#include "strata/nav/bake.h"
+#include "strata/nav/layered_search.h"
+
+namespace {
+
+using namespace strata;
+
+constexpr double kRadius = 0.3, kHeight = 1.8, kStep = 0.4, kSlope = 45.0, kCell = 0.3, kCellHeight = 0.2;
+constexpr int kPairs = 100;
+
+struct DetourMesh {
+  dtNavMesh* mesh = nullptr;
+  dtNavMeshQuery* query = nullptr;
+  ~DetourMesh() {
+    dtFreeNavMeshQuery(query);
+    dtFreeNavMesh(mesh);
+  }
+};
+
+// The standard Recast pipeline (RecastDemo's Sample_SoloMesh) with our agent.
+std::unique_ptr<DetourMesh> buildDetour(const sim::TriangleMesh& m) {
+  std::vector<float> verts;
+  for (const auto& v : m.vertices) verts.insert(verts.end(), {v.x, v.y, v.z});
+  std::vector<int> tris;
+  for (const auto& t : m.triangles) tris.insert(tris.end(), {int(t[0]), int(t[1]), int(t[2])});
+  const int nv = int(m.vertices.size()), nt = int(m.triangles.size());
+  rcConfig cfg{};
+  cfg.cs = float(kCell);
+  cfg.ch = float(kCellHeight);
+  cfg.walkableSlopeAngle = float(kSlope);
+  cfg.walkableHeight = int(std::ceil(kHeight / kCellHeight));
+  cfg.walkableClimb = int(std::floor(kStep / kCellHeight));
+  cfg.walkableRadius = int(std::ceil(kRadius / kCell));
+  cfg.maxEdgeLen = int(12 / kCell);
+  cfg.maxSimplificationError = 1.3f;
+  cfg.minRegionArea = 8 * 8;
+  cfg.mergeRegionArea = 20 * 20;
+  cfg.maxVertsPerPoly = 6;
+  cfg.detailSampleDist = float(6 * kCell);
+  cfg.detailSampleMaxError = float(1 * kCellHeight);
+  rcCalcBounds(verts.data(), nv, cfg.bmin, cfg.bmax);
+  rcCalcGridSize(cfg.bmin, cfg.bmax, cfg.cs, &cfg.width, &cfg.height);
+  rcContext ctx(false);
+  rcHeightfield* hf = rcAllocHeightfield();
+  rcCreateHeightfield(&ctx, *hf, cfg.width, cfg.height, cfg.bmin, cfg.bmax, cfg.cs, cfg.ch);
+  std::vector<unsigned char> areas(std::size_t(nt), 0);
+  rcMarkWalkableTriangles(&ctx, cfg.walkableSlopeAngle, verts.data(), nv, tris.data(), nt, areas.data());
+  rcRasterizeTriangles(&ctx, verts.data(), nv, tris.data(), areas.data(), nt, *hf, cfg.walkableClimb);
+  rcFilterLowHangingWalkableObstacles(&ctx, cfg.walkableClimb, *hf);
+  rcFilterLedgeSpans(&ctx, cfg.walkableHeight, cfg.walkableClimb, *hf);
+  rcFilterWalkableLowHeightSpans(&ctx, cfg.walkableHeight, *hf);
+  rcCompactHeightfield* chf = rcAllocCompactHeightfield();
+  rcBuildCompactHeightfield(&ctx, cfg.walkableHeight, cfg.walkableClimb, *hf, *chf);
+  rcFreeHeightField(hf);
+  rcErodeWalkableArea(&ctx, cfg.walkableRadius, *chf);
+  rcBuildDistanceField(&ctx, *chf);
+  rcBuildRegions(&ctx, *chf, 0, cfg.minRegionArea, cfg.mergeRegionArea);
+  rcContourSet* cset = rcAllocContourSet();
+  rcBuildContours(&ctx, *chf, cfg.maxSimplificationError, cfg.maxEdgeLen, *cset);
+  rcPolyMesh* pmesh = rcAllocPolyMesh();
+  rcBuildPolyMesh(&ctx, *cset, cfg.maxVertsPerPoly, *pmesh);
+  rcPolyMeshDetail* dmesh = rcAllocPolyMeshDetail();
+  rcBuildPolyMeshDetail(&ctx, *pmesh, *chf, cfg.detailSampleDist, cfg.detailSampleMaxError, *dmesh);
+  rcFreeCompactHeightfield(chf);
+  rcFreeContourSet(cset);
+  for (int i = 0; i < pmesh->npolys; ++i) pmesh->flags[i] = pmesh->areas[i] == RC_WALKABLE_AREA ? 1 : 0;
+  dtNavMeshCreateParams params{};
+  params.verts = pmesh->verts;
+  params.vertCount = pmesh->nverts;
+  params.polys = pmesh->polys;
+  params.polyAreas = pmesh->areas;
+  params.polyFlags = pmesh->flags;
+  params.polyCount = pmesh->npolys;
+  params.nvp = pmesh->nvp;
+  params.detailMeshes = dmesh->meshes;
+  params.detailVerts = dmesh->verts;
+  params.detailVertsCount = dmesh->nverts;
+  params.detailTris = dmesh->tris;
+  params.detailTriCount = dmesh->ntris;
+  params.walkableHeight = float(kHeight);
+  params.walkableRadius = float(kRadius);
+  params.walkableClimb = float(kStep);
+  rcVcopy(params.bmin, pmesh->bmin);
+  rcVcopy(params.bmax, pmesh->bmax);
+  params.cs = cfg.cs;
+  params.ch = cfg.ch;
+  params.buildBvTree = true;
+  unsigned char* data = nullptr;
+  int size = 0;
+  const bool built = dtCreateNavMeshData(&params, &data, &size);
+  rcFreePolyMesh(pmesh);
+  rcFreePolyMeshDetail(dmesh);
+  if (!built) return nullptr;
+  auto out = std::make_unique<DetourMesh>();
+  out->mesh = dtAllocNavMesh();
+  if (dtStatusFailed(out->mesh->init(data, size, DT_TILE_FREE_DATA))) return nullptr;
+  out->query = dtAllocNavMeshQuery();
+  if (dtStatusFailed(out->query->init(out->mesh, 4096))) return nullptr;
+  return out;
+}
+
+struct DetourAnswer {
+  bool ok = false;
+  double length = 0;  // horizontal length of the straight path
+};
+
+DetourAnswer detourPath(const DetourMesh& d, const sim::Vec3& a, const sim::Vec3& b) {
+  static thread_local std::vector<dtPolyRef> polys(4096);
+  static thread_local std::vector<float> straight(3 * 1024);
+  static thread_local std::vector<unsigned char> flags(1024);
+  static thread_local std::vector<dtPolyRef> straight_refs(1024);
+  dtQueryFilter filter;
+  const float extents[3] = {float(kCell * 2), 1.0f, float(kCell * 2)};
+  const float pa[3] = {float(a.x), float(a.y), float(a.z)}, pb[3] = {float(b.x), float(b.y), float(b.z)};
+  dtPolyRef ra = 0, rb = 0;
+  float na[3], nb[3];
+  d.query->findNearestPoly(pa, extents, &filter, &ra, na);
+  d.query->findNearestPoly(pb, extents, &filter, &rb, nb);
+  DetourAnswer answer;
+  if (!ra || !rb) return answer;
+  int count = 0;
+  const dtStatus status = d.query->findPath(ra, rb, na, nb, &filter, polys.data(), &count, int(polys.size()));
+  if (dtStatusFailed(status) || count == 0 || polys[std::size_t(count - 1)] != rb) return answer;
+  int points = 0;
+  d.query->findStraightPath(na, nb, polys.data(), count, straight.data(), flags.data(), straight_refs.data(), &points, 1024);
+  answer.ok = points >= 2;
+  for (int i = 1; i < points; ++i)
+    answer.length += std::hypot(straight[3 * i] - straight[3 * (i - 1)], straight[3 * i + 2] - straight[3 * (i - 1) + 2]);
+  return answer;
+}
+
+struct Scene {
+  std::string name;
+  nav::BakedAgent agent;
+  std::unique_ptr<nav::LayeredSearchGraph> view;
+  std::unique_ptr<DetourMesh> detour;
+  std::vector<std::pair<sim::Vec3, sim::Vec3>> pairs;
+  double bake_ms = 0, recast_ms = 0;
+};
+
+std::vector<std::unique_ptr<Scene>>& scenes() {
+  static std::vector<std::unique_ptr<Scene>> all;
+  return all;
+}
+
+double msSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+nav::LayeredSearchSettings settingsFor(nav::SearchMethod method) {
+  nav::LayeredSearchSettings s;
+  s.method = method;
+  s.snap.max_horizontal = 0.5;
+  return s;
+}
+
+std::unique_ptr<Scene> loadScene(const std::filesystem::path& path) {
+  auto scene = std::make_unique<Scene>();
+  scene->name = path.stem().string();
+  formats::ImportOptions import;
+  import.in_process = true;
+  auto imported = formats::importMeshes({path}, import);
+  if (!imported) {
+    std::fprintf(stderr, "%s: %s\n", path.c_str(), imported.error().message.c_str());
+    return nullptr;
+  }
+  nav::BakeProfile profile = nav::BakeProfile::defaults();
+  nav::AgentSettings& a = profile.agents.front().settings;
+  a.radius = kRadius, a.height = kHeight, a.step_height = kStep, a.max_slope = kSlope, a.cell_size = kCell;
+  a.can_jump = false;  // Recast's navmesh has no jumps: compare like with like
+  auto t = std::chrono::steady_clock::now();
+  auto baked = nav::bakeWorld(imported->mesh, profile, nav::BakeOptions{}, path.string());
+  scene->bake_ms = msSince(t);
+  if (!baked) {
+    std::fprintf(stderr, "%s: %s\n", path.c_str(), baked.error().message.c_str());
+    return nullptr;
+  }
+  scene->agent = std::move(baked->agents.front());
+  scene->view = std::make_unique<nav::LayeredSearchGraph>(scene->agent.graph, scene->agent.profile.settings);
+  t = std::chrono::steady_clock::now();
+  scene->detour = buildDetour(imported->mesh);
+  scene->recast_ms = msSince(t);
+  if (!scene->detour) return nullptr;
+  const auto& g = scene->agent.graph;
+  std::mt19937 rng(12345);
+  std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
+  nav::SearchState state;
+  for (int attempt = 0; attempt < 20000 && int(scene->pairs.size()) < kPairs; ++attempt) {
+    const sim::Vec3 a = g.nodePosition(pick(rng)), b = g.nodePosition(pick(rng));
+    if (std::hypot(a.x - b.x, a.z - b.z) < 3.0) continue;
+    if (!nav::findLayeredPath(*scene->view, a, b, settingsFor(nav::SearchMethod::AStar), state).ok()) continue;
+    if (!detourPath(*scene->detour, a, b).ok) continue;
+    scene->pairs.push_back({a, b});
+  }
+  return scene;
+}
+
+void benchStrata(benchmark::State& st, const Scene* scene, nav::SearchMethod method) {
+  nav::SearchState state;
+  const auto settings = settingsFor(method);
+  std::size_t i = 0;
+  for (auto _ : st) {
+    const auto& p = scene->pairs[i++ % scene->pairs.size()];
+    benchmark::DoNotOptimize(nav::findLayeredPath(*scene->view, p.first, p.second, settings, state));
+  }
+}
+
+void benchDetour(benchmark::State& st, const Scene* scene) {
+  std::size_t i = 0;
+  for (auto _ : st) {
+    const auto& p = scene->pairs[i++ % scene->pairs.size()];
+    benchmark::DoNotOptimize(detourPath(*scene->detour, p.first, p.second));
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Median over 5 rounds of the mean time per query (microseconds).
+template <class F>
+double perQueryMicros(const Scene& s, F&& query) {
+  std::vector<double> rounds;
+  for (int r = 0; r < 5; ++r) {
+    const auto t = std::chrono::steady_clock::now();
+    for (const auto& p : s.pairs) query(p);
+    rounds.push_back(msSince(t) * 1000.0 / double(s.pairs.size()));
+  }
+  return median(rounds);
+}
+
+void summary() {
+  std::printf("\n%-11s %6s %8s %9s %10s %10s %10s %9s %9s %9s %8s %8s %8s\n", "mesh", "pairs", "bake_ms", "recast_ms",
+              "astar_us", "theta_us", "detour_us", "t_ratio", "len_astar", "len_theta", "batch1/s", "batch2/s", "speedup");
+  for (const auto& sp : scenes()) {
+    const Scene& s = *sp;
+    nav::SearchState state;
+    const auto astar = settingsFor(nav::SearchMethod::AStar), theta = settingsFor(nav::SearchMethod::Theta);
+    double len_a = 0, len_t = 0, len_d = 0;
+    for (const auto& p : s.pairs) {
+      len_a += nav::findLayeredPath(*s.view, p.first, p.second, astar, state).length;
+      len_t += nav::findLayeredPath(*s.view, p.first, p.second, theta, state).length;
+      len_d += detourPath(*s.detour, p.first, p.second).length;
+    }
+    const double us_a = perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, astar, state); });
+    const double us_t = perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, theta, state); });
+    const double us_d = perQueryMicros(s, [&](const auto& p) { detourPath(*s.detour, p.first, p.second); });
+    // Batch throughput: every pair 10 times (A*), on 1 and 2 threads; median of 3 rounds.
+    std::vector<nav::LayeredPathRequest> batch;
+    for (int k = 0; k < 10; ++k)
+      for (const auto& p : s.pairs) batch.push_back({0, p.first, p.second, astar});
+    auto throughput = [&](int threads) {
+      std::vector<double> rates;
+      for (int r = 0; r < 3; ++r) {
+        const auto t = std::chrono::steady_clock::now();
+        benchmark::DoNotOptimize(nav::findLayeredPaths({s.view.get()}, batch, threads));
+        rates.push_back(double(batch.size()) / (msSince(t) / 1000.0));
+      }
+      return median(rates);
+    };
+    const double b1 = throughput(1), b2 = throughput(2);
+    std::printf("%-11s %6zu %8.0f %9.0f %10.1f %10.1f %10.1f %9.2f %9.3f %9.3f %8.0f %8.0f %8.2f\n", s.name.c_str(),
+                s.pairs.size(), s.bake_ms, s.recast_ms, us_a, us_t, us_d, std::min(us_a, us_t) / us_d, len_a / len_d,
+                len_t / len_d, b1, b2, b2 / b1);
+  }
+  std::printf("t_ratio = min(astar_us, theta_us) / detour_us (target <= 2); len_* = mean Strata length / mean Detour "
+              "straight-path length (target <= 1); speedup = batch2/s / batch1/s (target >= 1.8)\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::filesystem::path dir = std::filesystem::path(STRATA_SHARED_DATA) / "meshes" / "recast";
+  std::vector<std::filesystem::path> meshes;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == ".obj") meshes.push_back(entry.path());
+  std::sort(meshes.begin(), meshes.end());
+  for (const auto& path : meshes) {
+    auto scene = loadScene(path);
+    if (!scene || scene->pairs.empty()) {
+      std::fprintf(stderr, "%s: skipped (no scene or no pairs reachable in both)\n", path.c_str());
+      continue;
+    }
+    const Scene* s = scene.get();
+    benchmark::RegisterBenchmark(("layered_astar/" + s->name).c_str(), benchStrata, s, nav::SearchMethod::AStar)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("layered_theta/" + s->name).c_str(), benchStrata, s, nav::SearchMethod::Theta)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("detour/" + s->name).c_str(), benchDetour, s)->Unit(benchmark::kMicrosecond);
+    scenes().push_back(std::move(scene));
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  summary();
+  return 0;
+}
