@@ -1,0 +1,87 @@
+// Black-box tests of `strata query WORLD ray|overlap|cast` on the tower sample (features in
+// samples/README.md: road top y = 0, bridge deck top y = 4 at x -2..2, roof top y = 8 at
+// x -6..6, z -8..0; the three layers overlap at (0, -4)).
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+using strata::test::runStrata;
+using strata::test::sourceDir;
+using strata::test::TempDir;
+
+namespace {
+std::string tower() { return (sourceDir() / "samples" / "tower.obj").string(); }
+}  // namespace
+
+TEST_CASE("query ray: closest hit, all hits, miss exits 3", "[cli][query]") {
+  TempDir dir;
+  const std::string world = (dir / "tower.h5").string();
+  auto imported = runStrata({"import", tower(), "-o", world});
+  REQUIRE(imported.exit_code == 0);
+
+  auto r = runStrata({"query", world, "ray", "--from", "0.3,20,-4.1", "--dir", "0,-1,0", "--json"});
+  REQUIRE(r.exit_code == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["hit"] == true);
+  CHECK(doc["distance"].get<double>() == Approx(12));  // the roof top at y = 8
+  CHECK(doc["normal"][1].get<double>() == Approx(1));
+  CHECK(doc["label"] == "roof");
+  CHECK(doc["triangle"].is_number_integer());
+
+  // all hits, nearest first: roof top, roof underside, bridge deck, bridge underside, road
+  auto all = runStrata({"query", world, "ray", "--from", "0.3,20,-4.1", "--dir", "0,-1,0", "--all", "--json"});
+  REQUIRE(all.exit_code == 0);
+  auto hits = nlohmann::json::parse(all.out)["hits"];
+  REQUIRE(hits.size() >= 3);
+  double last = -1;
+  for (const auto& h : hits) {
+    CHECK(h["distance"].get<double>() >= last);
+    last = h["distance"].get<double>();
+  }
+  CHECK(hits.back()["label"] == "road");
+
+  auto miss = runStrata({"query", world, "ray", "--from", "0,20,-4", "--dir", "0,1,0"});
+  CHECK(miss.exit_code == 3);
+  CHECK(miss.out.find("no hit") != std::string::npos);
+}
+
+TEST_CASE("query overlap and cast on a mesh input; bad input exits 2", "[cli][query]") {
+  auto overlap = runStrata({"query", tower(), "overlap", "--sphere", "0.3,0,-4.1,0.5", "--json"});
+  REQUIRE(overlap.exit_code == 0);
+  auto doc = nlohmann::json::parse(overlap.out);
+  CHECK(doc["hit"] == true);
+  for (const auto& h : doc["hits"]) CHECK(h["label"] == "road");
+
+  auto clear = runStrata({"query", tower(), "overlap", "--box", "0,2,-4,0.5,0.5,0.5"});
+  CHECK(clear.exit_code == 3);
+
+  // an upright capsule (r 0.3, h 1.8) dropped from between the bridge and the roof lands on the
+  // bridge deck: its centre stops 0.9 m above y = 4
+  auto cast = runStrata({"query", tower(), "cast", "--capsule", "0.3,1.8", "--from", "0.3,6,-4.1", "--to", "0.3,-2,-4.1",
+                         "--json"});
+  REQUIRE(cast.exit_code == 0);
+  auto c = nlohmann::json::parse(cast.out);
+  CHECK(c["center"][1].get<double>() == Approx(4.9));
+  CHECK(c["normal"][1].get<double>() == Approx(1));
+  CHECK(c["label"] == "bridge");
+  CHECK(c["started_penetrating"] == false);
+
+  // a box starting inside the road deck reports the penetration and the way out
+  auto inside = runStrata({"query", tower(), "cast", "--box", "0.5,0.5,0.5", "--from", "20,0.2,20", "--to", "20,0.2,20",
+                           "--json"});
+  REQUIRE(inside.exit_code == 0);
+  auto p = nlohmann::json::parse(inside.out);
+  CHECK(p["started_penetrating"] == true);
+  CHECK(p["penetration_depth"].get<double>() == Approx(0.3));
+
+  auto bad = runStrata({"query", tower(), "ray", "--from", "0,x,0", "--dir", "0,-1,0"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.rfind("strata: error: --from", 0) == 0);
+  auto zero = runStrata({"query", tower(), "ray", "--from", "0,1,0", "--dir", "0,0,0"});
+  CHECK(zero.exit_code == 2);
+  auto missing = runStrata({"query", "/nonexistent/world.h5", "ray", "--from", "0,1,0", "--dir", "0,-1,0"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("world.h5") != std::string::npos);
+}

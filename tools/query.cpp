@@ -1,0 +1,357 @@
+// strata query WORLD KIND ...: answers one spatial question about a world's geometry.
+//
+// Kinds are rows of kQueryKinds below: each adds its own CLI11 subcommand under `query` and
+// runs against a QueryContext (the loaded world and its query index). Geometry kinds (ray,
+// overlap, cast) live here; navigation kinds (nearest, height, los, ...) add rows the same way.
+// Exit codes: 0 hit, 3 nothing hit (a well-formed negative answer), 2 bad input.
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "query_nav.h"
+#include "strata/formats/import.h"
+#include "strata/formats/world_file.h"
+#include "strata/sim/query_index.h"
+
+namespace strata::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+/// Options shared by every query kind.
+struct QueryCommonOptions {
+  std::string world;                     ///< world file (.h5) or a mesh file imported in memory
+  bool json = false;                     ///< one JSON document instead of text
+  std::vector<std::string> include_tags; ///< only hits whose tag is (under) one of these
+  std::vector<std::string> exclude_tags; ///< never hits whose tag is (under) one of these
+};
+
+/// What every kind runs against.
+struct QueryContext {
+  std::string world_name;
+  sim::TriangleMesh mesh;
+  std::unique_ptr<sim::QueryIndex> index;
+  sim::QueryFilter filter;
+  bool json = false;
+};
+
+/// One query kind: `setup` adds the options to its subcommand and returns the runner.
+struct QueryKind {
+  const char* name;
+  const char* description;
+  std::function<std::function<int(QueryContext&)>(CLI::App& sub)> setup;
+};
+
+ordered_json vecJson(const sim::Vec3& v) { return ordered_json::array({v.x, v.y, v.z}); }
+std::string vecText(const sim::Vec3& v) { return fmt::format("({:.6g}, {:.6g}, {:.6g})", v.x, v.y, v.z); }
+
+ordered_json featureJson(const QueryContext& ctx, uint32_t triangle, uint32_t label, uint32_t tag) {
+  ordered_json j;
+  j["triangle"] = triangle == sim::kNoTriangle ? ordered_json(nullptr) : ordered_json(triangle);
+  j["label"] = ctx.index->labelName(label);
+  j["tag"] = ctx.index->tagName(tag);
+  return j;
+}
+
+std::string featureText(const QueryContext& ctx, uint32_t triangle, uint32_t label, uint32_t tag) {
+  return fmt::format("triangle {}  label \"{}\"  tag \"{}\"", triangle, ctx.index->labelName(label),
+                     ctx.index->tagName(tag));
+}
+
+void printJson(const ordered_json& doc) { fmt::print("{}\n", doc.dump(2)); }
+
+// ---- ray ----
+
+std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
+  struct Options {
+    std::string from, dir;
+    double max = 1e6;
+    bool all = false;
+    bool front_only = false;
+  };
+  auto opt = std::make_shared<Options>();
+  sub.add_option("--from", opt->from, "ray origin X,Y,Z (metres)")->required();
+  sub.add_option("--dir", opt->dir, "ray direction X,Y,Z (normalised here; must not be zero)")->required();
+  sub.add_option("--max", opt->max, "longest distance searched (metres, > 0; default 1e6)");
+  sub.add_flag("--all", opt->all, "every hit along the ray, nearest first, instead of the closest");
+  sub.add_flag("--front-only", opt->front_only, "ignore triangles seen from behind");
+  return [opt](QueryContext& ctx) -> int {
+    const auto from = parseVec3(opt->from);
+    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got \"" + opt->from + "\"");
+    const auto dir = parseVec3(opt->dir);
+    if (!dir || sim::lengthSquared(*dir) == 0)
+      return badInput("--dir: expected a non-zero X,Y,Z direction, got \"" + opt->dir + "\"");
+    if (!(opt->max > 0)) return badInput("--max: must be a number > 0");
+    ctx.filter.back_faces = !opt->front_only;
+    const sim::Vec3 unit = sim::normalize(*dir);
+    std::vector<sim::RayHit> hits;
+    if (opt->all) {
+      ctx.index->raycastAll(*from, unit, opt->max, hits, ctx.filter);
+    } else if (auto hit = ctx.index->raycast(*from, unit, opt->max, ctx.filter)) {
+      hits.push_back(*hit);
+    }
+    auto hitJson = [&](const sim::RayHit& h) {
+      ordered_json j;
+      j["distance"] = h.distance;
+      j["point"] = vecJson(h.point);
+      j["normal"] = vecJson(h.normal);
+      j["front_face"] = h.front_face;
+      j.update(featureJson(ctx, h.triangle, h.label, h.tag));
+      return j;
+    };
+    if (ctx.json) {
+      ordered_json doc;
+      doc["query"] = "ray";
+      doc["hit"] = !hits.empty();
+      if (opt->all) {
+        doc["hits"] = ordered_json::array();
+        for (const auto& h : hits) doc["hits"].push_back(hitJson(h));
+      } else if (!hits.empty()) {
+        doc.update(hitJson(hits.front()));
+      }
+      printJson(doc);
+    } else if (hits.empty()) {
+      fmt::print("no hit within {} m\n", opt->max);
+    } else {
+      for (const auto& h : hits)
+        fmt::print("hit  distance {:.6g}  point {}  normal {}{}  {}\n", h.distance, vecText(h.point), vecText(h.normal),
+                   h.front_face ? "" : " (back face)", featureText(ctx, h.triangle, h.label, h.tag));
+    }
+    return hits.empty() ? kExitNegative : kExitOk;
+  };
+}
+
+// ---- overlap ----
+
+std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
+  struct Options {
+    std::string box, sphere, capsule;
+    double yaw = 0;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* box = sub.add_option("--box", opt->box, "box CX,CY,CZ,HX,HY,HZ: centre and half extents (metres)");
+  auto* sphere = sub.add_option("--sphere", opt->sphere, "sphere CX,CY,CZ,R (metres)");
+  auto* capsule = sub.add_option("--capsule", opt->capsule, "capsule AX,AY,AZ,BX,BY,BZ,R: segment ends and radius (metres)");
+  sub.add_option("--yaw", opt->yaw, "rotate the box about Y by this many degrees (counter-clockwise from above)");
+  box->excludes(sphere)->excludes(capsule);
+  sphere->excludes(capsule);
+  return [opt](QueryContext& ctx) -> int {
+    std::vector<sim::OverlapHit> hits;
+    std::string shape;
+    if (!opt->box.empty()) {
+      const auto v = parseNumbers(opt->box, 6);
+      if (!v || (*v)[3] < 0 || (*v)[4] < 0 || (*v)[5] < 0)
+        return badInput("--box: expected CX,CY,CZ,HX,HY,HZ with half extents >= 0, got \"" + opt->box + "\"");
+      if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
+      const auto b = sim::OrientedBox::fromYaw({(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]},
+                                               opt->yaw * M_PI / 180.0);
+      ctx.index->overlapOrientedBox(b, hits, ctx.filter);
+      shape = "box";
+    } else if (!opt->sphere.empty()) {
+      const auto v = parseNumbers(opt->sphere, 4);
+      if (!v || (*v)[3] < 0) return badInput("--sphere: expected CX,CY,CZ,R with R >= 0, got \"" + opt->sphere + "\"");
+      ctx.index->overlapSphere(sim::Sphere{{(*v)[0], (*v)[1], (*v)[2]}, (*v)[3]}, hits, ctx.filter);
+      shape = "sphere";
+    } else if (!opt->capsule.empty()) {
+      const auto v = parseNumbers(opt->capsule, 7);
+      if (!v || (*v)[6] < 0)
+        return badInput("--capsule: expected AX,AY,AZ,BX,BY,BZ,R with R >= 0, got \"" + opt->capsule + "\"");
+      ctx.index->overlapCapsule(sim::Capsule{{(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]}, (*v)[6]}, hits,
+                                ctx.filter);
+      shape = "capsule";
+    } else {
+      return badInput("query overlap: give one of --box, --sphere or --capsule");
+    }
+    if (ctx.json) {
+      ordered_json doc;
+      doc["query"] = "overlap";
+      doc["shape"] = shape;
+      doc["hit"] = !hits.empty();
+      doc["hits"] = ordered_json::array();
+      for (const auto& h : hits) {
+        ordered_json j;
+        j["triangle"] = h.triangle;
+        j["label"] = ctx.mesh.labels[ctx.mesh.triangle_labels[h.triangle]];
+        j["tag"] = ctx.mesh.tags[ctx.mesh.triangle_tags[h.triangle]];
+        doc["hits"].push_back(j);
+      }
+      printJson(doc);
+    } else if (hits.empty()) {
+      fmt::print("no overlap\n");
+    } else {
+      fmt::print("{} triangle{} overlap the {}\n", hits.size(), hits.size() == 1 ? "" : "s", shape);
+      for (const auto& h : hits) {
+        const uint32_t t = h.triangle;
+        fmt::print("  triangle {}  label \"{}\"  tag \"{}\"\n", t, ctx.mesh.labels[ctx.mesh.triangle_labels[t]],
+                   ctx.mesh.tags[ctx.mesh.triangle_tags[t]]);
+      }
+    }
+    return hits.empty() ? kExitNegative : kExitOk;
+  };
+}
+
+// ---- cast ----
+
+std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
+  struct Options {
+    std::string box, capsule, from, to;
+    double sphere = -1;
+    double yaw = 0;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* box = sub.add_option("--box", opt->box, "box of half extents HX,HY,HZ centred on the path (metres)");
+  auto* sphere = sub.add_option("--sphere", opt->sphere, "sphere of radius R centred on the path (metres)");
+  auto* capsule = sub.add_option("--capsule", opt->capsule,
+                                 "upright capsule R,H: radius and total height (H >= 2R), centred on the path (metres)");
+  box->excludes(sphere)->excludes(capsule);
+  sphere->excludes(capsule);
+  sub.add_option("--yaw", opt->yaw, "rotate the box about Y by this many degrees");
+  sub.add_option("--from", opt->from, "start centre X,Y,Z (metres)")->required();
+  sub.add_option("--to", opt->to, "end centre X,Y,Z (metres); equal to --from checks the start only")->required();
+  return [opt](QueryContext& ctx) -> int {
+    const auto from = parseVec3(opt->from);
+    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got \"" + opt->from + "\"");
+    const auto to = parseVec3(opt->to);
+    if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got \"" + opt->to + "\"");
+    const sim::Vec3 move = *to - *from;
+    std::optional<sim::ShapeHit> hit;
+    std::string shape;
+    if (!opt->box.empty()) {
+      const auto v = parseNumbers(opt->box, 3);
+      if (!v || (*v)[0] < 0 || (*v)[1] < 0 || (*v)[2] < 0)
+        return badInput("--box: expected HX,HY,HZ (half extents >= 0), got \"" + opt->box + "\"");
+      if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
+      hit = ctx.index->castOrientedBox(
+          sim::OrientedBox::fromYaw(*from, {(*v)[0], (*v)[1], (*v)[2]}, opt->yaw * M_PI / 180.0), move, ctx.filter);
+      shape = "box";
+    } else if (opt->sphere >= 0) {
+      if (!std::isfinite(opt->sphere)) return badInput("--sphere: radius must be finite");
+      hit = ctx.index->castSphere(*from, opt->sphere, move, ctx.filter);
+      shape = "sphere";
+    } else if (!opt->capsule.empty()) {
+      const auto v = parseNumbers(opt->capsule, 2);
+      if (!v || (*v)[0] < 0 || (*v)[1] < 2 * (*v)[0])
+        return badInput("--capsule: expected R,H with R >= 0 and H >= 2R, got \"" + opt->capsule + "\"");
+      const double half_segment = (*v)[1] / 2 - (*v)[0];
+      hit = ctx.index->castCapsule(*from - sim::Vec3{0, half_segment, 0}, *from + sim::Vec3{0, half_segment, 0}, (*v)[0],
+                                   move, ctx.filter);
+      shape = "capsule";
+    } else {
+      return badInput("query cast: give one of --box, --sphere or --capsule");
+    }
+    if (ctx.json) {
+      ordered_json doc;
+      doc["query"] = "cast";
+      doc["shape"] = shape;
+      doc["hit"] = hit.has_value();
+      if (hit) {
+        doc["time"] = hit->time;
+        doc["distance"] = hit->time * sim::length(move);
+        doc["center"] = vecJson(*from + move * hit->time);
+        doc["point"] = vecJson(hit->point);
+        doc["normal"] = vecJson(hit->normal);
+        doc["started_penetrating"] = hit->started_penetrating;
+        doc["penetration_depth"] = hit->penetration_depth;
+        doc["escape"] = vecJson(hit->escape);
+        doc.update(featureJson(ctx, hit->triangle, hit->label, hit->tag));
+      }
+      printJson(doc);
+    } else if (!hit) {
+      fmt::print("no hit: the {} moves freely from {} to {}\n", shape, vecText(*from), vecText(*to));
+    } else if (hit->started_penetrating) {
+      fmt::print("starts penetrating  depth {:.6g}  escape {}  normal {}  point {}  {}\n", hit->penetration_depth,
+                 vecText(hit->escape), vecText(hit->normal), vecText(hit->point),
+                 featureText(ctx, hit->triangle, hit->label, hit->tag));
+    } else {
+      fmt::print("hit  time {:.6g}  distance {:.6g}  centre {}  point {}  normal {}  {}\n", hit->time,
+                 hit->time * sim::length(move), vecText(*from + move * hit->time), vecText(hit->point),
+                 vecText(hit->normal), featureText(ctx, hit->triangle, hit->label, hit->tag));
+    }
+    return hit ? kExitOk : kExitNegative;
+  };
+}
+
+/// The query kinds, in `strata query --help` order. Add a row to add a kind.
+const std::vector<QueryKind>& queryKinds() {
+  static const std::vector<QueryKind> kinds = [] {
+    std::vector<QueryKind> k = {
+        {"ray", "closest hit (or --all hits) along a ray", setupRay},
+        {"overlap", "triangles overlapping a box, sphere or capsule (exact)", setupOverlap},
+        {"cast", "sweep a box, sphere or capsule; first contact", setupCast},
+    };
+    for (const NavQueryKind& nav : navQueryKinds())  // navigation kinds: tools/query_nav.cpp
+      k.push_back({nav.name, nav.description, [setup = nav.setup](CLI::App& sub) -> std::function<int(QueryContext&)> {
+                     auto run = setup(sub);
+                     return [run](QueryContext& ctx) { return run(ctx.world_name, ctx.json); };
+                   }});
+    return k;
+  }();
+  return kinds;
+}
+
+Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == ".h5") {
+    auto world = formats::readWorldFile(path);
+    if (!world) return world.error();
+    return std::move(world.value().geometry);
+  }
+  auto imported = formats::importMeshes({path}, formats::ImportOptions{});
+  if (!imported) return imported.error();
+  return std::move(imported.value().mesh);
+}
+
+std::function<int()> setupQuery(CLI::App& app) {
+  auto* query = app.add_subcommand("query", "spatial queries against a world: rays, overlaps, shape casts");
+  auto common = std::make_shared<QueryCommonOptions>();
+  query->add_option("WORLD", common->world, "world file (.h5), or a mesh file imported in memory")->required();
+  query->add_flag("--json", common->json, "print one JSON document");
+  query->add_option("--tag", common->include_tags, "only hits whose tag is this tag or under it (repeatable)");
+  query->add_option("--exclude-tag", common->exclude_tags, "never hits whose tag is this tag or under it (repeatable)");
+  query->require_subcommand(1);
+  query->fallthrough();
+  auto runners = std::make_shared<std::vector<std::pair<CLI::App*, std::function<int(QueryContext&)>>>>();
+  for (const QueryKind& kind : queryKinds()) {
+    auto* sub = query->add_subcommand(kind.name, kind.description);
+    runners->push_back({sub, kind.setup(*sub)});
+  }
+  return [common, runners]() -> int {
+    auto mesh = loadGeometry(common->world);
+    if (!mesh) return reportError(mesh.error());
+    QueryContext ctx;
+    ctx.world_name = common->world;
+    ctx.mesh = std::move(mesh.value());
+    ctx.index = std::make_unique<sim::QueryIndex>(ctx.mesh);
+    ctx.json = common->json;
+    for (const std::string& tag : common->include_tags) {
+      const uint32_t id = ctx.index->findTag(tag);
+      // an unknown tag matches nothing; keep it as an impossible id so the filter stays strict
+      ctx.filter.include_tags.push_back(id == sim::kInvalidId ? sim::kInvalidId - 1 : id);
+    }
+    for (const std::string& tag : common->exclude_tags) {
+      const uint32_t id = ctx.index->findTag(tag);
+      if (id != sim::kInvalidId) ctx.filter.exclude_tags.push_back(id);
+    }
+    for (auto& [sub, run] : *runners)
+      if (sub->parsed()) return run(ctx);
+    return badInput("query: give a kind (ray, overlap, cast)");
+  };
+}
+
+}  // namespace
+
+STRATA_COMMAND(query, 40, setupQuery)
+
+}  // namespace strata::cli
