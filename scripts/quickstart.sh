@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Strata's main job on a shipped sample, from nothing: install dependencies, build, then import
-# the `tower` sample into a world file and describe it. Output goes to build-quickstart/.
+# Strata's main job on a shipped sample, from nothing: install dependencies, build, bake the
+# `tower` sample (road under a bridge under a roof) with its profile, describe the world file and
+# print a path from the road up the stairs to the roof. Output goes to build-quickstart/out/.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
@@ -11,5 +12,6 @@ strata=build-quickstart/tools/strata
 out=build-quickstart/out
 mkdir -p "$out"
 set -x
-"$strata" import samples/tower.obj -o "$out/tower.h5"
+"$strata" bake samples/tower.obj --profile samples/tower.toml -o "$out/tower.h5"
 "$strata" info "$out/tower.h5"
+"$strata" path "$out/tower.h5" --from 20,0,20 --to 0,8,-4
