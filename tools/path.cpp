@@ -49,6 +49,7 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method) {
     double length = 0;
     nav::PathFailure failure = nav::PathFailure::None;
     bool mismatch = false;
+    std::int64_t expansions = 0;
   };
   std::vector<Row> rows(scenarios->size());
   std::vector<double> micros(scenarios->size());
@@ -68,6 +69,7 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method) {
     Row& row = rows[i];
     row.failure = result.failure;
     row.length = result.cost;
+    row.expansions = result.expansions;
     if (!result.ok()) {
       ++failures;
       row.mismatch = true;
@@ -108,6 +110,8 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method) {
       if (rows[i].failure == nav::PathFailure::None) r["length"] = rows[i].length;
       else r["length"] = nullptr, r["failure"] = std::string(nav::failureName(rows[i].failure));
       r["optimal"] = (*scenarios)[i].optimal;
+      r["expansions"] = rows[i].expansions;
+      r["us"] = micros[i];
       if (rows[i].mismatch) r["mismatch"] = true;
       results.push_back(std::move(r));
     }

@@ -32,7 +32,7 @@ std::optional<DistanceField> distanceField(Grid& grid, const sim::Vec3& origin, 
   while (!state.heapEmpty()) {
     const SearchState::HeapEntry top = state.pop();
     SearchState::Record& current = state.touch(top.node);
-    if (current.closed || top.g > current.g) continue;
+    if (current.closed) continue;  // stale entry
     current.closed = true;
     field.metres[top.node] = current.g * cell_size;
     const double g = current.g;

@@ -37,6 +37,7 @@ Result<Grid> Grid::create(const GridSettings& settings, WalkabilityFunction walk
   grid.state_.assign(cells, kUnknown);
   grid.ground_.assign(cells, kNoGround);
   grid.area_.assign(cells, 0);
+  grid.unknown_cells_ = cells;
   return grid;
 }
 
@@ -45,6 +46,7 @@ void Grid::probe(std::uint32_t k) {
   const sim::Vec3 center{settings_.origin.x + (c.x + 0.5) * settings_.cell_size, settings_.origin.y,
                          settings_.origin.z + (c.z + 0.5) * settings_.cell_size};
   const CellProbe result = walkability_(center);
+  --unknown_cells_;
   state_[k] = result.walkable ? kOpen : kBlockedCell;
   if (result.ground_y && std::isfinite(*result.ground_y)) {
     ground_[k] = *result.ground_y;
@@ -134,6 +136,8 @@ void Grid::refresh() {
   std::fill(area_.begin(), area_.end(), std::uint16_t{0});
   heights_seen_ = false;
   areas_seen_ = false;
+  unknown_cells_ = state_.size();
+  bitmap_valid_ = false;
   ++version_;
 }
 
@@ -151,6 +155,8 @@ void Grid::refreshRegion(const sim::Vec3& min_world, const sim::Vec3& max_world)
   for (int z = z0; z <= z1; ++z)
     for (int x = x0; x <= x1; ++x) {
       const std::uint32_t k = key(x, z);
+      if (state_[k] != kUnknown) ++unknown_cells_;
+      bitmap_valid_ = false;
       state_[k] = kUnknown;
       ground_[k] = kNoGround;
       area_[k] = 0;
@@ -160,6 +166,32 @@ void Grid::refreshRegion(const sim::Vec3& min_world, const sim::Vec3& max_world)
 void Grid::rasterizeAll() {
   for (std::uint32_t k = 0; k < state_.size(); ++k)
     if (state_[k] == kUnknown) probe(k);
+}
+
+const GridBitmap* Grid::bitmap() {
+  if (unknown_cells_ != 0) return nullptr;
+  if (bitmap_valid_) return &bitmap_;
+  const int w = width(), d = depth();
+  GridBitmap& b = bitmap_;
+  b.line_words_x = (w + 2 * GridBitmap::kPad + 63) / 64 + 1;
+  b.line_words_z = (d + 2 * GridBitmap::kPad + 63) / 64 + 1;
+  b.rows.assign(static_cast<std::size_t>(d + 2) * b.line_words_x, 0);
+  b.rows_reversed.assign(b.rows.size(), 0);
+  b.columns.assign(static_cast<std::size_t>(w + 2) * b.line_words_z, 0);
+  b.columns_reversed.assign(b.columns.size(), 0);
+  auto set = [](std::vector<std::uint64_t>& table, int words, int line, int bit) {
+    table[static_cast<std::size_t>(line) * words + static_cast<std::size_t>(bit >> 6)] |= std::uint64_t{1} << (bit & 63);
+  };
+  for (int z = 0; z < d; ++z)
+    for (int x = 0; x < w; ++x) {
+      if (state_[key(x, z)] != kOpen) continue;
+      set(b.rows, b.line_words_x, z + 1, GridBitmap::kPad + x);
+      set(b.rows_reversed, b.line_words_x, z + 1, GridBitmap::kPad + (w - 1 - x));
+      set(b.columns, b.line_words_z, x + 1, GridBitmap::kPad + z);
+      set(b.columns_reversed, b.line_words_z, x + 1, GridBitmap::kPad + (d - 1 - z));
+    }
+  bitmap_valid_ = true;
+  return &bitmap_;
 }
 
 Status Grid::addLink(const sim::Vec3& from_world, const sim::Vec3& to_world, std::optional<double> cost_cells) {

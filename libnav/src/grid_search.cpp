@@ -38,6 +38,28 @@ std::vector<NodeId> expandRuns(const Grid& grid, const std::vector<NodeId>& jump
   return cells;
 }
 
+// Greedy string pulling: from each kept cell, walk along the route while the straight line from
+// it stays in lineOfSight. Every segment passes lineOfSight and, by the triangle inequality, the result is
+// never longer than the route it pulls.
+std::vector<NodeId> pullTaut(Grid& grid, const std::vector<NodeId>& cells) {
+  std::vector<NodeId> taut;
+  if (cells.empty()) return taut;
+  taut.push_back(cells.front());
+  std::size_t anchor = 0;
+  while (anchor + 1 < cells.size()) {
+    const CellCoord a = grid.coord(cells[anchor]);
+    std::size_t next = anchor + 1;
+    while (next + 1 < cells.size()) {
+      const CellCoord b = grid.coord(cells[next + 1]);
+      if (!grid.lineOfSight(a.x, a.z, b.x, b.z)) break;
+      ++next;
+    }
+    taut.push_back(cells[next]);
+    anchor = next;
+  }
+  return taut;
+}
+
 // Keeps corners (direction or slope changes), action changes, link ends and area boundaries;
 // drops the cells along straight walking runs. The first and last points are the exact request
 // endpoints. Optional spacing then adds points along walking segments.
@@ -73,13 +95,9 @@ std::vector<Waypoint> buildWaypoints(Grid& grid, const std::vector<NodeId>& cell
     w.area = areas[i];
     waypoints.push_back(w);
   }
+  if (n == 1) waypoints.push_back(waypoints.front());  // start and goal share a cell: still start first, goal last
   waypoints.front().position = request.start;
   waypoints.back().position = request.goal;
-  if (n == 1) {  // start and goal share a cell: still start first, goal last
-    Waypoint last = waypoints.front();
-    last.position = request.goal;
-    waypoints.push_back(last);
-  }
 
   if (request.waypoint_spacing > 0 && std::isfinite(request.waypoint_spacing)) {
     std::vector<Waypoint> spaced;
@@ -108,7 +126,7 @@ std::vector<Waypoint> buildWaypoints(Grid& grid, const std::vector<NodeId>& cell
 
 }  // namespace
 
-bool gridIsUniform(const Grid& grid) { return grid.links().empty() && !grid.hasHeights(); }
+bool gridIsUniform(const Grid& grid) { return grid.links().empty() && !grid.hasHeights() && !grid.hasAreas(); }
 
 PathResult findGridPath(Grid& grid, const GridPathRequest& request, SearchState& state) {
   const auto start = grid.worldToCell(request.start);
@@ -137,11 +155,11 @@ PathResult findGridPath(Grid& grid, const GridPathRequest& request, SearchState&
 
   SearchOutcome outcome;
   bool jumped = false;
-  if (!options.any_angle && request.use_jump_points && gridIsUniform(grid)) {
-    outcome = search(detail::JumpPointGraph(grid, goal_key), state, start_key, goal_key, options);
-    // A lazily probed cell may have reported a height during the search: then the uniform
-    // assumption did not hold, and the plain search decides.
-    jumped = gridIsUniform(grid);
+  if (request.use_jump_points && gridIsUniform(grid)) {
+    if (const GridBitmap* bitmap = grid.bitmap()) {  // only on fully rasterized grids
+      outcome = search(detail::JumpPointGraph(grid, *bitmap, goal_key), state, start_key, goal_key, options);
+      jumped = true;
+    }
   }
   if (!jumped) outcome = search(detail::GridGraph(grid), state, start_key, goal_key, options);
 
@@ -153,7 +171,26 @@ PathResult findGridPath(Grid& grid, const GridPathRequest& request, SearchState&
   result.cost = outcome.cost;
   std::vector<NodeId> nodes = state.pathTo(goal_key);
   std::vector<MoveAction> actions = state.actionsTo(goal_key);
-  if (jumped) {
+  if (jumped && options.any_angle) {
+    // Theta* over jump points prunes by the direction of arrival, which can (rarely) leave it
+    // longer than the exact 8-connected route. Keep the any-angle promise: run the exact search
+    // too and, when it is shorter, return its route pulled taut through lineOfSight.
+    SearchOptions exact = options;
+    exact.any_angle = false;
+    const SearchOutcome astar = search(detail::JumpPointGraph(grid, *grid.bitmap(), goal_key), state, start_key, goal_key, exact);
+    result.expansions += astar.expansions;
+    if (astar.status == SearchStatus::Found && astar.cost < result.cost) {
+      const std::vector<NodeId> cells = expandRuns(grid, state.pathTo(goal_key));
+      nodes = pullTaut(grid, cells);
+      result.cost = 0;
+      for (std::size_t i = 1; i < nodes.size(); ++i) {
+        const CellCoord a = grid.coord(nodes[i - 1]), b = grid.coord(nodes[i]);
+        result.cost += std::hypot(double(a.x - b.x), double(a.z - b.z));
+      }
+      actions.assign(nodes.size(), MoveAction::Walk);
+    }
+  }
+  if (jumped && !options.any_angle) {  // Theta* segments stay as they are: each passes lineOfSight
     nodes = expandRuns(grid, nodes);
     actions.assign(nodes.size(), MoveAction::Walk);
   }

@@ -2,16 +2,24 @@
 // Jump point search (internal): the AStar fast path on uniform-cost grids.
 //
 // Harabor & Grastien, "Online Graph Pruning for Pathfinding on Grid Maps" (AAAI 2011), in the
-// variant without corner cutting described in Harabor & Grastien, "Improving Jump Point Search"
-// (ICAPS 2014): a diagonal step needs both adjacent cardinal cells open, so diagonal moves have
-// no forced neighbours and a straight move east from p to n forces n's north (south) neighbour
-// exactly when it is open while the cell north (south) of p is blocked.
+// variant without corner cutting and with the block-based (word-at-a-time) straight scans of
+// Harabor & Grastien, "Improving Jump Point Search" (ICAPS 2014):
+//  - A diagonal step needs both adjacent cardinal cells open, so diagonal moves have no forced
+//    neighbours, and a straight move east from p to n forces n's north (south) neighbour (and
+//    the diagonal beyond it) exactly when that neighbour is open while the cell north (south)
+//    of p is blocked.
+//  - A straight jump reads 64 cells of its line and of the two lines beside it at once: the
+//    first blocked cell, forced neighbour or goal is found with one count-trailing-zeros.
+//  - A diagonal jump steps one cell at a time and stops where a straight jump from it finds
+//    something.
 //
-// It is a provider for the same search core (search.h): forEachEdge(node, parent) prunes the
-// neighbours by the direction of arrival and returns, per remaining direction, the next jump
-// point, at its octile distance. Every edge is a pure straight or pure diagonal run, so the
-// route expands back into cells by stepping along it. Lengths equal plain A*'s on the same grid
-// when every step costs 1 or sqrt 2, which is why it only runs with no links and no heights.
+// It is a provider for the same search core (search.h): forEachEdge(node, from) prunes the
+// neighbours by the direction of arrival and visits, per remaining direction, the next jump
+// point at its octile distance. Every edge is a pure straight or pure diagonal run. Lengths
+// equal plain A*'s when every step costs 1 or sqrt 2, so it only runs on fully rasterized grids
+// without links, heights or areas. In any-angle mode it gives Theta* over the jump points.
+
+#include <bit>
 
 #include "grid_graph.h"
 
@@ -19,33 +27,42 @@ namespace strata::nav::detail {
 
 class JumpPointGraph {
  public:
-  JumpPointGraph(Grid& grid, NodeId goal)
-      : grid_(&grid), width_(grid.width()), goal_x_(int(goal % width_)), goal_z_(int(goal / width_)) {}
+  JumpPointGraph(Grid& grid, const GridBitmap& bitmap, NodeId goal)
+      : grid_(&grid), bits_(&bitmap), width_(grid.width()), depth_(grid.depth()), goal_(goal),
+        goal_x_(int(goal % width_)), goal_z_(int(goal / width_)) {}
 
   std::size_t nodeCount() const { return grid_->cellCount(); }
-  double heuristic(NodeId node, NodeId goal, bool) const {
-    return octile(int(node % width_) - int(goal % width_), int(node / width_) - int(goal / width_));
+  double heuristic(NodeId node, NodeId goal, bool any_angle) const {
+    const std::uint32_t z = node / width_;
+    const int gx = goal == goal_ ? goal_x_ : int(goal % width_), gz = goal == goal_ ? goal_z_ : int(goal / width_);
+    const int dx = int(node - z * width_) - gx, dz = int(z) - gz;
+    return any_angle ? std::sqrt(double(dx) * dx + double(dz) * dz) : octile(dx, dz);
   }
-  double straightCost(NodeId a, NodeId b) const { return heuristic(a, b, false); }
-  bool lineOfSight(NodeId, NodeId) const { return false; }  // never used: no any-angle mode here
+  double straightCost(NodeId a, NodeId b) const {
+    const int dx = int(a % width_) - int(b % width_), dz = int(a / width_) - int(b / width_);
+    return std::sqrt(double(dx) * dx + double(dz) * dz);
+  }
+  bool lineOfSight(NodeId a, NodeId b) const {
+    return grid_->lineOfSight(int(a % width_), int(a / width_), int(b % width_), int(b / width_));
+  }
 
   template <class Visit>
-  void forEachEdge(NodeId node, NodeId parent, Visit&& visit) const {
-    const int x = int(node % width_), z = int(node / width_);
+  void forEachEdge(NodeId node, NodeId from, Visit&& visit) const {
+    const int z = int(node / width_), x = int(node - NodeId(z) * width_);
     auto go = [&](int dx, int dz) {
       int jx, jz;
       if (jump(x, z, dx, dz, jx, jz)) {
         const int steps = std::max(std::abs(jx - x), std::abs(jz - z));
-        visit(grid_->key(jx, jz), (dx != 0 && dz != 0) ? steps * kSqrt2 : double(steps), MoveAction::Walk);
+        visit(NodeId(jz) * width_ + NodeId(jx), (dx != 0 && dz != 0) ? steps * kSqrt2 : double(steps), MoveAction::Walk);
       }
     };
-    if (parent == kNoNode) {
+    if (from == kNoNode) {
       for (int dz = -1; dz <= 1; ++dz)
         for (int dx = -1; dx <= 1; ++dx)
           if (dx != 0 || dz != 0) go(dx, dz);
       return;
     }
-    const int dx = sign(x - int(parent % width_)), dz = sign(z - int(parent / width_));
+    const int dx = sign(x - int(from % width_)), dz = sign(z - int(from / width_));
     if (dx != 0 && dz != 0) {  // diagonal: natural neighbours only
       go(dx, 0);
       go(0, dz);
@@ -62,22 +79,60 @@ class JumpPointGraph {
   }
 
  private:
+  static constexpr int kPad = GridBitmap::kPad;
   static int sign(int v) { return (v > 0) - (v < 0); }
-  bool open(int x, int z) const { return grid_->isWalkable(x, z); }
 
-  // Straight jump from (x, z) along (dx, 0) or (0, dz); true with the jump point in (jx, jz).
-  bool jumpStraight(int x, int z, int dx, int dz, int& jx, int& jz) const {
-    for (;;) {
-      x += dx, z += dz;
-      if (!open(x, z)) return false;
-      if (x == goal_x_ && z == goal_z_) break;
-      if (dx != 0) {
-        if ((open(x, z + 1) && !open(x - dx, z + 1)) || (open(x, z - 1) && !open(x - dx, z - 1))) break;
-      } else {
-        if ((open(x + 1, z) && !open(x + 1, z - dz)) || (open(x - 1, z) && !open(x - 1, z - dz))) break;
+  // Walkability of any cell within one cell of the grid (the padding reads as blocked).
+  bool open(int x, int z) const {
+    const std::size_t bit = std::size_t(kPad + x);
+    return (bits_->rows[std::size_t(z + 1) * bits_->line_words_x + (bit >> 6)] >> (bit & 63)) & 1;
+  }
+
+  // 64 cells of a padded line starting at bit p.
+  static std::uint64_t window(const std::uint64_t* line, int p) {
+    const int word = p >> 6, offset = p & 63;
+    std::uint64_t v = line[word] >> offset;
+    if (offset != 0) v |= line[word + 1] << (64 - offset);
+    return v;
+  }
+
+  // Scans `mid` forward from bit `from` (exclusive): the first cell that is blocked (-1), the
+  // goal, or has a forced neighbour on line `a` or `b` (open there while the cell behind is not).
+  static int scan(const std::uint64_t* mid, const std::uint64_t* a, const std::uint64_t* b, int from, int goal) {
+    for (int p = from + 1;; p += 64) {
+      const std::uint64_t m = window(mid, p);
+      std::uint64_t stops = ~m | (window(a, p) & ~window(a, p - 1)) | (window(b, p) & ~window(b, p - 1));
+      if (goal >= p && goal < p + 64) stops |= std::uint64_t{1} << (goal - p);
+      if (stops != 0) {
+        const int i = std::countr_zero(stops);
+        return ((m >> i) & 1) ? p + i : -1;
       }
     }
-    jx = x, jz = z;
+  }
+
+  bool jumpStraight(int x, int z, int dx, int dz, int& jx, int& jz) const {
+    const GridBitmap& b = *bits_;
+    if (dx != 0) {
+      const std::uint64_t* table = dx > 0 ? b.rows.data() : b.rows_reversed.data();
+      const std::size_t words = std::size_t(b.line_words_x);
+      const auto line = [&](int l) { return table + std::size_t(l) * words; };
+      const int along = dx > 0 ? x : width_ - 1 - x;
+      const int goal = goal_z_ == z ? kPad + (dx > 0 ? goal_x_ : width_ - 1 - goal_x_) : -1;
+      const int p = scan(line(z + 1), line(z), line(z + 2), kPad + along, goal);
+      if (p < 0) return false;
+      jx = dx > 0 ? p - kPad : width_ - 1 - (p - kPad);
+      jz = z;
+      return true;
+    }
+    const std::uint64_t* table = dz > 0 ? b.columns.data() : b.columns_reversed.data();
+    const std::size_t words = std::size_t(b.line_words_z);
+    const auto line = [&](int l) { return table + std::size_t(l) * words; };
+    const int along = dz > 0 ? z : depth_ - 1 - z;
+    const int goal = goal_x_ == x ? kPad + (dz > 0 ? goal_z_ : depth_ - 1 - goal_z_) : -1;
+    const int p = scan(line(x + 1), line(x), line(x + 2), kPad + along, goal);
+    if (p < 0) return false;
+    jx = x;
+    jz = dz > 0 ? p - kPad : depth_ - 1 - (p - kPad);
     return true;
   }
 
@@ -95,7 +150,10 @@ class JumpPointGraph {
   }
 
   Grid* grid_;
+  const GridBitmap* bits_;
   std::uint32_t width_;
+  int depth_;
+  NodeId goal_;
   int goal_x_, goal_z_;
 };
 

@@ -61,6 +61,19 @@ struct GridLink {
   double cost = 0;              ///< cost in cell units
 };
 
+/// Walkability bit tables of a fully rasterized grid, for word-at-a-time scans (jump point
+/// search). Each table is padded by 64 blocked cells on both ends of every line and by one
+/// blocked line on each side, so scans never test bounds.
+struct GridBitmap {
+  static constexpr int kPad = 64;    ///< blocked cells before the first real cell of a line
+  int line_words_x = 0;              ///< 64-bit words per line in rows / rows_reversed
+  int line_words_z = 0;              ///< 64-bit words per line in columns / columns_reversed
+  std::vector<std::uint64_t> rows;             ///< line z + 1, bit kPad + x
+  std::vector<std::uint64_t> rows_reversed;    ///< line z + 1, bit kPad + (width - 1 - x)
+  std::vector<std::uint64_t> columns;          ///< line x + 1, bit kPad + z
+  std::vector<std::uint64_t> columns_reversed; ///< line x + 1, bit kPad + (depth - 1 - z)
+};
+
 /// A lazily rasterized grid with cached walkability and ground heights.
 class Grid {
  public:
@@ -143,6 +156,10 @@ class Grid {
   /// Indices into links() of the links leaving cell `key` (empty when none).
   std::span<const std::uint32_t> linksFrom(std::uint32_t key) const;
 
+  /// The bit tables, when every cell has been probed since the last refresh (built on first
+  /// call and cached until the next refresh); nullptr while cells are still unknown.
+  const GridBitmap* bitmap();
+
   /// True once any probed cell has reported a ground height (until the next full refresh).
   bool hasHeights() const { return heights_seen_; }
   /// True once any probed cell has reported a non-zero area.
@@ -163,6 +180,9 @@ class Grid {
   std::vector<GridLink> links_;
   std::vector<std::uint32_t> link_order_;   // link indices sorted by from_cell
   std::uint64_t version_ = 0;
+  std::size_t unknown_cells_ = 0;
+  GridBitmap bitmap_;
+  bool bitmap_valid_ = false;
   bool heights_seen_ = false;
   bool areas_seen_ = false;
 };

@@ -134,16 +134,22 @@ class SearchState {
   /// One node's search record; valid only while `stamp` equals the state's generation.
   struct Record {
     double g = 0;                          ///< best known cost from the start
-    NodeId parent = kNoNode;               ///< predecessor on the best known route
+    NodeId parent = kNoNode;               ///< predecessor on the best known route (the grandparent after a shortcut)
+    NodeId from = kNoNode;                 ///< node whose expansion gave the best known route (== parent without shortcuts)
     std::uint32_t stamp = 0;               ///< generation in which this record was written
     MoveAction arrive = MoveAction::Walk;  ///< kind of the edge from `parent`
     bool closed = false;                   ///< expanded
   };
   /// One open-set entry. Ties on f prefer the larger g (deeper node), which expands fewer nodes.
+  /// 16 bytes. Stale entries need no test of their own: a node's entries share its heuristic,
+  /// so the one with the best g pops first and closes the node, and the others pop closed.
   struct HeapEntry {
     double f;     ///< g + heuristic
-    double g;     ///< g at push time; an entry whose g differs from the record is stale
+    float g;      ///< g at push time (tie-breaking only)
     NodeId node;  ///< the node
+    HeapEntry() = default;
+    /// An entry for `node` with priority `f_` and cost so far `g_`.
+    HeapEntry(double f_, double g_, NodeId node_) : f(f_), g(static_cast<float>(g_)), node(node_) {}
   };
 
   /// Starts a new search over a graph of `node_count` nodes: O(1) unless the graph grew.
@@ -161,6 +167,7 @@ class SearchState {
     if (r.stamp != generation_) {
       r.g = std::numeric_limits<double>::infinity();
       r.parent = kNoNode;
+      r.from = kNoNode;
       r.stamp = generation_;
       r.arrive = MoveAction::Walk;
       r.closed = false;
@@ -225,9 +232,11 @@ class SearchState {
 /// that rasterizes lazily keeps a reference to its mutable cache.
 ///
 /// - `nodeCount()`: node ids are below this.
-/// - `forEachEdge(node, parent, visit)`: calls `visit(NodeId to, double cost, MoveAction kind)`
-///   for every edge leaving `node`. `parent` (kNoNode at the start) lets pruning providers such
-///   as jump point search choose successors by the direction of arrival; others ignore it.
+/// - `forEachEdge(node, from, visit)`: calls `visit(NodeId to, double cost, MoveAction kind)`
+///   for every edge leaving `node`. `from` is the node whose edge reached `node` (kNoNode at the
+///   start; in any-angle mode not the shortcut parent but the graph predecessor), so pruning
+///   providers such as jump point search choose successors by the direction of arrival; others
+///   ignore it.
 /// - `heuristic(node, goal, any_angle)`: admissible estimate of the remaining cost.
 /// - `straightCost(a, b)`: cost of a straight walking segment (any-angle mode only).
 /// - `lineOfSight(a, b)`: whether that segment can be walked (any-angle mode only).
@@ -256,7 +265,7 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
   while (!state.heapEmpty()) {
     const SearchState::HeapEntry top = state.pop();
     SearchState::Record& current = state.touch(top.node);
-    if (current.closed || top.g > current.g) continue;  // stale entry
+    if (current.closed) continue;  // a stale entry: the node popped earlier with a better g
     current.closed = true;
     if (top.node == goal) {
       outcome.status = SearchStatus::Found;
@@ -276,9 +285,10 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
     const NodeId node = top.node;
     const double node_g = current.g;
     const NodeId parent = current.parent;
+    const NodeId from = current.from;
     const bool can_shortcut = any_angle && parent != kNoNode && current.arrive == MoveAction::Walk;
     const double parent_g = can_shortcut ? state.record(parent).g : 0.0;
-    graph.forEachEdge(node, parent, [&](NodeId to, double cost, MoveAction kind) {
+    graph.forEachEdge(node, from, [&](NodeId to, double cost, MoveAction kind) {
       SearchState::Record& next = state.touch(to);
       if (next.closed) return;
       double g = node_g + cost;
@@ -293,6 +303,7 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
       if (g < next.g) {
         next.g = g;
         next.parent = via;
+        next.from = node;
         next.arrive = kind;
         state.push({g + graph.heuristic(to, goal, any_angle), g, to});
       }

@@ -1,0 +1,165 @@
+// The lazy grid (spec "Grids", "Cache invalidation", "Forgiving inputs", "Distance fields"):
+// probing on first touch, refresh / refreshRegion and Version, nearestWalkable, distanceField.
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "grid_fixtures.h"
+
+using namespace strata;
+using namespace strata::nav;
+using namespace strata::nav::test;
+
+namespace {
+
+// A 10 x 3 room with a door at x = 5 on every row; the door's state and the probe count live
+// outside the grid, like a level script's.
+struct Door {
+  bool closed = false;
+  int probes = 0;
+};
+
+Grid doorGrid(std::shared_ptr<Door> door) {
+  GridSettings s = unitSettings();
+  s.width_cells = 10;
+  s.depth_cells = 3;
+  auto grid = Grid::create(s, [door](const sim::Vec3& c) {
+    ++door->probes;
+    CellProbe p;
+    p.walkable = !(door->closed && c.x > 5 && c.x < 6);
+    return p;
+  });
+  REQUIRE(grid.ok());
+  return std::move(*grid);
+}
+
+}  // namespace
+
+TEST_CASE("grid cache: nothing is probed until touched, then cached", "[nav][grid][cache]") {
+  auto door = std::make_shared<Door>();
+  Grid grid = doorGrid(door);
+  CHECK(door->probes == 0);
+  CHECK(grid.isWalkable(1, 1));
+  CHECK(door->probes == 1);
+  CHECK(grid.isWalkable(1, 1));
+  CHECK(door->probes == 1);
+  CHECK_FALSE(grid.isWalkable(-1, 1));  // out of bounds: false, no probe
+  CHECK(door->probes == 1);
+}
+
+TEST_CASE("grid cache: geometry changes are invisible until refresh, which bumps Version", "[nav][grid][cache]") {
+  auto door = std::make_shared<Door>();
+  Grid grid = doorGrid(door);
+  CHECK(route(grid, SearchMethod::AStar, at(0, 1), at(9, 1)).ok());
+  const std::uint64_t v0 = grid.version();
+  door->closed = true;
+  // Cached: the search still answers from the old raster.
+  CHECK(route(grid, SearchMethod::AStar, at(0, 1), at(9, 1)).ok());
+  SECTION("refreshRegion clears only the cells inside the rectangle") {
+    const int before = door->probes;
+    grid.refreshRegion({5.1, 0, 0.1}, {5.9, 0, 2.9});
+    CHECK(grid.version() == v0 + 1);
+    CHECK(route(grid, SearchMethod::AStar, at(0, 1), at(9, 1)).failure == PathFailure::NoPath);
+    CHECK(door->probes - before == 3);  // only the three door cells were probed again
+    door->closed = false;
+    grid.refreshRegion({5.5, 0, 0}, {5.5, 0, 3});
+    CHECK(grid.version() == v0 + 2);
+    CHECK(route(grid, SearchMethod::AStar, at(0, 1), at(9, 1)).ok());
+  }
+  SECTION("refresh clears everything") {
+    grid.refresh();
+    CHECK(grid.version() == v0 + 1);
+    CHECK(route(grid, SearchMethod::AStar, at(0, 1), at(9, 1)).failure == PathFailure::NoPath);
+  }
+}
+
+TEST_CASE("grid: worldToCell and cellToWorld", "[nav][grid]") {
+  GridSettings s;  // spec defaults: 1.12 m cells
+  s.origin = {-10, 2, -20};
+  s.width_cells = 4;
+  s.depth_cells = 3;
+  auto grid = Grid::create(s, [](const sim::Vec3&) { return CellProbe{true, 7.5, 0}; });
+  REQUIRE(grid.ok());
+  CHECK(grid->worldToCell({-10, 0, -20}) == CellCoord{0, 0});
+  CHECK(grid->worldToCell({-10 + 1.12 * 4 - 1e-9, 0, -20 + 1.12 * 3 - 1e-9}) == CellCoord{3, 2});
+  CHECK_FALSE(grid->worldToCell({-10.01, 0, -19}));
+  CHECK_FALSE(grid->worldToCell({-10 + 1.12 * 4, 0, -19}));
+  const sim::Vec3 c = grid->cellToWorld(1, 2);
+  CHECK(c.x == Approx(-10 + 1.5 * 1.12));
+  CHECK(c.y == Approx(7.5));  // the rasterized ground height
+  CHECK(c.z == Approx(-20 + 2.5 * 1.12));
+  Grid flat = ascii({"..."});
+  CHECK(flat.cellToWorld(0, 0).y == 0.0);  // no ground reported: origin.y
+  CHECK_FALSE(flat.groundY(0, 0));
+}
+
+TEST_CASE("grid nearestWalkable: rings outward from the clamped point", "[nav][grid]") {
+  Grid grid = ascii({
+      "#######",
+      "###.###",
+      "#######",
+      "#######",
+      "#######",
+      "......#",
+  });
+  // A click on top of the wall snaps to the ground beside it.
+  auto snapped = grid.nearestWalkable(at(3, 2));
+  REQUIRE(snapped);
+  CHECK(*snapped == at(3, 1));
+  // A walkable cell is its own answer.
+  CHECK(*grid.nearestWalkable({0.2, 0, 5.7}) == at(0, 5));
+  // Off-grid points are clamped first.
+  CHECK(*grid.nearestWalkable({-50, 0, 5.5}) == at(0, 5));
+  // Nothing within the ring limit: nullopt.
+  CHECK_FALSE(grid.nearestWalkable(at(6, 1), 1));
+  CHECK(grid.nearestWalkable(at(6, 1), 3));
+  // Within a ring the closest centre wins.
+  Grid two = ascii({
+      ".#.",
+      "###",
+  });
+  CHECK(*two.nearestWalkable({1.9, 0, 0.5}) == at(2, 0));
+  CHECK(*two.nearestWalkable({1.1, 0, 0.5}) == at(0, 0));
+}
+
+TEST_CASE("grid distanceField: Dijkstra route distances under the step rules", "[nav][grid][field]") {
+  Grid grid = ascii({
+      "0000#000",
+      "0000#000",
+      "0000#050",
+      "00000000",
+  });
+  const auto field = distanceField(grid, at(0, 0));
+  REQUIRE(field);
+  for (int z = 0; z < 4; ++z)
+    for (int x = 0; x < 8; ++x) {
+      const double oracle = dijkstraOracle(grid, {0, 0}, {x, z});
+      INFO(x << "," << z);
+      if (oracle < 0) CHECK_FALSE(field->at(x, z));
+      else CHECK(*field->at(x, z) == Approx(oracle));
+    }
+  CHECK_FALSE(field->at(6, 2));  // the 5 m pillar top is a cliff away from everything
+  CHECK_FALSE(field->at(4, 0));  // blocked
+  // MaxDistance limits the flood; distances are in metres (cell size 2 here).
+  GridSettings big = unitSettings();
+  big.cell_size = 2.0;
+  Grid scaled = ascii({"......"}, big);
+  const auto limited = distanceField(scaled, {1, 0, 1}, 6.0);
+  REQUIRE(limited);
+  CHECK(*limited->at(3, 0) == Approx(6.0));
+  CHECK_FALSE(limited->at(4, 0));
+  // nil when the origin is off the grid or blocked.
+  CHECK_FALSE(distanceField(grid, {-1, 0, 0}));
+  CHECK_FALSE(distanceField(grid, at(4, 1)));
+}
+
+TEST_CASE("grid distanceField: links are traversed one way", "[nav][grid][field]") {
+  Grid grid = ascii({"...#..."});
+  REQUIRE(grid.addLink(at(2, 0), at(4, 0), 3.0).ok());
+  const auto forward = distanceField(grid, at(0, 0));
+  REQUIRE(forward);
+  CHECK(*forward->at(6, 0) == Approx(2 + 3 + 2));
+  const auto back = distanceField(grid, at(6, 0));
+  CHECK_FALSE(back->at(0, 0));
+}

@@ -1,0 +1,302 @@
+// The spec's grid search rules (spec/grid-pathfinding-library.md) over ASCII maps: routes,
+// every failure reason, Theta* shortcuts, height gates, off-mesh links, waypoints.
+
+#include <catch2/catch.hpp>
+
+#include "grid_fixtures.h"
+
+using namespace strata;
+using namespace strata::nav;
+using namespace strata::nav::test;
+
+TEST_CASE("grid astar: routes around a wall with the exact endpoints first and last", "[nav][grid]") {
+  // A wall with a gap at the bottom: the route must go through (3, 4).
+  Grid grid = ascii({
+      "...#...",
+      "...#...",
+      "...#...",
+      "...#...",
+      ".......",
+  });
+  const sim::Vec3 from{0.2, 0.0, 0.3}, to{6.7, 0.0, 0.9};
+  const PathResult r = route(grid, SearchMethod::AStar, from, to);
+  REQUIRE(r.ok());
+  CHECK(r.waypoints.front().position == from);
+  CHECK(r.waypoints.back().position == to);
+  // Around the wall without cutting its end: down to (2,3), diagonal-free past (3,4), up again.
+  CHECK(r.cost == Approx(dijkstraOracle(grid, {0, 0}, {6, 0})));
+  CHECK(r.cost == Approx(6 + 4 * std::sqrt(2.0)));
+  // Every cell of the node chain is walkable, adjacent to the next, and passes (2..4, 4) or the gap.
+  for (std::size_t i = 1; i < r.nodes.size(); ++i) {
+    const CellCoord a = grid.coord(r.nodes[i - 1]), b = grid.coord(r.nodes[i]);
+    CHECK(std::max(std::abs(a.x - b.x), std::abs(a.z - b.z)) == 1);
+    CHECK(grid.isWalkable(b.x, b.z));
+  }
+  // Straight runs are collapsed: fewer waypoints than cells.
+  CHECK(r.waypoints.size() < r.nodes.size());
+  for (const Waypoint& w : r.waypoints) CHECK(w.action == MoveAction::Walk);
+}
+
+TEST_CASE("grid astar: no corner cutting between two diagonal blocks", "[nav][grid]") {
+  // The only connection between the halves is a diagonal squeeze between two blocked corners.
+  Grid grid = ascii({
+      "..#",
+      ".#.",
+      "#..",
+  });
+  for (bool jump_points : {true, false}) {
+    GridPathRequest request;
+    request.method = SearchMethod::AStar;
+    request.start = at(0, 0);
+    request.goal = at(2, 2);
+    request.use_jump_points = jump_points;
+    CHECK(findGridPath(grid, request).failure == PathFailure::NoPath);
+  }
+  CHECK(route(grid, SearchMethod::Theta, at(0, 0), at(2, 2)).failure == PathFailure::NoPath);
+  CHECK_FALSE(grid.lineOfSight(0, 1, 1, 0));  // walking may not thread the corner ...
+  CHECK(grid.sightLine(0, 1, 1, 0));          // ... but seeing may
+}
+
+TEST_CASE("grid search: every failure reason", "[nav][grid]") {
+  Grid grid = ascii({
+      "....###.",
+      "....#.#.",
+      "....###.",
+      "#.......",
+  });
+  SECTION("StartOutsideGrid and GoalOutsideGrid, for every method") {
+    for (SearchMethod m : {SearchMethod::AStar, SearchMethod::Theta, SearchMethod::Direct}) {
+      CHECK(route(grid, m, {-0.5, 0, 1}, at(1, 1)).failure == PathFailure::StartOutsideGrid);
+      CHECK(route(grid, m, at(1, 1), {1, 0, 4.0}).failure == PathFailure::GoalOutsideGrid);
+      CHECK(route(grid, m, at(1, 1), {8.0, 0, 1}).failure == PathFailure::GoalOutsideGrid);
+    }
+  }
+  SECTION("StartBlocked and GoalBlocked") {
+    CHECK(route(grid, SearchMethod::AStar, at(4, 0), at(1, 1)).failure == PathFailure::StartBlocked);
+    CHECK(route(grid, SearchMethod::Theta, at(1, 1), at(0, 3)).failure == PathFailure::GoalBlocked);
+  }
+  SECTION("NoPath: the goal is sealed off") {
+    CHECK(route(grid, SearchMethod::AStar, at(0, 0), at(5, 1)).failure == PathFailure::NoPath);
+    CHECK(route(grid, SearchMethod::Theta, at(0, 0), at(5, 1)).failure == PathFailure::NoPath);
+  }
+  SECTION("BudgetExhausted: more than MaxExpansions expanded") {
+    const PathResult r = route(grid, SearchMethod::Theta, at(0, 0), at(7, 0), 3);
+    CHECK(r.failure == PathFailure::BudgetExhausted);
+    CHECK(r.expansions == 3);
+    CHECK(route(grid, SearchMethod::Theta, at(0, 0), at(7, 0), 0).ok());  // 0 = unlimited
+  }
+  SECTION("Blocked: Direct's straight line is obstructed") {
+    CHECK(route(grid, SearchMethod::Direct, at(0, 0), at(7, 0)).failure == PathFailure::Blocked);
+    const PathResult r = route(grid, SearchMethod::Direct, at(0, 0), at(3, 2));
+    REQUIRE(r.ok());
+    REQUIRE(r.waypoints.size() == 2);
+    CHECK(r.waypoints[1].position == at(3, 2));
+  }
+  SECTION("the default budget is 8192 and the default method is Direct") {
+    GridPathRequest request;
+    CHECK(request.max_expansions == 8192);
+    CHECK(request.method == SearchMethod::Direct);
+  }
+  SECTION("names") {
+    CHECK(failureName(PathFailure::BudgetExhausted) == "BudgetExhausted");
+    CHECK(failureName(PathFailure::ClosestNoPath) == "ClosestNoPath");
+    CHECK(parseMethod("ThetaStar") == SearchMethod::Theta);
+    CHECK_FALSE(parseMethod("roblox"));
+  }
+}
+
+TEST_CASE("grid theta: shortcuts through line of sight on open ground", "[nav][grid][theta]") {
+  Grid grid = ascii({
+      "..........",
+      "..........",
+      "..........",
+      "..........",
+  });
+  const PathResult astar = route(grid, SearchMethod::AStar, at(0, 0), at(9, 3));
+  const PathResult theta = route(grid, SearchMethod::Theta, at(0, 0), at(9, 3));
+  REQUIRE(theta.ok());
+  CHECK(theta.waypoints.size() == 2);  // one straight segment
+  CHECK(theta.cost == Approx(std::hypot(9.0, 3.0)));
+  CHECK(astar.cost == Approx(6 + 3 * std::sqrt(2.0)));
+  CHECK(theta.cost < astar.cost);
+}
+
+TEST_CASE("grid theta: bends at a corner and never cuts it", "[nav][grid][theta]") {
+  Grid grid = ascii({
+      "......",
+      "######",  // replaced below by a wall with a gap on the right
+  });
+  Grid walls = ascii({
+      "........",
+      "#######.",
+      "........",
+  });
+  const PathResult theta = route(walls, SearchMethod::Theta, at(0, 0), at(0, 2));
+  REQUIRE(theta.ok());
+  REQUIRE(theta.nodes.size() >= 3);
+  for (std::size_t i = 1; i < theta.nodes.size(); ++i) {
+    const CellCoord a = walls.coord(theta.nodes[i - 1]), b = walls.coord(theta.nodes[i]);
+    CHECK(walls.lineOfSight(a.x, a.z, b.x, b.z));
+  }
+  CHECK(theta.cost <= route(walls, SearchMethod::AStar, at(0, 0), at(0, 2)).cost + 1e-9);
+  (void)grid;
+}
+
+TEST_CASE("grid heights: cliffs over MaxStepHeight are refused, ramps are walked", "[nav][grid][heights]") {
+  // Ground heights in metres, max step 1 m: the 0 -> 5 edge is a cliff; the ramp on the last row
+  // climbs one metre per cell.
+  Grid grid = ascii({
+      "000055555",
+      "000055555",
+      "000055555",
+      "012345555",
+  });
+  const PathResult r = route(grid, SearchMethod::AStar, at(0, 0), at(8, 0));
+  REQUIRE(r.ok());
+  bool used_ramp = false;
+  for (NodeId n : r.nodes) used_ramp |= grid.coord(n).z == 3;
+  CHECK(used_ramp);
+  for (std::size_t i = 1; i < r.nodes.size(); ++i) {
+    const CellCoord a = grid.coord(r.nodes[i - 1]), b = grid.coord(r.nodes[i]);
+    CHECK(std::abs(grid.surfaceY(a.x, a.z) - grid.surfaceY(b.x, b.z)) <= 1.0);
+  }
+  // Waypoint heights come from the surface.
+  CHECK(r.waypoints[r.waypoints.size() - 2].position.y == Approx(5.0));
+  // Theta* may not shortcut down the cliff either.
+  const PathResult theta = route(grid, SearchMethod::Theta, at(0, 0), at(8, 0));
+  REQUIRE(theta.ok());
+  for (std::size_t i = 1; i < theta.nodes.size(); ++i) {
+    const CellCoord a = grid.coord(theta.nodes[i - 1]), b = grid.coord(theta.nodes[i]);
+    CHECK(grid.lineOfSight(a.x, a.z, b.x, b.z));
+  }
+  // A higher step limit lets the search step straight up.
+  GridSettings tall = unitSettings();
+  tall.max_step_height = 5.0;
+  Grid easy = ascii({"000055555"}, tall);
+  CHECK(route(easy, SearchMethod::AStar, at(0, 0), at(8, 0)).cost == Approx(8.0));
+  Grid hard = ascii({"000055555"});
+  CHECK(route(hard, SearchMethod::AStar, at(0, 0), at(8, 0)).failure == PathFailure::NoPath);
+}
+
+TEST_CASE("grid links: one-way edges, never shortcut, survive refresh", "[nav][grid][links]") {
+  Grid grid = ascii({
+      "...#...",
+      "...#...",
+      "...#...",
+  });
+  CHECK(route(grid, SearchMethod::AStar, at(0, 1), at(6, 1)).failure == PathFailure::NoPath);
+  REQUIRE(grid.addLink(at(2, 1), at(4, 1)).ok());  // default cost: straight-line distance, 2 cells
+  REQUIRE(grid.links().size() == 1);
+  CHECK(grid.links()[0].cost == Approx(2.0));
+
+  const PathResult there = route(grid, SearchMethod::AStar, at(0, 1), at(6, 1));
+  REQUIRE(there.ok());
+  CHECK(there.cost == Approx(6.0));
+  bool has_link = false;
+  for (std::size_t i = 0; i < there.waypoints.size(); ++i)
+    if (there.waypoints[i].action == MoveAction::Link) {
+      has_link = true;
+      CHECK(there.waypoints[i].position == at(4, 1));      // the landing
+      CHECK(there.waypoints[i - 1].position == at(2, 1));  // the take-off is kept too
+    }
+  CHECK(has_link);
+  // One-way: no way back.
+  CHECK(route(grid, SearchMethod::AStar, at(6, 1), at(0, 1)).failure == PathFailure::NoPath);
+  // Theta* crosses it as an edge, never through a shortcut over the wall.
+  const PathResult theta = route(grid, SearchMethod::Theta, at(0, 0), at(6, 2));
+  REQUIRE(theta.ok());
+  for (std::size_t i = 1; i < theta.nodes.size(); ++i) {
+    const CellCoord a = grid.coord(theta.nodes[i - 1]), b = grid.coord(theta.nodes[i]);
+    const bool is_link = a == CellCoord{2, 1} && b == CellCoord{4, 1};
+    CHECK((is_link || grid.lineOfSight(a.x, a.z, b.x, b.z)));
+  }
+  // Links survive refresh().
+  grid.refresh();
+  CHECK(grid.links().size() == 1);
+  CHECK(route(grid, SearchMethod::AStar, at(0, 1), at(6, 1)).ok());
+  // An endpoint off the grid is an error.
+  CHECK_FALSE(grid.addLink(at(0, 0), {100, 0, 0}).ok());
+  CHECK_FALSE(grid.addLink({-1, 0, 0}, at(0, 0)).ok());
+  CHECK_FALSE(grid.addLink(at(0, 0), at(1, 1), -1.0).ok());
+}
+
+TEST_CASE("grid links: the cost decides between a link and the walk around", "[nav][grid][links]") {
+  Grid grid = ascii({
+      "...#...",
+      "...#...",
+      ".......",
+  });
+  REQUIRE(grid.addLink(at(2, 0), at(4, 0), 20.0).ok());  // an expensive climb
+  const PathResult r = route(grid, SearchMethod::AStar, at(0, 0), at(6, 0));
+  REQUIRE(r.ok());
+  for (const Waypoint& w : r.waypoints) CHECK(w.action == MoveAction::Walk);
+  Grid cheap = ascii({
+      "...#...",
+      "...#...",
+      ".......",
+  });
+  REQUIRE(cheap.addLink(at(2, 0), at(4, 0), 0.5).ok());  // cheaper than walking: still optimal
+  const PathResult c = route(cheap, SearchMethod::AStar, at(0, 0), at(6, 0));
+  REQUIRE(c.ok());
+  CHECK(c.cost == Approx(4.5));
+}
+
+TEST_CASE("grid waypoints: area boundaries kept, spacing along walking segments", "[nav][grid]") {
+  GridSettings settings = unitSettings();
+  settings.width_cells = 10;
+  settings.depth_cells = 1;
+  // Cells 4..6 are a different area (say mud): both sides of each boundary stay waypoints.
+  auto grid = Grid::create(settings, [](const sim::Vec3& c) {
+    CellProbe p;
+    p.walkable = true;
+    p.area = (c.x > 4 && c.x < 7) ? 3 : 0;
+    return p;
+  });
+  REQUIRE(grid.ok());
+  const PathResult r = route(*grid, SearchMethod::AStar, at(0, 0), at(9, 0));
+  REQUIRE(r.ok());
+  std::vector<double> xs;
+  for (const Waypoint& w : r.waypoints) xs.push_back(w.position.x);
+  CHECK(xs == std::vector<double>{0.5, 3.5, 4.5, 6.5, 7.5, 9.5});
+  CHECK(r.waypoints[2].area == 3);
+
+  Grid open = ascii({"..........."});
+  GridPathRequest request;
+  request.method = SearchMethod::AStar;
+  request.start = at(0, 0);
+  request.goal = at(10, 0);
+  request.waypoint_spacing = 3.0;
+  const PathResult spaced = findGridPath(open, request);
+  REQUIRE(spaced.ok());
+  REQUIRE(spaced.waypoints.size() == 5);  // 0.5, 3.5, 6.5, 9.5, 10.5
+  CHECK(spaced.waypoints[1].position.x == Approx(3.5));
+  CHECK(spaced.length == Approx(10.0));
+}
+
+TEST_CASE("grid search: start and goal in one cell give two waypoints", "[nav][grid]") {
+  Grid grid = ascii({"..."});
+  const PathResult r = route(grid, SearchMethod::AStar, {0.2, 0, 0.2}, {0.8, 0, 0.7});
+  REQUIRE(r.ok());
+  REQUIRE(r.waypoints.size() == 2);
+  CHECK(r.waypoints[0].position == sim::Vec3{0.2, 0, 0.2});
+  CHECK(r.waypoints[1].position == sim::Vec3{0.8, 0, 0.7});
+}
+
+TEST_CASE("grid settings: validate names the field", "[nav][grid]") {
+  GridSettings s = unitSettings();
+  s.width_cells = 4;
+  s.depth_cells = 4;
+  s.cell_size = 0;
+  auto bad = Grid::create(s, [](const sim::Vec3&) { return CellProbe{}; });
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("cell_size") != std::string::npos);
+  s.cell_size = 1;
+  s.max_step_height = -1;
+  CHECK(s.validate().error().message.find("max_step_height") != std::string::npos);
+  CHECK_FALSE(makeAsciiGrid({"...", ".."}).ok());
+  // The spec's defaults at 1 stud = 0.28 m.
+  const GridSettings d;
+  CHECK(d.cell_size == Approx(4 * 0.28));
+  CHECK(d.agent_height == Approx(6 * 0.28));
+  CHECK(d.max_step_height == Approx(4 * 0.28));
+}

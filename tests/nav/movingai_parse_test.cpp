@@ -1,0 +1,81 @@
+// Moving AI .map / .scen parsing: the rules of SOURCE.md and located errors for bad input.
+
+#include <catch2/catch.hpp>
+
+#include "strata/nav/grid_search.h"
+#include "strata/nav/movingai.h"
+
+using namespace strata;
+using namespace strata::nav;
+
+TEST_CASE("movingai: a map parses with its passable characters", "[nav][movingai]") {
+  const auto map = parseMovingAiMap("type octile\r\nheight 2\r\nwidth 4\r\nmap\r\n.G@S\r\nOTW.\r\n", "m.map");
+  REQUIRE(map.ok());
+  CHECK(map->width == 4);
+  CHECK(map->height == 2);
+  CHECK(map->passable == std::vector<std::uint8_t>{1, 1, 0, 1, 0, 0, 0, 1});
+  CHECK(looksLikeMovingAiMap("type octile\nheight 1"));
+  CHECK_FALSE(looksLikeMovingAiMap("\x89HDF\r\n"));
+  auto grid = makeMovingAiGrid(*map);
+  REQUIRE(grid.ok());
+  CHECK(grid->isWalkable(3, 0));
+  CHECK_FALSE(grid->isWalkable(2, 0));
+  CHECK(grid->bitmap() != nullptr);  // fully rasterized
+}
+
+TEST_CASE("movingai: malformed maps name the file and line", "[nav][movingai]") {
+  auto error = [](const std::string& text) {
+    const auto map = parseMovingAiMap(text, "bad.map");
+    REQUIRE_FALSE(map.ok());
+    return map.error().message;
+  };
+  CHECK(error("type hex\nheight 1\nwidth 1\nmap\n.\n") == "bad.map:1: unsupported map type 'hex' (expected octile)");
+  CHECK(error("height 1\n") == "bad.map:1: expected 'type octile'");
+  CHECK(error("type octile\nheight x\nwidth 1\nmap\n.\n") == "bad.map:2: height must be an integer in 1..65535");
+  CHECK(error("type octile\nheight 2\nwidth 3\nmap\n...\n..\n") == "bad.map:6: row has 2 characters, expected 3");
+  CHECK(error("type octile\nheight 2\nwidth 3\nmap\n...\n") == "bad.map:5: map has 1 rows, expected 2");
+  CHECK(error("type octile\nheight 1\nwidth 3\nmap\n.x.\n") ==
+        "bad.map:5: column 2: unknown map character 'x' (expected one of . G S @ O T W)");
+  CHECK(error("type octile\nwidth 3\nmap\n...\n").find("'height' must come before 'map'") != std::string::npos);
+}
+
+TEST_CASE("movingai: scenarios parse both generations and skip blank lines", "[nav][movingai]") {
+  const auto scen = parseMovingAiScenarios(
+      "version 1\n0\tmaps/dao/arena.map\t49\t49\t1\t11\t1\t12\t1\n"
+      "3\tmaze.map\t512\t512\t477\t130\t476\t131\t2.41421356\n\n",
+      "s.scen");
+  REQUIRE(scen.ok());
+  REQUIRE(scen->size() == 2);
+  CHECK((*scen)[0].map == "maps/dao/arena.map");
+  CHECK((*scen)[1].optimal == Approx(2.41421356));
+  CHECK((*scen)[1].line == 3);
+  CHECK(parseMovingAiScenarios("version 1.0\n", "s.scen").ok());
+}
+
+TEST_CASE("movingai: malformed scenarios name the file and line", "[nav][movingai]") {
+  auto error = [](const std::string& text) {
+    const auto s = parseMovingAiScenarios(text, "bad.scen");
+    REQUIRE_FALSE(s.ok());
+    return s.error().message;
+  };
+  CHECK(error("version 2\n") == "bad.scen:1: expected 'version 1'");
+  CHECK(error("version 1\n0\ta.map\t4\t4\t0\t0\t1\n") == "bad.scen:2: expected 9 tab-separated fields, got 7");
+  CHECK(error("version 1\n0\ta.map\t4\t4\t0\t0\t1\t1\tlong\n") == "bad.scen:2: field 9 (optimal length) is not a number >= 0");
+  const auto map = parseMovingAiMap("type octile\nheight 2\nwidth 2\nmap\n.@\n..\n", "m.map");
+  REQUIRE(map.ok());
+  auto scen = parseMovingAiScenarios("version 1\n0\tm.map\t2\t2\t0\t0\t1\t0\t1\n", "s.scen");
+  REQUIRE(scen.ok());
+  CHECK(checkScenarios(*map, *scen, "s.scen").error().message == "s.scen:2: goal is on a blocked cell");
+  scen = parseMovingAiScenarios("version 1\n0\tm.map\t3\t2\t0\t0\t0\t1\t1\n", "s.scen");
+  CHECK(checkScenarios(*map, *scen, "s.scen").error().message == "s.scen:2: scenario is for a 3x2 map, the map is 2x2");
+  scen = parseMovingAiScenarios("version 1\n0\tm.map\t2\t2\t0\t0\t5\t1\t1\n", "s.scen");
+  CHECK(checkScenarios(*map, *scen, "s.scen").error().message == "s.scen:2: goal is off the map");
+}
+
+TEST_CASE("movingai: length tolerance follows the printed precision", "[nav][movingai]") {
+  CHECK(movingAiLengthMatches(3.4142135, 3.41421));
+  CHECK(movingAiLengthMatches(124.7995, 124.799));
+  CHECK_FALSE(movingAiLengthMatches(125.0, 124.799));
+  CHECK(movingAiLengthMatches(1500.004, 1500.0));   // 1e-5 relative above 100 cells
+  CHECK_FALSE(movingAiLengthMatches(1500.02, 1500.0));
+}

@@ -1,0 +1,130 @@
+// Property tests of the search core against a brute-force Dijkstra oracle on random grids:
+// plain A*, jump point search and the oracle agree on every length; Theta* is never longer
+// and every Theta* segment passes lineOfSight; reusing one SearchState changes nothing.
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "grid_fixtures.h"
+
+using namespace strata;
+using namespace strata::nav;
+using namespace strata::nav::test;
+
+namespace {
+
+std::vector<std::string> randomRows(std::mt19937& rng, int w, int d, double blocked, bool heights) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::uniform_int_distribution<int> h(0, 3);
+  std::vector<std::string> rows(std::size_t(d), std::string(std::size_t(w), '.'));
+  for (auto& row : rows)
+    for (char& c : row) c = u(rng) < blocked ? '#' : (heights ? char('0' + h(rng)) : '.');
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("search property: astar, jump points and Dijkstra agree; theta never longer", "[nav][search][property]") {
+  std::mt19937 rng(20261129);
+  SearchState state;
+  int routes = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    const double density = 0.1 + 0.3 * (trial % 4) / 3.0;
+    Grid grid = ascii(randomRows(rng, 24, 18, density, false));
+    grid.rasterizeAll();  // the jump point fast path needs a fully known grid
+    std::uniform_int_distribution<int> ux(0, 23), uz(0, 17);
+    for (int q = 0; q < 4; ++q) {
+      const CellCoord a{ux(rng), uz(rng)}, b{ux(rng), uz(rng)};
+      if (!grid.isWalkable(a.x, a.z) || !grid.isWalkable(b.x, b.z)) continue;
+      const double oracle = dijkstraOracle(grid, a, b);
+      GridPathRequest request;
+      request.method = SearchMethod::AStar;
+      request.start = at(a.x, a.z);
+      request.goal = at(b.x, b.z);
+      request.max_expansions = 0;
+      const PathResult fast = findGridPath(grid, request, state);
+      request.use_jump_points = false;
+      const PathResult plain = findGridPath(grid, request, state);
+      request.method = SearchMethod::Theta;
+      const PathResult theta = findGridPath(grid, request, state);
+      INFO("trial " << trial << " from " << a.x << "," << a.z << " to " << b.x << "," << b.z);
+      if (oracle < 0) {
+        CHECK(fast.failure == PathFailure::NoPath);
+        CHECK(plain.failure == PathFailure::NoPath);
+        CHECK(theta.failure == PathFailure::NoPath);
+        continue;
+      }
+      ++routes;
+      REQUIRE(fast.ok());
+      REQUIRE(plain.ok());
+      REQUIRE(theta.ok());
+      CHECK(fast.cost == Approx(oracle).epsilon(1e-12));
+      CHECK(plain.cost == Approx(oracle).epsilon(1e-12));
+      CHECK(theta.cost <= oracle + 1e-9);
+      // The fast path returns every cell, each adjacent to the next.
+      for (std::size_t i = 1; i < fast.nodes.size(); ++i) {
+        const CellCoord p = grid.coord(fast.nodes[i - 1]), n = grid.coord(fast.nodes[i]);
+        CHECK(std::max(std::abs(p.x - n.x), std::abs(p.z - n.z)) == 1);
+      }
+      for (std::size_t i = 1; i < theta.nodes.size(); ++i) {
+        const CellCoord p = grid.coord(theta.nodes[i - 1]), n = grid.coord(theta.nodes[i]);
+        CHECK(grid.lineOfSight(p.x, p.z, n.x, n.z));
+      }
+      // Direct succeeds exactly when the straight line is walkable.
+      request.method = SearchMethod::Direct;
+      CHECK(findGridPath(grid, request, state).ok() == grid.lineOfSight(a.x, a.z, b.x, b.z));
+    }
+  }
+  CHECK(routes > 200);
+}
+
+TEST_CASE("search property: with heights, astar matches the oracle and theta obeys the step rules", "[nav][search][property]") {
+  std::mt19937 rng(7);
+  SearchState state;
+  for (int trial = 0; trial < 60; ++trial) {
+    Grid grid = ascii(randomRows(rng, 16, 12, 0.15, true));
+    std::uniform_int_distribution<int> ux(0, 15), uz(0, 11);
+    const CellCoord a{ux(rng), uz(rng)}, b{ux(rng), uz(rng)};
+    if (!grid.isWalkable(a.x, a.z) || !grid.isWalkable(b.x, b.z)) continue;
+    const double oracle = dijkstraOracle(grid, a, b);
+    const PathResult astar = route(grid, SearchMethod::AStar, at(a.x, a.z), at(b.x, b.z), 0);
+    const PathResult theta = route(grid, SearchMethod::Theta, at(a.x, a.z), at(b.x, b.z), 0);
+    if (oracle < 0) {
+      CHECK(astar.failure == PathFailure::NoPath);
+      CHECK(theta.failure == PathFailure::NoPath);
+      continue;
+    }
+    REQUIRE(astar.ok());
+    CHECK(astar.cost == Approx(oracle).epsilon(1e-12));
+    REQUIRE(theta.ok());
+    for (std::size_t i = 1; i < theta.nodes.size(); ++i) {
+      const CellCoord p = grid.coord(theta.nodes[i - 1]), n = grid.coord(theta.nodes[i]);
+      CHECK(grid.lineOfSight(p.x, p.z, n.x, n.z));
+    }
+  }
+}
+
+TEST_CASE("search state: a reused state gives the same answers as fresh ones", "[nav][search]") {
+  Grid grid = ascii({
+      "..........",
+      ".####.###.",
+      "....#.....",
+      "###.#.###.",
+      "..........",
+  });
+  SearchState shared;
+  for (int round = 0; round < 3; ++round)
+    for (int x = 0; x < 10; ++x) {
+      GridPathRequest request;
+      request.method = round == 1 ? SearchMethod::Theta : SearchMethod::AStar;
+      request.start = at(0, 0);
+      request.goal = at(x, 4);
+      SearchState fresh;
+      const PathResult a = findGridPath(grid, request, shared);
+      const PathResult b = findGridPath(grid, request, fresh);
+      CHECK(a.failure == b.failure);
+      CHECK(a.cost == b.cost);
+      CHECK(a.nodes == b.nodes);
+    }
+}
