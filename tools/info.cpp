@@ -24,44 +24,62 @@ struct InfoOptions {
 std::string coordinate(double value) { return fmt::format("{}", static_cast<float>(value)); }
 double coordinateJson(double value) { return std::stod(coordinate(value)); }
 
+nlohmann::ordered_json point(const sim::Vec3& p) {
+  nlohmann::ordered_json xyz = nlohmann::ordered_json::array();
+  for (int axis = 0; axis < 3; ++axis) xyz.push_back(coordinateJson(p[axis]));
+  return xyz;
+}
+
 nlohmann::ordered_json describe(const formats::World& world, const std::string& file, std::uintmax_t file_bytes) {
   const sim::TriangleMesh& mesh = world.geometry;
-  nlohmann::ordered_json doc;
+  nlohmann::ordered_json doc = nlohmann::ordered_json::object();
   doc["file"] = file;
   doc["file_bytes"] = file_bytes;
   doc["schema_version"] = formats::kWorldSchemaVersion;
   doc["tool_version"] = world.provenance.tool_version;
-  doc["inputs"] = nlohmann::ordered_json::array();
-  for (const formats::InputRecord& input : world.provenance.inputs)
-    doc["inputs"].push_back({{"path", input.path}, {"bytes", input.bytes}, {"sha256", input.sha256}});
+  nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+  for (const formats::InputRecord& input : world.provenance.inputs) {
+    nlohmann::ordered_json entry = nlohmann::ordered_json::object();
+    entry["path"] = input.path;
+    entry["bytes"] = input.bytes;
+    entry["sha256"] = input.sha256;
+    inputs.push_back(std::move(entry));
+  }
+  doc["inputs"] = std::move(inputs);
   // The reader has checked that a non-empty string is valid JSON.
-  doc["import_options"] = world.provenance.import_options_json.empty()
-                              ? nlohmann::ordered_json(nullptr)
-                              : nlohmann::ordered_json::parse(world.provenance.import_options_json);
-  doc["counts"] = {{"vertices", mesh.vertices.size()},
-                   {"triangles", mesh.triangles.size()},
-                   {"labels", mesh.labels.size()},
-                   {"tags", mesh.tags.size()}};
+  if (world.provenance.import_options_json.empty()) doc["import_options"] = nullptr;
+  else doc["import_options"] = nlohmann::ordered_json::parse(world.provenance.import_options_json);
+  nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+  counts["vertices"] = mesh.vertices.size();
+  counts["triangles"] = mesh.triangles.size();
+  counts["labels"] = mesh.labels.size();
+  counts["tags"] = mesh.tags.size();
+  doc["counts"] = std::move(counts);
   const sim::Aabb bounds = mesh.bounds();
   if (bounds.empty()) {
     doc["bounds"] = nullptr;
   } else {
-    doc["bounds"] = {{"min", {coordinateJson(bounds.min.x), coordinateJson(bounds.min.y), coordinateJson(bounds.min.z)}},
-                     {"max", {coordinateJson(bounds.max.x), coordinateJson(bounds.max.y), coordinateJson(bounds.max.z)}}};
+    nlohmann::ordered_json box = nlohmann::ordered_json::object();
+    box["min"] = point(bounds.min);
+    box["max"] = point(bounds.max);
+    doc["bounds"] = std::move(box);
   }
   // Baked agents (strata bake): the per-agent summary.
-  doc["agents"] = nlohmann::ordered_json::array();
+  nlohmann::ordered_json agents = nlohmann::ordered_json::array();
   for (const nav::BakedAgent& agent : world.agents) {
     const nav::LayeredGraph& g = agent.graph;
-    doc["agents"].push_back({{"name", agent.profile.settings.name},
-                             {"cell_size", g.grid.cell_size},
-                             {"columns", g.grid.columnCount()},
-                             {"nodes", g.nodeCount()},
-                             {"edges", g.edgeCount()},
-                             {"links", g.links.size()},
-                             {"components", g.component_count},
-                             {"fields", g.fields.size()}});
+    nlohmann::ordered_json entry = nlohmann::ordered_json::object();
+    entry["name"] = agent.profile.settings.name;
+    entry["cell_size"] = g.grid.cell_size;
+    entry["columns"] = g.grid.columnCount();
+    entry["nodes"] = g.nodeCount();
+    entry["edges"] = g.edgeCount();
+    entry["links"] = g.links.size();
+    entry["components"] = g.component_count;
+    entry["fields"] = g.fields.size();
+    agents.push_back(std::move(entry));
   }
+  doc["agents"] = std::move(agents);
   return doc;
 }
 

@@ -138,3 +138,29 @@ TEST_CASE("strata info usage errors and help", "[cli][info]") {
   const std::string man = test::readFile(test::sourceDir() / "man" / "strata-info.1");
   CHECK(man.find("\\-\\-json") != std::string::npos);
 }
+
+TEST_CASE("strata import then strata info: provenance and counts agree, output reproducible", "[cli][info][import]") {
+  TempDir dir;
+  // A unit quad (two triangles) in one material.
+  const auto mesh = (dir / "quad.obj").string();
+  std::ofstream(mesh) << "v 0 0 0\nv 1 0 0\nv 1 0 1\nv 0 0 1\nf 1 3 2\nf 1 4 3\n";
+  const auto world = (dir / "quad.h5").string();
+  const auto imported = runStrata({"import", mesh, "-o", world});
+  INFO(imported.err);
+  REQUIRE(imported.exit_code == 0);
+  const auto run = runStrata({"info", world, "--json"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto doc = nlohmann::json::parse(run.out);
+  REQUIRE(doc["inputs"].size() == 1);
+  CHECK(doc["inputs"][0]["path"] == mesh);
+  CHECK(doc["inputs"][0]["bytes"] == std::filesystem::file_size(mesh));
+  CHECK(doc["inputs"][0]["sha256"].get<std::string>().size() == 64);
+  CHECK(doc["counts"]["triangles"] == 2);
+  CHECK(doc["import_options"].is_object());
+  CHECK(doc["bounds"]["max"][0].get<double>() == 1.0);
+  // The same import again gives the same bytes.
+  const auto again = (dir / "again.h5").string();
+  REQUIRE(runStrata({"import", mesh, "-o", again}).exit_code == 0);
+  CHECK(test::sameBytes(world, again));
+}
