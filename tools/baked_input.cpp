@@ -20,14 +20,6 @@ std::string lowerExtension(const std::string& path) {
   return ext;
 }
 
-// The baked agents of a world file. `World::agents` arrives with the bake's world-file section;
-// until a checkout has it, a world file simply has no agents.
-template <class World>
-std::vector<nav::BakedAgent> worldAgents(World& world) {
-  if constexpr (requires { world.agents; }) return std::move(world.agents);
-  else return {};
-}
-
 Result<nav::BakedAgent> pickAgent(std::vector<nav::BakedAgent> agents, const BakedInputOptions& options) {
   if (agents.empty()) return Error::badInput(options.input + ": has no baked agents");
   if (options.agent.empty()) return std::move(agents.front());
@@ -49,11 +41,10 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options) {
       return Error::badInput(options.input + ": --profile applies to mesh inputs only (a world file is already baked)");
     auto world = formats::readWorldFile(options.input);
     if (!world) return world.error();
-    std::vector<nav::BakedAgent> agents = worldAgents(*world);
-    if (agents.empty())
+    if (world->agents.empty())
       return Error::badInput(options.input + ": has no baked agents (bake it with strata bake, or pass the mesh itself "
                                              "with --profile)");
-    return pickAgent(std::move(agents), options);
+    return pickAgent(std::move(world->agents), options);
   }
   nav::BakeProfile profile = nav::BakeProfile::defaults();
   if (!options.profile.empty()) {

@@ -111,3 +111,36 @@ TEST_CASE("strata render: bad input exits 2 with one line naming the file and th
   CHECK_THAT(paths.err, Catch::Contains("bad.jsonl:1: waypoint 0"));
   CHECK_FALSE(std::filesystem::exists(out));
 }
+
+TEST_CASE("strata render and export read the agents of a baked world file", "[cli][render][export]") {
+  test::TempDir dir;
+  const auto world = dir / "tower.h5";
+  const auto bake = test::runStrata({"bake", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", world.string()});
+  INFO(bake.err);
+  REQUIRE(bake.exit_code == 0);
+  // The same picture as from the mesh: the world file stores the graph exactly.
+  const auto picture = dir / "tower.png";
+  const auto render = test::runStrata({"render", world.string(), "-o", picture.string(), "--path", "0,0,25:0,8,-4"});
+  INFO(render.err);
+  REQUIRE(render.exit_code == 0);
+  CHECK(test::sameBytes(picture, test::sourceDir() / "docs" / "tower.png"));
+  const auto exported = test::runStrata({"export", world.string(), "-o", (dir / "tower.gltf").string()});
+  INFO(exported.err);
+  CHECK(exported.exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "tower.bin"));
+
+  const auto profile = test::runStrata({"render", world.string(), "--profile", sample("tower.toml"), "-o", picture.string()});
+  CHECK(profile.exit_code == 2);
+  CHECK_THAT(profile.err, Catch::Contains("tower.h5: --profile applies to mesh inputs only"));
+  const auto agent = test::runStrata({"render", world.string(), "--agent", "robot", "-o", picture.string()});
+  CHECK(agent.exit_code == 2);
+  CHECK(agent.err == "strata: error: " + world.string() + ": no agent 'robot' (agents: human)\n");
+
+  // A world that was imported but never baked has no agents.
+  const auto imported = dir / "plain.h5";
+  REQUIRE(test::runStrata({"import", sample("tower.obj"), "-o", imported.string()}).exit_code == 0);
+  const auto unbaked = test::runStrata({"render", imported.string(), "-o", (dir / "plain.png").string()});
+  CHECK(unbaked.exit_code == 2);
+  CHECK_THAT(unbaked.err, Catch::Contains("plain.h5: has no baked agents"));
+  CHECK_FALSE(std::filesystem::exists(dir / "plain.png"));
+}
