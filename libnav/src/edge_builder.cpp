@@ -15,8 +15,8 @@
 //  - climb edges join floors separated by a surface labelled climbable, both ways;
 //  - cost: (horizontal + |rise| / 2) * destination area cost + penalty; an infinite area cost
 //    removes the edge.
-// The sweep is skipped when the two standing boxes (already known to be free) cover it exactly:
-// a cardinal step with cell_size <= 2 * radius.
+// The sweep is skipped when the standing boxes (already known to be free) cover it exactly: a
+// cardinal step with cell_size <= 2 * radius, or a diagonal whose four columns' boxes cover it.
 
 #include "edge_builder.h"
 
@@ -43,14 +43,40 @@ class NodeEdges {
     return in_.columns->standingBoxBottom({v.x, v.y, v.z});
   }
 
-  // True when the box of half-width radius spanning [lo, hi] swept from (ax, az) to (bx, bz) is free.
-  bool sweepFree(double ax, double az, double bx, double bz, double lo, double hi) const {
+  // True when the box of half-width radius spanning [lo, hi] swept horizontally from (ax, az)
+  // to (bx, bz) touches nothing. The swept volume is exactly the union of the start box, the end
+  // box and, for a move that is not along an axis, the oriented box joining them (its corners are
+  // the swept hexagon's); overlap tests on those are exact and much cheaper than a shape cast.
+  // `ends_free`: the caller knows both end boxes lie inside free standing boxes (walk edges:
+  // [lo, hi] is within both nodes' standing ranges), so only the band between them is tested.
+  bool sweepFree(double ax, double az, double bx, double bz, double lo, double hi, bool ends_free = false) const {
     if (!(hi > lo)) return false;
     const double r = s_.radius;
-    sim::Aabb box;
-    box.min = {ax - r, lo, az - r};
-    box.max = {ax + r, hi, az + r};
-    return !in_.columns->index().castBox(box, {bx - ax, 0, bz - az}).has_value();
+    const sim::QueryIndex& index = in_.columns->index();
+    if (ax == bx || az == bz) {
+      sim::Aabb hull;
+      hull.min = {std::min(ax, bx) - r, lo, std::min(az, bz) - r};
+      hull.max = {std::max(ax, bx) + r, hi, std::max(az, bz) + r};
+      return !index.overlapsBox(hull);
+    }
+    sim::Aabb start, end;
+    start.min = {ax - r, lo, az - r};
+    start.max = {ax + r, hi, az + r};
+    end.min = {bx - r, lo, bz - r};
+    end.max = {bx + r, hi, bz + r};
+    if (!ends_free && (index.overlapsBox(start) || index.overlapsBox(end))) return false;
+    // Only 45-degree moves reach here (diagonal directions): the band between the two boxes.
+    const double dx = bx - ax, dz = bz - az;
+    const double length = std::sqrt(dx * dx + dz * dz);
+    const sim::Vec3 along{dx / length, 0, dz / length};
+    const sim::Vec3 across{-along.z, 0, along.x};
+    const double half_width = r * (std::fabs(along.x) + std::fabs(along.z));  // support of the square
+    sim::OrientedBox band;
+    band.center = {(ax + bx) / 2, (lo + hi) / 2, (az + bz) / 2};
+    band.half_extents = {length / 2, (hi - lo) / 2, half_width};
+    band.axes = {along, sim::Vec3{0, 1, 0}, across};
+    if (sim::dot(sim::cross(band.axes[0], band.axes[1]), band.axes[2]) < 0) band.axes[2] = -across;
+    return !index.overlapsOrientedBox(band);
   }
 
   bool climbableBetween(double ax, double az, double bx, double bz, double lo, double hi) const {
@@ -171,7 +197,7 @@ class NodeEdges {
     if (!(hi > lo)) return false;
     // Covered by the two free standing boxes (see the file comment)?
     if (grid_.cell_size <= 2 * s_.radius) return true;
-    return sweepFree(ax, az, bx, bz, lo, hi);
+    return sweepFree(ax, az, bx, bz, lo, hi, /*ends_free=*/true);
   }
 
   bool walkDiagonal(uint32_t n, uint32_t m, int32_t x, int32_t z, int d) const {
@@ -195,7 +221,7 @@ class NodeEdges {
     }
     if (covered) return true;
     return sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(x + kDirectionDx[d]),
-                     grid_.centerZ(z + kDirectionDz[d]), lo, hi);
+                     grid_.centerZ(z + kDirectionDz[d]), lo, hi, /*ends_free=*/true);
   }
 
  private:

@@ -116,3 +116,29 @@ TEST_CASE("strata bake --help and its man page document every option", "[cli][ba
     CHECK_THAT(man, Catch::Contains(escaped));
   }
 }
+
+TEST_CASE("the h5py example of docs/format.md finds the floors of a column", "[cli][bake][docs]") {
+  std::string python;
+  for (const char* candidate : {"python3", "/usr/bin/python3"})
+    if (python.empty() && strata::test::runProgram({candidate, "-c", "import h5py"}).exit_code == 0) python = candidate;
+  if (python.empty()) {
+    WARN("no python3 with h5py: skipping");
+    return;
+  }
+  TempDir dir;
+  const auto out = (dir / "tower.h5").string();
+  REQUIRE(runStrata({"bake", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", out}).exit_code == 0);
+  const std::string doc = strata::test::readFile(sourceDir() / "docs" / "format.md");
+  const auto begin = doc.find("```python3\n");
+  REQUIRE(begin != std::string::npos);
+  const auto end = doc.find("```", begin + 11);
+  std::string example = doc.substr(begin + 11, end - begin - 11);
+  const auto name = example.find("\"level.h5\"");
+  REQUIRE(name != std::string::npos);
+  example.replace(name, 10, "sys.argv[1]");
+  const auto run = strata::test::runProgram({python, "-c", "import sys\n" + example, out});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  // (0.1, -4.1) on the tower: road, bridge and roof.
+  CHECK_THAT(run.out, Catch::StartsWith("human floors at [0.0, 4.0, 8.0]"));
+}
