@@ -1,0 +1,101 @@
+// Black-box tests of `strata path MAP.map --scen FILE.scen`: summary and JSON output, exit codes
+// (0 all matching, 1 a mismatch, 2 malformed input naming file and line).
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "test_support.h"
+
+using strata::test::runStrata;
+using strata::test::sharedData;
+using strata::test::TempDir;
+
+namespace {
+
+std::string movingAi(const std::string& name) { return (sharedData() / "movingai" / name).string(); }
+
+void write(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+}  // namespace
+
+TEST_CASE("strata path --scen answers every arena scenario optimally", "[cli][path]") {
+  auto run = runStrata({"path", movingAi("arena.map"), "--scen", movingAi("arena.map.scen")});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.find("scenarios: 160") != std::string::npos);
+  CHECK(run.out.find("mismatches: 0") != std::string::npos);
+  CHECK(run.out.find("us/query") != std::string::npos);
+}
+
+TEST_CASE("strata path --scen --json: one document with results in .scen order", "[cli][path]") {
+  for (const char* method : {"astar", "theta"}) {
+    auto run = runStrata({"path", movingAi("den312d.map"), "--scen", movingAi("den312d.map.scen"), "--method", method, "--json"});
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    const auto doc = nlohmann::json::parse(run.out);
+    CHECK(doc["scenarios"] == 320);
+    CHECK(doc["mismatches"] == 0);
+    CHECK(doc["mean_us"].get<double>() > 0);
+    CHECK(doc["p99_us"].get<double>() >= doc["mean_us"].get<double>() * 0.0);
+    REQUIRE(doc["results"].size() == 320);
+    for (std::size_t i = 0; i < 320; ++i) {
+      CHECK(doc["results"][i]["index"] == i);
+      if (std::string(method) == "astar")
+        CHECK(doc["results"][i]["length"].get<double>() == Approx(doc["results"][i]["optimal"].get<double>()).margin(1e-3));
+      else
+        CHECK(doc["results"][i]["length"].get<double>() <= doc["results"][i]["optimal"].get<double>() + 1e-3);
+    }
+  }
+}
+
+TEST_CASE("strata path --scen: a wrong optimal length is a mismatch and exit 1", "[cli][path]") {
+  TempDir dir;
+  write(dir / "tiny.map", "type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n");
+  // Line 2 is right (3 straight steps); line 3 claims 2 for a route of 5 (the blocked cells
+  // forbid both diagonals past their corners).
+  write(dir / "tiny.map.scen", "version 1\n0\ttiny.map\t4\t3\t0\t0\t3\t0\t3\n1\ttiny.map\t4\t3\t0\t0\t3\t2\t2\n");
+  auto run = runStrata({"path", (dir / "tiny.map").string(), "--scen", (dir / "tiny.map.scen").string(), "--json"});
+  CHECK(run.exit_code == 1);
+  const auto doc = nlohmann::json::parse(run.out);
+  CHECK(doc["mismatches"] == 1);
+  CHECK(doc["results"][1]["length"].get<double>() == Approx(5.0));
+  CHECK(doc["results"][1]["mismatch"] == true);
+}
+
+TEST_CASE("strata path --scen: malformed input exits 2 naming file and line", "[cli][path]") {
+  TempDir dir;
+  const auto map = (dir / "bad.map").string();
+  const auto scen = (dir / "bad.scen").string();
+  write(map, "type octile\nheight 2\nwidth 3\nmap\n...\n.#.\n");
+  write(scen, "version 1\n");
+  auto run = runStrata({"path", map, "--scen", scen});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == "strata: error: " + map + ":6: column 2: unknown map character '#' (expected one of . G S @ O T W)\n");
+
+  write(map, "type octile\nheight 2\nwidth 3\nmap\n...\n...\n");
+  write(scen, "version 1\n0\tbad.map\t3\t2\t0\t0\t2\n");
+  run = runStrata({"path", map, "--scen", scen});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == "strata: error: " + scen + ":2: expected 9 tab-separated fields, got 7\n");
+
+  write(scen, "version 1\n0\tbad.map\t3\t2\t0\t0\t9\t0\t9\n");
+  run = runStrata({"path", map, "--scen", scen});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == "strata: error: " + scen + ":2: goal is off the map\n");
+
+  run = runStrata({"path", map});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("needs --scen") != std::string::npos);
+
+  run = runStrata({"path", map, "--scen", (dir / "missing.scen").string()});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("missing.scen: cannot open file") != std::string::npos);
+
+  run = runStrata({"path", map, "--scen", scen, "--method", "dijkstra"});
+  CHECK(run.exit_code == 2);
+}
