@@ -207,8 +207,8 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     const nav::BakedAgent& agent = cache.agent(requests[i].agent);
     Json doc;
     doc["line"] = lines[i];
-    for (auto& [key, value] : resultJson(results[i], agent.graph, agent.profile.settings.name, requests[i].settings.method).items())
-      doc[key] = value;
+    const Json result = resultJson(results[i], agent.graph, agent.profile.settings.name, requests[i].settings.method);
+    for (const auto& [key, value] : result.items()) doc[key] = value;
     text += doc.dump() + "\n";
     all_found = all_found && results[i].ok();
   }

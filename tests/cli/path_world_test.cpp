@@ -1,0 +1,128 @@
+// Black-box tests of `strata path WORLD` on the samples (baked in memory from the mesh and its
+// profile: the same bake `strata bake` writes into a world file).
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "test_support.h"
+
+using strata::test::runStrata;
+using strata::test::sourceDir;
+using Json = nlohmann::json;
+
+namespace {
+
+std::vector<std::string> sample(const std::string& name) {
+  return {(sourceDir() / "samples" / (name + ".obj")).string(), "--profile", (sourceDir() / "samples" / (name + ".toml")).string()};
+}
+
+strata::test::RunResult path(const std::string& name, std::vector<std::string> extra) {
+  std::vector<std::string> args{"path"};
+  for (auto& a : sample(name)) args.push_back(a);
+  for (auto& a : extra) args.push_back(a);
+  return runStrata(args);
+}
+
+}  // namespace
+
+TEST_CASE("strata path tower: road to roof climbs the stairs", "[cli][path][layered]") {
+  const auto r = path("tower", {"--from", "0,0,-25", "--to", "0,8,-4", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const Json doc = Json::parse(r.out);
+  CHECK(doc["found"] == true);
+  const auto& w = doc["waypoints"];
+  CHECK(w.front()["position"][0] == 0.0);
+  CHECK(w.back()["position"][1] == 8.0);
+  // Some leg climbs the stairs (x 2..5, z 0..5) from the landing (y 4) to the roof (y 8).
+  bool stairs = false;
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    const auto& a = w[i - 1]["position"];
+    const auto& b = w[i]["position"];
+    const double x = (a[0].get<double>() + b[0].get<double>()) / 2;
+    if (x > 2 && x < 5 && a[1].get<double>() <= 4.3 && b[1].get<double>() >= 7.9) stairs = true;
+  }
+  CHECK(stairs);
+}
+
+TEST_CASE("strata path tower: under the bridge stays on the road", "[cli][path][layered]") {
+  for (const char* method : {"astar", "theta"}) {
+    const auto r = path("tower", {"--from", "0,0,-19", "--to", "0,0,25", "--method", method, "--json"});
+    REQUIRE(r.exit_code == 0);
+    const Json doc = Json::parse(r.out);
+    for (const auto& w : doc["waypoints"]) CHECK(w["position"][1].get<double>() == Approx(0).margin(0.05));
+  }
+}
+
+TEST_CASE("strata path course: across the gap carries a jump", "[cli][path][layered]") {
+  const auto r = path("course", {"--from", "30,0,0", "--to", "40,0,0", "--json"});
+  REQUIRE(r.exit_code == 0);
+  bool jump = false;
+  const Json doc = Json::parse(r.out);
+  for (const auto& w : doc["waypoints"]) jump = jump || w["action"] == "jump";
+  CHECK(jump);
+}
+
+TEST_CASE("strata path maze: the sealed room is rejected without expanding", "[cli][path][layered]") {
+  const auto r = path("maze", {"--from", "0.6,0,-1", "--to", "17.5,0,3.5", "--json"});
+  CHECK(r.exit_code == 3);
+  const Json doc = Json::parse(r.out);
+  CHECK(doc["reason"] == "NoPath");
+  CHECK(doc["expansions"] == 0);
+  // Text output names the reason too.
+  const auto text = path("maze", {"--from", "0.6,0,-1", "--to", "17.5,0,3.5"});
+  CHECK(text.exit_code == 3);
+  CHECK(text.out.find("NoPath") != std::string::npos);
+}
+
+TEST_CASE("strata path WORLD: bad input exits 2 with one located line", "[cli][path][layered]") {
+  auto r = path("tower", {"--from", "0,0", "--to", "0,8,-4"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("strata: error: --from", 0) == 0);
+  r = path("tower", {"--from", "0,0,0", "--to", "1,0,0", "--method", "dijkstra"});
+  CHECK(r.exit_code == 2);
+  r = path("tower", {"--from", "0,0,0"});
+  CHECK(r.exit_code == 2);
+  r = path("tower", {"--from", "0,0,0", "--to", "1,0,0", "--agent", "nobody"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("nobody") != std::string::npos);
+}
+
+TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and 2 threads", "[cli][path][layered][batch]") {
+  strata::test::TempDir dir;
+  {
+    std::ofstream in(dir / "requests.jsonl");
+    in << R"({"from":[0,0,-25],"to":[0,8,-4]})" << "\n";
+    in << R"({"from":[0,0,-19],"to":[0,0,25],"method":"theta"})" << "\n";
+    in << "\n";
+    in << R"({"from":[0,0,-19],"to":[5,0,20],"method":"direct"})" << "\n";
+    in << R"({"from":[0,0,-19],"to":[0,0,-10],"agent":"human"})" << "\n";
+  }
+  const auto one = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "one.jsonl").string(), "--threads", "1"});
+  const auto two = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "two.jsonl").string(), "--threads", "2"});
+  CHECK(one.exit_code == two.exit_code);
+  CHECK(strata::test::sameBytes(dir / "one.jsonl", dir / "two.jsonl"));
+  std::istringstream lines(strata::test::readFile(dir / "one.jsonl"));
+  std::vector<Json> results;
+  for (std::string line; std::getline(lines, line);) results.push_back(Json::parse(line));
+  REQUIRE(results.size() == 4);
+  CHECK(results[0]["line"] == 1);
+  CHECK(results[1]["line"] == 2);
+  CHECK(results[1]["method"] == "theta");
+  CHECK(results[2]["line"] == 4);
+  CHECK(results[2]["method"] == "direct");
+  CHECK(results[3]["line"] == 5);
+  CHECK(results[0]["found"] == true);
+
+  // A malformed line names the file and the line, and nothing is written.
+  {
+    std::ofstream in(dir / "bad.jsonl");
+    in << R"({"from":[0,0,-25],"to":[0,8,-4]})" << "\n" << R"({"from":[0,0],"to":[0,8,-4]})" << "\n";
+  }
+  const auto bad = path("tower", {"--batch", (dir / "bad.jsonl").string(), "-o", (dir / "bad_out.jsonl").string()});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("bad.jsonl:2:") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad_out.jsonl"));
+}

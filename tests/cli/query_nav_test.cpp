@@ -1,0 +1,62 @@
+// Black-box tests of the navigation kinds of `strata query` on the tower and course samples.
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+using strata::test::runStrata;
+using strata::test::sourceDir;
+using Json = nlohmann::json;
+
+namespace {
+
+strata::test::RunResult query(const std::string& name, const std::string& kind, std::vector<std::string> extra) {
+  std::vector<std::string> args{"query", (sourceDir() / "samples" / (name + ".obj")).string(), "--json", kind,
+                                "--profile", (sourceDir() / "samples" / (name + ".toml")).string()};
+  for (auto& a : extra) args.push_back(a);
+  return runStrata(args);
+}
+
+}  // namespace
+
+TEST_CASE("strata query height: the three layers of the tower", "[cli][query][layered]") {
+  const auto r = query("tower", "height", {"--at", "0,-4"});
+  REQUIRE(r.exit_code == 0);
+  const auto layers = Json::parse(r.out)["layers"];
+  REQUIRE(layers.size() == 3);
+  CHECK(layers[0]["height"].get<double>() == Approx(0).margin(0.05));
+  CHECK(layers[1]["height"].get<double>() == Approx(4).margin(0.05));
+  CHECK(layers[2]["height"].get<double>() == Approx(8).margin(0.05));
+  CHECK(query("tower", "height", {"--at", "100,100"}).exit_code == 3);
+}
+
+TEST_CASE("strata query nearest: the floor below, not the roof above", "[cli][query][layered]") {
+  auto r = query("tower", "nearest", {"--at", "0,3,-4"});  // under the bridge (4): the road
+  REQUIRE(r.exit_code == 0);
+  CHECK(Json::parse(r.out)["position"][1].get<double>() == Approx(0).margin(0.05));
+  r = query("tower", "nearest", {"--at", "0,7,-4"});  // under the roof (8): the bridge
+  REQUIRE(r.exit_code == 0);
+  CHECK(Json::parse(r.out)["position"][1].get<double>() == Approx(4).margin(0.05));
+}
+
+TEST_CASE("strata query los and sight: the course gap blocks feet, not eyes", "[cli][query][layered]") {
+  CHECK(query("course", "los", {"--from", "32,0,0", "--to", "38,0,0"}).exit_code == 3);
+  CHECK(query("course", "sight", {"--from", "32,0,0", "--to", "38,0,0"}).exit_code == 0);
+  CHECK(query("course", "los", {"--from", "22,0,0", "--to", "30,0,1"}).exit_code == 0);
+}
+
+TEST_CASE("strata query field and component", "[cli][query][layered]") {
+  auto r = query("tower", "field", {"--name", "from_road", "--at", "0,0,20"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(Json::parse(r.out)["distance"].get<double>() == Approx(5).margin(0.6));
+  r = query("tower", "field", {"--origin", "0,0,25", "--at", "0,0,20"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(Json::parse(r.out)["distance"].get<double>() == Approx(5).margin(0.6));
+  CHECK(query("tower", "field", {"--name", "nope", "--at", "0,0,20"}).exit_code == 2);
+  CHECK(query("maze", "component", {"--at", "0.6,0,-1", "--to", "17.5,0,3.5"}).exit_code == 3);
+  CHECK(query("maze", "component", {"--at", "0.6,0,-1", "--to", "5,0,5"}).exit_code == 0);
+  r = query("tower", "clearance", {"--at", "0,0,-4"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(Json::parse(r.out)["floor"]["clearance"].get<double>() > 0.3);
+}

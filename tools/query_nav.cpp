@@ -1,0 +1,271 @@
+// strata query WORLD nearest|height|los|sight|field|component|clearance: navigation queries on
+// the baked layered graph of one agent (libnav/nav_queries.h). Exit codes: 0 a positive answer,
+// 3 a negative one (no walkable point, line blocked, unreachable, no floor), 2 bad input.
+
+#include "query_nav.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <memory>
+
+#include "baked_input.h"
+#include "command.h"
+#include "strata/nav/nav_queries.h"
+
+namespace strata::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json point(const sim::Vec3& p) { return Json::array({p.x, p.y, p.z}); }
+Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }  // JSON has no infinity
+
+/// Options every navigation kind takes.
+struct NavCommon {
+  std::string agent;    ///< agent name; empty = the first
+  std::string profile;  ///< bake profile for a mesh input
+};
+
+void addCommon(CLI::App& sub, NavCommon& common) {
+  sub.add_option("--agent", common.agent, "agent name (default: the first agent of the world)");
+  sub.add_option("--profile", common.profile, "bake profile (.toml) when WORLD is a mesh baked in memory");
+}
+
+Result<nav::BakedAgent> load(const std::string& world, const NavCommon& common) {
+  BakedInputOptions options;
+  options.input = world;
+  options.agent = common.agent;
+  options.profile = common.profile;
+  return loadBakedAgent(options);
+}
+
+// Parses a required "x,y,z" option; nullopt after printing the error.
+std::optional<sim::Vec3> vec(const std::string& flag, const std::string& text) {
+  auto v = parseVec3(text);
+  if (!v) badInput(flag + ": expected X,Y,Z (three finite numbers), got '" + text + "'");
+  return v;
+}
+
+std::string areaName(const nav::LayeredGraph& g, uint16_t area) {
+  return area < g.area_names.size() ? g.area_names[area] : std::to_string(area);
+}
+
+Json layerJson(const nav::LayeredGraph& g, const nav::FloorLayer& l) {
+  return {{"node", l.node},       {"height", l.height},       {"headroom", number(l.headroom)},
+          {"clearance", l.clearance}, {"area", areaName(g, l.area)}, {"component", l.component}};
+}
+
+auto setupNearest(CLI::App& sub) {
+  auto common = std::make_shared<NavCommon>();
+  auto at = std::make_shared<std::string>();
+  auto radius = std::make_shared<double>(8 * 0.3);
+  addCommon(sub, *common);
+  sub.add_option("--at", *at, "the point X,Y,Z (metres)")->required();
+  sub.add_option("--radius", *radius, "search radius, metres (rings of columns out to it)")->default_str("2.4");
+  return [=](const std::string& world, bool json) -> int {
+    const auto p = vec("--at", *at);
+    if (!p) return kExitBadInput;
+    if (!std::isfinite(*radius) || *radius < 0) return badInput("--radius: must be a finite number >= 0");
+    auto agent = load(world, *common);
+    if (!agent) return reportError(agent.error());
+    nav::SnapSettings snap;
+    snap.max_horizontal = *radius;
+    const auto hit = nav::nearestWalkable(agent->graph, *p, snap);
+    if (json) {
+      Json doc{{"kind", "nearest"}, {"agent", agent->profile.settings.name}, {"found", hit.has_value()}};
+      if (hit) doc["position"] = point(hit->position), doc["node"] = hit->node, doc["distance"] = hit->horizontal_distance;
+      fmt::print("{}\n", doc.dump());
+    } else if (hit) {
+      fmt::print("nearest: ({:.3f}, {:.3f}, {:.3f})  node {}  {:.3f} m away\n", hit->position.x, hit->position.y,
+                 hit->position.z, hit->node, hit->horizontal_distance);
+    } else {
+      fmt::print("nearest: no walkable floor within {} m\n", *radius);
+    }
+    return hit ? kExitOk : kExitNegative;
+  };
+}
+
+auto setupHeight(CLI::App& sub) {
+  auto common = std::make_shared<NavCommon>();
+  auto at = std::make_shared<std::string>();
+  addCommon(sub, *common);
+  sub.add_option("--at", *at, "the column X,Z (metres; X,Y,Z also accepted, Y ignored)")->required();
+  return [=](const std::string& world, bool json) -> int {
+    auto xz = parseNumbers(*at, 2);
+    if (!xz) {
+      const auto xyz = parseVec3(*at);
+      if (!xyz) return badInput("--at: expected X,Z or X,Y,Z (finite numbers), got '" + *at + "'");
+      xz = std::vector<double>{xyz->x, xyz->z};
+    }
+    auto agent = load(world, *common);
+    if (!agent) return reportError(agent.error());
+    const auto layers = nav::floorsAt(agent->graph, (*xz)[0], (*xz)[1]);
+    if (json) {
+      Json list = Json::array();
+      for (const auto& l : layers) list.push_back(layerJson(agent->graph, l));
+      fmt::print("{}\n", Json{{"kind", "height"}, {"agent", agent->profile.settings.name}, {"layers", list}}.dump());
+    } else {
+      fmt::print("floors at ({}, {}): {}\n", (*xz)[0], (*xz)[1], layers.size());
+      for (const auto& l : layers)
+        fmt::print("  height {:8.3f}  headroom {:>8}  clearance {:.3f}  area {}  component {}\n", l.height,
+                   std::isfinite(l.headroom) ? fmt::format("{:.3f}", l.headroom) : std::string("open"), l.clearance,
+                   areaName(agent->graph, l.area), l.component);
+    }
+    return layers.empty() ? kExitNegative : kExitOk;
+  };
+}
+
+// los and sight share their shape: two points, a yes/no answer.
+auto setupLine(CLI::App& sub, bool eyes) {
+  auto common = std::make_shared<NavCommon>();
+  auto from = std::make_shared<std::string>(), to = std::make_shared<std::string>();
+  auto eye = std::make_shared<double>(nav::SightSettings{}.eye_height);
+  addCommon(sub, *common);
+  sub.add_option("--from", *from, "first point X,Y,Z (snaps to the floor below it)")->required();
+  sub.add_option("--to", *to, "second point X,Y,Z (snaps to the floor below it)")->required();
+  if (eyes) sub.add_option("--eye", *eye, "eye height above each floor, metres")->default_str("1.6");
+  return [=](const std::string& world, bool json) -> int {
+    const auto a = vec("--from", *from);
+    if (!a) return kExitBadInput;
+    const auto b = vec("--to", *to);
+    if (!b) return kExitBadInput;
+    nav::SightSettings sight;
+    sight.eye_height = *eye;
+    if (Status s = sight.validate(); !s) return badInput("--eye: must be a finite number >= 0");
+    auto agent = load(world, *common);
+    if (!agent) return reportError(agent.error());
+    const nav::SnapSettings snap;
+    bool clear;
+    if (eyes) {
+      clear = nav::sightLine(agent->graph, *a, *b, snap, sight);
+    } else {
+      const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
+      clear = nav::lineOfSight(view, *a, *b, snap);
+    }
+    const char* kind = eyes ? "sight" : "los";
+    if (json) fmt::print("{}\n", Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", clear}}.dump());
+    else fmt::print("{}: {}\n", kind, clear ? "clear" : "blocked");
+    return clear ? kExitOk : kExitNegative;
+  };
+}
+
+auto setupField(CLI::App& sub) {
+  auto common = std::make_shared<NavCommon>();
+  auto at = std::make_shared<std::string>(), name = std::make_shared<std::string>(), origin = std::make_shared<std::string>();
+  auto max = std::make_shared<double>(1000.0);
+  addCommon(sub, *common);
+  sub.add_option("--at", *at, "the point X,Y,Z whose route distance is asked")->required();
+  sub.add_option("--name", *name, "a baked route-distance field of the profile");
+  sub.add_option("--origin", *origin, "flood a field on demand from this X,Y,Z instead (Dijkstra)");
+  sub.add_option("--max", *max, "flood limit for --origin (metres-equivalent)")->default_str("1000");
+  return [=](const std::string& world, bool json) -> int {
+    const auto p = vec("--at", *at);
+    if (!p) return kExitBadInput;
+    if (name->empty() == origin->empty()) return badInput("field: give either --name NAME or --origin X,Y,Z");
+    if (!(*max > 0)) return badInput("--max: must be > 0");
+    auto agent = load(world, *common);
+    if (!agent) return reportError(agent.error());
+    const nav::SnapSettings snap;
+    double value;
+    if (!name->empty()) {
+      auto v = nav::fieldValueAt(agent->graph, *name, *p, snap);
+      if (!v) return badInput(world + ": " + v.error().message);
+      value = *v;
+    } else {
+      const auto o = vec("--origin", *origin);
+      if (!o) return kExitBadInput;
+      const auto start = nav::nearestWalkable(agent->graph, *o, snap);
+      if (!start) return badInput(world + ": --origin: no walkable floor near the point");
+      const auto target = nav::nearestWalkable(agent->graph, *p, snap);
+      if (!target) return badInput(world + ": --at: no walkable floor near the point");
+      const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
+      value = nav::floodDistanceField(view, start->node, *max)[target->node];
+    }
+    const bool reached = std::isfinite(value);
+    if (json)
+      fmt::print("{}\n", Json{{"kind", "field"}, {"agent", agent->profile.settings.name}, {"reachable", reached},
+                              {"distance", number(value)}}.dump());
+    else if (reached) fmt::print("field: {:.3f}\n", value);
+    else fmt::print("field: unreachable\n");
+    return reached ? kExitOk : kExitNegative;
+  };
+}
+
+auto setupComponent(CLI::App& sub) {
+  auto common = std::make_shared<NavCommon>();
+  auto at = std::make_shared<std::string>(), to = std::make_shared<std::string>();
+  addCommon(sub, *common);
+  sub.add_option("--at", *at, "the point X,Y,Z")->required();
+  sub.add_option("--to", *to, "a second point: is it reachable (not provably unreachable) from --at?");
+  return [=](const std::string& world, bool json) -> int {
+    const auto a = vec("--at", *at);
+    if (!a) return kExitBadInput;
+    std::optional<sim::Vec3> b;
+    if (!to->empty() && !(b = vec("--to", *to))) return kExitBadInput;
+    auto agent = load(world, *common);
+    if (!agent) return reportError(agent.error());
+    const nav::SnapSettings snap;
+    const auto ha = nav::nearestWalkable(agent->graph, *a, snap);
+    std::optional<nav::FloorHit> hb;
+    if (b) hb = nav::nearestWalkable(agent->graph, *b, snap);
+    bool positive = ha.has_value() && (!b || hb.has_value());
+    if (positive && b) {
+      const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
+      positive = !view.provablyUnreachable(ha->node, hb->node);
+    }
+    if (json) {
+      Json doc{{"kind", "component"}, {"agent", agent->profile.settings.name}};
+      doc["component"] = ha ? Json(agent->graph.component[ha->node]) : Json(nullptr);
+      if (b) doc["to_component"] = hb ? Json(agent->graph.component[hb->node]) : Json(nullptr), doc["reachable"] = positive;
+      fmt::print("{}\n", doc.dump());
+    } else {
+      fmt::print("component: {}\n", ha ? std::to_string(agent->graph.component[ha->node]) : std::string("no floor"));
+      if (b) fmt::print("reachable: {}\n", positive ? "maybe (same component)" : "no");
+    }
+    return positive ? kExitOk : kExitNegative;
+  };
+}
+
+auto setupClearance(CLI::App& sub) {
+  auto common = std::make_shared<NavCommon>();
+  auto at = std::make_shared<std::string>();
+  addCommon(sub, *common);
+  sub.add_option("--at", *at, "the point X,Y,Z (the floor below it)")->required();
+  return [=](const std::string& world, bool json) -> int {
+    const auto p = vec("--at", *at);
+    if (!p) return kExitBadInput;
+    auto agent = load(world, *common);
+    if (!agent) return reportError(agent.error());
+    const auto layer = nav::clearanceAt(agent->graph, *p, nav::SnapSettings{});
+    if (json) {
+      Json doc{{"kind", "clearance"}, {"agent", agent->profile.settings.name}, {"found", layer.has_value()}};
+      if (layer) doc["floor"] = layerJson(agent->graph, *layer);
+      fmt::print("{}\n", doc.dump());
+    } else if (layer) {
+      fmt::print("clearance: {:.3f} m  headroom: {}  floor height {:.3f}\n", layer->clearance,
+                 std::isfinite(layer->headroom) ? fmt::format("{:.3f} m", layer->headroom) : std::string("open"), layer->height);
+    } else {
+      fmt::print("clearance: no walkable floor near the point\n");
+    }
+    return layer ? kExitOk : kExitNegative;
+  };
+}
+
+}  // namespace
+
+const std::vector<NavQueryKind>& navQueryKinds() {
+  static const std::vector<NavQueryKind> kinds = {
+      {"nearest", "nearest walkable floor (ring search; the floor below the point)", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupNearest(s)); }},
+      {"height", "ground heights of every floor layer at X,Z", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupHeight(s)); }},
+      {"los", "can the agent walk straight from --from to --to (feet)", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupLine(s, false)); }},
+      {"sight", "can the agent see --to from --from (eyes: pits never block)", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupLine(s, true)); }},
+      {"field", "route distance at a point: a baked field (--name) or a flood on demand (--origin)", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupField(s)); }},
+      {"component", "connected component at a point; with --to, whether it can be reached", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupComponent(s)); }},
+      {"clearance", "clearance and headroom of the floor below a point", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupClearance(s)); }},
+  };
+  return kinds;
+}
+
+}  // namespace strata::cli
