@@ -35,7 +35,10 @@ std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId or
   best[origin] = 0;
   open.push({0.0, origin});
   while (!open.empty()) {
-    const auto [d, node] = open.top();
+    // Plain names, not a structured binding: the lambda below captures `d` (clang 14 refuses
+    // to capture structured bindings).
+    const double d = open.top().first;
+    const NodeId node = open.top().second;
     open.pop();
     if (d > best[node]) continue;
     distance[node] = static_cast<float>(d);
