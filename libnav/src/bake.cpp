@@ -76,10 +76,12 @@ class Reporter {
 };
 
 /// Column range of centres inside [lo, hi] along one axis.
-void centreRange(double lo, double hi, double origin, double cell, int32_t limit, int32_t& first, int32_t& last) {
-  // One column of slack each way: the rasterizer's exact test decides boundary centres.
-  first = std::max<int32_t>(0, static_cast<int32_t>(std::ceil((lo - origin) / cell - 0.5)) - 1);
-  last = std::min<int32_t>(limit - 1, static_cast<int32_t>(std::floor((hi - origin) / cell - 0.5)) + 1);
+void centreRange(double lo, double hi, double origin, double cell, int32_t limit, int32_t& first, int32_t& last,
+                 int32_t slack) {
+  // Slack each way: the rasterizer's exact test decides boundary centres, and the standing-room
+  // pre-test needs the triangles within the agent radius of a tile's columns.
+  first = std::max<int32_t>(0, static_cast<int32_t>(std::ceil((lo - origin) / cell - 0.5)) - slack);
+  last = std::min<int32_t>(limit - 1, static_cast<int32_t>(std::floor((hi - origin) / cell - 0.5)) + slack);
 }
 
 }  // namespace
@@ -118,13 +120,14 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   std::vector<std::vector<uint32_t>> tile_triangles(tile_count);
   {
     // Binning walks triangles in index order, so every tile's list is sorted: deterministic.
+    const auto slack = static_cast<int32_t>(std::ceil(settings.radius / grid.cell_size)) + 1;
     for (uint32_t t = 0; t < mesh.triangleCount(); ++t) {
       const sim::Vec3 a = mesh.vertex(t, 0), b = mesh.vertex(t, 1), c = mesh.vertex(t, 2);
       int32_t x0, x1, z0, z1;
       centreRange(std::min({a.x, b.x, c.x}), std::max({a.x, b.x, c.x}), grid.origin_x, grid.cell_size,
-                  grid.width_cells, x0, x1);
+                  grid.width_cells, x0, x1, slack);
       centreRange(std::min({a.z, b.z, c.z}), std::max({a.z, b.z, c.z}), grid.origin_z, grid.cell_size,
-                  grid.depth_cells, z0, z1);
+                  grid.depth_cells, z0, z1, slack);
       if (x0 > x1 || z0 > z1) continue;
       for (int32_t tz = z0 / tile; tz <= z1 / tile; ++tz)
         for (int32_t tx = x0 / tile; tx <= x1 / tile; ++tx)

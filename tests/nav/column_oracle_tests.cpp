@@ -58,9 +58,12 @@ sim::TriangleMesh importMesh(const MeshCase& c) {
 void compareColumn(const nav::ColumnBuilder& builder, const sim::QueryIndex& index, int32_t x, int32_t z,
                    const sim::Aabb& bounds) {
   const auto& grid = builder.grid();
+  // The column's footprint grown by the agent radius: every triangle that can touch the column
+  // centre or its standing box (buildRect's contract).
+  const double r = builder.settings().radius + 0.01;
   sim::Aabb footprint;
-  footprint.min = {grid.origin_x + x * grid.cell_size, bounds.min.y - 1, grid.origin_z + z * grid.cell_size};
-  footprint.max = {footprint.min.x + grid.cell_size, bounds.max.y + 1, footprint.min.z + grid.cell_size};
+  footprint.min = {grid.origin_x + x * grid.cell_size - r, bounds.min.y - 1, grid.origin_z + z * grid.cell_size - r};
+  footprint.max = {footprint.min.x + grid.cell_size + 2 * r, bounds.max.y + 1, footprint.min.z + grid.cell_size + 2 * r};
   std::vector<sim::OverlapHit> touching;
   index.overlapBox(footprint, touching);
   std::vector<uint32_t> triangles;

@@ -65,14 +65,21 @@ class ColumnBuilder {
   std::vector<ColumnFloor> buildColumn(int32_t x, int32_t z) const;
 
   /// Bake path: floors of every column in [x0, x1) x [z0, z1) from the given candidate
-  /// triangles (every triangle whose x/z bounds touch the rectangle must be included; others
-  /// are ignored). `floors` receives one vector per column, row-major within the rectangle.
+  /// triangles (every triangle whose x/z bounds come within the radius of the rectangle's column
+  /// centres must be included; others are ignored). `floors` receives one vector per column, row-major within the rectangle.
   void buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, std::span<const uint32_t> triangles,
                  std::vector<std::vector<ColumnFloor>>& floors) const;
 
   /// Shared rules 1-5 over the hits of one column centred at (center_x, center_z). Sorts `hits`.
-  void floorsFromHits(std::vector<SurfaceHit>& hits, double center_x, double center_z,
-                      std::vector<ColumnFloor>& out) const;
+  /// `nearby`, when given, must hold every triangle whose x/z bounds come within the radius of
+  /// the centre; it lets an exact pre-test skip the query index when all of them are clearly
+  /// below or above the standing box (same result, less work).
+  void floorsFromHits(std::vector<SurfaceHit>& hits, double center_x, double center_z, std::vector<ColumnFloor>& out,
+                      const std::vector<uint32_t>* nearby = nullptr) const;
+  /// True when every triangle of `nearby` lies clearly below or above the standing box on this
+  /// floor (false: undecided, ask hasStandingRoom).
+  bool triviallyFree(double center_x, double center_z, double floor_height, const sim::Vec3& normal,
+                     const std::vector<uint32_t>& nearby) const;
 
   /// Rule 4: true when the standing box on this floor overlaps nothing.
   bool hasStandingRoom(double center_x, double center_z, double floor_height, const sim::Vec3& normal) const;
