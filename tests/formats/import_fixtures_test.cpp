@@ -232,7 +232,7 @@ TEST_CASE("PLY ascii and binary", "[formats][import][fixtures][ply]") {
   CHECK(bin->mesh.vertices.size() == 4);
 }
 
-TEST_CASE("--scale multiplies and --up z rotates source +Z to +Y keeping handedness", "[formats][import][fixtures]") {
+TEST_CASE("import: --scale multiplies and --up z rotates source +Z to +Y keeping handedness", "[formats][import][fixtures]") {
   TempDir dir;
   // One triangle facing +Z in a Z-up file (its floor), with a corner at (1, 2, 3).
   writeText(dir / "zup.obj", "v 0 0 0\nv 1 0 0\nv 1 2 3\nv 0 1 0\nf 1 2 4\nf 1 2 3\n");
