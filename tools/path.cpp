@@ -141,16 +141,18 @@ std::function<int()> setupPath(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "path",
       "Find routes. With a Moving AI map (.map, 'type octile') and --scen, run every scenario and report\n"
-      "mismatches against the optimal lengths and the time per query.\n"
-      "Exit codes: 0 every scenario answered with a matching length, 1 a mismatch or a failed\n"
-      "search (Strata is wrong), 2 bad usage or a malformed .map/.scen (the message names file and line).");
+      "mismatches against the optimal lengths and the time per query (see strata-path(1)).\n"
+      "Exit codes (map mode): 0 every scenario answered with a matching length, 1 a mismatch or a\n"
+      "failed search (Strata is wrong), 2 bad usage or a malformed .map/.scen (the message names\n"
+      "file and line).");
   sub->add_option("input", options->input, "A Moving AI .map file, or a world: a baked .h5 world file (see the World options)")->required();
   sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map");
   sub->add_option("--method", options->method,
-                  "astar (8-connected, octile, no corner cutting; exact) or theta (any-angle Theta*; a\n"
-                  "mismatch is a route longer than the 8-connected optimum)")
+                  "astar (8-connected, octile, no corner cutting; exact), theta (any-angle Theta*; on a\n"
+                  "map a mismatch is a route longer than the 8-connected optimum) or direct (worlds only)")
       ->default_str("astar");
-  sub->add_option("--budget", options->budget, "Expansion budget per search; 0 = unlimited (the default here)")
+  sub->add_option("--budget", options->budget,
+                  "Expansion budget per search; 0 = unlimited (the default; the library's grid default is 8192)")
       ->default_str("0");
   sub->add_flag("--json", options->json,
                 "Print one JSON document: scenarios, mismatches, failures, mean_us, p99_us and results in .scen order");
@@ -167,8 +169,7 @@ std::function<int()> setupPath(CLI::App& app) {
     const std::string head = readHead(options->input, 256);
     if (head.empty() && !std::ifstream(options->input)) return badInput(options->input + ": cannot open file");
     if (!nav::looksLikeMovingAiMap(head))
-      return badInput(options->input + ": not a Moving AI map (expected 'type octile' on the first line); "
-                      "routes over world files need the layered graph, which this build does not have yet");
+      return badInput(options->input + ": not a Moving AI map (expected 'type octile' on the first line)");
     if (options->scen.empty()) return badInput(options->input + ": a Moving AI map needs --scen FILE.scen");
     return runScenarios(*options, *method);
   };

@@ -166,6 +166,7 @@ void Grid::refreshRegion(const sim::Vec3& min_world, const sim::Vec3& max_world)
 void Grid::rasterizeAll() {
   for (std::uint32_t k = 0; k < state_.size(); ++k)
     if (state_[k] == kUnknown) probe(k);
+  bitmap();  // built now, so that searches sharing the grid across threads only read it
 }
 
 const GridBitmap* Grid::bitmap() {

@@ -171,7 +171,10 @@ PathResult findGridPath(Grid& grid, const GridPathRequest& request, SearchState&
   result.cost = outcome.cost;
   std::vector<NodeId> nodes = state.pathTo(goal_key);
   std::vector<MoveAction> actions = state.actionsTo(goal_key);
-  if (jumped && options.any_angle) {
+  const CellCoord s_cell = grid.coord(start_key), g_cell = grid.coord(goal_key);
+  const double octile_bound = detail::octile(g_cell.x - s_cell.x, g_cell.z - s_cell.z);
+  // No 8-connected route is shorter than the octile distance: a Theta* route within it needs no check.
+  if (jumped && options.any_angle && result.cost > octile_bound + 1e-9) {
     // Theta* over jump points prunes by the direction of arrival, which can (rarely) leave it
     // longer than the exact 8-connected route. Keep the any-angle promise: run the exact search
     // too and, when it is shorter, return its route pulled taut through lineOfSight.

@@ -8,8 +8,9 @@
 /// z * width + x. Cell (x, z) covers [origin.x + x * cell_size, +cell_size) on X and likewise
 /// on Z; its centre is where the walkability function is asked.
 ///
-/// Thread safety: probing writes the cache, so a grid is used by one thread at a time, unless
-/// `rasterizeAll()` has run since the last refresh: then queries only read it.
+/// Thread safety: probing (and the first bitmap() call) writes the grid, so a grid is used by one
+/// thread at a time, unless `rasterizeAll()` has run since the last refresh: then queries only
+/// read it.
 
 #include <cstdint>
 #include <functional>
@@ -144,7 +145,8 @@ class Grid {
   void refreshRegion(const sim::Vec3& min_world, const sim::Vec3& max_world);
   /// Increments on every refresh; routes remember it to know when they are stale.
   std::uint64_t version() const { return version_; }
-  /// Probes every cell now, so later queries never write the cache (safe to share across threads).
+  /// Probes every cell now and builds bitmap(), so later queries never write the grid (safe to
+  /// share across threads until the next refresh).
   void rasterizeAll();
 
   /// Adds a one-way link between the cells of two world points. `cost_cells` defaults to the
