@@ -1,5 +1,7 @@
 #include "obj_mesh.h"
 
+#include "strata/formats/import.h"
+
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -56,12 +58,23 @@ sim::TriangleMesh loadObj(const std::filesystem::path& path) {
   return mesh;
 }
 
+sim::TriangleMesh loadMesh(const std::filesystem::path& path) {
+  if (path.extension() == ".obj") return loadObj(path);
+  formats::ImportOptions options;
+  options.in_process = true;  // trusted shared data; the sandbox is tested in tests/formats
+  auto imported = formats::importMeshes({path}, options);
+  if (!imported.ok()) throw std::runtime_error(imported.error().message);
+  return std::move(imported.value().mesh);
+}
+
 std::vector<std::filesystem::path> propertyMeshes() {
   std::vector<std::filesystem::path> out;
   const auto data = sharedData() / "meshes";
   for (const char* rel : {"real/game-maps-obj/pandora.obj", "real/game-maps-obj/fdm6.obj",
                           "real/game-maps-obj/dutility.obj", "real/godot-demo-projects/level_mesh.obj",
-                          "recast/dungeon.obj", "recast/nav_test.obj", "recast/undulating.obj"})
+                          "recast/dungeon.obj", "recast/nav_test.obj", "recast/undulating.obj",
+                          "real/godot-demo-projects/zdm2.glb", "real/godot-demo-projects/town_model.gltf",
+                          "real/converted/dungeon.ply", "real/converted/nav_test.fbx"})
     if (std::filesystem::exists(data / rel)) out.push_back(data / rel);
   for (const char* rel : {"samples/tower.obj", "samples/maze.obj", "samples/course.obj"})
     if (std::filesystem::exists(sourceDir() / rel)) out.push_back(sourceDir() / rel);

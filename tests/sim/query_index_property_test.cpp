@@ -185,9 +185,9 @@ OrientedBox randomOrientedBox(std::mt19937_64& rng, const Vec3& c, const Vec3& h
 
 TEST_CASE("query index agrees with brute force on every real mesh and sample", "[sim][query][property]") {
   const auto meshes = strata::test::propertyMeshes();
-  REQUIRE(meshes.size() >= 7);
+  REQUIRE(meshes.size() >= 11);
   for (const auto& path : meshes) {
-    const TriangleMesh mesh = strata::test::loadObj(path);
+    const TriangleMesh mesh = strata::test::loadMesh(path);
     REQUIRE(mesh.validate().empty());
     const QueryIndex index(mesh);
     const Oracle oracle(mesh);
