@@ -42,6 +42,7 @@ cmake --build "$root/asan" -j"$jobs"
 # the main suite above; under the sanitizers (5-10x slower) they would dominate CI, so they are
 # left out here. Everything else runs sanitized.
 (cd "$root/asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+   LSAN_OPTIONS="suppressions=$here/tests/lsan.supp:print_suppressions=0" \
    ctest -j"$jobs" --output-on-failure --timeout 900 \
      -E 'Moving AI: (astar equals|theta is never|jump point search)|agrees with brute force on every')
 
@@ -56,6 +57,7 @@ for src in tests/fuzz/fuzz_*.cpp; do
   work="$(mktemp -d)"
   [[ -d "$corpus" ]] && cp -r "$corpus/." "$work/"
   echo "-- $name (30 s)"
+  LSAN_OPTIONS="suppressions=$here/tests/lsan.supp:print_suppressions=0" \
   "$root/fuzz/tests/fuzz/$name" -max_total_time=30 -rss_limit_mb=2048 -timeout=10 "$work" 2>&1 | tail -n 3
   rm -rf "$work"
 done

@@ -34,7 +34,11 @@ TEST_CASE("sandbox contains Assimp crashes on malformed files", "[formats][impor
     auto result = sandboxedParse(models / relative, {});
     REQUIRE_FALSE(result.ok());
     CHECK(result.error().kind == strata::ErrorKind::BadInput);
+#if !defined(__SANITIZE_ADDRESS__)
+    // Under AddressSanitizer the heap layout differs and Assimp may fail validation instead of
+    // crashing; the file is rejected either way.
     CHECK_THAT(result.error().message, Catch::Contains("the importer crashed (signal 11"));
+#endif
   }
 }
 
