@@ -1,6 +1,10 @@
 # Warning and sanitizer flags shared by every Strata target.
 add_library(strata_warnings INTERFACE)
 target_compile_options(strata_warnings INTERFACE -Wall -Wextra -Wpedantic)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  # GCC 12 reports -Wrestrict falsely inside std::string's operator+ at -O3 (GCC bug 105329).
+  target_compile_options(strata_warnings INTERFACE -Wno-restrict)
+endif()
 if(STRATA_WERROR)
   target_compile_options(strata_warnings INTERFACE -Werror)
 endif()

@@ -141,7 +141,7 @@ Result<SceneGeometry> decodeSceneReply(std::span<const std::uint8_t> bytes) {
   if (!vertex_count || *vertex_count > r.remaining() / 12) return malformed("vertex count exceeds the data");
   mesh.vertices.resize(*vertex_count);
   for (sim::Vec3f& v : mesh.vertices) {
-    float xyz[3];
+    float xyz[3] = {0, 0, 0};  // getBytes leaves it untouched past the end (checked above)
     r.getBytes(xyz, sizeof xyz);
     v = {xyz[0], xyz[1], xyz[2]};
   }
