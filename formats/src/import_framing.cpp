@@ -118,6 +118,8 @@ Result<SceneGeometry> decodeSceneReply(std::span<const std::uint8_t> bytes) {
   if (*status == 1 || *status == 2) {
     auto message = r.getString();
     if (!message || r.remaining() != 0) return malformed("truncated error message");
+    // A message-less error would print as "FILE: " with nothing after it; say what happened.
+    if (message->empty()) *message = "the importer process reported an error without a message";
     return *status == 1 ? Error::badInput(std::move(*message)) : Error::runtime(std::move(*message));
   }
   if (*status != 0) return malformed("unknown status " + std::to_string(*status));

@@ -126,6 +126,12 @@ TEST_CASE("reply framing round-trips geometry and errors", "[formats][import][fr
   REQUIRE_FALSE(error.ok());
   CHECK(error.error().kind == ErrorKind::BadInput);
   CHECK(error.error().message == "a.obj: vertex is NaN");
+
+  // An error reply with an empty message (found by fuzz_import_precheck) still says something.
+  auto empty = decodeSceneReply(encodeSceneReply(Result<SceneGeometry>(strata::Error::runtime(""))));
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().kind == ErrorKind::Runtime);
+  CHECK_FALSE(empty.error().message.empty());
 }
 
 TEST_CASE("reply framing rejects every truncation and corruption without crashing", "[formats][import][framing]") {
