@@ -33,6 +33,14 @@ Result<nav::BakedAgent> pickAgent(std::vector<nav::BakedAgent> agents, const Bak
 
 }  // namespace
 
+void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::string& what) {
+  sub->add_option("WORLD", options.input,
+                  "a world file (.h5) with baked agents, or a mesh file (baked in memory with --profile)")
+      ->required();
+  sub->add_option("--agent", options.agent, "the agent to " + what + " (default: the first one)");
+  sub->add_option("--profile", options.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)");
+}
+
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(options.input, ec)) return Error::badInput(options.input + ": no such file");

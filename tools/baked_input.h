@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "strata/nav/bake.h"
 #include "strata/sim/result.h"
 
@@ -16,6 +18,10 @@ struct BakedInputOptions {
   std::string agent;    ///< agent name; empty = the first agent
   std::string profile;  ///< bake profile for a mesh input; empty = the default profile
 };
+
+/// Declares the WORLD positional and the --agent and --profile options on `sub`; `what` names
+/// what the command does with the agent ("draw", "export").
+void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::string& what);
 
 /// The chosen agent (effective profile and graph). Errors name the input file.
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options);

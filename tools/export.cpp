@@ -41,14 +41,10 @@ std::function<int()> setupExport(CLI::App& app) {
       "Write a debug mesh of one agent's walkable surfaces: one quad per node (a cell-size square centred on "
       "the column, tilted to the node's normal), vertex colours by area, and jump/drop/climb/link edges as "
       "lines (glTF/GLB/OBJ; PLY has quads only). Opens in Blender or any glTF viewer over the source level.");
-  sub->add_option("WORLD", options->input.input,
-                  "a world file (.h5) with baked agents, or a mesh file (baked in memory with --profile)")
-      ->required();
+  addBakedInputOptions(sub, options->input, "export");
   sub->add_option("-o,--output", options->output, "the mesh to write: OUT.gltf (+ OUT.bin), OUT.glb, OUT.obj (+ OUT.mtl) "
                                                   "or OUT.ply")
       ->required();
-  sub->add_option("--agent", options->input.agent, "the agent to export (default: the first one)");
-  sub->add_option("--profile", options->input.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)");
   sub->add_flag("--flat", options->settings.flat, "horizontal quads instead of quads tilted to the node normal");
   sub->add_flag("--no-edges", options->no_edges, "leave out the edge lines");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown extension; one line:\n"

@@ -116,12 +116,8 @@ std::function<int()> setupRender(CLI::App& app) {
       "Draw a top-down picture (PNG or SVG) of one agent's baked layered graph: one panel per layer band "
       "(band k = the k-th floor from the bottom of each column), nodes coloured by a channel, jump/drop/climb/link "
       "edges, paths with their waypoints and actions, a legend and a scale bar. Written atomically.");
-  sub->add_option("WORLD", options->input.input,
-                  "a world file (.h5) with baked agents, or a mesh file (baked in memory with --profile)")
-      ->required();
+  addBakedInputOptions(sub, options->input, "draw");
   sub->add_option("-o,--output", options->output, "the picture to write: OUT.png or OUT.svg")->required();
-  sub->add_option("--agent", options->input.agent, "the agent to draw (default: the first one)");
-  sub->add_option("--profile", options->input.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)");
   sub->add_option("--color,--colour", options->color,
                   "node colour: height, area, clearance, component or field:NAME (a route-distance field)")
       ->capture_default_str();
