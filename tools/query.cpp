@@ -314,7 +314,9 @@ Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
 }
 
 std::function<int()> setupQuery(CLI::App& app) {
-  auto* query = app.add_subcommand("query", "spatial queries against a world: rays, overlaps, shape casts");
+  auto* query = app.add_subcommand("query",
+                                    "Ask a world questions: geometry (ray, overlap, cast) and navigation (nearest, height, los, "
+                                    "sight, field, component, clearance). Exit 3 when the answer is a miss or a no.");
   auto common = std::make_shared<QueryCommonOptions>();
   query->add_option("WORLD", common->world, "world file (.h5), or a mesh file imported in memory")->required();
   query->add_flag("--json", common->json, "print one JSON document");
