@@ -41,7 +41,7 @@ void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::
   sub->add_option("--profile", options.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)");
 }
 
-Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options) {
+Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry) {
   std::error_code ec;
   if (!std::filesystem::exists(options.input, ec)) return Error::badInput(options.input + ": no such file");
   if (lowerExtension(options.input) == ".h5") {
@@ -52,6 +52,7 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options) {
     if (world->agents.empty())
       return Error::badInput(options.input + ": has no baked agents (bake it with strata bake, or pass the mesh itself "
                                              "with --profile)");
+    if (geometry != nullptr) *geometry = std::move(world->geometry);
     return pickAgent(std::move(world->agents), options);
   }
   nav::BakeProfile profile = nav::BakeProfile::defaults();
@@ -64,6 +65,7 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options) {
   if (!imported) return imported.error();
   auto baked = nav::bakeWorld(imported->mesh, profile, nav::BakeOptions{}, options.input);
   if (!baked) return baked.error();
+  if (geometry != nullptr) *geometry = std::move(imported->mesh);
   return pickAgent(std::move(baked->agents), options);
 }
 

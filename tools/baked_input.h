@@ -23,7 +23,8 @@ struct BakedInputOptions {
 /// what the command does with the agent ("draw", "export").
 void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::string& what);
 
-/// The chosen agent (effective profile and graph). Errors name the input file.
-Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options);
+/// The chosen agent (effective profile and graph). Errors name the input file. With `geometry`,
+/// the world's triangles are stored there too (the file's /geometry, or the imported mesh).
+Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry = nullptr);
 
 }  // namespace strata::cli

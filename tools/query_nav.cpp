@@ -33,12 +33,12 @@ void addCommon(CLI::App& sub, NavCommon& common) {
   sub.add_option("--profile", common.profile, "bake profile (.toml) when WORLD is a mesh baked in memory");
 }
 
-Result<nav::BakedAgent> load(const std::string& world, const NavCommon& common) {
+Result<nav::BakedAgent> load(const std::string& world, const NavCommon& common, sim::TriangleMesh* geometry = nullptr) {
   BakedInputOptions options;
   options.input = world;
   options.agent = common.agent;
   options.profile = common.profile;
-  return loadBakedAgent(options);
+  return loadBakedAgent(options, geometry);
 }
 
 // Parses a required "x,y,z" option; nullopt after printing the error.
@@ -134,12 +134,14 @@ auto setupLine(CLI::App& sub, bool eyes) {
     nav::SightSettings sight;
     sight.eye_height = *eye;
     if (Status s = sight.validate(); !s) return badInput("--eye: must be a finite number >= 0");
-    auto agent = load(world, *common);
+    sim::TriangleMesh geometry;
+    auto agent = load(world, *common, eyes ? &geometry : nullptr);
     if (!agent) return reportError(agent.error());
     const nav::SnapSettings snap;
     bool clear;
     if (eyes) {
-      clear = nav::sightLine(agent->graph, *a, *b, snap, sight);
+      const sim::QueryIndex index(geometry);  // the real walls between the eyes
+      clear = nav::sightLine(agent->graph, *a, *b, snap, sight, &index);
     } else {
       const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
       clear = nav::lineOfSight(view, *a, *b, snap);

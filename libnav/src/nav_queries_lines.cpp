@@ -7,7 +7,8 @@
 // segment's height there lies in the free space above some floor of the column (floor height
 // <= y <= floor + headroom). A pit or valley has a floor far below whose free space reaches the
 // segment, so it never blocks; ground rising through the segment, a wall (a column with no floor
-// the segment passes over) and a low ceiling do.
+// the segment passes over) and a low ceiling do. Given the world's query index, the eye segment
+// must also cross no triangle, so walls thinner than a column block the eyes too.
 
 #include <algorithm>
 #include <cmath>
@@ -38,7 +39,7 @@ bool lineOfSight(const LayeredSearchGraph& graph, const sim::Vec3& from, const s
 }
 
 bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap,
-               const SightSettings& sight) {
+               const SightSettings& sight, const sim::QueryIndex* geometry) {
   const auto a = nearestWalkable(graph, from, ownColumn(snap));
   const auto b = nearestWalkable(graph, to, ownColumn(snap));
   if (!a || !b) return false;
@@ -67,7 +68,14 @@ bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3
       open = graph.height[n] <= y && y <= graph.height[n] + graph.headroom[n];
     if (!open) return false;
   }
-  return true;
+  if (geometry == nullptr) return true;
+  // The real surfaces between the eyes: any triangle crossing the open segment blocks.
+  const sim::Vec3 eye_from = graph.nodePosition(a->node) + sim::Vec3{0, sight.eye_height, 0};
+  const sim::Vec3 eye_to = graph.nodePosition(b->node) + sim::Vec3{0, sight.eye_height, 0};
+  const sim::Vec3 delta = eye_to - eye_from;
+  const double distance = sim::length(delta);
+  if (!(distance > 0)) return true;
+  return !geometry->raycast(eye_from, delta / distance, distance).has_value();
 }
 
 }  // namespace strata::nav

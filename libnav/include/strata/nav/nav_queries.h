@@ -18,6 +18,7 @@
 #include "strata/nav/layered_graph.h"
 #include "strata/nav/layered_search.h"
 #include "strata/sim/math.h"
+#include "strata/sim/query_index.h"
 #include "strata/sim/result.h"
 
 namespace strata::nav {
@@ -70,8 +71,11 @@ struct SightSettings {
 /// must have a floor below the segment whose free space (headroom) reaches it: pits and valleys
 /// never block, rising ground, walls (columns without a floor) and low ceilings do. There is no
 /// corner rule. False when either end has no floor.
+/// With `geometry` (the query index over the world's triangles), the segment between the eye
+/// points must also cross no triangle: a wall thinner than a column, standing between two column
+/// centres, blocks the eyes as it blocks the feet (the column walk alone samples only centres).
 bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap,
-               const SightSettings& sight);
+               const SightSettings& sight, const sim::QueryIndex* geometry = nullptr);
 
 /// Component of the floor below `point` (ring search of `snap`), nullopt when none.
 std::optional<uint32_t> componentAt(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap);
