@@ -17,11 +17,16 @@
 #include "bake_stages.h"
 #include "edge_builder.h"
 #include "strata/nav/column_builder.h"
+#include "triangle_bins.h"
 
 namespace strata::nav {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// Edge of the edge stage's triangle bins, in columns: a sweep box (at most one column plus the
+/// agent's width, or a jump's span) touches a few bins, each holding few triangles.
+constexpr int32_t kSweepBinCells = 4;
 
 double millisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -198,7 +203,10 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   graph.edge_cost.assign(nodes * kDirectionCount, 0.0f);
   std::vector<uint8_t> climbable;
   if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
-  const EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable};
+  // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
+  const TriangleBins bins(mesh, grid, kSweepBinCells);
+  const std::vector<double> box_bottom = standingBoxBottoms(builder, graph);
+  const EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t z = r.begin(); z != r.end(); ++z) {
       for (int32_t x = 0; x < grid.width_cells; ++x)

@@ -8,14 +8,18 @@
 // every column centre inside its x/z projection (edges included) receives the triangle's exact
 // height at that centre. That is the set of surfaces an all-hits vertical ray through the centre
 // meets, found in one pass over the triangles of a tile instead of one tree walk per column. Both
-// paths then run the same floorsFromHits(), and tests/nav/column_oracle_tests.cpp checks that they
-// agree on every real mesh.
+// paths then run the same rules (floorsFromHitsWith); the bake path decides standing room on the
+// tile's triangles near the column with the index's own exact test (local_overlap.cpp) instead of
+// a tree walk per floor. tests/nav/column_oracle_tests.cpp checks that the two paths agree on
+// every real mesh.
 
 #include "strata/nav/column_builder.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "local_overlap.h"
 
 namespace strata::nav {
 
@@ -52,49 +56,25 @@ double ColumnBuilder::standingBoxBottom(const sim::Vec3& normal) const {
   return std::max(settings_.step_height, rise) + kHeightTolerance;
 }
 
-bool ColumnBuilder::hasStandingRoom(double center_x, double center_z, double floor_height,
-                                    const sim::Vec3& normal) const {
+sim::Aabb ColumnBuilder::standingBox(double center_x, double center_z, double floor_height,
+                                     const sim::Vec3& normal) const {
   const double bottom = standingBoxBottom(normal);
-  if (bottom >= settings_.height) return false;
   sim::Aabb box;
+  if (bottom >= settings_.height) return box;  // empty: never standing room
   box.min = {center_x - settings_.radius, floor_height + bottom, center_z - settings_.radius};
   box.max = {center_x + settings_.radius, floor_height + settings_.height, center_z + settings_.radius};
-  return !index_.overlapsBox(box);
+  return box;
 }
 
-bool ColumnBuilder::triviallyFree(double center_x, double center_z, double floor_height, const sim::Vec3& normal,
-                                  const std::vector<uint32_t>& nearby) const {
-  // Every triangle that could touch the standing box is in `nearby`. A planar triangle lies
-  // entirely below (or above) the box when its plane, evaluated at the four corners of the box's
-  // footprint, stays below the bottom (above the top) by more than the index's tolerance; then
-  // the exact test would find nothing either. Anything else goes to the exact test.
-  const double bottom = standingBoxBottom(normal);
-  if (bottom >= settings_.height) return false;
-  const double r = settings_.radius;
-  const double lo = floor_height + bottom, hi = floor_height + settings_.height;
-  const double margin = 1e-4 + 1e-6 * (std::fabs(center_x) + std::fabs(center_z) + std::fabs(floor_height));
-  for (uint32_t t : nearby) {
-    const sim::Vec3 a = mesh_.vertex(t, 0), b = mesh_.vertex(t, 1), c = mesh_.vertex(t, 2);
-    if (std::max({a.x, b.x, c.x}) < center_x - r - margin || std::min({a.x, b.x, c.x}) > center_x + r + margin ||
-        std::max({a.z, b.z, c.z}) < center_z - r - margin || std::min({a.z, b.z, c.z}) > center_z + r + margin ||
-        std::max({a.y, b.y, c.y}) < lo - margin || std::min({a.y, b.y, c.y}) > hi + margin)
-      continue;
-    const sim::Vec3 n = sim::cross(b - a, c - a);
-    if (std::fabs(n.y) < 1e-3 * sim::length(n)) return false;  // steep: leave it to the exact test
-    double max_h = -std::numeric_limits<double>::infinity(), min_h = std::numeric_limits<double>::infinity();
-    for (double px : {center_x - r, center_x + r})
-      for (double pz : {center_z - r, center_z + r}) {
-        const double y = a.y - (n.x * (px - a.x) + n.z * (pz - a.z)) / n.y;
-        max_h = std::max(max_h, y), min_h = std::min(min_h, y);
-      }
-    if (max_h < lo - margin || min_h > hi + margin) continue;
-    return false;
-  }
-  return true;
+bool ColumnBuilder::hasStandingRoom(double center_x, double center_z, double floor_height,
+                                    const sim::Vec3& normal) const {
+  const sim::Aabb box = standingBox(center_x, center_z, floor_height, normal);
+  return !box.empty() && !index_.overlapsBox(box);
 }
 
-void ColumnBuilder::floorsFromHits(std::vector<SurfaceHit>& hits, double center_x, double center_z,
-                                   std::vector<ColumnFloor>& out, const std::vector<uint32_t>* nearby) const {
+template <class HasRoom>
+void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vector<ColumnFloor>& out,
+                                       HasRoom&& has_room) const {
   out.clear();
   std::sort(hits.begin(), hits.end(), [](const SurfaceHit& a, const SurfaceHit& b) {
     if (a.height != b.height) return a.height > b.height;
@@ -125,13 +105,18 @@ void ColumnBuilder::floorsFromHits(std::vector<SurfaceHit>& hits, double center_
     for (std::size_t j = i + 1; j < hits.size() && hits[j].height == hit.height; ++j)
       if (hits[j].normal.y < 0) covered = true;
     if (covered) continue;
-    if (!(nearby != nullptr && triviallyFree(center_x, center_z, hit.height, hit.normal, *nearby)) &&
-        !hasStandingRoom(center_x, center_z, hit.height, hit.normal))
-      continue;
+    if (!has_room(hit.height, hit.normal)) continue;
     out.push_back({hit.height, hit.normal, hit.triangle, headroom});
   }
   // Ascending height, the node order of a column.
   std::reverse(out.begin(), out.end());
+}
+
+void ColumnBuilder::floorsFromHits(std::vector<SurfaceHit>& hits, double center_x, double center_z,
+                                   std::vector<ColumnFloor>& out) const {
+  floorsFromHitsWith(hits, out, [&](double floor_height, const sim::Vec3& normal) {
+    return hasStandingRoom(center_x, center_z, floor_height, normal);
+  });
 }
 
 std::vector<ColumnFloor> ColumnBuilder::buildColumn(int32_t x, int32_t z) const {
@@ -206,29 +191,56 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
     std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
     for (const Entry& e : entries) sorted[cursor[e.column]++] = e.hit;
   }
-  // Triangles near each column (x/z bounds within the radius of its centre), for the cheap
-  // standing-room pre-test; columns without hits need none.
-  std::vector<std::vector<uint32_t>> nearby(columns);
+  // Triangles near each column (x/z bounds within the radius of its centre, one column of slack):
+  // every triangle that can touch its standing boxes. Flat lists (counted, then filled) of
+  // indices into `records`; columns without hits need none.
+  std::vector<CandidateTriangle> records(triangles.size());
+  for (std::size_t i = 0; i < triangles.size(); ++i) records[i] = makeCandidate(mesh_, triangles[i]);
   const double r = settings_.radius;
-  for (uint32_t t : triangles) {
-    const sim::Vec3 a = mesh_.vertex(t, 0), b = mesh_.vertex(t, 1), c = mesh_.vertex(t, 2);
-    const int32_t nx0 = std::max(x0, static_cast<int32_t>(std::ceil((std::min({a.x, b.x, c.x}) - r - grid_.origin_x) / cs - 0.5)) - 1);
-    const int32_t nx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((std::max({a.x, b.x, c.x}) + r - grid_.origin_x) / cs - 0.5)) + 1);
-    const int32_t nz0 = std::max(z0, static_cast<int32_t>(std::ceil((std::min({a.z, b.z, c.z}) - r - grid_.origin_z) / cs - 0.5)) - 1);
-    const int32_t nz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((std::max({a.z, b.z, c.z}) + r - grid_.origin_z) / cs - 0.5)) + 1);
+  const auto nearRange = [&](const CandidateTriangle& t, int32_t& nx0, int32_t& nx1, int32_t& nz0, int32_t& nz1) {
+    nx0 = std::max(x0, static_cast<int32_t>(std::ceil((t.min_x - r - grid_.origin_x) / cs - 0.5)) - 1);
+    nx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((t.max_x + r - grid_.origin_x) / cs - 0.5)) + 1);
+    nz0 = std::max(z0, static_cast<int32_t>(std::ceil((t.min_z - r - grid_.origin_z) / cs - 0.5)) - 1);
+    nz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((t.max_z + r - grid_.origin_z) / cs - 0.5)) + 1);
+  };
+  const auto hasHits = [&](std::size_t column) { return offsets[column] != offsets[column + 1]; };
+  std::vector<uint32_t> near_offsets(columns + 1, 0);
+  for (const CandidateTriangle& t : records) {
+    int32_t nx0, nx1, nz0, nz1;
+    nearRange(t, nx0, nx1, nz0, nz1);
     for (int32_t z = nz0; z <= nz1; ++z)
       for (int32_t x = nx0; x <= nx1; ++x) {
         const auto column = static_cast<std::size_t>((z - z0) * width + (x - x0));
-        if (offsets[column] != offsets[column + 1]) nearby[column].push_back(t);
+        if (hasHits(column)) ++near_offsets[column + 1];
       }
+  }
+  for (std::size_t i = 0; i < columns; ++i) near_offsets[i + 1] += near_offsets[i];
+  std::vector<uint32_t> near(near_offsets.back());
+  {
+    std::vector<uint32_t> cursor(near_offsets.begin(), near_offsets.end() - 1);
+    for (uint32_t i = 0; i < records.size(); ++i) {
+      int32_t nx0, nx1, nz0, nz1;
+      nearRange(records[i], nx0, nx1, nz0, nz1);
+      for (int32_t z = nz0; z <= nz1; ++z)
+        for (int32_t x = nx0; x <= nx1; ++x) {
+          const auto column = static_cast<std::size_t>((z - z0) * width + (x - x0));
+          if (hasHits(column)) near[cursor[column]++] = i;
+        }
+    }
   }
   std::vector<SurfaceHit> hits;
   for (std::size_t column = 0; column < columns; ++column) {
-    if (offsets[column] == offsets[column + 1]) continue;
+    if (!hasHits(column)) continue;
     hits.assign(sorted.begin() + offsets[column], sorted.begin() + offsets[column + 1]);
     const int32_t x = x0 + static_cast<int32_t>(column % static_cast<std::size_t>(width));
     const int32_t z = z0 + static_cast<int32_t>(column / static_cast<std::size_t>(width));
-    floorsFromHits(hits, grid_.centerX(x), grid_.centerZ(z), floors[column], &nearby[column]);
+    const double cx = grid_.centerX(x), cz = grid_.centerZ(z);
+    const std::span<const uint32_t> candidates(near.data() + near_offsets[column],
+                                               near_offsets[column + 1] - near_offsets[column]);
+    floorsFromHitsWith(hits, floors[column], [&](double floor_height, const sim::Vec3& normal) {
+      const sim::Aabb box = standingBox(cx, cz, floor_height, normal);
+      return !box.empty() && boxFreeAmong(LocalBoxTest(box), records, candidates);
+    });
   }
 }
 

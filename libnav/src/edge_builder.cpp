@@ -20,8 +20,11 @@
 
 #include "edge_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "triangle_bins.h"
 
 namespace strata::nav {
 namespace {
@@ -39,8 +42,18 @@ class NodeEdges {
       : g_(graph), in_(inputs), s_(inputs.columns->settings()), grid_(graph.grid) {}
 
   double bottomOf(uint32_t n) const {
+    if (in_.box_bottom != nullptr) return (*in_.box_bottom)[n];
     const sim::Vec3f& v = g_.normal[n];
     return in_.columns->standingBoxBottom({v.x, v.y, v.z});
+  }
+
+  bool touchesAnything(const sim::Aabb& box) const {
+    if (in_.bins != nullptr) return !in_.bins->boxFree(LocalBoxTest(box));
+    return in_.columns->index().overlapsBox(box);
+  }
+  bool touchesAnything(const sim::OrientedBox& box) const {
+    if (in_.bins != nullptr) return !in_.bins->boxFree(LocalBoxTest(box));
+    return in_.columns->index().overlapsOrientedBox(box);
   }
 
   // True when the box of half-width radius spanning [lo, hi] swept horizontally from (ax, az)
@@ -52,19 +65,18 @@ class NodeEdges {
   bool sweepFree(double ax, double az, double bx, double bz, double lo, double hi, bool ends_free = false) const {
     if (!(hi > lo)) return false;
     const double r = s_.radius;
-    const sim::QueryIndex& index = in_.columns->index();
     if (ax == bx || az == bz) {
       sim::Aabb hull;
       hull.min = {std::min(ax, bx) - r, lo, std::min(az, bz) - r};
       hull.max = {std::max(ax, bx) + r, hi, std::max(az, bz) + r};
-      return !index.overlapsBox(hull);
+      return !touchesAnything(hull);
     }
     sim::Aabb start, end;
     start.min = {ax - r, lo, az - r};
     start.max = {ax + r, hi, az + r};
     end.min = {bx - r, lo, bz - r};
     end.max = {bx + r, hi, bz + r};
-    if (!ends_free && (index.overlapsBox(start) || index.overlapsBox(end))) return false;
+    if (!ends_free && (touchesAnything(start) || touchesAnything(end))) return false;
     // Only 45-degree moves reach here (diagonal directions): the band between the two boxes.
     const double dx = bx - ax, dz = bz - az;
     const double length = std::sqrt(dx * dx + dz * dz);
@@ -76,7 +88,7 @@ class NodeEdges {
     band.half_extents = {length / 2, (hi - lo) / 2, half_width};
     band.axes = {along, sim::Vec3{0, 1, 0}, across};
     if (sim::dot(sim::cross(band.axes[0], band.axes[1]), band.axes[2]) < 0) band.axes[2] = -across;
-    return !index.overlapsOrientedBox(band);
+    return !touchesAnything(band);
   }
 
   bool climbableBetween(double ax, double az, double bx, double bz, double lo, double hi) const {
@@ -241,6 +253,15 @@ double edgeCost(const AgentSettings& settings, EdgeKind kind, double horizontal,
     case EdgeKind::Climb: return (horizontal + std::fabs(rise)) * area_cost + settings.climb_penalty;
     default: return (horizontal + 0.5 * std::fabs(rise)) * area_cost;
   }
+}
+
+std::vector<double> standingBoxBottoms(const ColumnBuilder& columns, const LayeredGraph& graph) {
+  std::vector<double> bottoms(graph.nodeCount());
+  for (std::size_t n = 0; n < bottoms.size(); ++n) {
+    const sim::Vec3f& v = graph.normal[n];
+    bottoms[n] = columns.standingBoxBottom({v.x, v.y, v.z});
+  }
+  return bottoms;
 }
 
 void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z) {

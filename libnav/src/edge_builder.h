@@ -12,11 +12,18 @@
 
 namespace strata::nav {
 
+class TriangleBins;
+
 /// Inputs of the edge stage besides the graph.
 struct EdgeInputs {
   const ColumnBuilder* columns = nullptr;       ///< settings, index, grid
   const std::vector<uint8_t>* climbable = nullptr; ///< per mesh triangle: 1 when its label is climbable (null: none)
+  const TriangleBins* bins = nullptr;           ///< sweeps tested on these (same answers); null: the query index
+  const std::vector<double>* box_bottom = nullptr; ///< per node: columns->standingBoxBottom(its normal); null: computed
 };
+
+/// Per node, ColumnBuilder::standingBoxBottom() of its float32 normal (the edge rules' cache).
+std::vector<double> standingBoxBottoms(const ColumnBuilder& columns, const LayeredGraph& graph);
 
 /// The outgoing edges of one node, all 8 directions (deterministic, thread-safe).
 void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z);

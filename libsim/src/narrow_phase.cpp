@@ -416,13 +416,44 @@ void boxPenetration(const OrientedBox& box, const Vec3* points, int point_count,
   boxPenetrationImpl(box, points, point_count, edges, edge_count, normals, normal_count, radius, depth, direction);
 }
 
+// The boolean form of boxPenetrationImpl for a triangle: the same 13 axes (3 box axes, the
+// triangle normal, 9 edge cross products), each skipped, normalised and projected with exactly
+// the same arithmetic, so every axis makes the same decision and the answer is the same,
+// touching included (Akenine-Moller's box-frame formulation would round differently and could
+// flip a face that exactly touches a wall). It returns at the first separating axis and keeps
+// no depth, which is what the many boolean overlap queries of a bake need.
 bool boxTriangleOverlap(const OrientedBox& box, const Triangle& tri) {
   const Vec3 pts[3] = {tri.a, tri.b, tri.c};
+  double scale = maxAbs(box.half_extents);
+  for (const Vec3& p : pts) scale = std::max(scale, maxAbs(p - box.center));
+  const double scale2 = std::max(scale * scale, 1e-300);
+  // True when `axis` separates the box from the triangle (degenerate axes separate nothing).
+  const auto separates = [&](Vec3 axis) {
+    const double len2 = lengthSquared(axis);
+    if (len2 <= 1e-20 * scale2 || !std::isfinite(len2)) return false;
+    axis = axis / std::sqrt(len2);
+    const double c = dot(box.center, axis);
+    const double r = box.half_extents.x * std::fabs(dot(box.axes[0], axis)) +
+                     box.half_extents.y * std::fabs(dot(box.axes[1], axis)) +
+                     box.half_extents.z * std::fabs(dot(box.axes[2], axis));
+    double lo = kInf, hi = -kInf;
+    for (const Vec3& p : pts) {
+      const double s = dot(p, axis);
+      lo = std::min(lo, s);
+      hi = std::max(hi, s);
+    }
+    const double push_pos = (c + r) - lo;
+    const double push_neg = hi - (c - r);
+    return !(push_pos >= 0) || !(push_neg >= 0);  // NaN never overlaps
+  };
+  for (int i = 0; i < 3; ++i)
+    if (separates(box.axes[i])) return false;
+  if (separates(cross(tri.b - tri.a, tri.c - tri.a))) return false;
   const Vec3 edges[3] = {tri.b - tri.a, tri.c - tri.b, tri.a - tri.c};
-  const Vec3 normal = cross(tri.b - tri.a, tri.c - tri.a);
-  double depth;
-  Vec3 dir;
-  return boxPenetrationImpl(box, pts, 3, edges, 3, &normal, 1, 0.0, depth, dir);
+  for (const Vec3& e : edges)
+    for (int i = 0; i < 3; ++i)
+      if (separates(cross(box.axes[i], e))) return false;
+  return true;
 }
 
 bool capsuleTriangleOverlap(const Vec3& p, const Vec3& q, double radius, const Triangle& tri) {
@@ -716,3 +747,11 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
 }
 
 }  // namespace strata::sim::detail
+
+namespace strata::sim {
+
+bool boxOverlapsTriangle(const OrientedBox& box, const Vec3& a, const Vec3& b, const Vec3& c) {
+  return detail::boxTriangleOverlap(box, detail::Triangle{a, b, c});
+}
+
+}  // namespace strata::sim

@@ -66,20 +66,16 @@ class ColumnBuilder {
 
   /// Bake path: floors of every column in [x0, x1) x [z0, z1) from the given candidate
   /// triangles (every triangle whose x/z bounds come within the radius of the rectangle's column
-  /// centres must be included; others are ignored). `floors` receives one vector per column, row-major within the rectangle.
+  /// centres must be included; others are ignored). `floors` receives one vector per column,
+  /// row-major within the rectangle. Rule 4 is decided on these triangles with the query index's
+  /// exact per-triangle test (same answer as hasStandingRoom, without a tree walk per floor).
   void buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, std::span<const uint32_t> triangles,
                  std::vector<std::vector<ColumnFloor>>& floors) const;
 
-  /// Shared rules 1-5 over the hits of one column centred at (center_x, center_z). Sorts `hits`.
-  /// `nearby`, when given, must hold every triangle whose x/z bounds come within the radius of
-  /// the centre; it lets an exact pre-test skip the query index when all of them are clearly
-  /// below or above the standing box (same result, less work).
-  void floorsFromHits(std::vector<SurfaceHit>& hits, double center_x, double center_z, std::vector<ColumnFloor>& out,
-                      const std::vector<uint32_t>* nearby = nullptr) const;
-  /// True when every triangle of `nearby` lies clearly below or above the standing box on this
-  /// floor (false: undecided, ask hasStandingRoom).
-  bool triviallyFree(double center_x, double center_z, double floor_height, const sim::Vec3& normal,
-                     const std::vector<uint32_t>& nearby) const;
+  /// Shared rules 1-5 over the hits of one column centred at (center_x, center_z), standing room
+  /// through the query index. Sorts `hits`.
+  void floorsFromHits(std::vector<SurfaceHit>& hits, double center_x, double center_z,
+                      std::vector<ColumnFloor>& out) const;
 
   /// Rule 4: true when the standing box on this floor overlaps nothing.
   bool hasStandingRoom(double center_x, double center_z, double floor_height, const sim::Vec3& normal) const;
@@ -87,12 +83,20 @@ class ColumnBuilder {
   /// raised on a slope so the floor itself cannot touch the box (radius * (|dy/dx| + |dy/dz|) + 1 mm).
   double standingBoxBottom(const sim::Vec3& normal) const;
 
+  /// The standing box on this floor (rule 4); empty (min > max) when standingBoxBottom() reaches
+  /// the agent height, i.e. there is never standing room.
+  sim::Aabb standingBox(double center_x, double center_z, double floor_height, const sim::Vec3& normal) const;
+
   const AgentSettings& settings() const { return settings_; }
   const GridFrame& grid() const { return grid_; }
   const sim::QueryIndex& index() const { return index_; }
   const sim::TriangleMesh& mesh() const { return mesh_; }
 
  private:
+  /// Rules 1-5 with rule 4 decided by `has_room(floor_height, normal)` (defined in the .cpp).
+  template <class HasRoom>
+  void floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vector<ColumnFloor>& out, HasRoom&& has_room) const;
+
   const sim::TriangleMesh& mesh_;
   const sim::QueryIndex& index_;
   AgentSettings settings_;

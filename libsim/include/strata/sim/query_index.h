@@ -66,6 +66,12 @@ struct Capsule {
   double radius = 0;  ///< metres, >= 0
 };
 
+/// The exact per-triangle test of QueryIndex::overlapsBox / overlapsOrientedBox: true when the
+/// solid box and the triangle a, b, c (counter-clockwise front; may be degenerate) share a point,
+/// touching included. For callers that keep their own candidate triangles (the column bake):
+/// over a superset of the triangles near the box it answers exactly as the index does.
+bool boxOverlapsTriangle(const OrientedBox& box, const Vec3& a, const Vec3& b, const Vec3& c);
+
 /// What a collider is.
 enum class ColliderKind : uint8_t { Mesh, Box, OrientedBox, Sphere, Capsule };
 

@@ -1,0 +1,66 @@
+// Triangles binned on a coarse square grid (counting sort into flat arrays). A triangle goes
+// into every bin its x/z bounds touch; a query visits the bins its bounds touch and tests a
+// triangle only in the first of them it shares with the triangle (the bin at the larger of the
+// two lowest bin coordinates on each axis), so no triangle is tested twice.
+
+#include "triangle_bins.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace strata::nav {
+
+TriangleBins::TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid, int32_t bin_cells)
+    : origin_x_(grid.origin_x), origin_z_(grid.origin_z), bin_size_(grid.cell_size * bin_cells) {
+  bins_x_ = std::max<int32_t>(1, (grid.width_cells + bin_cells - 1) / bin_cells);
+  bins_z_ = std::max<int32_t>(1, (grid.depth_cells + bin_cells - 1) / bin_cells);
+  const uint32_t count = mesh.triangleCount();
+  records_.resize(count);
+  first_bin_x_.resize(count);
+  first_bin_z_.resize(count);
+  offsets_.assign(static_cast<std::size_t>(bins_x_) * bins_z_ + 1, 0);
+  for (uint32_t t = 0; t < count; ++t) {
+    records_[t] = makeCandidate(mesh, t);
+    first_bin_x_[t] = binX(records_[t].min_x);
+    first_bin_z_[t] = binZ(records_[t].min_z);
+    for (int32_t z = first_bin_z_[t]; z <= binZ(records_[t].max_z); ++z)
+      for (int32_t x = first_bin_x_[t]; x <= binX(records_[t].max_x); ++x)
+        ++offsets_[static_cast<std::size_t>(z) * bins_x_ + x + 1];
+  }
+  for (std::size_t i = 1; i < offsets_.size(); ++i) offsets_[i] += offsets_[i - 1];
+  items_.resize(offsets_.back());
+  std::vector<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
+  for (uint32_t t = 0; t < count; ++t)
+    for (int32_t z = first_bin_z_[t]; z <= binZ(records_[t].max_z); ++z)
+      for (int32_t x = first_bin_x_[t]; x <= binX(records_[t].max_x); ++x)
+        items_[cursor[static_cast<std::size_t>(z) * bins_x_ + x]++] = t;
+}
+
+int32_t TriangleBins::binX(double x) const {
+  const double b = std::floor((x - origin_x_) / bin_size_);
+  return static_cast<int32_t>(std::clamp(b, 0.0, static_cast<double>(bins_x_ - 1)));
+}
+
+int32_t TriangleBins::binZ(double z) const {
+  const double b = std::floor((z - origin_z_) / bin_size_);
+  return static_cast<int32_t>(std::clamp(b, 0.0, static_cast<double>(bins_z_ - 1)));
+}
+
+bool TriangleBins::boxFree(const LocalBoxTest& box) const {
+  // Widened by far more than the test's own allowance: bins only need to hold a superset.
+  const double pad = 1e-3 * bin_size_;
+  const int32_t x0 = binX(box.minX() - pad), x1 = binX(box.maxX() + pad);
+  const int32_t z0 = binZ(box.minZ() - pad), z1 = binZ(box.maxZ() + pad);
+  for (int32_t z = z0; z <= z1; ++z)
+    for (int32_t x = x0; x <= x1; ++x) {
+      const std::size_t bin = static_cast<std::size_t>(z) * bins_x_ + x;
+      for (uint32_t i = offsets_[bin]; i < offsets_[bin + 1]; ++i) {
+        const uint32_t t = items_[i];
+        if (std::max(first_bin_x_[t], x0) != x || std::max(first_bin_z_[t], z0) != z) continue;  // tested already
+        if (box.overlaps(records_[t])) return false;
+      }
+    }
+  return true;
+}
+
+}  // namespace strata::nav

@@ -1,0 +1,38 @@
+#pragma once
+// Internal: the mesh's triangles binned on a coarse square grid aligned with the column grid, so
+// the edge stage's swept boxes are tested against the few triangles near them (exactly, see
+// local_overlap.h) instead of walking the query index.
+
+#include <cstdint>
+#include <vector>
+
+#include "local_overlap.h"
+#include "strata/nav/layered_graph.h"
+#include "strata/sim/mesh.h"
+
+namespace strata::nav {
+
+/// Read-only after construction; thread-safe queries.
+class TriangleBins {
+ public:
+  /// Bins of `bin_cells` x `bin_cells` columns of `grid` (which must cover the mesh bounds).
+  TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid, int32_t bin_cells);
+
+  /// True when no triangle of the mesh overlaps the box (touching counts): the answer of
+  /// QueryIndex::overlapsBox / overlapsOrientedBox, negated. Each triangle is tested once.
+  bool boxFree(const LocalBoxTest& box) const;
+
+ private:
+  int32_t binX(double x) const;
+  int32_t binZ(double z) const;
+
+  double origin_x_ = 0, origin_z_ = 0, bin_size_ = 1;
+  int32_t bins_x_ = 1, bins_z_ = 1;
+  std::vector<CandidateTriangle> records_;  // per mesh triangle
+  std::vector<int32_t> first_bin_x_;        // per mesh triangle: its lowest bin along x
+  std::vector<int32_t> first_bin_z_;        // and along z
+  std::vector<uint32_t> offsets_;           // per bin (row-major), into items_
+  std::vector<uint32_t> items_;             // triangle ids, ascending within a bin
+};
+
+}  // namespace strata::nav
