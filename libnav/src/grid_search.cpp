@@ -157,7 +157,7 @@ PathResult findGridPath(Grid& grid, const GridPathRequest& request, SearchState&
   bool jumped = false;
   if (request.use_jump_points && gridIsUniform(grid)) {
     if (const GridBitmap* bitmap = grid.bitmap()) {  // only on fully rasterized grids
-      outcome = search(detail::JumpPointGraph(grid, *bitmap, goal_key), state, start_key, goal_key, options);
+      outcome = search(detail::JumpPointGraph(grid, *bitmap, goal_key, !options.any_angle), state, start_key, goal_key, options);
       jumped = true;
     }
   }
@@ -180,7 +180,7 @@ PathResult findGridPath(Grid& grid, const GridPathRequest& request, SearchState&
     // too and, when it is shorter, return its route pulled taut through lineOfSight.
     SearchOptions exact = options;
     exact.any_angle = false;
-    const SearchOutcome astar = search(detail::JumpPointGraph(grid, *grid.bitmap(), goal_key), state, start_key, goal_key, exact);
+    const SearchOutcome astar = search(detail::JumpPointGraph(grid, *grid.bitmap(), goal_key, true), state, start_key, goal_key, exact);
     result.expansions += astar.expansions;
     if (astar.status == SearchStatus::Found && astar.cost < result.cost) {
       const std::vector<NodeId> cells = expandRuns(grid, state.pathTo(goal_key));

@@ -27,9 +27,10 @@ namespace strata::nav::detail {
 
 class JumpPointGraph {
  public:
-  JumpPointGraph(Grid& grid, const GridBitmap& bitmap, NodeId goal)
+  /// `prune_intermediate`: A* only (not any-angle, whose shortcuts need every jump point queued).
+  JumpPointGraph(Grid& grid, const GridBitmap& bitmap, NodeId goal, bool prune_intermediate)
       : grid_(&grid), bits_(&bitmap), width_(grid.width()), depth_(grid.depth()), goal_(goal),
-        goal_x_(int(goal % width_)), goal_z_(int(goal / width_)) {}
+        goal_x_(int(goal % width_)), goal_z_(int(goal / width_)), prune_(prune_intermediate) {}
 
   std::size_t nodeCount() const { return grid_->cellCount(); }
   double heuristic(NodeId node, NodeId goal, bool any_angle) const {
@@ -56,25 +57,41 @@ class JumpPointGraph {
         visit(NodeId(jz) * width_ + NodeId(jx), (dx != 0 && dz != 0) ? steps * kSqrt2 : double(steps), MoveAction::Walk);
       }
     };
+    // A diagonal run with intermediate pruning: every cell J where the run would stop (a straight
+    // jump from J finds something) is not queued; its straight successors are offered through it
+    // and the run goes on, which is what expanding J would have done next.
+    auto diagonal = [&](int dx, int dz) {
+      if (!prune_) return go(dx, dz);
+      for (int cx = x, cz = z, steps = 1;; ++steps) {
+        if (!open(cx + dx, cz) || !open(cx, cz + dz) || !open(cx + dx, cz + dz)) return;  // no corner cutting
+        cx += dx, cz += dz;
+        const NodeId middle = NodeId(cz) * width_ + NodeId(cx);
+        if (cx == goal_x_ && cz == goal_z_) return visit(middle, steps * kSqrt2, MoveAction::Walk);
+        int sx, sz;
+        if (jumpStraight(cx, cz, dx, 0, sx, sz)) visit.through(middle, steps * kSqrt2, NodeId(sz) * width_ + NodeId(sx), double(std::abs(sx - cx)));
+        if (jumpStraight(cx, cz, 0, dz, sx, sz)) visit.through(middle, steps * kSqrt2, NodeId(sz) * width_ + NodeId(sx), double(std::abs(sz - cz)));
+      }
+    };
     if (from == kNoNode) {
       for (int dz = -1; dz <= 1; ++dz)
         for (int dx = -1; dx <= 1; ++dx)
-          if (dx != 0 || dz != 0) go(dx, dz);
+          if (dx != 0 && dz != 0) diagonal(dx, dz);
+          else if (dx != 0 || dz != 0) go(dx, dz);
       return;
     }
     const int dx = sign(x - int(from % width_)), dz = sign(z - int(from / width_));
     if (dx != 0 && dz != 0) {  // diagonal: natural neighbours only
       go(dx, 0);
       go(0, dz);
-      go(dx, dz);
+      diagonal(dx, dz);
     } else if (dx != 0) {
       go(dx, 0);
       for (int s = -1; s <= 1; s += 2)
-        if (open(x, z + s) && !open(x - dx, z + s)) go(0, s), go(dx, s);
+        if (open(x, z + s) && !open(x - dx, z + s)) go(0, s), diagonal(dx, s);
     } else {
       go(0, dz);
       for (int s = -1; s <= 1; s += 2)
-        if (open(x + s, z) && !open(x + s, z - dz)) go(s, 0), go(s, dz);
+        if (open(x + s, z) && !open(x + s, z - dz)) go(s, 0), diagonal(s, dz);
     }
   }
 
@@ -155,6 +172,7 @@ class JumpPointGraph {
   int depth_;
   NodeId goal_;
   int goal_x_, goal_z_;
+  bool prune_;
 };
 
 }  // namespace strata::nav::detail

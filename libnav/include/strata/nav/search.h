@@ -249,6 +249,19 @@ concept SearchGraph = requires(const G& graph, NodeId node, bool any_angle) {
   graph.forEachEdge(node, node, [](NodeId, double, MoveAction) {});
 };
 
+namespace detail {
+/// What the search core hands to `forEachEdge`: call it as `visit(to, cost, kind)` for an edge;
+/// `visit.through(via, via_cost, to, cost)` offers `to` by way of a middle node that is recorded
+/// but not queued (jump point search's pruned intermediate jump points, plain walking only).
+template <class Offer, class Through>
+struct EdgeVisitor {
+  const Offer& offer;
+  const Through& offer_through;
+  void operator()(NodeId to, double cost, MoveAction kind) const { offer(to, cost, kind); }
+  void through(NodeId via, double via_cost, NodeId to, double cost) const { offer_through(via, via_cost, to, cost); }
+};
+}  // namespace detail
+
 /// Runs A* (or Theta* with `options.any_angle`) from `start` to `goal` over `graph`, using and
 /// overwriting `state`. Read the route back with `state.pathTo(goal)` when Found.
 template <SearchGraph G>
@@ -288,7 +301,7 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
     const NodeId from = current.from;
     const bool can_shortcut = any_angle && parent != kNoNode && current.arrive == MoveAction::Walk;
     const double parent_g = can_shortcut ? state.record(parent).g : 0.0;
-    graph.forEachEdge(node, from, [&](NodeId to, double cost, MoveAction kind) {
+    const auto offer = [&](NodeId to, double cost, MoveAction kind) {
       SearchState::Record& next = state.touch(to);
       if (next.closed) return;
       double g = node_g + cost;
@@ -307,7 +320,35 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
         next.arrive = kind;
         state.push({g + graph.heuristic(to, goal, any_angle), g, to});
       }
-    });
+    };
+    // An edge node -> via -> to whose middle node is recorded (so the route reads back through
+    // it) but never queued: a provider's pruned intermediate node. A middle node reached before
+    // at a lower or equal cost by another expansion offers nothing new; at equal cost from this
+    // expansion it is the same middle node offering its next successor.
+    const auto offer_through = [&](NodeId via, double via_cost, NodeId to, double cost) {
+      SearchState::Record& middle = state.touch(via);
+      if (middle.closed) return;
+      const double g_middle = node_g + via_cost;
+      if (g_middle < middle.g) {
+        middle.g = g_middle;
+        middle.parent = node;
+        middle.from = node;
+        middle.arrive = MoveAction::Walk;
+      } else if (g_middle > middle.g || middle.parent != node) {
+        return;
+      }
+      SearchState::Record& next = state.touch(to);
+      if (next.closed) return;
+      const double g = g_middle + cost;
+      if (g < next.g) {
+        next.g = g;
+        next.parent = via;
+        next.from = via;
+        next.arrive = MoveAction::Walk;
+        state.push({g + graph.heuristic(to, goal, any_angle), g, to});
+      }
+    };
+    graph.forEachEdge(node, from, detail::EdgeVisitor<decltype(offer), decltype(offer_through)>{offer, offer_through});
   }
   outcome.status = SearchStatus::NoPath;
   return outcome;
