@@ -9,12 +9,14 @@
 //  4. the goal provably unreachable in O(1): different connected components (the bake's
 //     undirected ones, refined by LayeredSearchGraph for one-way edges, layered_reachability.cpp)
 //     -> NoPath with zero expansions: no edge sequence joins them, so the search is not run;
-//  5. the search: Found, or BudgetExhausted / NoPath (open set ran out: one-way drops or links
+//  5. Corridor: the rectangle search and string pulling of corridor_path.cpp (same reasons);
+//  6. the search: Found, or BudgetExhausted / NoPath (open set ran out: one-way drops or links
 //     lead away), replaced by ClosestNoPath with the closest route when `return_closest` is set
 //     and the search got closer to the goal than the start.
 
 #include <cmath>
 
+#include "strata/nav/corridor.h"
 #include "strata/nav/layered_search.h"
 #include "strata/nav/nav_queries.h"
 
@@ -78,6 +80,8 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     return result;
   }
   if (view.provablyUnreachable(start, goal)) return failure(PathFailure::NoPath);
+  if (settings.method == SearchMethod::Corridor)
+    return findCorridorPath(view.corridor(), start, goal, from, to, settings, state);
 
   SearchOptions options;
   options.any_angle = settings.method == SearchMethod::Theta;

@@ -18,7 +18,7 @@
 namespace strata::nav {
 
 LayeredSearchGraph::LayeredSearchGraph(const LayeredGraph& graph, const AgentSettings& agent)
-    : graph_(&graph), agent_(&agent) {
+    : graph_(&graph), agent_(&agent), corridor_(makeLazyCorridor()) {
   const std::size_t nodes = graph.nodeCount();
   node_x_.resize(nodes);
   node_z_.resize(nodes);

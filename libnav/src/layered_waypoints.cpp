@@ -62,7 +62,12 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
   }
   points.push_back({{to.x, graph.height[last_node], to.z}, final_action, graph.area[last_node]});
 
-  if (!(spacing > 0)) return points;
+  return spaceWaypoints(view, std::move(points), spacing);
+}
+
+std::vector<Waypoint> spaceWaypoints(const LayeredSearchGraph& view, std::vector<Waypoint> points, double spacing) {
+  if (!(spacing > 0) || points.empty()) return points;
+  const LayeredGraph& graph = view.graph();
   std::vector<Waypoint> spaced;
   spaced.push_back(points.front());
   const double band = view.agent().step_height + 0.5;

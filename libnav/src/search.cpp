@@ -32,6 +32,7 @@ std::string_view methodName(SearchMethod method) {
     case SearchMethod::AStar: return "astar";
     case SearchMethod::Theta: return "theta";
     case SearchMethod::Direct: return "direct";
+    case SearchMethod::Corridor: return "corridor";
   }
   return "unknown";
 }
@@ -42,6 +43,7 @@ std::optional<SearchMethod> parseMethod(std::string_view text) {
   if (lower == "astar") return SearchMethod::AStar;
   if (lower == "theta" || lower == "thetastar") return SearchMethod::Theta;
   if (lower == "direct") return SearchMethod::Direct;
+  if (lower == "corridor") return SearchMethod::Corridor;
   return std::nullopt;
 }
 

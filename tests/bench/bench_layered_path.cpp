@@ -3,7 +3,8 @@
 //
 // For each Recast sample mesh (shared data meshes/recast/*.obj):
 //  - Strata: import, bake with one agent (radius 0.3, height 1.8, step 0.4, slope 45, cell 0.3),
-//    then findLayeredPath (A* and Theta*);
+//    then findLayeredPath (A*, Theta* and the corridor method, whose rectangle decomposition is
+//    built once per mesh before timing; its build time and rectangle count are reported);
 //  - Recast: the standard pipeline at cs 0.3 / ch 0.2 with the same agent (rasterize, filter,
 //    compact, erode, distance field, watershed regions, contours, poly mesh, detail mesh), then
 //    Detour findNearestPoly + findPath + findStraightPath.
@@ -11,7 +12,7 @@
 // reaches the end polygon (not partial). Google Benchmark times one query per iteration (cycling
 // through the pairs); a summary after the run prints the medians over 5 rounds of all pairs, the
 // time ratio Strata/Detour, the mean path-length ratio (horizontal lengths) and the batch
-// throughput on 1 and 2 threads.
+// throughput on 1 and 2 threads (A*, then corridor).
 //
 // Run: build with -DSTRATA_BUILD_BENCH=ON, then build-*/tests/bench/bench_layered_path
 
@@ -34,6 +35,7 @@
 
 #include "strata/formats/import.h"
 #include "strata/nav/bake.h"
+#include "strata/nav/corridor.h"
 #include "strata/nav/layered_search.h"
 
 namespace {
@@ -170,7 +172,8 @@ struct Scene {
   std::unique_ptr<nav::LayeredSearchGraph> view;
   std::unique_ptr<DetourMesh> detour;
   std::vector<std::pair<sim::Vec3, sim::Vec3>> pairs;
-  double bake_ms = 0, recast_ms = 0;
+  double bake_ms = 0, recast_ms = 0, corridor_ms = 0;
+  std::size_t rects = 0;
 };
 
 std::vector<std::unique_ptr<Scene>>& scenes() {
@@ -212,6 +215,9 @@ std::unique_ptr<Scene> loadScene(const std::filesystem::path& path) {
   }
   scene->agent = std::move(baked->agents.front());
   scene->view = std::make_unique<nav::LayeredSearchGraph>(scene->agent.graph, scene->agent.profile.settings);
+  t = std::chrono::steady_clock::now();
+  scene->rects = scene->view->corridor().rectCount();  // the corridor index, built once here
+  scene->corridor_ms = msSince(t);
   t = std::chrono::steady_clock::now();
   scene->detour = buildDetour(imported->mesh);
   scene->recast_ms = msSince(t);
@@ -266,26 +272,33 @@ double perQueryMicros(const Scene& s, F&& query) {
 }
 
 void summary() {
-  std::printf("\n%-11s %6s %8s %9s %10s %10s %10s %9s %9s %9s %8s %8s %8s\n", "mesh", "pairs", "bake_ms", "recast_ms",
-              "astar_us", "theta_us", "detour_us", "t_ratio", "len_astar", "len_theta", "batch1/s", "batch2/s", "speedup");
+  std::printf("\n%-11s %6s %8s %9s %7s %6s %8s %10s %10s %11s %10s %8s %9s %9s %9s %9s %9s %8s %9s %9s %8s\n", "mesh", "pairs",
+              "bake_ms", "recast_ms", "corr_ms", "rects", "corr_exp", "astar_us", "theta_us", "corridor_us", "detour_us", "t_ratio",
+              "len_astar", "len_theta", "len_corr", "batch1/s", "batch2/s", "speedup", "cbatch1/s", "cbatch2/s", "cspeedup");
   for (const auto& sp : scenes()) {
     const Scene& s = *sp;
     nav::SearchState state;
-    const auto astar = settingsFor(nav::SearchMethod::AStar), theta = settingsFor(nav::SearchMethod::Theta);
-    double len_a = 0, len_t = 0, len_d = 0;
+    const auto astar = settingsFor(nav::SearchMethod::AStar), theta = settingsFor(nav::SearchMethod::Theta),
+               corridor = settingsFor(nav::SearchMethod::Corridor);
+    double len_a = 0, len_t = 0, len_c = 0, len_d = 0, exp_c = 0;
     for (const auto& p : s.pairs) {
       len_a += nav::findLayeredPath(*s.view, p.first, p.second, astar, state).length;
       len_t += nav::findLayeredPath(*s.view, p.first, p.second, theta, state).length;
+      const nav::PathResult c = nav::findLayeredPath(*s.view, p.first, p.second, corridor, state);
+      len_c += c.length;
+      exp_c += double(c.expansions) / double(s.pairs.size());
       len_d += detourPath(*s.detour, p.first, p.second).length;
     }
     const double us_a = perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, astar, state); });
     const double us_t = perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, theta, state); });
+    const double us_c =
+        perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, corridor, state); });
     const double us_d = perQueryMicros(s, [&](const auto& p) { detourPath(*s.detour, p.first, p.second); });
-    // Batch throughput: every pair 10 times (A*), on 1 and 2 threads; median of 3 rounds.
-    std::vector<nav::LayeredPathRequest> batch;
-    for (int k = 0; k < 10; ++k)
-      for (const auto& p : s.pairs) batch.push_back({0, p.first, p.second, astar});
-    auto throughput = [&](int threads) {
+    // Batch throughput: every pair `copies` times, on 1 and 2 threads; median of 3 rounds.
+    auto throughput = [&](const nav::LayeredSearchSettings& settings, int copies, int threads) {
+      std::vector<nav::LayeredPathRequest> batch;
+      for (int k = 0; k < copies; ++k)
+        for (const auto& p : s.pairs) batch.push_back({0, p.first, p.second, settings});
       std::vector<double> rates;
       for (int r = 0; r < 3; ++r) {
         const auto t = std::chrono::steady_clock::now();
@@ -294,13 +307,17 @@ void summary() {
       }
       return median(rates);
     };
-    const double b1 = throughput(1), b2 = throughput(2);
-    std::printf("%-11s %6zu %8.0f %9.0f %10.1f %10.1f %10.1f %9.2f %9.3f %9.3f %8.0f %8.0f %8.2f\n", s.name.c_str(),
-                s.pairs.size(), s.bake_ms, s.recast_ms, us_a, us_t, us_d, std::min(us_a, us_t) / us_d, len_a / len_d,
-                len_t / len_d, b1, b2, b2 / b1);
+    const double b1 = throughput(astar, 10, 1), b2 = throughput(astar, 10, 2);
+    const double c1 = throughput(corridor, 500, 1), c2 = throughput(corridor, 500, 2);
+    std::printf("%-11s %6zu %8.0f %9.0f %7.1f %6zu %8.1f %10.1f %10.1f %11.2f %10.2f %8.2f %9.3f %9.3f %9.3f %9.0f %9.0f %8.2f %9.0f "
+                "%9.0f %8.2f\n",
+                s.name.c_str(), s.pairs.size(), s.bake_ms, s.recast_ms, s.corridor_ms, s.rects, exp_c, us_a, us_t, us_c, us_d,
+                us_c / us_d, len_a / len_d, len_t / len_d, len_c / len_d, b1, b2, b2 / b1, c1, c2, c2 / c1);
   }
-  std::printf("t_ratio = min(astar_us, theta_us) / detour_us (target <= 2); len_* = mean Strata length / mean Detour "
-              "straight-path length (target <= 1); speedup = batch2/s / batch1/s (target >= 1.8)\n");
+  std::printf("corr_ms / rects = corridor index build time and rectangle count; corr_exp = mean rectangles expanded "
+              "per corridor query; t_ratio = corridor_us / detour_us "
+              "(target <= 2); len_* = mean Strata length / mean Detour straight-path length (target <= 1); speedup = "
+              "batch2/s / batch1/s for A* (batch) and corridor (cbatch) requests (target >= 1.8)\n");
 }
 
 }  // namespace
@@ -321,6 +338,8 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("layered_astar/" + s->name).c_str(), benchStrata, s, nav::SearchMethod::AStar)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("layered_theta/" + s->name).c_str(), benchStrata, s, nav::SearchMethod::Theta)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("layered_corridor/" + s->name).c_str(), benchStrata, s, nav::SearchMethod::Corridor)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("detour/" + s->name).c_str(), benchDetour, s)->Unit(benchmark::kMicrosecond);
     scenes().push_back(std::move(scene));

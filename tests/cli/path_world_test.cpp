@@ -126,3 +126,69 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
   CHECK(bad.err.find("bad.jsonl:2:") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "bad_out.jsonl"));
 }
+
+TEST_CASE("strata path --method corridor: stairs, bridge, gap and sealed room like the exact methods", "[cli][path][layered][corridor]") {
+  auto r = path("tower", {"--from", "0,0,-25", "--to", "0,8,-4", "--method", "corridor", "--json"});
+  REQUIRE(r.exit_code == 0);
+  Json doc = Json::parse(r.out);
+  CHECK(doc["method"] == "corridor");
+  CHECK(doc["waypoints"].back()["position"][1] == 8.0);
+  // Some leg climbs the stairs (x 2..5, z 0..5) from the landing (y 4) towards the roof (y 8).
+  bool stairs = false;
+  const auto& w = doc["waypoints"];
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    const double x = (w[i - 1]["position"][0].get<double>() + w[i]["position"][0].get<double>()) / 2;
+    const double z = (w[i - 1]["position"][2].get<double>() + w[i]["position"][2].get<double>()) / 2;
+    if (x > 2 && x < 5 && z > -0.5 && z < 5.5 && w[i]["position"][1].get<double>() > w[i - 1]["position"][1].get<double>() + 1)
+      stairs = true;
+  }
+  CHECK(stairs);
+  // Under the bridge: every waypoint on the road.
+  r = path("tower", {"--from", "0,0,-19", "--to", "0,0,25", "--method", "corridor", "--json"});
+  REQUIRE(r.exit_code == 0);
+  doc = Json::parse(r.out);
+  for (const auto& p : doc["waypoints"]) CHECK(p["position"][1].get<double>() == Approx(0).margin(0.05));
+  // Across the gap: a jump.
+  r = path("course", {"--from", "30,0,0", "--to", "40,0,0", "--method", "corridor", "--json"});
+  REQUIRE(r.exit_code == 0);
+  bool jump = false;
+  doc = Json::parse(r.out);
+  for (const auto& p : doc["waypoints"]) jump = jump || p["action"] == "jump";
+  CHECK(jump);
+  // The sealed room: NoPath without expanding.
+  r = path("maze", {"--from", "0.6,0,-1", "--to", "17.5,0,3.5", "--method", "corridor", "--json"});
+  CHECK(r.exit_code == 3);
+  doc = Json::parse(r.out);
+  CHECK(doc["reason"] == "NoPath");
+  CHECK(doc["expansions"] == 0);
+}
+
+TEST_CASE("strata path --batch with corridor requests: same bytes for 1 and 2 threads", "[cli][path][layered][corridor][batch]") {
+  strata::test::TempDir dir;
+  {
+    std::ofstream in(dir / "requests.jsonl");
+    in << R"({"from":[0,0,-25],"to":[0,8,-4],"method":"corridor"})" << "\n";
+    in << R"({"from":[0,0,-19],"to":[0,0,25],"method":"corridor"})" << "\n";
+    in << R"({"from":[0,0,-19],"to":[5,0,20],"method":"astar"})" << "\n";
+  }
+  const auto one = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "one.jsonl").string(), "--threads", "1"});
+  const auto two = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "two.jsonl").string(), "--threads", "2"});
+  CHECK(one.exit_code == 0);
+  CHECK(two.exit_code == 0);
+  CHECK(strata::test::sameBytes(dir / "one.jsonl", dir / "two.jsonl"));
+  std::istringstream lines(strata::test::readFile(dir / "one.jsonl"));
+  std::vector<Json> results;
+  for (std::string line; std::getline(lines, line);) results.push_back(Json::parse(line));
+  REQUIRE(results.size() == 3);
+  CHECK(results[0]["method"] == "corridor");
+  CHECK(results[0]["found"] == true);
+  CHECK(results[1]["found"] == true);
+}
+
+TEST_CASE("strata path MAP.map --method corridor is a usage error (worlds only)", "[cli][path][corridor]") {
+  const auto map = (strata::test::sharedData() / "movingai" / "arena.map").string();
+  const auto r = runStrata({"path", map, "--scen", map + ".scen", "--method", "corridor"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("strata: error: --method: corridor", 0) == 0);
+  CHECK(r.err.find('\n') == r.err.size() - 1);
+}

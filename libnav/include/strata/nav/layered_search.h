@@ -26,6 +26,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,7 @@ struct SnapSettings {
 
 /// Settings of one layered path request.
 struct LayeredSearchSettings {
-  SearchMethod method = SearchMethod::AStar;  ///< AStar, Theta or Direct
+  SearchMethod method = SearchMethod::AStar;  ///< AStar, Theta, Direct or Corridor
   LayeredSearchLimits limits;                 ///< 573.44 m horizontal limit, 400,000 expansions
   SnapSettings snap;                          ///< endpoint snapping
   double waypoint_spacing = 0;                ///< extra waypoints at most this far apart along walking segments, metres; 0 = none. [Limit: 0 or >= 0.05]
@@ -57,6 +58,8 @@ struct LayeredSearchSettings {
   Status validate() const;
 };
 
+class CorridorIndex;
+
 /// The layered graph seen through the `SearchGraph` concept of the search core.
 /// Holds references: the graph and agent must outlive it. Built in O(nodes + edges) (a column
 /// table per node, the heuristic scale and the reachability components); build it once per graph and share it. Thread-safe for concurrent searches (const only).
@@ -64,6 +67,11 @@ class LayeredSearchGraph {
  public:
   /// Wraps `graph` for an agent with `agent`'s step height.
   LayeredSearchGraph(const LayeredGraph& graph, const AgentSettings& agent);
+  ~LayeredSearchGraph();
+  /// Not copyable or movable: the lazily built corridor index points back at the view.
+  LayeredSearchGraph(const LayeredSearchGraph&) = delete;
+  /// Not assignable.
+  LayeredSearchGraph& operator=(const LayeredSearchGraph&) = delete;
 
   /// Number of floor nodes.
   std::size_t nodeCount() const { return graph_->nodeCount(); }
@@ -103,6 +111,9 @@ class LayeredSearchGraph {
   const AgentSettings& agent() const { return *agent_; }
   /// The heuristic's cost per metre (cheapest area cost, lowered by cheap links).
   double costPerMetre() const { return cost_per_metre_; }
+  /// The rectangle decomposition of the corridor method (corridor.h), built with default
+  /// CorridorSettings on the first call (O(nodes); thread-safe), then shared.
+  const CorridorIndex& corridor() const;
 
  private:
   const LayeredGraph* graph_;
@@ -113,6 +124,9 @@ class LayeredSearchGraph {
   std::vector<uint32_t> scc_;    // strongly connected component per node
   std::vector<uint8_t> source_;  // per node: its SCC has no edge entering from another SCC
   std::vector<uint32_t> reach_;  // reachability component of non-source nodes (kNoNode for source nodes)
+  struct LazyCorridor;           // once_flag + the index, built on first use (corridor_index.cpp)
+  std::shared_ptr<LazyCorridor> corridor_;  // shared_ptr: its deleter is bound where LazyCorridor is complete
+  static std::shared_ptr<LazyCorridor> makeLazyCorridor();
   void computeReachability();
 };
 
@@ -150,6 +164,11 @@ std::vector<PathResult> findLayeredPaths(const std::vector<const LayeredSearchGr
 std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& graph, const std::vector<NodeId>& nodes,
                                        const std::vector<MoveAction>& actions, const sim::Vec3& from,
                                        const sim::Vec3& to, double spacing);
+
+/// The spacing step of the waypoint pass: subdivides walking segments of `points` so that no
+/// two waypoints are farther apart than `spacing` (> 0; 0 returns `points` unchanged). Inserted
+/// points take the height and area of the floor found under them near the interpolated height.
+std::vector<Waypoint> spaceWaypoints(const LayeredSearchGraph& graph, std::vector<Waypoint> points, double spacing);
 
 // ---- implementation of the template member ----
 

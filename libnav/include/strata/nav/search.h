@@ -18,6 +18,7 @@
 /// - The graph supplies the heuristic (octile on grids, euclidean in any-angle mode, because
 ///   octile overestimates a straight segment and an inadmissible heuristic gives worse paths).
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -51,6 +52,7 @@ enum class SearchMethod : std::uint8_t {
   AStar,  ///< 8-connected A*, octile heuristic, no corner cutting; exact
   Theta,  ///< any-angle A* (Theta*) through lineOfSight; euclidean heuristic
   Direct, ///< one straight-line test
+  Corridor, ///< layered graphs only: A* over a coarse decomposition, then string pulling; walkable, not optimal
 };
 
 /// Why a search failed (spec "Failure reasons"; the last three come from the layered provider).
@@ -162,7 +164,12 @@ class SearchState {
     heap_.clear();
   }
   /// The record of `node`, initialised (g = infinity, open) if this search has not touched it.
+  /// Grows the records when a graph discovers nodes while it is searched (the on-demand layered
+  /// search builds columns as it goes), which invalidates references from earlier calls: the
+  /// core never holds one across a touch().
   Record& touch(NodeId node) {
+    if (node >= records_.size()) [[unlikely]]
+      records_.resize(std::max<std::size_t>(std::size_t(node) + 1, records_.size() * 2));
     Record& r = records_[node];
     if (r.stamp != generation_) {
       r.g = std::numeric_limits<double>::infinity();

@@ -1,0 +1,141 @@
+#pragma once
+/// \file
+/// The corridor method of the layered search (issue 5): a coarse abstraction of the layered graph
+/// into axis-aligned rectangles of columns, A* over the rectangles, and string pulling through
+/// the rectangles it chose — the layered graph's counterpart of a navmesh's polygon corridor and
+/// straight path (Detour's findPath + findStraightPath).
+///
+/// Guarantees: every walking leg of a corridor route is a straight line that passes
+/// `LayeredSearchGraph::walkLine` (checked per query; a failing query falls back to Theta*), the
+/// route's jumps, drops, climbs and links are edges of the graph, and a route is found whenever
+/// one exists (within the expansion budget, which counts rectangles). Not guaranteed: optimality.
+/// The rectangle sequence comes from A* over approximate costs (entry points on the rectangle
+/// boundaries), so a route can be longer than Theta*'s; see docs/search.md for figures.
+///
+/// Decomposition (built once per graph, O(nodes), deterministic): nodes are scanned in index
+/// order; each unassigned node seeds a rectangle that grows along +X, then along +Z, while the
+/// new column / row qualifies: one node per column, all nodes of one area, and every pair of
+/// 8-adjacent nodes inside joined by walk edges both ways. Inside such a rectangle any straight
+/// segment between column centres is walkable and costs its length times the area cost.
+/// Between rectangles:
+///  - portals: maximal runs of boundary column pairs joined by cardinal walk edges both ways,
+///    with the diagonal walk edges (both ways) between consecutive pairs, so that any line
+///    through the run's strip of two columns is walkable;
+///  - special edges: every other edge leaving a rectangle (jump, drop, climb, custom link, a
+///    one-way walk, a walk across a rectangle corner), from a node to a node.
+/// Stored in flat arrays: rectangles, a node -> rectangle table and the edges of each rectangle
+/// in CSR form.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "strata/nav/layered_search.h"
+
+namespace strata::nav {
+
+/// Settings of the rectangle decomposition.
+struct CorridorSettings {
+  int32_t max_side_cells = 64;  ///< longest rectangle side, columns; 0 = unlimited. Smaller gives more rectangles (slower queries) but entry points closer to the route. [Limit: 0 or >= 1]
+  /// Checks every field; the message names the field.
+  Status validate() const;
+};
+
+/// One rectangle of the decomposition: columns [x0, x1] x [z0, z1] (inclusive), one node each.
+struct CorridorRect {
+  int32_t x0 = 0;   ///< first column along X
+  int32_t z0 = 0;   ///< first column along Z
+  int32_t x1 = 0;   ///< last column along X (>= x0)
+  int32_t z1 = 0;   ///< last column along Z (>= z0)
+  uint16_t area = 0;///< the area of all its nodes
+  /// Number of columns.
+  int64_t cellCount() const { return int64_t(x1 - x0 + 1) * int64_t(z1 - z0 + 1); }
+};
+
+/// One edge of the rectangle graph: a portal to an adjacent rectangle, or a special edge.
+struct CorridorEdge {
+  uint32_t to_rect = 0;              ///< destination rectangle
+  bool portal = false;               ///< true: portal; false: special edge (from_node -> to_node)
+  uint8_t direction = 0;             ///< portal: side of the source rectangle (0 E, 2 N, 4 W, 6 S; see kDirectionDx)
+  MoveAction action = MoveAction::Walk; ///< special edge: how it is traversed
+  int32_t lo = 0;                    ///< portal: first column of the run along the side (z for E/W, x for N/S)
+  int32_t hi = 0;                    ///< portal: last column of the run (>= lo)
+  int32_t line = 0;                  ///< portal: column across the side on the source rectangle's edge (x for E/W, z for N/S)
+  NodeId from_lo = kNoNode;          ///< portal: source node at `lo`; special: the source node
+  NodeId from_hi = kNoNode;          ///< portal: source node at `hi`
+  NodeId to_lo = kNoNode;            ///< portal: destination node at `lo`; special: the destination node
+  NodeId to_hi = kNoNode;            ///< portal: destination node at `hi`
+  float cost = 0;                    ///< special edge: its cost (metres-equivalent)
+};
+
+/// The rectangle decomposition and rectangle graph of one layered graph (see the file comment).
+/// Immutable after construction; safe to share between threads.
+class CorridorIndex {
+ public:
+  /// Builds the decomposition of `view`'s graph in O(nodes). `settings` must be valid. Keeps a
+  /// reference to `view`, which must outlive the index.
+  explicit CorridorIndex(const LayeredSearchGraph& view, const CorridorSettings& settings = {});
+
+  /// Number of rectangles.
+  std::size_t rectCount() const { return rects_.size(); }
+  /// The rectangles, by id.
+  const std::vector<CorridorRect>& rects() const { return rects_; }
+  /// Rectangle of a node.
+  uint32_t rectOf(NodeId node) const { return rect_of_[node]; }
+  /// The edges leaving rectangle `rect`.
+  std::span<const CorridorEdge> edgesOf(uint32_t rect) const {
+    return {edges_.data() + edge_offsets_[rect], edges_.data() + edge_offsets_[rect + 1]};
+  }
+  /// Number of portal edges (each portal counted once per direction).
+  std::size_t portalCount() const { return portal_count_; }
+  /// Number of special edges.
+  std::size_t specialCount() const { return edges_.size() - portal_count_; }
+  /// The node of rectangle `rect` in column (x, z), kNoNode when the column is outside it.
+  NodeId nodeAt(uint32_t rect, int32_t x, int32_t z) const;
+  /// The wrapped search view.
+  const LayeredSearchGraph& view() const { return *view_; }
+
+ private:
+  const LayeredSearchGraph* view_;
+  std::vector<CorridorRect> rects_;
+  std::vector<uint32_t> rect_of_;        // per node
+  std::vector<uint32_t> edge_offsets_;   // size rects + 1
+  std::vector<CorridorEdge> edges_;
+  std::size_t portal_count_ = 0;
+};
+
+/// A point of a funnel portal in column coordinates (the column centres), with its node.
+struct FunnelPoint {
+  int32_t x = 0;         ///< column along X
+  int32_t z = 0;         ///< column along Z
+  NodeId node = kNoNode; ///< the node at this point
+};
+
+/// One portal of the string-pulling pass: its left and right ends as seen by someone walking
+/// through it (left = counter-clockwise side, X east and Z north).
+struct FunnelPortal {
+  FunnelPoint left;   ///< left end
+  FunnelPoint right;  ///< right end
+};
+
+/// String pulling (the funnel algorithm, after Lee & Preparata 1984 as popularised for navmesh
+/// corridors by Mononen's "simple stupid funnel"): the shortest polyline from the first portal
+/// (a point: left == right) to the last (a point) through every portal in order, as the list of
+/// its corners, first and last included. Exact: integer coordinates, integer orientation tests.
+/// Appends to `out` (the caller clears it).
+void pullString(std::span<const FunnelPortal> portals, std::vector<FunnelPoint>& out);
+
+/// What a corridor query did beyond its result (tests and benchmarks).
+struct CorridorStats {
+  bool fell_back = false;     ///< a walking leg failed the line test and Theta* answered instead
+  std::size_t corridor_rects = 0;  ///< rectangles in the chosen corridor
+};
+
+/// The corridor query between two snapped nodes (`findLayeredPath` with SearchMethod::Corridor
+/// calls it after snapping and the O(1) rejection). `from` / `to` are the exact endpoints of
+/// the waypoints. Uses a per-thread scratch state; `state` serves the Theta* fallback only.
+PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goal, const sim::Vec3& from,
+                            const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state,
+                            CorridorStats* stats = nullptr);
+
+}  // namespace strata::nav

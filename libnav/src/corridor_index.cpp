@@ -1,0 +1,235 @@
+// The rectangle decomposition of the corridor method (corridor.h): rectangles of columns, the
+// node -> rectangle table, and the rectangle graph (portals and special edges) in CSR form.
+//
+// A rectangle holds one node per column; all its nodes share one area, and every pair of
+// 8-adjacent nodes inside is joined by walk edges of finite cost both ways. Then a straight
+// segment between two of its column centres only crosses its own columns, and each step of the
+// line test (LayeredSearchGraph::walkLine) between them is one of those walk edges. A portal is a
+// maximal run of column pairs across a rectangle side joined the same way (cardinal edges of the
+// pairs, diagonals between consecutive pairs), so the two-column strip of the run has the same
+// property and a line through rectangle, strip and rectangle stays walkable.
+//
+// Growth is greedy and deterministic: nodes in index order (columns row by row, floors bottom
+// up), each unassigned node grows a rectangle along +X while the next column qualifies, then
+// along +Z while the next row does, up to CorridorSettings::max_side_cells per side. Every node
+// is visited a bounded number of times (O(nodes)).
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "strata/nav/corridor.h"
+
+namespace strata::nav {
+
+Status CorridorSettings::validate() const {
+  if (max_side_cells < 0) return Error::badInput("corridor: max_side_cells must be 0 (unlimited) or >= 1");
+  return Ok{};
+}
+
+struct LayeredSearchGraph::LazyCorridor {
+  std::once_flag once;
+  std::unique_ptr<CorridorIndex> index;
+};
+
+LayeredSearchGraph::~LayeredSearchGraph() = default;
+
+std::shared_ptr<LayeredSearchGraph::LazyCorridor> LayeredSearchGraph::makeLazyCorridor() {
+  return std::make_shared<LazyCorridor>();
+}
+
+const CorridorIndex& LayeredSearchGraph::corridor() const {
+  std::call_once(corridor_->once, [&] { corridor_->index = std::make_unique<CorridorIndex>(*this); });
+  return *corridor_->index;
+}
+
+namespace {
+
+constexpr int kEast = 0, kNorthEast = 1, kNorth = 2, kNorthWest = 3, kWest = 4, kSouthWest = 5, kSouth = 6, kSouthEast = 7;
+
+// Walk-edge helpers over the raw graph.
+struct Edges {
+  const LayeredGraph& g;
+  const LayeredSearchGraph& view;
+
+  // Destination of a finite-cost walk edge from `node` in direction d that lands in the
+  // adjacent column, kNoNode otherwise.
+  NodeId walkTo(NodeId node, int d) const {
+    const std::size_t slot = static_cast<std::size_t>(node) * kDirectionCount + static_cast<std::size_t>(d);
+    if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk) return kNoNode;
+    if (!(g.edge_cost[slot] < std::numeric_limits<float>::infinity())) return kNoNode;
+    const NodeId to = g.neighbor[slot];
+    if (to == kNoNode || to >= g.nodeCount()) return kNoNode;
+    const auto a = view.column(node), b = view.column(to);
+    if (b[0] != a[0] + kDirectionDx[d] || b[1] != a[1] + kDirectionDz[d]) return kNoNode;
+    return to;
+  }
+  // a -> b in direction d and b -> a back, both finite walk edges.
+  bool mutual(NodeId a, int d, NodeId b) const {
+    return a != kNoNode && b != kNoNode && walkTo(a, d) == b && walkTo(b, oppositeDirection(d)) == a;
+  }
+};
+
+}  // namespace
+
+CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSettings& settings) : view_(&view) {
+  const LayeredGraph& g = view.graph();
+  const std::size_t nodes = g.nodeCount();
+  const Edges edges{g, view};
+  const int32_t cap = settings.max_side_cells > 0 ? settings.max_side_cells : std::numeric_limits<int32_t>::max();
+  rect_of_.assign(nodes, kNoNode);
+
+  // 1. Rectangles. `block` holds the nodes of the growing rectangle row by row.
+  std::vector<NodeId> block, row;
+  for (NodeId seed = 0; seed < nodes; ++seed) {
+    if (rect_of_[seed] != kNoNode) continue;
+    const auto rect_id = static_cast<uint32_t>(rects_.size());
+    const uint16_t area = g.area[seed];
+    const bool enterable = std::isfinite(view.areaCost(seed));
+    auto fits = [&](NodeId n) { return n != kNoNode && rect_of_[n] == kNoNode && g.area[n] == area; };
+    block.assign(1, seed);
+    int32_t width = 1, depth = 1;
+    if (enterable) {
+      for (NodeId last = seed; width < cap;) {
+        const NodeId next = edges.walkTo(last, kEast);
+        if (!fits(next) || !edges.mutual(last, kEast, next)) break;
+        block.push_back(next);
+        last = next;
+        ++width;
+      }
+      while (depth < cap) {
+        const NodeId* below = block.data() + static_cast<std::size_t>(depth - 1) * static_cast<std::size_t>(width);
+        row.clear();
+        bool ok = true;
+        for (int32_t i = 0; i < width && ok; ++i) {
+          const NodeId up = edges.walkTo(below[i], kNorth);
+          ok = fits(up) && edges.mutual(below[i], kNorth, up);
+          if (ok && i > 0) {
+            ok = edges.mutual(row.back(), kEast, up) && edges.mutual(below[i - 1], kNorthEast, up) &&
+                 edges.mutual(below[i], kNorthWest, row.back());
+          }
+          row.push_back(up);
+        }
+        if (!ok) break;
+        block.insert(block.end(), row.begin(), row.end());
+        ++depth;
+      }
+    }
+    const auto c = view.column(seed);
+    rects_.push_back({c[0], c[1], c[0] + width - 1, c[1] + depth - 1, area});
+    for (NodeId n : block) rect_of_[n] = rect_id;
+  }
+
+  // 2. Portals, side by side, and the walk slots they cover (covered walk edges are implicit).
+  std::vector<uint8_t> covered(nodes * kDirectionCount, 0);
+  auto cover = [&](NodeId n, int d) { covered[static_cast<std::size_t>(n) * kDirectionCount + static_cast<std::size_t>(d)] = 1; };
+  std::vector<std::vector<CorridorEdge>> per_rect(rects_.size());
+  for (uint32_t r = 0; r < rects_.size(); ++r) {
+    const CorridorRect& rect = rects_[r];
+    for (const int side : {kEast, kNorth, kWest, kSouth}) {
+      const bool along_z = side == kEast || side == kWest;  // the side runs along Z
+      const int32_t line = side == kEast ? rect.x1 : side == kWest ? rect.x0 : side == kNorth ? rect.z1 : rect.z0;
+      const int32_t first = along_z ? rect.z0 : rect.x0, last = along_z ? rect.z1 : rect.x1;
+      // Diagonals from the source pair at u-1 to the destination at u ("forward"), and from the
+      // source at u to the destination at u-1 ("back"), for stepping along the side.
+      const int forward = side == kEast ? kNorthEast : side == kWest ? kNorthWest : side == kNorth ? kNorthEast : kSouthEast;
+      const int back = side == kEast ? kSouthEast : side == kWest ? kSouthWest : side == kNorth ? kNorthWest : kSouthWest;
+      CorridorEdge open;
+      bool is_open = false;
+      NodeId prev_from = kNoNode, prev_to = kNoNode;
+      auto close = [&] {
+        if (is_open) per_rect[r].push_back(open);
+        is_open = false;
+      };
+      for (int32_t u = first; u <= last; ++u) {
+        const int32_t x = along_z ? line : u, z = along_z ? u : line;
+        const NodeId from = nodeAt(r, x, z);
+        const NodeId to = edges.walkTo(from, side);
+        const bool pair = to != kNoNode && rect_of_[to] != r && edges.mutual(from, side, to);
+        if (!pair) {
+          close();
+          prev_from = prev_to = kNoNode;
+          continue;
+        }
+        const bool extends = is_open && rect_of_[to] == open.to_rect && edges.mutual(prev_from, forward, to) &&
+                             edges.mutual(from, back, prev_to);
+        if (extends) {
+          open.hi = u;
+          open.from_hi = from;
+          open.to_hi = to;
+          cover(prev_from, forward), cover(to, oppositeDirection(forward));
+          cover(from, back), cover(prev_to, oppositeDirection(back));
+        } else {
+          close();
+          open = CorridorEdge{};
+          open.to_rect = rect_of_[to];
+          open.portal = true;
+          open.direction = static_cast<uint8_t>(side);
+          open.lo = open.hi = u;
+          open.line = line;
+          open.from_lo = open.from_hi = from;
+          open.to_lo = open.to_hi = to;
+          is_open = true;
+        }
+        cover(from, side), cover(to, oppositeDirection(side));
+        prev_from = from;
+        prev_to = to;
+      }
+      close();
+    }
+  }
+
+  // 3. Special edges: every other finite edge or link leaving a rectangle.
+  for (NodeId n = 0; n < nodes; ++n) {
+    const uint32_t r = rect_of_[n];
+    const std::size_t base = static_cast<std::size_t>(n) * kDirectionCount;
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const NodeId to = g.neighbor[base + d];
+      const auto kind = static_cast<EdgeKind>(g.edge_kind[base + d]);
+      if (to == kNoNode || to >= nodes || kind == EdgeKind::None) continue;
+      if (!(g.edge_cost[base + d] < std::numeric_limits<float>::infinity())) continue;
+      if (rect_of_[to] == r || covered[base + d]) continue;
+      CorridorEdge e;
+      e.to_rect = rect_of_[to];
+      e.action = moveActionOf(kind);
+      e.from_lo = n;
+      e.to_lo = to;
+      e.cost = g.edge_cost[base + d];
+      per_rect[r].push_back(e);
+    }
+    if (g.link_offsets.size() != nodes + 1) continue;
+    for (uint32_t l = g.link_offsets[n]; l < g.link_offsets[n + 1] && l < g.links.size(); ++l) {
+      const OffMeshLink& link = g.links[l];
+      if (link.to_node >= nodes || !(link.cost < std::numeric_limits<float>::infinity())) continue;
+      if (rect_of_[link.to_node] == r) continue;
+      CorridorEdge e;
+      e.to_rect = rect_of_[link.to_node];
+      e.action = MoveAction::Link;
+      e.from_lo = n;
+      e.to_lo = link.to_node;
+      e.cost = link.cost;
+      per_rect[r].push_back(e);
+    }
+  }
+
+  // 4. CSR.
+  edge_offsets_.assign(rects_.size() + 1, 0);
+  for (std::size_t r = 0; r < rects_.size(); ++r) edge_offsets_[r + 1] = edge_offsets_[r] + static_cast<uint32_t>(per_rect[r].size());
+  edges_.reserve(edge_offsets_.back());
+  for (auto& list : per_rect)
+    for (const CorridorEdge& e : list) {
+      portal_count_ += e.portal ? 1 : 0;
+      edges_.push_back(e);
+    }
+}
+
+NodeId CorridorIndex::nodeAt(uint32_t rect, int32_t x, int32_t z) const {
+  const CorridorRect& r = rects_[rect];
+  if (x < r.x0 || x > r.x1 || z < r.z0 || z > r.z1) return kNoNode;
+  const LayeredGraph& g = view_->graph();
+  for (uint32_t n = g.columnBegin(x, z); n < g.columnEnd(x, z); ++n)
+    if (rect_of_[n] == rect) return n;
+  return kNoNode;
+}
+
+}  // namespace strata::nav

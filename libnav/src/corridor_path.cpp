@@ -1,0 +1,415 @@
+// The corridor query (corridor.h): A* over the rectangles of a CorridorIndex, then string pulling
+// through the chosen rectangles, broken at every special edge.
+//
+// The rectangle search follows Detour's findPath (Mononen, Recast & Detour): a state is a
+// rectangle with the point where the route entered it, and an edge's cost is the distance from
+// that point to the next entry point times the area cost. The entry point on a portal is the
+// point of the portal run that minimises |entry - here| + |goal - entry| (the straight line to
+// the goal where it crosses the run, reflected when the goal lies behind the portal, clamped to
+// the run), which keeps corridors closer to the taut route than portal midpoints do. Entering the
+// goal rectangle adds the straight distance to the goal. The heuristic is the straight distance
+// to the goal times the cheapest cost per metre. A rectangle is expanded at most once.
+//
+// The corridor then becomes legs: from the start (or the landing of a special edge) through the
+// portals (each portal is two funnel portals, the source side and the destination side of its
+// two-column strip; a walking special edge is a portal of one column on each side) to the goal
+// (or the take-off of the next non-walking special edge). pullString gives each
+// leg's corners, all column centres of known nodes. Every walking segment is checked with the
+// line test while its cost is summed (length times the area cost of each column it crosses, plus
+// half the height change times the area entered, like a walk edge); should one fail, the query
+// answers with Theta* instead. Scratch memory is per thread and reused: no allocation per query
+// except the result.
+
+#include <algorithm>
+#include <cmath>
+
+#include "strata/nav/corridor.h"
+
+namespace strata::nav {
+namespace {
+
+// Where a walking segment enters another area: at parameter t along it, onto `node`.
+struct AreaCrossing {
+  double t;
+  NodeId node;
+};
+
+struct Record {
+  double g = 0;              // cost to the entry point
+  double x = 0, z = 0;       // entry point, column coordinates
+  uint32_t parent = kNoNode; // previous rectangle
+  uint32_t edge = kNoNode;   // index of the edge that entered (into the index's edge array of the parent)
+  uint32_t stamp = 0;
+  bool closed = false;
+};
+
+struct Entry {
+  double f;
+  uint32_t rect;
+};
+
+struct Scratch {
+  std::vector<Record> records;
+  std::vector<Entry> heap;
+  uint32_t generation = 0;
+  std::vector<const CorridorEdge*> chain;
+  std::vector<FunnelPortal> portals;
+  std::vector<FunnelPoint> corners;
+  std::vector<MoveAction> actions;   // per route node: how it is reached
+  std::vector<float> special_cost;   // per route node: the cost of the special edge reaching it
+  std::vector<AreaCrossing> crossings;   // area changes along the walking segments, in route order
+  std::vector<uint32_t> crossing_offsets; // per route node i: crossings of segment i-1 -> i start here
+
+  void begin(std::size_t rects) {
+    if (records.size() < rects) records.resize(rects);
+    if (++generation == 0) {
+      for (Record& r : records) r.stamp = 0;
+      generation = 1;
+    }
+    heap.clear();
+  }
+  Record& touch(uint32_t rect) {
+    Record& r = records[rect];
+    if (r.stamp != generation) r = Record{std::numeric_limits<double>::infinity(), 0, 0, kNoNode, kNoNode, generation, false};
+    return r;
+  }
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const { return a.f > b.f || (a.f == b.f && a.rect > b.rect); }
+  };
+  void push(Entry e) {
+    heap.push_back(e);
+    std::push_heap(heap.begin(), heap.end(), Later{});
+  }
+  Entry pop() {
+    std::pop_heap(heap.begin(), heap.end(), Later{});
+    const Entry e = heap.back();
+    heap.pop_back();
+    return e;
+  }
+};
+
+// sqrt(x^2 + z^2): std::hypot's overflow care costs several times more and is not needed for
+// column coordinates.
+inline double distance(double x, double z) { return std::sqrt(x * x + z * z); }
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+FunnelPoint pointOf(const LayeredSearchGraph& view, NodeId node) {
+  const auto c = view.column(node);
+  return {c[0], c[1], node};
+}
+
+// The entry point of portal `e` for a route at (x, z) heading to (gx, gz), column coordinates.
+void portalEntry(const CorridorEdge& e, double x, double z, double gx, double gz, double& ex, double& ez) {
+  const bool along_z = e.direction == 0 || e.direction == 4;  // E / W sides run along Z
+  const int step = (e.direction == 0 || e.direction == 2) ? 1 : -1;
+  const double across_here = along_z ? x : z, along_here = along_z ? z : x;
+  double across_goal = along_z ? gx : gz;
+  const double along_goal = along_z ? gz : gx;
+  const double middle = e.line + 0.5 * step;
+  if ((across_here - middle) * (across_goal - middle) > 0) across_goal = 2 * middle - across_goal;  // goal behind: reflect
+  const double denominator = across_goal - across_here;
+  double along = along_here;
+  if (std::fabs(denominator) > 1e-12) along = along_here + (middle - across_here) / denominator * (along_goal - along_here);
+  along = std::clamp(along, static_cast<double>(e.lo), static_cast<double>(e.hi));
+  const double across = e.line + step;
+  ex = along_z ? across : along;
+  ez = along_z ? along : across;
+}
+
+// The two funnel portals of portal edge `e` (its strip's source side, then destination side).
+void addPortal(const CorridorEdge& e, std::vector<FunnelPortal>& portals) {
+  const bool along_z = e.direction == 0 || e.direction == 4;
+  const int step = (e.direction == 0 || e.direction == 2) ? 1 : -1;
+  auto at = [&](int32_t line, int32_t u, NodeId node) {
+    return along_z ? FunnelPoint{line, u, node} : FunnelPoint{u, line, node};
+  };
+  // Walking E, the left is +Z (hi); walking N, the left is -X (lo); W and S mirror them.
+  const bool hi_is_left = e.direction == 0 || e.direction == 6;
+  for (int side = 0; side < 2; ++side) {
+    const int32_t line = e.line + side * step;
+    const FunnelPoint lo = at(line, e.lo, side == 0 ? e.from_lo : e.to_lo);
+    const FunnelPoint hi = at(line, e.hi, side == 0 ? e.from_hi : e.to_hi);
+    portals.push_back(hi_is_left ? FunnelPortal{hi, lo} : FunnelPortal{lo, hi});
+  }
+}
+
+// Area cost for the walking cost sums; a node in a never-entered area (only a start can be one)
+// counts at the heuristic's rate.
+double areaCostOf(const LayeredSearchGraph& view, NodeId node) {
+  const double cost = view.areaCost(node);
+  return std::isfinite(cost) ? cost : view.costPerMetre();
+}
+
+// The line test of LayeredSearchGraph::walkLine (same column walk, same rules, no area rule)
+// that also sums the walking cost and records where the line enters another area. False when a
+// step is not a walk edge into the next column or the walk does not end on b.
+bool walkSegment(const LayeredSearchGraph& view, NodeId a, NodeId b, double& cost, std::vector<AreaCrossing>& crossings) {
+  const LayeredGraph& g = view.graph();
+  const auto ca = view.column(a), cb = view.column(b);
+  const int32_t dx = cb[0] - ca[0], dz = cb[1] - ca[1];
+  const int64_t nx = std::abs(dx), nz = std::abs(dz);
+  const int sx = dx > 0 ? 1 : -1, sz = dz > 0 ? 1 : -1;
+  const double length = std::hypot(double(dx), double(dz)) * g.grid.cell_size;
+  NodeId current = a;
+  int64_t ix = 0, iz = 0;
+  double t_prev = 0, sum = 0;
+  while (ix < nx || iz < nz) {
+    const int64_t decision = (1 + 2 * ix) * nz - (1 + 2 * iz) * nx;
+    int step_x = 0, step_z = 0;
+    double t;
+    if (decision <= 0) t = double(1 + 2 * ix) / double(2 * nx);
+    else t = double(1 + 2 * iz) / double(2 * nz);
+    if (decision == 0) step_x = sx, step_z = sz, ++ix, ++iz;
+    else if (decision < 0) step_x = sx, ++ix;
+    else step_z = sz, ++iz;
+    static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
+    const int direction = kDirectionOfStep[(step_z + 1) * 3 + step_x + 1];
+    const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + static_cast<std::size_t>(direction);
+    if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk) return false;
+    const NodeId next = g.neighbor[slot];
+    if (next == kNoNode) return false;
+    const auto cn = view.column(next), cc = view.column(current);
+    if (cn[0] != cc[0] + step_x || cn[1] != cc[1] + step_z) return false;
+    sum += length * (t - t_prev) * areaCostOf(view, current) +
+           0.5 * std::fabs(double(g.height[next]) - double(g.height[current])) * areaCostOf(view, next);
+    if (g.area[next] != g.area[current]) crossings.push_back({t, next});
+    t_prev = t;
+    current = next;
+  }
+  sum += length * (1 - t_prev) * areaCostOf(view, current);
+  cost = sum;
+  return current == b;
+}
+
+PathResult failed(PathFailure reason, int64_t expansions) {
+  PathResult r;
+  r.failure = reason;
+  r.expansions = expansions;
+  return r;
+}
+
+}  // namespace
+
+PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goal, const sim::Vec3& from,
+                            const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state,
+                            CorridorStats* stats) {
+  const LayeredSearchGraph& view = index.view();
+  const LayeredGraph& g = view.graph();
+  const double cell = g.grid.cell_size;
+  const double per_metre = view.costPerMetre();
+  Scratch& s = scratch();
+  s.chain.clear();
+  const uint32_t start_rect = index.rectOf(start), goal_rect = index.rectOf(goal);
+  const auto goal_column = view.column(goal);
+  const double gx = goal_column[0], gz = goal_column[1];
+  int64_t expansions = 0;
+  NodeId end = goal;
+  PathFailure failure = PathFailure::None;
+
+  if (start_rect != goal_rect) {
+    s.begin(index.rectCount());
+    {
+      const auto c = view.column(start);
+      Record& r = s.touch(start_rect);
+      r.g = 0, r.x = c[0], r.z = c[1];
+      s.push({distance(r.x - gx, r.z - gz) * cell * per_metre, start_rect});
+    }
+    const CorridorEdge* edges_base = index.edgesOf(0).data();
+    uint32_t closest = start_rect;
+    double closest_h = std::numeric_limits<double>::infinity();
+    bool found = false, budget = false;
+    while (!s.heap.empty()) {
+      const Entry top = s.pop();
+      Record& current = s.touch(top.rect);
+      if (current.closed) continue;
+      current.closed = true;
+      if (top.rect == goal_rect) {
+        found = true;
+        break;
+      }
+      if (settings.limits.max_expansions > 0 && expansions >= settings.limits.max_expansions) {
+        budget = true;
+        break;
+      }
+      ++expansions;
+      const double x = current.x, z = current.z, g_here = current.g;
+      if (settings.return_closest) {  // the rectangle nearest to the goal (distance to its columns)
+        const CorridorRect& rect = index.rects()[top.rect];
+        const double dx = std::clamp(gx, double(rect.x0), double(rect.x1)) - gx;
+        const double dz = std::clamp(gz, double(rect.z0), double(rect.z1)) - gz;
+        const double d = distance(dx, dz);
+        if (d < closest_h) closest_h = d, closest = top.rect;
+      }
+      double area_cost = g.area_costs[index.rects()[top.rect].area];
+      if (!std::isfinite(area_cost)) area_cost = per_metre;  // a start in a never-entered area
+      for (const CorridorEdge& e : index.edgesOf(top.rect)) {
+        Record& next = s.touch(e.to_rect);
+        if (next.closed) continue;
+        double ex, ez, cost;
+        if (e.portal) {
+          portalEntry(e, x, z, gx, gz, ex, ez);
+          cost = distance(ex - x, ez - z) * cell * area_cost;
+        } else {
+          const auto u = view.column(e.from_lo), v = view.column(e.to_lo);
+          ex = v[0], ez = v[1];
+          cost = distance(u[0] - x, u[1] - z) * cell * area_cost + e.cost;
+        }
+        double g_next = g_here + cost, h = distance(ex - gx, ez - gz) * cell * per_metre;
+        if (e.to_rect == goal_rect) {
+          g_next += distance(ex - gx, ez - gz) * cell * g.area_costs[index.rects()[goal_rect].area];
+          h = 0;
+        }
+        if (g_next < next.g) {
+          next.g = g_next, next.x = ex, next.z = ez;
+          next.parent = top.rect;
+          next.edge = static_cast<uint32_t>(&e - edges_base);
+          s.push({g_next + h, e.to_rect});
+        }
+      }
+    }
+    uint32_t last_rect = goal_rect;
+    if (!found) {
+      const PathFailure reason = budget ? PathFailure::BudgetExhausted : PathFailure::NoPath;
+      if (!settings.return_closest) return failed(reason, expansions);
+      // The route ends on the closest rectangle's node nearest to the goal.
+      const CorridorRect& rect = index.rects()[closest];
+      end = index.nodeAt(closest, std::clamp(goal_column[0], rect.x0, rect.x1), std::clamp(goal_column[1], rect.z0, rect.z1));
+      if (end == kNoNode || end == start || !(view.heuristic(end, goal, false) < view.heuristic(start, goal, false)))
+        return failed(reason, expansions);
+      failure = PathFailure::ClosestNoPath;
+      last_rect = closest;
+    }
+    for (uint32_t r = last_rect; r != start_rect; r = s.records[r].parent) s.chain.push_back(edges_base + s.records[r].edge);
+    std::reverse(s.chain.begin(), s.chain.end());
+  }
+  if (stats) stats->corridor_rects = s.chain.size() + 1, stats->fell_back = false;
+
+  // Legs through the corridor, each string-pulled; special edges between them.
+  PathResult result;
+  result.failure = failure;
+  result.expansions = expansions;
+  s.actions.clear();
+  s.special_cost.clear();
+  auto appendLeg = [&] {
+    s.corners.clear();
+    pullString(s.portals, s.corners);
+    for (const FunnelPoint& p : s.corners) {
+      if (!result.nodes.empty() && result.nodes.back() == p.node) continue;
+      result.nodes.push_back(p.node);
+      s.actions.push_back(MoveAction::Walk);
+      s.special_cost.push_back(0);
+    }
+  };
+  s.portals.clear();
+  s.portals.push_back({pointOf(view, start), pointOf(view, start)});
+  for (const CorridorEdge* e : s.chain) {
+    if (e->portal) {
+      addPortal(*e, s.portals);
+      continue;
+    }
+    if (e->action == MoveAction::Walk) {  // a one-way or corner walk edge: a one-column portal
+      s.portals.push_back({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
+      s.portals.push_back({pointOf(view, e->to_lo), pointOf(view, e->to_lo)});
+      continue;
+    }
+    s.portals.push_back({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
+    appendLeg();
+    result.nodes.push_back(e->to_lo);
+    s.actions.push_back(e->action);
+    s.special_cost.push_back(e->cost);
+    s.portals.clear();
+    s.portals.push_back({pointOf(view, e->to_lo), pointOf(view, e->to_lo)});
+  }
+  s.portals.push_back({pointOf(view, end), pointOf(view, end)});
+  appendLeg();
+  s.actions.front() = MoveAction::Walk;
+  // The funnel reports a corner where the route merely touches a corridor side along a straight
+  // line; drop walking corners that continue straight on (the merged line crosses the same
+  // columns, so it passes the same line test).
+  {
+    std::vector<NodeId>& nodes = result.nodes;
+    std::size_t kept = 1;
+    for (std::size_t i = 1; i < nodes.size(); ++i) {
+      const bool walking = s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0;
+      if (walking && i + 1 < nodes.size() && s.actions[i + 1] == MoveAction::Walk && s.special_cost[i + 1] == 0) {
+        const auto a = view.column(nodes[kept - 1]), b = view.column(nodes[i]), c = view.column(nodes[i + 1]);
+        const int64_t dx1 = b[0] - a[0], dz1 = b[1] - a[1], dx2 = c[0] - b[0], dz2 = c[1] - b[1];
+        if (dx1 * dz2 - dz1 * dx2 == 0 && dx1 * dx2 + dz1 * dz2 > 0) continue;
+      }
+      nodes[kept] = nodes[i];
+      s.actions[kept] = s.actions[i];
+      s.special_cost[kept] = s.special_cost[i];
+      ++kept;
+    }
+    nodes.resize(kept);
+    s.actions.resize(kept);
+    s.special_cost.resize(kept);
+  }
+
+  // Check every walking segment and sum the cost; special edges cost what the graph says.
+  double cost = 0;
+  s.crossings.clear();
+  s.crossing_offsets.assign(result.nodes.size() + 1, 0);
+  for (std::size_t i = 1; i < result.nodes.size(); ++i) {
+    s.crossing_offsets[i] = static_cast<uint32_t>(s.crossings.size());
+    const bool special = s.actions[i] != MoveAction::Walk || s.special_cost[i] > 0;
+    if (special) {
+      cost += s.special_cost[i];
+      continue;
+    }
+    double leg = 0;
+    if (!walkSegment(view, result.nodes[i - 1], result.nodes[i], leg, s.crossings)) {
+      if (stats) stats->fell_back = true;
+      LayeredSearchSettings theta = settings;
+      theta.method = SearchMethod::Theta;
+      return findLayeredPath(view, from, to, theta, state);
+    }
+    cost += leg;
+  }
+  s.crossing_offsets[result.nodes.size()] = static_cast<uint32_t>(s.crossings.size());
+  result.cost = cost;
+
+  // Waypoints: the exact start, every corner and special edge end, the points where a walking
+  // segment enters another area, the exact end (plus the end nodes when an endpoint snapped
+  // from another column, as in the other methods).
+  const GridFrame& grid = g.grid;
+  auto centre = [&](NodeId n) {
+    const auto c = view.column(n);
+    return sim::Vec3{grid.centerX(c[0]), static_cast<double>(g.height[n]), grid.centerZ(c[1])};
+  };
+  auto sameColumn = [&](NodeId n, const sim::Vec3& p) {
+    const auto c = view.column(n);
+    return grid.columnX(p.x) == c[0] && grid.columnZ(p.z) == c[1];
+  };
+  const sim::Vec3 end_point = end == goal ? to : centre(end);
+  const std::size_t count = result.nodes.size();
+  const NodeId first = result.nodes.front(), last = result.nodes.back();
+  std::vector<Waypoint>& points = result.waypoints;
+  points.push_back({{from.x, g.height[first], from.z}, MoveAction::Walk, g.area[first]});
+  if (count > 1 && !sameColumn(first, from)) points.push_back({centre(first), MoveAction::Walk, g.area[first]});
+  for (std::size_t i = 1; i < count; ++i) {
+    const sim::Vec3 a = centre(result.nodes[i - 1]), b = centre(result.nodes[i]);
+    for (uint32_t k = s.crossing_offsets[i]; k < s.crossing_offsets[i + 1]; ++k) {
+      const AreaCrossing& c = s.crossings[k];
+      sim::Vec3 p = a + (b - a) * c.t;
+      p.y = g.height[c.node];
+      points.push_back({p, MoveAction::Walk, g.area[c.node]});
+    }
+    if (i + 1 < count) points.push_back({b, s.actions[i], g.area[result.nodes[i]]});
+  }
+  MoveAction final_action = count > 1 ? s.actions[count - 1] : MoveAction::Walk;
+  if (count > 1 && !sameColumn(last, end_point)) {
+    points.push_back({centre(last), final_action, g.area[last]});
+    final_action = MoveAction::Walk;
+  }
+  points.push_back({{end_point.x, g.height[last], end_point.z}, final_action, g.area[last]});
+  if (settings.waypoint_spacing > 0) points = spaceWaypoints(view, std::move(points), settings.waypoint_spacing);
+  result.length = horizontalLength(points);
+  return result;
+}
+
+}  // namespace strata::nav

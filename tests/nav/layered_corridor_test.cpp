@@ -1,0 +1,431 @@
+// The corridor method (corridor.h): the rectangle decomposition's invariants, string pulling,
+// the query's results and failure reasons on small hand-built graphs, and a property test on
+// random graphs, the samples and the Recast meshes: every corridor route's walking legs pass the
+// line test, its actions are edges of the graph, it is found exactly when A* finds one, and its
+// length respects the any-angle lower bound of the A* optimum.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "bake_fixtures.h"
+#include "layered_fixtures.h"
+#include "strata/formats/import.h"
+#include "strata/formats/profile.h"
+#include "strata/nav/corridor.h"
+#include "strata/nav/layered_search.h"
+#include "test_support.h"
+
+using namespace strata;
+using namespace strata::nav;
+using strata::test::LayeredBuilder;
+
+namespace {
+
+const AgentSettings& defaultAgent() {
+  static const AgentSettings agent;
+  return agent;
+}
+
+LayeredSearchSettings corridorSettings() {
+  LayeredSearchSettings s;
+  s.method = SearchMethod::Corridor;
+  return s;
+}
+
+PathResult run(const LayeredGraph& g, sim::Vec3 from, sim::Vec3 to, LayeredSearchSettings s = corridorSettings()) {
+  SearchState state;
+  return findLayeredPath(g, defaultAgent(), from, to, s, state);
+}
+
+// Every rectangle: one node per column, one area, all 8-adjacent pairs joined by walk edges
+// both ways; every node in exactly one rectangle.
+void checkDecomposition(const LayeredSearchGraph& view, const CorridorIndex& index) {
+  const LayeredGraph& g = view.graph();
+  std::vector<int> seen(g.nodeCount(), 0);
+  for (uint32_t r = 0; r < index.rectCount(); ++r) {
+    const CorridorRect& rect = index.rects()[r];
+    for (int32_t z = rect.z0; z <= rect.z1; ++z)
+      for (int32_t x = rect.x0; x <= rect.x1; ++x) {
+        const NodeId n = index.nodeAt(r, x, z);
+        REQUIRE(n != kNoNode);
+        ++seen[n];
+        CHECK(g.area[n] == rect.area);
+        for (int d = 0; d < kDirectionCount; ++d) {
+          const int32_t nx = x + kDirectionDx[d], nz = z + kDirectionDz[d];
+          if (nx < rect.x0 || nx > rect.x1 || nz < rect.z0 || nz > rect.z1) continue;
+          const NodeId m = index.nodeAt(r, nx, nz);
+          CHECK(g.edgeKind(n, d) == EdgeKind::Walk);
+          CHECK(g.neighborOf(n, d) == m);
+        }
+      }
+  }
+  for (NodeId n = 0; n < g.nodeCount(); ++n) {
+    CHECK(seen[n] == 1);
+    CHECK(index.nodeAt(index.rectOf(n), view.column(n)[0], view.column(n)[1]) == n);
+  }
+}
+
+// True when the graph has an edge (or link) a -> b of this action.
+bool hasEdge(const LayeredGraph& g, NodeId a, NodeId b, MoveAction action) {
+  for (int d = 0; d < kDirectionCount; ++d)
+    if (g.neighborOf(a, d) == b && moveActionOf(g.edgeKind(a, d)) == action) return true;
+  if (action == MoveAction::Link)
+    for (uint32_t l = g.link_offsets[a]; l < g.link_offsets[a + 1]; ++l)
+      if (g.links[l].to_node == b) return true;
+  return false;
+}
+
+struct PropertyTotals {
+  int pairs = 0, found = 0;
+  double corridor_length = 0, theta_length = 0;
+};
+
+// The corridor answer for the pair against A* (found-ness, lower bound) and the graph (walkable
+// legs, real special edges), plus the totals for the length ratio against Theta*.
+// `slack`: how much cheaper than the bound the corridor may be because it charges a column's
+// area cost for the part of a line inside it, where an edge charges the destination's.
+void checkPair(const LayeredSearchGraph& view, const sim::Vec3& a, const sim::Vec3& b, SearchState& state,
+               PropertyTotals& totals, bool with_theta, double slack = 0) {
+  LayeredSearchSettings s = corridorSettings();
+  s.snap.max_horizontal = 0.5;
+  LayeredSearchSettings astar = s;
+  astar.method = SearchMethod::AStar;
+  const PathResult exact = findLayeredPath(view, a, b, astar, state);
+  CorridorStats stats;
+  const NodeId start = snapToNode(view.graph(), a, s.snap), goal = snapToNode(view.graph(), b, s.snap);
+  REQUIRE(start != kNoNode);
+  REQUIRE(goal != kNoNode);
+  const PathResult r = view.provablyUnreachable(start, goal)
+                           ? findLayeredPath(view, a, b, s, state)
+                           : findCorridorPath(view.corridor(), start, goal, a, b, s, state, &stats);
+  ++totals.pairs;
+  CHECK_FALSE(stats.fell_back);
+  CHECK(r.ok() == exact.ok());
+  if (!r.ok() || !exact.ok()) return;
+  ++totals.found;
+  const LayeredGraph& g = view.graph();
+  REQUIRE(r.nodes.front() == start);
+  REQUIRE(r.nodes.back() == goal);
+  // Walking legs pass the line test; the others are edges of the graph.
+  std::size_t w = 1;
+  for (std::size_t i = 1; i < r.nodes.size(); ++i) {
+    const NodeId p = r.nodes[i - 1], n = r.nodes[i];
+    bool special = false;
+    for (int d = 0; d < kDirectionCount && !special; ++d)
+      special = g.neighborOf(p, d) == n && g.edgeKind(p, d) != EdgeKind::Walk;
+    for (uint32_t l = g.link_offsets[p]; l < g.link_offsets[p + 1] && !special; ++l) special = g.links[l].to_node == n;
+    if (!special) CHECK(view.walkLine(p, n, false));
+  }
+  for (; w < r.waypoints.size(); ++w) {
+    const MoveAction action = r.waypoints[w].action;
+    if (action == MoveAction::Walk) continue;
+    // A special waypoint lands on a node reached by such an edge from the previous one.
+    const NodeId to = snapToNode(g, r.waypoints[w].position, {0.01, 0.05, 0.05});
+    const NodeId fromNode = snapToNode(g, r.waypoints[w - 1].position, {0.01, 0.05, 0.05});
+    CHECK(hasEdge(g, fromNode, to, action));
+  }
+  // Any-angle routes cost at most 8 % less than the 8-connected optimum (octile / euclid); A*
+  // minimises cost (areas, half the height change), not length, so the bound is on the cost.
+  const double octile_ratio = std::sqrt(4 - 2 * std::sqrt(2.0));  // 1.0824
+  CHECK(r.cost >= exact.cost / octile_ratio - slack - 1e-6);
+  if (start != goal) CHECK(r.cost > 0);
+  if (with_theta) {
+    LayeredSearchSettings theta = s;
+    theta.method = SearchMethod::Theta;
+    totals.theta_length += findLayeredPath(view, a, b, theta, state).length;
+    totals.corridor_length += r.length;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("corridor: an open floor is one rectangle and a route inside it is one straight leg", "[nav][layered][corridor]") {
+  LayeredBuilder b(10, 6);
+  b.fromAscii(std::vector<std::string>(6, ".........."));
+  const auto g = b.build();
+  const LayeredSearchGraph view(g, defaultAgent());
+  const CorridorIndex& index = view.corridor();
+  CHECK(index.rectCount() == 1);
+  checkDecomposition(view, index);
+  const auto r = run(g, {0.3, 0, 0.4}, {9.6, 0, 5.5});
+  REQUIRE(r.ok());
+  CHECK(r.waypoints.size() == 2);
+  CHECK(r.expansions == 0);
+  CHECK(r.length == Approx(std::hypot(9.3, 5.1)));
+}
+
+TEST_CASE("corridor: the decomposition respects walls, areas, stacked floors and cliffs", "[nav][layered][corridor]") {
+  // A wall with a door, a dear area, a bridge over the road and a 1 m cliff (no walk edges).
+  LayeredBuilder b(12, 8);
+  b.area_costs = {1.0f, 4.0f};
+  b.fromAscii({"....#.......", "....#..aa...", "....#..aa...", "............", "....#.......", "....#...1111",
+               "....#...1111", "....#...1111"});
+  for (int x = 2; x <= 9; ++x) b.addFloor(x, 3, 3.0f);
+  const auto g = b.build();
+  const LayeredSearchGraph view(g, defaultAgent());
+  const CorridorIndex& index = view.corridor();
+  checkDecomposition(view, index);
+  CHECK(index.rectCount() > 4);
+  CHECK(index.portalCount() > 0);
+  CHECK(index.portalCount() % 2 == 0);  // each portal is stored from both sides
+}
+
+TEST_CASE("corridor: string pulling through an L-shaped corridor turns at the inner corner", "[nav][layered][corridor]") {
+  // Portals of a corridor heading east then north around the inner corner (4, 2).
+  std::vector<FunnelPortal> portals{
+      {{0, 0, 1}, {0, 0, 1}},
+      {{2, 2, 2}, {2, 0, 3}},
+      {{4, 2, 4}, {4, 0, 5}},   // east edge of the lower arm, up to the corner
+      {{3, 3, 6}, {7, 3, 7}},   // walking north now: left = west end
+      {{5, 6, 8}, {7, 6, 9}},
+      {{6, 8, 10}, {6, 8, 10}},
+  };
+  std::vector<FunnelPoint> corners;
+  pullString(portals, corners);
+  REQUIRE(corners.size() == 3);
+  CHECK(corners[0].node == 1);
+  CHECK((corners[1].x == 4 && corners[1].z == 2));
+  CHECK(corners[1].node == 4);
+  CHECK(corners[2].node == 10);
+  // A straight corridor needs no corner.
+  corners.clear();
+  pullString(std::vector<FunnelPortal>{{{0, 1, 1}, {0, 1, 1}}, {{3, 3, 2}, {3, 0, 3}}, {{6, 2, 4}, {6, 2, 4}}}, corners);
+  CHECK(corners.size() == 2);
+}
+
+TEST_CASE("corridor: around a wall the route is walkable, taut and no longer than A*'s", "[nav][layered][corridor]") {
+  LayeredBuilder b(20, 12);
+  std::vector<std::string> rows(12, std::string(20, '.'));
+  for (int z = 0; z < 8; ++z) rows[z][10] = '#';
+  b.fromAscii(rows);
+  const auto g = b.build();
+  const LayeredSearchGraph view(g, defaultAgent());
+  SearchState state;
+  LayeredSearchSettings astar;
+  const auto a = findLayeredPath(view, {0.5, 0, 0.5}, {19.5, 0, 1.5}, astar, state);
+  const auto c = findLayeredPath(view, {0.5, 0, 0.5}, {19.5, 0, 1.5}, corridorSettings(), state);
+  REQUIRE(a.ok());
+  REQUIRE(c.ok());
+  CHECK(c.length <= a.length + 1e-9);
+  CHECK(c.waypoints.size() <= 4);  // start, the corner at the wall's end, goal (+ nothing else)
+  for (std::size_t i = 1; i < c.nodes.size(); ++i) CHECK(view.walkLine(c.nodes[i - 1], c.nodes[i], false));
+  CHECK(c.expansions > 0);
+}
+
+TEST_CASE("corridor: jumps and links are taken from their take-off node", "[nav][layered][corridor]") {
+  LayeredBuilder b(10, 3);
+  b.fromAscii({"....##....", "....##....", "....##...."});
+  auto g = b.build();
+  const uint32_t take_off = g.columnBegin(3, 1), landing = g.columnBegin(6, 1);
+  LayeredBuilder::setEdge(g, take_off, 0, landing, EdgeKind::Jump, 1.0);
+  LayeredBuilder::computeComponents(g);
+  const auto r = run(g, {0.5, 0, 0.5}, {9.5, 0, 2.5});
+  REQUIRE(r.ok());
+  std::size_t jump = 0;
+  for (std::size_t i = 0; i < r.waypoints.size(); ++i)
+    if (r.waypoints[i].action == MoveAction::Jump) jump = i;
+  REQUIRE(jump > 0);
+  CHECK(r.waypoints[jump].position.x == Approx(6.5));
+  CHECK(r.waypoints[jump - 1].position.x == Approx(3.5));
+  CHECK(r.waypoints[jump - 1].position.z == Approx(1.5));
+
+  LayeredBuilder lb(10, 1);
+  lb.fromAscii({"....##...."});
+  auto lg = lb.build();
+  LayeredBuilder::addLink(lg, lg.columnBegin(1, 0), lg.columnBegin(8, 0), 2.0f);
+  LayeredBuilder::computeComponents(lg);
+  const auto link = run(lg, {0.5, 0, 0.5}, {9.5, 0, 0.5});
+  REQUIRE(link.ok());
+  REQUIRE(link.waypoints.size() == 4);
+  CHECK(link.waypoints[2].action == MoveAction::Link);
+  CHECK(link.cost == Approx(1 + 2 + 1));
+}
+
+TEST_CASE("corridor: stacked floors stay apart and areas are kept", "[nav][layered][corridor]") {
+  LayeredBuilder b(10, 3);
+  b.fromAscii({"..........", "..........", ".........."});
+  for (int x = 3; x <= 6; ++x) b.addFloor(x, 1, 4);
+  const auto g = b.build();
+  const auto road = run(g, {0.5, 0, 1.5}, {9.5, 0, 1.5});
+  REQUIRE(road.ok());
+  for (NodeId n : road.nodes) CHECK(g.height[n] == Approx(0));
+  const auto deck = run(g, {3.5, 4.1, 1.5}, {6.5, 4, 1.5});
+  REQUIRE(deck.ok());
+  for (NodeId n : deck.nodes) CHECK(g.height[n] == Approx(4));
+
+  LayeredBuilder a(9, 1);
+  a.area_costs = {1.0f, 3.0f};
+  a.fromAscii({"...aaa..."});
+  const auto ga = a.build();
+  const auto r = run(ga, {0.5, 0, 0.5}, {8.5, 0, 0.5});
+  REQUIRE(r.ok());
+  CHECK(r.cost == Approx(3 + 3 * 3 + 2));  // 3 m, 3 m at cost 3, 2 m (from 0.5 to 8.5)
+  bool dear = false;
+  for (const auto& w : r.waypoints) dear = dear || w.area == 1;
+  CHECK(dear);
+}
+
+TEST_CASE("corridor: failure reasons", "[nav][layered][corridor][failure]") {
+  SECTION("another component: NoPath with zero expansions") {
+    LayeredBuilder b(9, 3);
+    b.fromAscii({"....#....", "....#....", "....#...."});
+    const auto r = run(b.build(), {0.5, 0, 1.5}, {8.5, 0, 1.5});
+    CHECK(r.failure == PathFailure::NoPath);
+    CHECK(r.expansions == 0);
+  }
+  SECTION("no floor near an endpoint") {
+    LayeredBuilder b(10, 2);
+    b.fromAscii({".....#####", ".....#####"});
+    auto s = corridorSettings();
+    s.snap.max_horizontal = 1.0;
+    const auto g = b.build();
+    CHECK(run(g, {9.5, 0, 0.5}, {0.5, 0, 0.5}, s).failure == PathFailure::NoStartNode);
+    CHECK(run(g, {0.5, 0, 0.5}, {9.5, 0, 0.5}, s).failure == PathFailure::NoGoalNode);
+  }
+  SECTION("budget, closest route and one-way drops") {
+    // A (floor 0) <-drop- B (floor 3) -drop-> C (floor 0); a link from island D onto B.
+    LayeredBuilder b(12, 1);
+    b.fromAscii({"...333...#.."});
+    auto g = b.build();
+    LayeredBuilder::setEdge(g, g.columnBegin(3, 0), 4, g.columnBegin(2, 0), EdgeKind::Drop, 0.5);
+    LayeredBuilder::setEdge(g, g.columnBegin(5, 0), 0, g.columnBegin(6, 0), EdgeKind::Drop, 0.5);
+    LayeredBuilder::addLink(g, g.columnBegin(10, 0), g.columnBegin(4, 0), 3.0f);
+    LayeredBuilder::computeComponents(g);
+    const auto drop = run(g, {4.5, 3, 0.5}, {0.5, 0, 0.5});
+    REQUIRE(drop.ok());
+    bool has_drop = false;
+    for (const auto& w : drop.waypoints) has_drop = has_drop || w.action == MoveAction::Drop;
+    CHECK(has_drop);
+    CHECK(run(g, {0.5, 0, 0.5}, {7.5, 0, 0.5}).failure == PathFailure::NoPath);
+    auto s = corridorSettings();
+    s.limits.max_expansions = 1;
+    CHECK(run(g, {4.5, 3, 0.5}, {10.5, 0, 0.5}).failure == PathFailure::NoPath);
+    LayeredBuilder wide(40, 40);
+    for (int z = 0; z < 40; ++z)
+      for (int x = 0; x < 40; ++x)
+        if (!(x % 4 == 2 && z != (x % 8 == 2 ? 39 : 0))) wide.addFloor(x, z, 0);  // a zig-zag of walls
+    const auto gw = wide.build();
+    const auto budget = run(gw, {0.5, 0, 0.5}, {39.5, 0, 0.5}, s);
+    CHECK(budget.failure == PathFailure::BudgetExhausted);
+    CHECK(budget.expansions == 1);
+    s.return_closest = true;
+    const auto closest = run(gw, {0.5, 0, 0.5}, {39.5, 0, 0.5}, s);
+    CHECK(closest.failure == PathFailure::ClosestNoPath);
+    CHECK(closest.waypoints.size() >= 2);
+    s.limits.max_expansions = 0;
+    CHECK(run(gw, {0.5, 0, 0.5}, {39.5, 0, 0.5}, s).ok());
+  }
+}
+
+TEST_CASE("corridor: batch mode gives the same answers on any thread count", "[nav][layered][corridor][batch]") {
+  std::mt19937 rng(5);
+  LayeredBuilder b(40, 40);
+  std::uniform_int_distribution<int> cell(0, 5);
+  for (int z = 0; z < 40; ++z)
+    for (int x = 0; x < 40; ++x)
+      if (cell(rng) != 0) b.addFloor(x, z, 0);
+  const auto g = b.build();
+  const LayeredSearchGraph view(g, defaultAgent());
+  std::vector<LayeredPathRequest> requests;
+  std::uniform_real_distribution<double> coord(0, 40);
+  for (int i = 0; i < 200; ++i) {
+    LayeredPathRequest r;
+    r.from = {coord(rng), 0, coord(rng)};
+    r.to = {coord(rng), 0, coord(rng)};
+    r.settings = corridorSettings();
+    requests.push_back(r);
+  }
+  const auto one = findLayeredPaths({&view}, requests, 1);
+  const auto two = findLayeredPaths({&view}, requests, 2);
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    found += one[i].ok();
+    CHECK(one[i].nodes == two[i].nodes);
+    CHECK(one[i].cost == two[i].cost);
+  }
+  CHECK(found > 50);
+}
+
+TEST_CASE("corridor: random graphs with heights, areas, jumps and links", "[nav][layered][corridor][property]") {
+  std::mt19937 rng(17);
+  SearchState state;
+  PropertyTotals totals;
+  for (int trial = 0; trial < 30; ++trial) {
+    LayeredBuilder b(24, 24);
+    b.area_costs = {1.0f, 2.5f};
+    std::uniform_int_distribution<int> cell(0, 19);
+    for (int z = 0; z < 24; ++z)
+      for (int x = 0; x < 24; ++x) {
+        const int c = cell(rng);
+        if (c == 0) continue;                               // void
+        b.addFloor(x, z, c == 1 ? 0.3f : (c == 2 ? 0.9f : 0.0f), c == 3 ? 1 : 0);
+        if (c == 4 || c == 5) b.addFloor(x, z, 3.0f);       // an upper floor
+      }
+    auto g = b.build();
+    std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
+    for (int k = 0; k < 6; ++k) {  // one-way jumps to any node two columns east and links
+      const NodeId a = pick(rng);
+      const auto c = g.nodeColumn(a);
+      if (c[0] + 2 < 24 && g.columnEnd(c[0] + 2, c[1]) > g.columnBegin(c[0] + 2, c[1]) &&
+          g.neighborOf(a, 0) == kNoNode)
+        LayeredBuilder::setEdge(g, a, 0, g.columnBegin(c[0] + 2, c[1]), EdgeKind::Jump, 1.0);
+      LayeredBuilder::addLink(g, pick(rng), pick(rng), 4.0f);
+    }
+    LayeredBuilder::computeComponents(g);
+    const LayeredSearchGraph view(g, defaultAgent());
+    checkDecomposition(view, view.corridor());
+    // Slack: half a column at each end, at the dear area's extra cost.
+    for (int q = 0; q < 15; ++q)
+      checkPair(view, g.nodePosition(pick(rng)), g.nodePosition(pick(rng)), state, totals, true, 2 * 0.5 * 1.5);
+  }
+  CHECK(totals.found > 100);
+  INFO("corridor / theta mean length ratio " << totals.corridor_length / totals.theta_length);
+  CHECK(totals.corridor_length <= 1.25 * totals.theta_length);
+}
+
+TEST_CASE("corridor: samples and Recast meshes, walkable routes wherever A* finds one", "[nav][layered][corridor][property]") {
+  struct Case {
+    std::filesystem::path mesh, profile;
+  };
+  const auto samples = test::sourceDir() / "samples";
+  const auto recast = test::sharedData() / "meshes" / "recast";
+  const std::vector<Case> cases{{samples / "tower.obj", samples / "tower.toml"},
+                                {samples / "course.obj", samples / "course.toml"},
+                                {samples / "maze.obj", samples / "maze.toml"},
+                                {recast / "dungeon.obj", {}},
+                                {recast / "nav_test.obj", {}},
+                                {recast / "undulating.obj", {}}};
+  for (const Case& c : cases) {
+    formats::ImportOptions import;
+    import.in_process = true;
+    auto imported = formats::importMeshes({c.mesh}, import);
+    REQUIRE(imported.ok());
+    AgentProfile agent = test::testAgent();
+    if (!c.profile.empty()) {
+      auto profile = formats::loadProfile(c.profile);
+      REQUIRE(profile.ok());
+      agent = profile->agents.front();
+    } else {
+      agent.settings.cell_size = 0.3;
+    }
+    const BakedAgent baked = test::bakeOne(imported->mesh, agent, 2);
+    const LayeredGraph& g = baked.graph;
+    const LayeredSearchGraph view(g, baked.profile.settings);
+    checkDecomposition(view, view.corridor());
+    std::mt19937 rng(23);
+    std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
+    SearchState state;
+    PropertyTotals totals;
+    for (int q = 0; q < 40; ++q) checkPair(view, g.nodePosition(pick(rng)), g.nodePosition(pick(rng)), state, totals, true);
+    INFO(c.mesh.filename().string() << ": " << view.corridor().rectCount() << " rectangles for " << g.nodeCount()
+                                    << " nodes; corridor / theta length " << totals.corridor_length / totals.theta_length);
+    CHECK(totals.found > 5);
+    CHECK(totals.corridor_length <= 1.25 * totals.theta_length);
+    WARN(c.mesh.filename().string() << ": " << view.corridor().rectCount() << " rectangles / " << g.nodeCount()
+                                    << " nodes, " << view.corridor().portalCount() << " portals, "
+                                    << view.corridor().specialCount() << " special edges; corridor / theta length "
+                                    << totals.corridor_length / totals.theta_length);
+  }
+}
