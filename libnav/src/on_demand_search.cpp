@@ -1,0 +1,442 @@
+// On-demand layered search (on_demand.h): columns and their edges are built the first time the
+// search reaches them, by the bake's ColumnBuilder (an all-hits ray down the column centre) and
+// the bake's edge rules (buildNodeEdges) run on a small window graph holding the columns the
+// rules read: the node's own column, the cardinal rays out to the ledge/jump reach and the four
+// diagonal neighbours. Floors are stored in float32 exactly as the bake stores them, so the edge
+// rules see the same numbers. After the search, the built columns are copied into a LayeredGraph
+// snapshot so that the waypoint pass of the baked search runs unchanged.
+
+#include "strata/nav/on_demand.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "bake_stages.h"
+#include "edge_builder.h"
+#include "strata/nav/column_builder.h"
+
+namespace strata::nav {
+namespace {
+
+constexpr uint32_t kUnbuilt = std::numeric_limits<uint32_t>::max();
+
+AgentSettings regionSettings(const AgentProfile& agent, const OnDemandRegion& region) {
+  AgentSettings settings = agent.settings;
+  settings.cell_size = region.grid.cell_size;
+  return settings;
+}
+
+/// The lazily built graph of one region.
+class OnDemandGraph {
+ public:
+  OnDemandGraph(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentProfile& agent,
+                const OnDemandRegion& region)
+      : agent_(agent), region_(region), settings_(regionSettings(agent, region)),
+        builder_(mesh, index, settings_, region.grid) {
+    LayeredGraph areas;
+    triangle_area_ = triangleAreas(mesh, agent, areas);
+    area_names_ = std::move(areas.area_names);
+    area_costs_ = std::move(areas.area_costs);
+    for (const ModifierVolume& m : agent.modifiers)
+      volume_area_.push_back(static_cast<uint16_t>(std::find(area_names_.begin(), area_names_.end(), m.area) -
+                                                   area_names_.begin()));
+    if (settings_.can_climb && !agent.climbable.empty()) climbable_ = climbableTriangles(mesh, agent);
+    const std::size_t columns = region.grid.columnCount();
+    column_first_.assign(columns, kUnbuilt);
+    column_count_.assign(columns, 0);
+    edges_built_.assign(columns, 0);
+    // The reach of the edge rules (edge_builder.cpp): ledge gaps and jumps along cardinal rays.
+    const double cs = settings_.cell_size;
+    const int ledge_cells = static_cast<int>(std::ceil(2 * settings_.radius / cs)) + 1;
+    const int jump_cells = settings_.can_jump ? static_cast<int>(std::floor(settings_.jump_distance / cs + 1e-9)) : 0;
+    reach_ = std::max(ledge_cells, jump_cells);
+    double scale = std::numeric_limits<double>::infinity();
+    for (float cost : area_costs_)
+      if (std::isfinite(cost) && cost > 0) scale = std::min(scale, static_cast<double>(cost));
+    cost_per_metre_ = std::isfinite(scale) ? scale : 1.0;
+  }
+
+  /// Snaps the profile's links whose ends both lie in the region (BadInput naming the link when
+  /// an end has no floor within link_snap_distance, as the bake does).
+  Status addLinks(const std::string& source) {
+    const double snap = settings_.link_snap_distance;
+    for (std::size_t i = 0; i < agent_.links.size(); ++i) {
+      const LinkSpec& spec = agent_.links[i];
+      if (!inside(spec.from) || !inside(spec.to)) continue;
+      const uint32_t from = nearestNode(spec.from, snap), to = nearestNode(spec.to, snap);
+      const std::string name = source + ": agent " + settings_.name + ": link " + std::to_string(i) + " ('" + spec.label + "')";
+      if (from == kNoNode) return Error::badInput(name + ": no floor within " + std::to_string(snap) + " m of its from point");
+      if (to == kNoNode) return Error::badInput(name + ": no floor within " + std::to_string(snap) + " m of its to point");
+      auto label = std::find(link_labels_.begin(), link_labels_.end(), spec.label);
+      if (label == link_labels_.end()) label = link_labels_.insert(link_labels_.end(), spec.label);
+      const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));
+      const auto label_index = static_cast<uint32_t>(label - link_labels_.begin());
+      links_.push_back({from, to, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), spec.bidirectional});
+      if (spec.bidirectional) links_.push_back({to, from, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), true});
+      const double span = std::hypot((node_x_[to] - node_x_[from]) * settings_.cell_size,
+                                     (node_z_[to] - node_z_[from]) * settings_.cell_size);
+      if (span > 0) cost_per_metre_ = std::min(cost_per_metre_, std::max(0.0, cost) / span);
+    }
+    return Ok{};
+  }
+
+  /// The node a point snaps to: the baked search's rule (snapToNode) on the columns around it.
+  NodeId snap(const sim::Vec3& point, const SnapSettings& snap) {
+    const GridFrame& grid = region_.grid;
+    const int32_t cx = grid.columnX(point.x), cz = grid.columnZ(point.z);
+    const int r = static_cast<int>(std::ceil(snap.max_horizontal / grid.cell_size)) + 1;
+    LayeredGraph window;
+    std::vector<uint32_t> to_global;
+    makeWindow(cx, cz, r, /*full=*/true, window, to_global);
+    const NodeId local = snapToNode(window, point, snap);
+    return local == kNoNode ? kNoNode : to_global[local];
+  }
+
+  // ---- the SearchGraph interface (through OnDemandView) ----
+  std::size_t nodeCount() const { return height_.size(); }
+  double heuristic(NodeId node, NodeId goal) const {
+    const double dx = std::abs(node_x_[node] - node_x_[goal]), dz = std::abs(node_z_[node] - node_z_[goal]);
+    const double lo = std::min(dx, dz), hi = std::max(dx, dz);
+    return (hi + (std::sqrt(2.0) - 1.0) * lo) * settings_.cell_size * cost_per_metre_;
+  }
+  template <class Visit>
+  void forEachEdge(NodeId node, Visit&& visit) {
+    const std::size_t column = region_.grid.columnIndex(node_x_[node], node_z_[node]);
+    if (!edges_built_[column]) buildEdges(node_x_[node], node_z_[node]);
+    const std::size_t base = static_cast<std::size_t>(node) * kDirectionCount;
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const uint32_t to = neighbor_[base + d];
+      if (to == kNoNode || !(edge_cost_[base + d] < std::numeric_limits<float>::infinity())) continue;
+      visit(to, static_cast<double>(edge_cost_[base + d]), moveActionOf(static_cast<EdgeKind>(edge_kind_[base + d])));
+    }
+    if (!link_end_[node]) return;
+    for (const OffMeshLink& link : links_)
+      if (link.from_node == node && link.cost < std::numeric_limits<float>::infinity())
+        visit(link.to_node, static_cast<double>(link.cost), MoveAction::Link);
+  }
+
+  /// Every built column, its nodes, edges and links as a LayeredGraph over the region's grid;
+  /// `to_snapshot` maps this graph's node ids to the snapshot's.
+  LayeredGraph snapshot(std::vector<uint32_t>& to_snapshot) const {
+    LayeredGraph g;
+    g.grid = region_.grid;
+    const std::size_t columns = g.grid.columnCount(), nodes = nodeCount();
+    g.column_offsets.assign(columns + 1, 0);
+    for (std::size_t c = 0; c < columns; ++c) g.column_offsets[c + 1] = g.column_offsets[c] + column_count_[c];
+    to_snapshot.assign(nodes, kNoNode);
+    for (std::size_t c = 0; c < columns; ++c)
+      for (uint32_t k = 0; k < column_count_[c]; ++k) to_snapshot[column_first_[c] + k] = g.column_offsets[c] + k;
+    g.height.resize(nodes);
+    g.normal.resize(nodes);
+    g.headroom.resize(nodes);
+    g.area.resize(nodes);
+    g.flags.assign(nodes, 0);
+    g.clearance.assign(nodes, static_cast<float>(settings_.radius));
+    g.neighbor.assign(nodes * kDirectionCount, kNoNode);
+    g.edge_kind.assign(nodes * kDirectionCount, 0);
+    g.edge_cost.assign(nodes * kDirectionCount, 0.0f);
+    for (std::size_t n = 0; n < nodes; ++n) {
+      const uint32_t s = to_snapshot[n];
+      g.height[s] = height_[n];
+      g.normal[s] = normal_[n];
+      g.headroom[s] = headroom_[n];
+      g.area[s] = area_[n];
+      for (int d = 0; d < kDirectionCount; ++d) {
+        const std::size_t from = n * kDirectionCount + d, into = static_cast<std::size_t>(s) * kDirectionCount + d;
+        if (neighbor_[from] == kNoNode) continue;
+        g.neighbor[into] = to_snapshot[neighbor_[from]];
+        g.edge_kind[into] = edge_kind_[from];
+        g.edge_cost[into] = edge_cost_[from];
+      }
+    }
+    for (OffMeshLink link : links_) {
+      link.from_node = to_snapshot[link.from_node];
+      link.to_node = to_snapshot[link.to_node];
+      g.links.push_back(link);
+      g.flags[link.from_node] |= kNodeLinkEnd;
+      g.flags[link.to_node] |= kNodeLinkEnd;
+    }
+    std::stable_sort(g.links.begin(), g.links.end(), [](const OffMeshLink& a, const OffMeshLink& b) {
+      if (a.from_node != b.from_node) return a.from_node < b.from_node;
+      if (a.profile_index != b.profile_index) return a.profile_index < b.profile_index;
+      return a.to_node < b.to_node;
+    });
+    g.link_offsets.assign(nodes + 1, 0);
+    for (const OffMeshLink& link : g.links) ++g.link_offsets[link.from_node + 1];
+    for (std::size_t n = 0; n < nodes; ++n) g.link_offsets[n + 1] += g.link_offsets[n];
+    g.link_labels = link_labels_;
+    g.area_names = area_names_;
+    g.area_costs = area_costs_;
+    computeComponents(g);
+    return g;
+  }
+
+  std::size_t columnsBuilt() const { return columns_built_; }
+
+ private:
+  bool inside(const sim::Vec3& p) const {
+    return region_.grid.contains(region_.grid.columnX(p.x), region_.grid.columnZ(p.z));
+  }
+
+  /// Builds column (x, z) of the region once; its nodes get the next ids.
+  void ensureColumn(int32_t x, int32_t z) {
+    const std::size_t column = region_.grid.columnIndex(x, z);
+    if (column_first_[column] != kUnbuilt) return;
+    column_first_[column] = static_cast<uint32_t>(height_.size());
+    ++columns_built_;
+    for (const ColumnFloor& floor : builder_.buildColumn(x, z)) {
+      if (floor.height < region_.min_height || floor.height > region_.max_height) continue;
+      // Stored exactly as bake.cpp stores a floor, then areas as area_stage.cpp assigns them.
+      const float height = static_cast<float>(floor.height);
+      uint16_t area = triangle_area_[floor.triangle];
+      const sim::Vec3 position{region_.grid.centerX(x), height, region_.grid.centerZ(z)};
+      for (std::size_t v = 0; v < agent_.modifiers.size(); ++v)
+        if (agent_.modifiers[v].box.contains(position)) area = volume_area_[v];
+      height_.push_back(height);
+      normal_.push_back({static_cast<float>(floor.normal.x), static_cast<float>(floor.normal.y),
+                         static_cast<float>(floor.normal.z)});
+      headroom_.push_back(static_cast<float>(floor.headroom));
+      area_.push_back(area);
+      node_x_.push_back(x);
+      node_z_.push_back(z);
+      link_end_.push_back(0);
+      neighbor_.insert(neighbor_.end(), kDirectionCount, kNoNode);
+      edge_kind_.insert(edge_kind_.end(), kDirectionCount, 0);
+      edge_cost_.insert(edge_cost_.end(), kDirectionCount, 0.0f);
+      ++column_count_[column];
+    }
+  }
+
+  /// A window graph of (2r + 1)^2 columns centred on (cx, cz): every column when `full`, else
+  /// only those the edge rules read (cardinal rays out to r, the diagonal neighbours).
+  void makeWindow(int32_t cx, int32_t cz, int r, bool full, LayeredGraph& window, std::vector<uint32_t>& to_global) {
+    const GridFrame& grid = region_.grid;
+    const int32_t side = 2 * r + 1;
+    window = LayeredGraph{};
+    window.grid = grid;
+    window.grid.origin_x = grid.origin_x + (cx - r) * grid.cell_size;
+    window.grid.origin_z = grid.origin_z + (cz - r) * grid.cell_size;
+    window.grid.width_cells = window.grid.depth_cells = side;
+    window.area_names = area_names_;
+    window.area_costs = area_costs_;
+    auto wanted = [&](int32_t wx, int32_t wz) {
+      if (full) return true;
+      const int32_t dx = wx - r, dz = wz - r;
+      if (dx == 0 || dz == 0) return true;  // the column itself and the cardinal rays
+      return std::abs(dx) == 1 && std::abs(dz) == 1;
+    };
+    window.column_offsets.assign(static_cast<std::size_t>(side) * side + 1, 0);
+    to_global.clear();
+    for (int32_t wz = 0; wz < side; ++wz)
+      for (int32_t wx = 0; wx < side; ++wx) {
+        const int32_t x = cx - r + wx, z = cz - r + wz;
+        const std::size_t wc = window.grid.columnIndex(wx, wz);
+        uint32_t count = 0;
+        if (grid.contains(x, z) && wanted(wx, wz)) {
+          ensureColumn(x, z);
+          const std::size_t c = grid.columnIndex(x, z);
+          count = column_count_[c];
+          for (uint32_t k = 0; k < count; ++k) {
+            const uint32_t n = column_first_[c] + k;
+            to_global.push_back(n);
+            window.height.push_back(height_[n]);
+            window.normal.push_back(normal_[n]);
+            window.headroom.push_back(headroom_[n]);
+            window.area.push_back(area_[n]);
+          }
+        }
+        window.column_offsets[wc + 1] = window.column_offsets[wc] + count;
+      }
+    const std::size_t nodes = window.height.size();
+    window.flags.assign(nodes, 0);
+    window.neighbor.assign(nodes * kDirectionCount, kNoNode);
+    window.edge_kind.assign(nodes * kDirectionCount, 0);
+    window.edge_cost.assign(nodes * kDirectionCount, 0.0f);
+  }
+
+  void buildEdges(int32_t x, int32_t z) {
+    makeWindow(x, z, reach_, /*full=*/false, window_, window_to_global_);
+    const EdgeInputs inputs{&builder_, climbable_.empty() ? nullptr : &climbable_, nullptr, nullptr};
+    for (uint32_t wn = window_.columnBegin(reach_, reach_); wn < window_.columnEnd(reach_, reach_); ++wn) {
+      buildNodeEdges(window_, inputs, wn, reach_, reach_);
+      const std::size_t into = static_cast<std::size_t>(window_to_global_[wn]) * kDirectionCount;
+      for (int d = 0; d < kDirectionCount; ++d) {
+        const std::size_t slot = static_cast<std::size_t>(wn) * kDirectionCount + d;
+        if (window_.neighbor[slot] == kNoNode) continue;
+        neighbor_[into + d] = window_to_global_[window_.neighbor[slot]];
+        edge_kind_[into + d] = window_.edge_kind[slot];
+        edge_cost_[into + d] = window_.edge_cost[slot];
+      }
+    }
+    edges_built_[region_.grid.columnIndex(x, z)] = 1;
+  }
+
+  /// LayeredGraph::nearestNode's rule over built columns: 3-D distance, ties to the lower
+  /// (column, floor) order, columns whose centre lies within `max_horizontal`.
+  uint32_t nearestNode(const sim::Vec3& point, double max_horizontal) {
+    const GridFrame& grid = region_.grid;
+    const int32_t cx = grid.columnX(point.x), cz = grid.columnZ(point.z);
+    const int r = static_cast<int>(std::ceil(max_horizontal / grid.cell_size)) + 1;
+    uint32_t best = kNoNode;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (int32_t z = cz - r; z <= cz + r; ++z)
+      for (int32_t x = cx - r; x <= cx + r; ++x) {
+        if (!grid.contains(x, z)) continue;
+        if (std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z) > max_horizontal) continue;
+        ensureColumn(x, z);
+        const std::size_t c = grid.columnIndex(x, z);
+        for (uint32_t k = 0; k < column_count_[c]; ++k) {
+          const uint32_t n = column_first_[c] + k;
+          const double d = sim::length(sim::Vec3{grid.centerX(x), height_[n], grid.centerZ(z)} - point);
+          if (d < best_distance) best_distance = d, best = n;
+        }
+      }
+    if (best != kNoNode) link_end_[best] = 1;
+    return best;
+  }
+
+  const AgentProfile& agent_;
+  OnDemandRegion region_;
+  AgentSettings settings_;
+  ColumnBuilder builder_;
+  std::vector<uint16_t> triangle_area_;
+  std::vector<std::string> area_names_;
+  std::vector<float> area_costs_;
+  std::vector<uint16_t> volume_area_;
+  std::vector<uint8_t> climbable_;
+  int reach_ = 1;
+  double cost_per_metre_ = 1.0;
+  std::size_t columns_built_ = 0;
+  // per region column
+  std::vector<uint32_t> column_first_;
+  std::vector<uint32_t> column_count_;
+  std::vector<uint8_t> edges_built_;
+  // per node
+  std::vector<float> height_;
+  std::vector<sim::Vec3f> normal_;
+  std::vector<float> headroom_;
+  std::vector<uint16_t> area_;
+  std::vector<int32_t> node_x_, node_z_;
+  std::vector<uint8_t> link_end_;
+  std::vector<uint32_t> neighbor_;
+  std::vector<uint8_t> edge_kind_;
+  std::vector<float> edge_cost_;
+  std::vector<OffMeshLink> links_;
+  std::vector<std::string> link_labels_;
+  // scratch of buildEdges
+  LayeredGraph window_;
+  std::vector<uint32_t> window_to_global_;
+};
+
+/// The search core's view of an OnDemandGraph (the core calls const methods; building columns
+/// mutates the graph behind the pointer). A* only: lineOfSight is never asked.
+class OnDemandView {
+ public:
+  explicit OnDemandView(OnDemandGraph& graph) : graph_(&graph) {}
+  std::size_t nodeCount() const { return graph_->nodeCount(); }
+  double heuristic(NodeId node, NodeId goal, bool /*any_angle*/) const { return graph_->heuristic(node, goal); }
+  double straightCost(NodeId, NodeId) const { return std::numeric_limits<double>::infinity(); }
+  bool lineOfSight(NodeId, NodeId) const { return false; }
+  template <class Visit>
+  void forEachEdge(NodeId node, NodeId /*from*/, Visit&& visit) const {
+    graph_->forEachEdge(node, visit);
+  }
+
+ private:
+  OnDemandGraph* graph_;
+};
+
+}  // namespace
+
+Status OnDemandSettings::validate() const {
+  if (!std::isfinite(margin) || margin < 0) return Error::badInput("on-demand search: margin must be a finite number >= 0");
+  if (!(max_columns_per_side >= 8) || !std::isfinite(max_columns_per_side))
+    return Error::badInput("on-demand search: max_columns_per_side must be a finite number >= 8");
+  if (!std::isfinite(vertical_extent) || vertical_extent <= 0)
+    return Error::badInput("on-demand search: vertical_extent must be a finite number > 0");
+  return Ok{};
+}
+
+OnDemandRegion onDemandRegion(const AgentSettings& agent, const sim::Vec3& from, const sim::Vec3& to, int factor,
+                              const OnDemandSettings& settings) {
+  OnDemandRegion region;
+  region.factor = factor;
+  const double cx = (from.x + to.x) / 2, cz = (from.z + to.z) / 2;
+  const double half_x = factor * (std::fabs(to.x - from.x) / 2 + settings.margin);
+  const double half_z = factor * (std::fabs(to.z - from.z) / 2 + settings.margin);
+  const double span = 2 * std::max(half_x, half_z);
+  const double cell = std::max(span / settings.max_columns_per_side, agent.effectiveCellSize());
+  sim::Aabb bounds;
+  bounds.min = {cx - half_x, 0, cz - half_z};
+  bounds.max = {cx + half_x, 0, cz + half_z};
+  region.grid = makeGridFrame(bounds, cell);
+  region.min_height = std::min(from.y, to.y) - settings.vertical_extent;
+  region.max_height = std::max(from.y, to.y) + settings.vertical_extent + agent.height;
+  return region;
+}
+
+Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::QueryIndex& index,
+                                      const AgentProfile& agent, const sim::Vec3& from, const sim::Vec3& to,
+                                      const LayeredSearchSettings& settings, const OnDemandSettings& region_settings,
+                                      SearchState& state) {
+  if (std::string e = agent.validate(); !e.empty()) return Error::badInput(e);
+  if (Status s = settings.validate(); !s) return s.error();
+  if (Status s = region_settings.validate(); !s) return s.error();
+  if (settings.method != SearchMethod::AStar)
+    return Error::badInput("on-demand search: only the astar method runs without a baked graph (got " +
+                           std::string(methodName(settings.method)) + ")");
+  OnDemandPath answer;
+  if (!(std::hypot(to.x - from.x, to.z - from.z) <= settings.limits.max_horizontal_distance)) {
+    answer.path.failure = PathFailure::NoPath;
+    return answer;
+  }
+  for (int factor : {1, 2, 4}) {
+    answer.region = onDemandRegion(agent.settings, from, to, factor, region_settings);
+    OnDemandGraph graph(mesh, index, agent, answer.region);
+    if (Status s = graph.addLinks("on-demand search"); !s) return s.error();
+    PathResult& result = answer.path;
+    result = PathResult{};
+    const NodeId start = graph.snap(from, settings.snap);
+    const NodeId goal = start == kNoNode ? kNoNode : graph.snap(to, settings.snap);
+    if (start == kNoNode || goal == kNoNode) {
+      result.failure = start == kNoNode ? PathFailure::NoStartNode : PathFailure::NoGoalNode;
+    } else {
+      SearchOptions options;
+      options.max_expansions = settings.limits.max_expansions;
+      options.track_closest = settings.return_closest;
+      const SearchOutcome outcome = search(OnDemandView(graph), state, start, goal, options);
+      result.expansions = outcome.expansions;
+      NodeId end = goal;
+      if (outcome.status != SearchStatus::Found) {
+        const bool progressed = settings.return_closest && outcome.closest != kNoNode && outcome.closest != start &&
+                                graph.heuristic(outcome.closest, goal) < graph.heuristic(start, goal);
+        result.failure = outcome.status == SearchStatus::BudgetExhausted ? PathFailure::BudgetExhausted
+                         : progressed                                     ? PathFailure::ClosestNoPath
+                                                                          : PathFailure::NoPath;
+        if (progressed) end = outcome.closest;
+      }
+      if (result.failure == PathFailure::None || result.failure == PathFailure::ClosestNoPath) {
+        // The waypoint pass of the baked search, on a snapshot of what was built.
+        std::vector<uint32_t> to_snapshot;
+        const LayeredGraph snapshot = graph.snapshot(to_snapshot);
+        const LayeredSearchGraph view(snapshot, agent.settings);
+        std::vector<NodeId> chain = state.pathTo(end);
+        for (NodeId& n : chain) n = to_snapshot[n];
+        result.cost = state.record(end).g;
+        const sim::Vec3 end_point = end == goal ? to : snapshot.nodePosition(to_snapshot[end]);
+        result.waypoints = layeredWaypoints(view, chain, state.actionsTo(end), from, end_point, settings.waypoint_spacing);
+        result.length = horizontalLength(result.waypoints);
+        result.nodes = std::move(chain);
+      }
+    }
+    answer.columns_built += graph.columnsBuilt();
+    answer.nodes_built += graph.nodeCount();
+    // Only a region that ran out (NoPath) is worth enlarging; every other answer is final.
+    if (result.failure != PathFailure::NoPath) break;
+  }
+  return answer;
+}
+
+}  // namespace strata::nav

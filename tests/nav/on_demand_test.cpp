@@ -1,0 +1,159 @@
+// On-demand layered search (on_demand.h): columns built as the search reaches them must give the
+// baked graph's answers wherever the two grids coincide, the region follows the spec's rules
+// (span / 128 cell size, expansion factors 1, 2, 4), and failures are the baked search's.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "bake_fixtures.h"
+#include "strata/formats/import.h"
+#include "strata/formats/profile.h"
+#include "strata/nav/on_demand.h"
+#include "test_support.h"
+
+using namespace strata;
+
+namespace {
+
+sim::TriangleMesh sampleMesh(const std::string& name) {
+  formats::ImportOptions options;
+  options.in_process = true;
+  auto imported = formats::importMeshes({test::sourceDir() / "samples" / (name + ".obj")}, options);
+  if (!imported.ok()) FAIL(imported.error().message);
+  return std::move(imported->mesh);
+}
+
+nav::AgentProfile sampleAgent(const std::string& name) {
+  auto profile = formats::loadProfile(test::sourceDir() / "samples" / (name + ".toml"));
+  if (!profile.ok()) FAIL(profile.error().message);
+  return profile->agents.front();
+}
+
+// A region that covers the whole sample at the agent's own cell size: the bake's grid.
+nav::OnDemandSettings wholeLevel() {
+  nav::OnDemandSettings settings;
+  settings.margin = 200;
+  settings.max_columns_per_side = 1e6;
+  settings.vertical_extent = 1000;
+  return settings;
+}
+
+}  // namespace
+
+TEST_CASE("on-demand search finds the baked search's costs on every sample", "[nav][ondemand]") {
+  for (const char* name : {"tower", "course", "maze"}) {
+    INFO(name);
+    const sim::TriangleMesh mesh = sampleMesh(name);
+    const nav::AgentProfile agent = sampleAgent(name);
+    const nav::BakedAgent baked = test::bakeOne(mesh, agent);
+    const nav::LayeredGraph& g = baked.graph;
+    const nav::LayeredSearchGraph view(g, baked.profile.settings);
+    const sim::QueryIndex index(mesh);
+    nav::LayeredSearchSettings settings;
+    settings.snap.max_horizontal = 0.2;
+    nav::SearchState baked_state, lazy_state;
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<uint32_t> pick(0, static_cast<uint32_t>(g.nodeCount() - 1));
+    int found = 0, pairs = 0;
+    for (; pairs < 40; ++pairs) {
+      const sim::Vec3 a = g.nodePosition(pick(rng)), b = g.nodePosition(pick(rng));
+      const nav::PathResult expected = nav::findLayeredPath(view, a, b, settings, baked_state);
+      auto lazy = nav::findOnDemandPath(mesh, index, agent, a, b, settings, wholeLevel(), lazy_state);
+      REQUIRE(lazy.ok());
+      INFO("from " << a.x << "," << a.y << "," << a.z << " to " << b.x << "," << b.y << "," << b.z);
+      CHECK(lazy->region.grid.cell_size == g.grid.cell_size);
+      CHECK(lazy->path.failure == expected.failure);
+      if (!expected.ok()) continue;
+      ++found;
+      CHECK(lazy->path.cost == Approx(expected.cost).epsilon(1e-9));
+      CHECK(lazy->path.length == Approx(expected.length).epsilon(1e-9));
+      REQUIRE(lazy->path.waypoints.size() == expected.waypoints.size());
+      for (std::size_t i = 0; i < expected.waypoints.size(); ++i)
+        CHECK(lazy->path.waypoints[i].action == expected.waypoints[i].action);
+    }
+    CHECK(found >= 10);
+  }
+}
+
+TEST_CASE("on-demand search builds only what it reaches", "[nav][ondemand]") {
+  const sim::TriangleMesh mesh = sampleMesh("tower");
+  const nav::AgentProfile agent = sampleAgent("tower");
+  const sim::QueryIndex index(mesh);
+  nav::SearchState state;
+  auto lazy = nav::findOnDemandPath(mesh, index, agent, {20, 0, 20}, {18, 0, 20}, {}, wholeLevel(), state);
+  REQUIRE(lazy.ok());
+  CHECK(lazy->path.ok());
+  CHECK(lazy->columns_built > 0);
+  CHECK(lazy->columns_built < lazy->region.grid.columnCount() / 10);
+}
+
+TEST_CASE("on-demand region: span / 128 cell size, aligned grid, vertical extent", "[nav][ondemand]") {
+  nav::AgentSettings agent;
+  agent.cell_size = 0.3;
+  const nav::OnDemandSettings settings;  // margin 8 m, 128 columns a side
+  // A short request keeps the agent's cell size.
+  const auto near = nav::onDemandRegion(agent, {0, 0, 0}, {10, 2, 0}, 1, settings);
+  CHECK(near.grid.cell_size == 0.3);
+  CHECK(near.grid.origin_x == Approx(std::floor(-8 / 0.3) * 0.3));
+  CHECK(near.min_height == Approx(-26.88));
+  CHECK(near.max_height == Approx(2 + 26.88 + agent.height));
+  // A long one coarsens it: the region's longer side over 128.
+  const auto far = nav::onDemandRegion(agent, {0, 0, 0}, {200, 0, 50}, 1, settings);
+  CHECK(far.grid.cell_size == Approx((200 + 16) / 128.0));
+  CHECK(far.grid.width_cells <= 130);
+  // Factor 2 doubles the extent about the centre (and so the cell size here).
+  const auto wide = nav::onDemandRegion(agent, {0, 0, 0}, {200, 0, 50}, 2, settings);
+  CHECK(wide.grid.cell_size == Approx(2 * far.grid.cell_size));
+  CHECK(wide.grid.width_cells <= 130);
+}
+
+TEST_CASE("on-demand search widens the region (factors 1, 2, 4) around a long wall", "[nav][ondemand]") {
+  // A 60 x 60 m floor with a wall across x = 0 from z = -20 to z = 20; the endpoints are 5 m
+  // either side of it. The factor-1 region (endpoints +- 8 m: z within -8..8) cannot get round
+  // the wall; factor 2 (z within -16..16) cannot either; factor 4 (-32..32) can.
+  test::MeshBuilder level;
+  level.floor(-30, -30, 30, 30, 0).box({-0.25, 0, -20}, {0.25, 3, 20});
+  nav::AgentProfile agent = test::testAgent();
+  agent.settings.cell_size = 0.5;
+  const sim::QueryIndex index(level.mesh());
+  nav::SearchState state;
+  auto lazy = nav::findOnDemandPath(level.mesh(), index, agent, {-5, 0, 0}, {5, 0, 0}, {}, {}, state);
+  REQUIRE(lazy.ok());
+  REQUIRE(lazy->path.ok());
+  CHECK(lazy->region.factor == 4);
+  CHECK(lazy->path.length > 40);  // round the end of the wall: at least 2 * hypot(5, 20)
+  // A sealed room: NoPath after every factor.
+  test::MeshBuilder sealed;
+  sealed.floor(-30, -30, 30, 30, 0)
+      .box({-3, 0, -3}, {3, 3, -2.5})
+      .box({-3, 0, 2.5}, {3, 3, 3})
+      .box({-3, 0, -3}, {-2.5, 3, 3})
+      .box({2.5, 0, -3}, {3, 3, 3});
+  const sim::QueryIndex sealed_index(sealed.mesh());
+  auto none = nav::findOnDemandPath(sealed.mesh(), sealed_index, agent, {0, 0, 0}, {10, 0, 0}, {}, {}, state);
+  REQUIRE(none.ok());
+  CHECK(none->path.failure == nav::PathFailure::NoPath);
+  CHECK(none->region.factor == 4);
+  CHECK(none->path.expansions > 0);
+}
+
+TEST_CASE("on-demand search: only astar, settings checked, no floor is NoStartNode", "[nav][ondemand]") {
+  test::MeshBuilder level;
+  level.floor(0, 0, 10, 10, 0);
+  const nav::AgentProfile agent = test::testAgent();
+  const sim::QueryIndex index(level.mesh());
+  nav::SearchState state;
+  nav::LayeredSearchSettings theta;
+  theta.method = nav::SearchMethod::Theta;
+  auto refused = nav::findOnDemandPath(level.mesh(), index, agent, {1, 0, 1}, {9, 0, 9}, theta, {}, state);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("astar"));
+  nav::OnDemandSettings bad;
+  bad.margin = -1;
+  CHECK_FALSE(nav::findOnDemandPath(level.mesh(), index, agent, {1, 0, 1}, {9, 0, 9}, {}, bad, state).ok());
+  auto off = nav::findOnDemandPath(level.mesh(), index, agent, {50, 0, 50}, {9, 0, 9}, {}, {}, state);
+  REQUIRE(off.ok());
+  CHECK(off->path.failure == nav::PathFailure::NoStartNode);
+}
