@@ -22,8 +22,12 @@
 
 #include "baked_input.h"
 #include "command.h"
+#include "strata/formats/import.h"
+#include "strata/formats/profile.h"
+#include "strata/formats/world_file.h"
 #include "strata/nav/layered_search.h"
 #include "strata/nav/movingai.h"
+#include "strata/nav/on_demand.h"
 
 namespace strata::cli {
 namespace {
@@ -220,6 +224,84 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   return all_found ? kExitOk : kExitNegative;
 }
 
+// The geometry and the agent profile of an on-demand search: a world file's /geometry (its
+// baked agents' profiles, unless --profile), or a mesh imported now (--profile or the default).
+struct OnDemandInput {
+  sim::TriangleMesh mesh;
+  nav::AgentProfile agent;
+};
+
+Result<OnDemandInput> loadOnDemandInput(const std::string& input, const WorldPathOptions& options) {
+  OnDemandInput loaded;
+  std::vector<nav::AgentProfile> agents;
+  std::error_code ec;
+  if (!std::filesystem::exists(input, ec)) return Error::badInput(input + ": no such file");
+  if (readHead(input, 8).rfind("\x89HDF\r\n\x1a\n", 0) == 0) {
+    auto world = formats::readWorldFile(input);
+    if (!world) return world.error();
+    loaded.mesh = std::move(world->geometry);
+    for (nav::BakedAgent& a : world->agents) agents.push_back(std::move(a.profile));
+  } else {
+    auto imported = formats::importMeshes({std::filesystem::path(input)}, formats::ImportOptions{});
+    if (!imported) return imported.error();
+    loaded.mesh = std::move(imported->mesh);
+  }
+  if (!options.profile.empty()) {
+    auto profile = formats::loadProfile(options.profile);
+    if (!profile) return profile.error();
+    agents = std::move(profile->agents);
+  }
+  if (agents.empty()) agents = nav::BakeProfile::defaults().agents;
+  if (options.agent.empty()) {
+    loaded.agent = std::move(agents.front());
+    return loaded;
+  }
+  std::string names;
+  for (nav::AgentProfile& a : agents) {
+    if (a.settings.name == options.agent) {
+      loaded.agent = std::move(a);
+      return loaded;
+    }
+    names += (names.empty() ? "" : ", ") + a.settings.name;
+  }
+  return Error::badInput(fmt::format("{}: no agent '{}' (agents: {})", options.profile.empty() ? input : options.profile,
+                                     options.agent, names));
+}
+
+int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3& to,
+                const nav::LayeredSearchSettings& settings, bool json, const WorldPathOptions& options) {
+  if (settings.method != nav::SearchMethod::AStar)
+    return badInput("--on-demand: only --method astar runs without a baked graph");
+  nav::OnDemandSettings region;
+  region.margin = options.margin;
+  if (Status valid = region.validate(); !valid) return badInput("--margin: must be a finite number >= 0");
+  auto loaded = loadOnDemandInput(input, options);
+  if (!loaded) return reportError(loaded.error());
+  const sim::QueryIndex index(loaded->mesh);
+  nav::SearchState state;
+  auto answer = nav::findOnDemandPath(loaded->mesh, index, loaded->agent, from, to, settings, region, state);
+  if (!answer) return reportError(answer.error());
+  nav::LayeredGraph names;  // the area names the waypoints refer to
+  names.area_names = answer->area_names;
+  const std::string& agent = loaded->agent.settings.name;
+  const nav::PathResult& result = answer->path;
+  if (json) {
+    Json doc = resultJson(result, names, agent, settings.method);
+    doc["on_demand"] = {{"cell_size", answer->region.grid.cell_size},
+                        {"factor", answer->region.factor},
+                        {"columns", answer->region.grid.columnCount()},
+                        {"columns_built", answer->columns_built},
+                        {"nodes_built", answer->nodes_built}};
+    fmt::print("{}\n", doc.dump());
+  } else {
+    printText(result, names, agent, settings.method);
+    fmt::print("on demand: region {}x{} columns of {:.3f} m (factor {}), {} columns built, {} floor nodes\n",
+               answer->region.grid.width_cells, answer->region.grid.depth_cells, answer->region.grid.cell_size,
+               answer->region.factor, answer->columns_built, answer->nodes_built);
+  }
+  return result.ok() ? kExitOk : kExitNegative;
+}
+
 }  // namespace
 
 std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
@@ -238,6 +320,12 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
                     "JSON-lines requests, one per line: {\"from\":[x,y,z],\"to\":[x,y,z],\"agent\":..,\"method\":..}");
   group->add_option("-o,--output", options->output, "Batch results file (JSON lines, written atomically); default stdout");
   group->add_option("--threads", options->threads, "Batch worker threads (0 = all hardware threads)")->default_str("0");
+  group->add_flag("--on-demand", options->on_demand,
+                  "Search the geometry itself (an unbaked world or a mesh; astar only): columns are built as the "
+                  "search reaches them, in a region around the endpoints (cell size: the larger of the region's "
+                  "span / 128 and the agent's cell size; regions 1x, 2x, 4x)");
+  group->add_option("--margin", options->margin, "On-demand region margin around the endpoints, metres")
+      ->default_str("8");
   return options;
 }
 
@@ -268,6 +356,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
 
   if (!options.batch.empty()) {
     if (!options.from.empty() || !options.to.empty()) return badInput("--batch: give either --batch or --from/--to, not both");
+    if (options.on_demand) return badInput("--on-demand: not with --batch (bake the world for batches)");
     return runBatch(sub, input, settings, options.agent, options);
   }
   if (!options.output.empty()) return badInput("-o/--output applies to --batch only");
@@ -276,6 +365,9 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + options.from + "'");
   const auto to = parseVec3(options.to);
   if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got '" + options.to + "'");
+
+  if (options.on_demand) return runOnDemand(input, *from, *to, settings, json, options);
+  if (sub.count("--margin") > 0) return badInput("--margin applies to --on-demand only");
 
   BakedInputOptions load;
   load.input = input;

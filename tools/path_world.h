@@ -21,6 +21,8 @@ struct WorldPathOptions {
   std::string batch;       ///< JSON-lines requests
   std::string output;      ///< batch results file (written atomically); empty = stdout
   int threads = 0;         ///< batch worker threads; 0 = all hardware threads
+  bool on_demand = false;  ///< search the geometry directly, building columns as the search reaches them
+  double margin = 8.0;     ///< on-demand region margin around the endpoints, metres
 };
 
 /// Adds the world-mode options to the `path` subcommand.

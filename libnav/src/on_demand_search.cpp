@@ -174,6 +174,7 @@ class OnDemandGraph {
   }
 
   std::size_t columnsBuilt() const { return columns_built_; }
+  const std::vector<std::string>& areaNames() const { return area_names_; }
 
  private:
   bool inside(const sim::Vec3& p) const {
@@ -432,6 +433,7 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
       }
     }
     answer.columns_built += graph.columnsBuilt();
+    answer.area_names = graph.areaNames();
     answer.nodes_built += graph.nodeCount();
     // Only a region that ran out (NoPath) is worth enlarging; every other answer is final.
     if (result.failure != PathFailure::NoPath) break;

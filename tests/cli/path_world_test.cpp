@@ -192,3 +192,30 @@ TEST_CASE("strata path MAP.map --method corridor is a usage error (worlds only)"
   CHECK(r.err.rfind("strata: error: --method: corridor", 0) == 0);
   CHECK(r.err.find('\n') == r.err.size() - 1);
 }
+
+TEST_CASE("strata path --on-demand: an imported, unbaked tower from the road to the roof", "[cli][path][ondemand]") {
+  strata::test::TempDir dir;
+  const std::string world = (dir / "tower.h5").string();
+  REQUIRE(runStrata({"import", (sourceDir() / "samples" / "tower.obj").string(), "-o", world}).exit_code == 0);
+  const std::string profile = (sourceDir() / "samples" / "tower.toml").string();
+  // Without --on-demand an unbaked world has nothing to search.
+  CHECK(runStrata({"path", world, "--from", "0,0,-25", "--to", "0,8,-4"}).exit_code == 2);
+  const auto r = runStrata({"path", world, "--profile", profile, "--on-demand", "--from", "0,0,-25", "--to", "0,8,-4", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const Json doc = Json::parse(r.out);
+  CHECK(doc["found"] == true);
+  CHECK(doc["method"] == "astar");
+  CHECK(doc["waypoints"].back()["position"][1] == 8.0);
+  // The stairs lie outside the first region (the endpoints' rectangle + 8 m): the second finds them.
+  CHECK(doc["on_demand"]["factor"] == 2);
+  CHECK(doc["on_demand"]["columns_built"].get<int>() > 0);
+  // The region's longest side over 128, or the agent's cell size when larger.
+  CHECK(doc["on_demand"]["cell_size"].get<double>() >= 0.25);
+  // Usage errors.
+  CHECK(runStrata({"path", world, "--on-demand", "--method", "theta", "--from", "0,0,-25", "--to", "0,8,-4"}).exit_code == 2);
+  CHECK(runStrata({"path", world, "--on-demand", "--margin", "-1", "--from", "0,0,-25", "--to", "0,8,-4"}).exit_code == 2);
+  CHECK(runStrata({"path", world, "--margin", "4", "--from", "0,0,-25", "--to", "0,8,-4"}).exit_code == 2);
+  const auto missing = runStrata({"path", world, "--on-demand", "--agent", "nobody", "--from", "0,0,-25", "--to", "0,8,-4"});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("nobody"));
+}

@@ -24,6 +24,8 @@
 /// search of each region.
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "strata/nav/layered_search.h"
 #include "strata/nav/profile.h"
@@ -60,6 +62,7 @@ struct OnDemandPath {
   OnDemandRegion region;        ///< the region of the last attempt
   std::size_t columns_built = 0;///< columns built over all attempts
   std::size_t nodes_built = 0;  ///< floor nodes found in them
+  std::vector<std::string> area_names; ///< names of the waypoints' area indices (the profile's areas)
 };
 
 /// Finds a route from `from` to `to` over `mesh` (whose query index is `index`) for `agent`,
