@@ -5,12 +5,15 @@
 // plus a full separating-axis test per leaf triangle. Here the caller keeps the triangles near
 // the box (per tile or per bin) and each is decided by, in order:
 //  1. bounds: a triangle whose bounds miss the box's bounds by more than `margin_` cannot touch it;
-//  2. plane: a non-steep triangle lies on its plane y(x, z); over the box's footprint (a
-//     rectangle, whose extremes of a linear function are at its corners) the plane ranges over
-//     y_centre +- spread; entirely below the bottom or above the top by more than `margin_`
-//     means the triangle cannot touch the box (this is most of the floor under a standing box);
-//  3. otherwise the exact test of the query index itself (sim::boxOverlapsTriangle).
-// Steps 1 and 2 only reject triangles the exact test also rejects (their allowance is orders of
+//  2. plane: the box lies clearly on one side of the triangle's plane (its centre is further from
+//     the plane than the box's projected half-width plus `margin_`): the floor under a standing
+//     box, the ceiling above it, a wall beside it;
+//  3. footprint: for an upright box (second axis +Y: every bake box), the triangle seen from above
+//     clearly misses the box's footprint rectangle (a 2-D separating-axis test on the rectangle's
+//     two axes and the triangle's three edge normals): a neighbouring step or ramp triangle whose
+//     plane crosses the box but which ends beside it;
+//  4. otherwise the exact test of the query index itself (sim::boxOverlapsTriangle).
+// Steps 1 to 3 only reject triangles the exact test also rejects (the allowance is orders of
 // magnitude above the rounding of the arithmetic, and above the index's own culling margin), and
 // step 3 is the index's decision, so over a superset of the triangles near the box the answer is
 // the index's: tests/nav/column_oracle_tests.cpp and bake_edge_oracle_tests.cpp check it.
@@ -32,41 +35,57 @@ CandidateTriangle makeCandidate(const sim::TriangleMesh& mesh, uint32_t t) {
   r.min_y = std::min({r.a.y, r.b.y, r.c.y}), r.max_y = std::max({r.a.y, r.b.y, r.c.y});
   r.min_z = std::min({r.a.z, r.b.z, r.c.z}), r.max_z = std::max({r.a.z, r.b.z, r.c.z});
   const sim::Vec3 a = r.a.toDouble(), b = r.b.toDouble(), c = r.c.toDouble();
-  const sim::Vec3 n = sim::cross(b - a, c - a);
-  const double len = sim::length(n);
-  r.steep = !(len > 0) || !(std::fabs(n.y) >= 1e-3 * len);
-  if (!r.steep) {
-    r.grad_x = -n.x / n.y;
-    r.grad_z = -n.z / n.y;
-  }
+  r.normal = sim::cross(b - a, c - a);
+  r.offset = sim::dot(r.normal, a);
+  r.normal_length = sim::length(r.normal);
   return r;
 }
 
-LocalBoxTest::LocalBoxTest(const sim::Aabb& box) : box_(sim::OrientedBox::fromAabb(box)) {
-  prepare();
-}
+LocalBoxTest::LocalBoxTest(const sim::Aabb& box) : box_(sim::OrientedBox::fromAabb(box)) { prepare(); }
 
 LocalBoxTest::LocalBoxTest(const sim::OrientedBox& box) : box_(box) { prepare(); }
 
 void LocalBoxTest::prepare() {
-  bounds_ = box_.bounds();
   const sim::Vec3& c = box_.center;
-  margin_ = 1e-4 + 1e-6 * (std::fabs(c.x) + std::fabs(c.y) + std::fabs(c.z) + sim::length(box_.half_extents));
-  foot_x[0] = box_.axes[0].x * box_.half_extents.x, foot_z[0] = box_.axes[0].z * box_.half_extents.x;
-  foot_x[1] = box_.axes[2].x * box_.half_extents.z, foot_z[1] = box_.axes[2].z * box_.half_extents.z;
+  const sim::Vec3& h = box_.half_extents;
+  margin_ = 1e-4 + 1e-6 * (std::fabs(c.x) + std::fabs(c.y) + std::fabs(c.z) + h.x + h.y + h.z);
+  sim::Vec3 reach;  // half-widths of the bounds
+  for (int i = 0; i < 3; ++i) half_[i] = box_.axes[i] * h[i];
+  for (int k = 0; k < 3; ++k)
+    reach[k] = std::fabs(half_[0][k]) + std::fabs(half_[1][k]) + std::fabs(half_[2][k]) + margin_;
+  bounds_.min = c - reach;
+  bounds_.max = c + reach;
+  upright_ = box_.axes[1].x == 0 && box_.axes[1].y == 1 && box_.axes[1].z == 0;
+  axis_aligned_ = upright_ && box_.axes[0].y == 0 && box_.axes[0].z == 0;
+}
+
+bool LocalBoxTest::footprintMisses(const CandidateTriangle& t) const {
+  // 2-D separating axes between the triangle (x, z) and the rectangle centre +- half_[0] +- half_[2].
+  const double px[3] = {t.a.x, t.b.x, t.c.x}, pz[3] = {t.a.z, t.b.z, t.c.z};
+  const auto separates = [&](double wx, double wz) {
+    const double centre = wx * box_.center.x + wz * box_.center.z;
+    const double reach = std::fabs(wx * half_[0].x + wz * half_[0].z) + std::fabs(wx * half_[2].x + wz * half_[2].z) +
+                         margin_ * (std::fabs(wx) + std::fabs(wz));
+    const double s0 = wx * px[0] + wz * pz[0], s1 = wx * px[1] + wz * pz[1], s2 = wx * px[2] + wz * pz[2];
+    return std::min({s0, s1, s2}) > centre + reach || std::max({s0, s1, s2}) < centre - reach;
+  };
+  if (!axis_aligned_ && (separates(half_[0].x, half_[0].z) || separates(half_[2].x, half_[2].z))) return true;
+  for (int i = 0; i < 3; ++i) {
+    const int j = i == 2 ? 0 : i + 1;
+    if (separates(pz[i] - pz[j], px[j] - px[i])) return true;
+  }
+  return false;
 }
 
 bool LocalBoxTest::overlaps(const CandidateTriangle& t) const {
-  if (t.max_x < bounds_.min.x - margin_ || t.min_x > bounds_.max.x + margin_ || t.max_z < bounds_.min.z - margin_ ||
-      t.min_z > bounds_.max.z + margin_ || t.max_y < bounds_.min.y - margin_ || t.min_y > bounds_.max.y + margin_)
+  if (t.max_x < bounds_.min.x || t.min_x > bounds_.max.x || t.max_z < bounds_.min.z || t.min_z > bounds_.max.z ||
+      t.max_y < bounds_.min.y || t.min_y > bounds_.max.y)
     return false;
-  if (!t.steep) {
-    const sim::Vec3& c = box_.center;
-    const double y = t.a.y + t.grad_x * (c.x - t.a.x) + t.grad_z * (c.z - t.a.z);
-    const double spread = std::fabs(t.grad_x * foot_x[0] + t.grad_z * foot_z[0]) +
-                          std::fabs(t.grad_x * foot_x[1] + t.grad_z * foot_z[1]);
-    if (y + spread < bounds_.min.y - margin_ || y - spread > bounds_.max.y + margin_) return false;
-  }
+  const double distance = sim::dot(t.normal, box_.center) - t.offset;  // times |normal|
+  const double reach = std::fabs(sim::dot(t.normal, half_[0])) + std::fabs(sim::dot(t.normal, half_[1])) +
+                       std::fabs(sim::dot(t.normal, half_[2]));
+  if (std::fabs(distance) > reach + margin_ * t.normal_length) return false;
+  if (upright_ && footprintMisses(t)) return false;
   return sim::boxOverlapsTriangle(box_, t.a.toDouble(), t.b.toDouble(), t.c.toDouble());
 }
 

@@ -14,12 +14,13 @@
 namespace strata::nav {
 
 /// One mesh triangle prepared for LocalBoxTest: its corners (float32, as stored in the mesh, so
-/// exact), bounds, and the gradient of its plane y(x, z) when it is not steep.
+/// exact), bounds, and its plane.
 struct CandidateTriangle {
   float min_x, max_x, min_y, max_y, min_z, max_z;  ///< bounds, metres
   sim::Vec3f a, b, c;                              ///< corners, metres
-  double grad_x = 0, grad_z = 0;                   ///< plane slope dy/dx, dy/dz (valid when !steep)
-  bool steep = true;                               ///< |normal.y| < 1e-3 |normal| (or degenerate): no plane test
+  sim::Vec3 normal;                                ///< cross(b - a, c - a) (not unit; zero when degenerate)
+  double offset = 0;                               ///< dot(normal, a): the plane is dot(normal, p) = offset
+  double normal_length = 0;                        ///< |normal|
 };
 
 /// The candidate record of mesh triangle `t`.
@@ -30,15 +31,15 @@ class LocalBoxTest {
  public:
   /// An axis-aligned box (the shape QueryIndex::overlapsBox tests).
   explicit LocalBoxTest(const sim::Aabb& box);
-  /// A box whose first axis is horizontal, second +Y, third horizontal (a sweep's band).
+  /// An oriented box (the shape QueryIndex::overlapsOrientedBox tests).
   explicit LocalBoxTest(const sim::OrientedBox& box);
 
   /// True when the triangle overlaps the box (touching counts), with the same answer as the
-  /// query index's exact test. Cheap rejections first: bounds, then the plane clearly below or
-  /// above the box over its whole footprint.
+  /// query index's exact test. Cheap rejections first: bounds, then the box clearly on one side
+  /// of the triangle's plane.
   bool overlaps(const CandidateTriangle& t) const;
 
-  /// Horizontal bounds of the box (for picking candidate bins), metres.
+  /// Horizontal bounds of the box grown by the test's allowance (for picking bins), metres.
   double minX() const { return bounds_.min.x; }
   double maxX() const { return bounds_.max.x; }
   double minZ() const { return bounds_.min.z; }
@@ -46,12 +47,15 @@ class LocalBoxTest {
 
  private:
   void prepare();
+  /// Step 3 of the test (local_overlap.cpp): the triangle seen from above misses the footprint.
+  bool footprintMisses(const CandidateTriangle& t) const;
 
   sim::OrientedBox box_;
-  sim::Aabb bounds_;            // tight bounds of box_
+  sim::Aabb bounds_;            // bounds of box_ grown by margin_
   double margin_ = 0;           // rounding allowance of the cheap rejections, metres
-  double foot_x[2] = {0, 0};    // half-axes of the footprint: (foot_x[0], foot_z[0]), (foot_x[1], foot_z[1])
-  double foot_z[2] = {0, 0};
+  sim::Vec3 half_[3];           // the box's half-axes (axis * half extent)
+  bool upright_ = false;        // axes[1] is +Y: the box is a vertical prism over its footprint
+  bool axis_aligned_ = false;   // and axes[0] is +-X: the footprint's own axes are the bounds test's
 };
 
 /// True when no triangle of `candidates` (indices into `records`) overlaps the box.

@@ -1,0 +1,99 @@
+// The oracle test of the edge stage's local sweep tests: the bake tests every swept box against
+// the triangles binned near it (triangle_bins.cpp, local_overlap.cpp) and reads each node's
+// standing-box bottom from a cache; recomputing the edges of sampled nodes with every sweep sent
+// through the query index (EdgeInputs without bins or cache) must give the same neighbour, kind
+// and cost in all 8 directions. Real meshes (terrain, rooms, stairs) and the samples (jumps,
+// drops, climbing, thin walls), with the default agent and a narrow one whose walk edges need
+// sweeps (cell_size > 2 * radius).
+
+#include <catch2/catch.hpp>
+
+#include "bake_fixtures.h"
+#include "bake_stages.h"
+#include "edge_builder.h"
+#include "strata/formats/import.h"
+#include "strata/formats/profile.h"
+#include "strata/nav/column_builder.h"
+#include "strata/sim/query_index.h"
+#include "test_support.h"
+
+using namespace strata;
+
+namespace {
+
+sim::TriangleMesh importMesh(const std::filesystem::path& path) {
+  formats::ImportOptions options;
+  options.in_process = true;
+  auto imported = formats::importMeshes({path}, options);
+  if (!imported.ok()) FAIL(imported.error().message);
+  return std::move(imported->mesh);
+}
+
+/// Bakes `agent` on `mesh` and checks the edges of about `samples` nodes against the index path.
+void checkEdges(const sim::TriangleMesh& mesh, const nav::AgentProfile& agent, std::size_t samples) {
+  const nav::BakedAgent baked = test::bakeOne(mesh, agent);
+  const nav::LayeredGraph& g = baked.graph;
+  REQUIRE(g.nodeCount() > 0);
+  const sim::QueryIndex index(mesh);
+  const nav::ColumnBuilder builder(mesh, index, baked.profile.settings, g.grid);
+  std::vector<uint8_t> climbable;
+  if (baked.profile.settings.can_climb && !agent.climbable.empty()) climbable = nav::climbableTriangles(mesh, agent);
+  const nav::EdgeInputs by_index{&builder, climbable.empty() ? nullptr : &climbable, nullptr, nullptr};
+  nav::LayeredGraph fresh = g;
+  const std::size_t stride = std::max<std::size_t>(1, g.nodeCount() / samples);
+  std::size_t checked = 0, edges = 0;
+  for (int32_t z = 0; z < g.grid.depth_cells; ++z)
+    for (int32_t x = 0; x < g.grid.width_cells; ++x)
+      for (uint32_t n = g.columnBegin(x, z); n < g.columnEnd(x, z); ++n) {
+        if (n % stride != 0) continue;
+        for (int d = 0; d < nav::kDirectionCount; ++d) {
+          const std::size_t slot = static_cast<std::size_t>(n) * nav::kDirectionCount + d;
+          fresh.neighbor[slot] = nav::kNoNode;
+          fresh.edge_kind[slot] = static_cast<uint8_t>(nav::EdgeKind::None);
+          fresh.edge_cost[slot] = 0;
+        }
+        nav::buildNodeEdges(fresh, by_index, n, x, z);
+        INFO("node " << n << " column " << x << ", " << z);
+        for (int d = 0; d < nav::kDirectionCount; ++d) {
+          const std::size_t slot = static_cast<std::size_t>(n) * nav::kDirectionCount + d;
+          INFO("direction " << d);
+          REQUIRE(fresh.neighbor[slot] == g.neighbor[slot]);
+          REQUIRE(fresh.edge_kind[slot] == g.edge_kind[slot]);
+          REQUIRE(fresh.edge_cost[slot] == g.edge_cost[slot]);
+          if (g.neighbor[slot] != nav::kNoNode) ++edges;
+        }
+        ++checked;
+      }
+  CHECK(checked >= samples / 2);
+  CHECK(edges > checked);  // the sample is meaningful: most sampled nodes have edges
+}
+
+nav::AgentProfile agentWithCell(double cell_size, double radius) {
+  nav::AgentProfile agent = test::testAgent();
+  agent.settings.cell_size = cell_size;
+  agent.settings.radius = radius;
+  return agent;
+}
+
+}  // namespace
+
+TEST_CASE("binned sweep tests give the query index's edges on real meshes", "[nav][bake][oracle]") {
+  const auto recast = test::sharedData() / "meshes" / "recast";
+  for (const char* name : {"dungeon.obj", "undulating.obj", "nav_test.obj"}) {
+    INFO(name);
+    const sim::TriangleMesh mesh = importMesh(recast / name);
+    SECTION(std::string(name) + ", default agent") { checkEdges(mesh, agentWithCell(0.3, 0.3), 1500); }
+    SECTION(std::string(name) + ", narrow agent: walk edges are swept") { checkEdges(mesh, agentWithCell(0.3, 0.1), 1500); }
+  }
+}
+
+TEST_CASE("binned sweep tests give the query index's edges on the samples", "[nav][bake][oracle][samples]") {
+  for (const char* name : {"tower", "course", "maze"}) {
+    INFO(name);
+    const auto samples = test::sourceDir() / "samples";
+    const sim::TriangleMesh mesh = importMesh(samples / (std::string(name) + ".obj"));
+    auto profile = formats::loadProfile(samples / (std::string(name) + ".toml"));
+    REQUIRE(profile.ok());
+    checkEdges(mesh, profile->agents.at(0), 3000);
+  }
+}
