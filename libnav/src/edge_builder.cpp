@@ -20,6 +20,9 @@
 
 #include "edge_builder.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -257,10 +260,13 @@ double edgeCost(const AgentSettings& settings, EdgeKind kind, double horizontal,
 
 std::vector<double> standingBoxBottoms(const ColumnBuilder& columns, const LayeredGraph& graph) {
   std::vector<double> bottoms(graph.nodeCount());
-  for (std::size_t n = 0; n < bottoms.size(); ++n) {
-    const sim::Vec3f& v = graph.normal[n];
-    bottoms[n] = columns.standingBoxBottom({v.x, v.y, v.z});
-  }
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, bottoms.size(), 4096),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      for (std::size_t n = r.begin(); n != r.end(); ++n) {
+                        const sim::Vec3f& v = graph.normal[n];
+                        bottoms[n] = columns.standingBoxBottom({v.x, v.y, v.z});
+                      }
+                    });
   return bottoms;
 }
 

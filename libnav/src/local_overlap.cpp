@@ -49,12 +49,14 @@ void LocalBoxTest::prepare() {
   const sim::Vec3& c = box_.center;
   const sim::Vec3& h = box_.half_extents;
   margin_ = 1e-4 + 1e-6 * (std::fabs(c.x) + std::fabs(c.y) + std::fabs(c.z) + h.x + h.y + h.z);
-  sim::Vec3 reach;  // half-widths of the bounds
-  for (int i = 0; i < 3; ++i) half_[i] = box_.axes[i] * h[i];
-  for (int k = 0; k < 3; ++k)
-    reach[k] = std::fabs(half_[0][k]) + std::fabs(half_[1][k]) + std::fabs(half_[2][k]) + margin_;
-  bounds_.min = c - reach;
-  bounds_.max = c + reach;
+  half_[0] = box_.axes[0] * h.x;
+  half_[1] = box_.axes[1] * h.y;
+  half_[2] = box_.axes[2] * h.z;
+  const auto reach = [&](double a, double b, double d) { return std::fabs(a) + std::fabs(b) + std::fabs(d) + margin_; };
+  const sim::Vec3 extent{reach(half_[0].x, half_[1].x, half_[2].x), reach(half_[0].y, half_[1].y, half_[2].y),
+                         reach(half_[0].z, half_[1].z, half_[2].z)};
+  bounds_.min = c - extent;
+  bounds_.max = c + extent;
   upright_ = box_.axes[1].x == 0 && box_.axes[1].y == 1 && box_.axes[1].z == 0;
   axis_aligned_ = upright_ && box_.axes[0].y == 0 && box_.axes[0].z == 0;
 }

@@ -11,7 +11,8 @@
 namespace strata::nav {
 
 TriangleBins::TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid, int32_t bin_cells)
-    : origin_x_(grid.origin_x), origin_z_(grid.origin_z), bin_size_(grid.cell_size * bin_cells) {
+    : origin_x_(grid.origin_x), origin_z_(grid.origin_z), bin_size_(grid.cell_size * bin_cells),
+      inverse_bin_size_(1.0 / bin_size_) {
   bins_x_ = std::max<int32_t>(1, (grid.width_cells + bin_cells - 1) / bin_cells);
   bins_z_ = std::max<int32_t>(1, (grid.depth_cells + bin_cells - 1) / bin_cells);
   const uint32_t count = mesh.triangleCount();
@@ -37,13 +38,13 @@ TriangleBins::TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid,
 }
 
 int32_t TriangleBins::binX(double x) const {
-  const double b = std::floor((x - origin_x_) / bin_size_);
-  return static_cast<int32_t>(std::clamp(b, 0.0, static_cast<double>(bins_x_ - 1)));
+  const double b = (x - origin_x_) * inverse_bin_size_;
+  return b <= 0 ? 0 : (b >= bins_x_ - 1 ? bins_x_ - 1 : static_cast<int32_t>(b));
 }
 
 int32_t TriangleBins::binZ(double z) const {
-  const double b = std::floor((z - origin_z_) / bin_size_);
-  return static_cast<int32_t>(std::clamp(b, 0.0, static_cast<double>(bins_z_ - 1)));
+  const double b = (z - origin_z_) * inverse_bin_size_;
+  return b <= 0 ? 0 : (b >= bins_z_ - 1 ? bins_z_ - 1 : static_cast<int32_t>(b));
 }
 
 bool TriangleBins::boxFree(const LocalBoxTest& box) const {

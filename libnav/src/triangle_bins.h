@@ -23,10 +23,10 @@ class TriangleBins {
   bool boxFree(const LocalBoxTest& box) const;
 
  private:
-  int32_t binX(double x) const;
+  int32_t binX(double x) const;  ///< bin column of x, clamped to the grid (one function for filling and queries)
   int32_t binZ(double z) const;
 
-  double origin_x_ = 0, origin_z_ = 0, bin_size_ = 1;
+  double origin_x_ = 0, origin_z_ = 0, bin_size_ = 1, inverse_bin_size_ = 1;
   int32_t bins_x_ = 1, bins_z_ = 1;
   std::vector<CandidateTriangle> records_;  // per mesh triangle
   std::vector<int32_t> first_bin_x_;        // per mesh triangle: its lowest bin along x
