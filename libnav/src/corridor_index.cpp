@@ -11,8 +11,9 @@
 //
 // Growth is greedy and deterministic: nodes in index order (columns row by row, floors bottom
 // up), each unassigned node grows a rectangle along +X while the next column qualifies, then
-// along +Z while the next row does, up to CorridorSettings::max_side_cells per side. Every node
-// is visited a bounded number of times (O(nodes)).
+// along +Z while the next row does, and another one along +Z first, then +X; the larger is kept.
+// Sides are capped at CorridorSettings::max_side_cells, so each seed looks at a bounded number of
+// nodes (O(nodes) overall).
 
 #include <algorithm>
 #include <cmath>
@@ -79,45 +80,58 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
   const int32_t cap = settings.max_side_cells > 0 ? settings.max_side_cells : std::numeric_limits<int32_t>::max();
   rect_of_.assign(nodes, kNoNode);
 
-  // 1. Rectangles. `block` holds the nodes of the growing rectangle row by row.
-  std::vector<NodeId> block, row;
+  // 1. Rectangles. Each seed grows two candidates, lines along X stacked along +Z and lines
+  // along Z stacked along +X; the larger one is kept (ties: along X). `block` holds the nodes of
+  // a candidate line by line.
+  std::vector<NodeId> block, best, line;
+  auto grow = [&](NodeId seed, bool along_x, int32_t& length, int32_t& lines) {
+    const int forward = along_x ? kEast : kNorth;  // direction along a line
+    const int stack = along_x ? kNorth : kEast;    // direction to the next line
+    const int back_diagonal = along_x ? kNorthWest : kSouthEast;  // from line k-1 at i to line k at i-1
+    const uint16_t area = g.area[seed];
+    auto fits = [&](NodeId n) { return n != kNoNode && rect_of_[n] == kNoNode && g.area[n] == area; };
+    block.assign(1, seed);
+    length = 1, lines = 1;
+    if (!std::isfinite(view.areaCost(seed))) return;  // never entered: a rectangle of its own
+    for (NodeId last = seed; length < cap;) {
+      const NodeId next = edges.walkTo(last, forward);
+      if (!fits(next) || !edges.mutual(last, forward, next)) break;
+      block.push_back(next);
+      last = next;
+      ++length;
+    }
+    while (lines < cap) {
+      const NodeId* previous = block.data() + static_cast<std::size_t>(lines - 1) * static_cast<std::size_t>(length);
+      line.clear();
+      bool ok = true;
+      for (int32_t i = 0; i < length && ok; ++i) {
+        const NodeId n = edges.walkTo(previous[i], stack);
+        ok = fits(n) && edges.mutual(previous[i], stack, n);
+        if (ok && i > 0)
+          ok = edges.mutual(line.back(), forward, n) && edges.mutual(previous[i - 1], kNorthEast, n) &&
+               edges.mutual(previous[i], back_diagonal, line.back());
+        line.push_back(n);
+      }
+      if (!ok) break;
+      block.insert(block.end(), line.begin(), line.end());
+      ++lines;
+    }
+  };
   for (NodeId seed = 0; seed < nodes; ++seed) {
     if (rect_of_[seed] != kNoNode) continue;
     const auto rect_id = static_cast<uint32_t>(rects_.size());
-    const uint16_t area = g.area[seed];
-    const bool enterable = std::isfinite(view.areaCost(seed));
-    auto fits = [&](NodeId n) { return n != kNoNode && rect_of_[n] == kNoNode && g.area[n] == area; };
-    block.assign(1, seed);
-    int32_t width = 1, depth = 1;
-    if (enterable) {
-      for (NodeId last = seed; width < cap;) {
-        const NodeId next = edges.walkTo(last, kEast);
-        if (!fits(next) || !edges.mutual(last, kEast, next)) break;
-        block.push_back(next);
-        last = next;
-        ++width;
-      }
-      while (depth < cap) {
-        const NodeId* below = block.data() + static_cast<std::size_t>(depth - 1) * static_cast<std::size_t>(width);
-        row.clear();
-        bool ok = true;
-        for (int32_t i = 0; i < width && ok; ++i) {
-          const NodeId up = edges.walkTo(below[i], kNorth);
-          ok = fits(up) && edges.mutual(below[i], kNorth, up);
-          if (ok && i > 0) {
-            ok = edges.mutual(row.back(), kEast, up) && edges.mutual(below[i - 1], kNorthEast, up) &&
-                 edges.mutual(below[i], kNorthWest, row.back());
-          }
-          row.push_back(up);
-        }
-        if (!ok) break;
-        block.insert(block.end(), row.begin(), row.end());
-        ++depth;
-      }
+    int32_t length_x = 1, lines_x = 1, length_z = 1, lines_z = 1;
+    grow(seed, true, length_x, lines_x);
+    best.swap(block);
+    grow(seed, false, length_z, lines_z);
+    int32_t width = length_x, depth = lines_x;
+    if (int64_t(length_z) * lines_z > int64_t(length_x) * lines_x) {
+      best.swap(block);
+      width = lines_z, depth = length_z;
     }
     const auto c = view.column(seed);
-    rects_.push_back({c[0], c[1], c[0] + width - 1, c[1] + depth - 1, area});
-    for (NodeId n : block) rect_of_[n] = rect_id;
+    rects_.push_back({c[0], c[1], c[0] + width - 1, c[1] + depth - 1, g.area[seed]});
+    for (NodeId n : best) rect_of_[n] = rect_id;
   }
 
   // 2. Portals, side by side, and the walk slots they cover (covered walk edges are implicit).
@@ -180,6 +194,10 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
   }
 
   // 3. Special edges: every other finite edge or link leaving a rectangle.
+  auto setColumns = [&](CorridorEdge& e) {
+    const auto a = view.column(e.from_lo), b = view.column(e.to_lo);
+    e.lo = a[0], e.hi = a[1], e.line = b[0], e.to_z = b[1];
+  };
   for (NodeId n = 0; n < nodes; ++n) {
     const uint32_t r = rect_of_[n];
     const std::size_t base = static_cast<std::size_t>(n) * kDirectionCount;
@@ -189,11 +207,21 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       if (to == kNoNode || to >= nodes || kind == EdgeKind::None) continue;
       if (!(g.edge_cost[base + d] < std::numeric_limits<float>::infinity())) continue;
       if (rect_of_[to] == r || covered[base + d]) continue;
+      if (kind == EdgeKind::Walk && isDiagonal(d)) {
+        // A diagonal walk whose two cardinal steps (through either side column) are walk edges
+        // too adds nothing the rectangle graph lacks: those steps are inside rectangles, portals
+        // or special edges themselves. Leaving it out keeps the rectangle graph small.
+        const int ccw = (d + 1) % kDirectionCount, cw = (d + kDirectionCount - 1) % kDirectionCount;
+        const NodeId side_a = edges.walkTo(n, ccw), side_b = edges.walkTo(n, cw);
+        if ((side_a != kNoNode && edges.walkTo(side_a, cw) == to) || (side_b != kNoNode && edges.walkTo(side_b, ccw) == to))
+          continue;
+      }
       CorridorEdge e;
       e.to_rect = rect_of_[to];
       e.action = moveActionOf(kind);
       e.from_lo = n;
       e.to_lo = to;
+      setColumns(e);
       e.cost = g.edge_cost[base + d];
       per_rect[r].push_back(e);
     }
@@ -207,6 +235,7 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       e.action = MoveAction::Link;
       e.from_lo = n;
       e.to_lo = link.to_node;
+      setColumns(e);
       e.cost = link.cost;
       per_rect[r].push_back(e);
     }

@@ -22,7 +22,9 @@
 ///    with the diagonal walk edges (both ways) between consecutive pairs, so that any line
 ///    through the run's strip of two columns is walkable;
 ///  - special edges: every other edge leaving a rectangle (jump, drop, climb, custom link, a
-///    one-way walk, a walk across a rectangle corner), from a node to a node.
+///    one-way walk, a walk across a rectangle corner), from a node to a node. A diagonal walk
+///    whose two cardinal steps through a side column are walk edges is left out (the rectangle
+///    graph has those steps).
 /// Stored in flat arrays: rectangles, a node -> rectangle table and the edges of each rectangle
 /// in CSR form.
 
@@ -58,9 +60,10 @@ struct CorridorEdge {
   bool portal = false;               ///< true: portal; false: special edge (from_node -> to_node)
   uint8_t direction = 0;             ///< portal: side of the source rectangle (0 E, 2 N, 4 W, 6 S; see kDirectionDx)
   MoveAction action = MoveAction::Walk; ///< special edge: how it is traversed
-  int32_t lo = 0;                    ///< portal: first column of the run along the side (z for E/W, x for N/S)
-  int32_t hi = 0;                    ///< portal: last column of the run (>= lo)
-  int32_t line = 0;                  ///< portal: column across the side on the source rectangle's edge (x for E/W, z for N/S)
+  int32_t lo = 0;                    ///< portal: first column of the run along the side (z for E/W, x for N/S); special: source column x
+  int32_t hi = 0;                    ///< portal: last column of the run (>= lo); special: source column z
+  int32_t line = 0;                  ///< portal: column across the side on the source rectangle's edge (x for E/W, z for N/S); special: destination column x
+  int32_t to_z = 0;                  ///< special: destination column z
   NodeId from_lo = kNoNode;          ///< portal: source node at `lo`; special: the source node
   NodeId from_hi = kNoNode;          ///< portal: source node at `hi`
   NodeId to_lo = kNoNode;            ///< portal: destination node at `lo`; special: the destination node
