@@ -5,7 +5,7 @@
 // radius (its standing box fits, nothing more is known). Every other node adds the shortest
 // walk-edge route (cell_size per cardinal step, cell_size * sqrt(2) per diagonal) to the nearest
 // border node. Computed by alternating forward and backward relaxation sweeps in node order
-// until nothing changes (a distance transform on the layered grid; exact shortest routes, and
+// until a sweep changes nothing (a distance transform on the layered grid; exact shortest routes, and
 // independent of threads).
 
 #include <cmath>
@@ -32,6 +32,7 @@ void computeClearance(double radius, LayeredGraph& graph) {
   const double step[2] = {graph.grid.cell_size, graph.grid.cell_size * M_SQRT2};
   auto relax = [&](std::size_t n) {
     bool changed = false;
+    if (distance[n] == 0) return changed;  // a border node: nothing is shorter
     for (int d = 0; d < kDirectionCount; ++d) {
       const std::size_t slot = n * kDirectionCount + d;
       if (graph.edge_kind[slot] != walk) continue;
@@ -40,10 +41,15 @@ void computeClearance(double radius, LayeredGraph& graph) {
     }
     return changed;
   };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (std::size_t n = 0; n < nodes; ++n) changed |= relax(n);
-    for (std::size_t n = nodes; n-- > 0;) changed |= relax(n);
+  // Alternate directions until a whole pass changes nothing: then every node is at its fixed
+  // point, the shortest route (the same values as any other relaxation order).
+  for (bool forward = true;; forward = !forward) {
+    bool changed = false;
+    if (forward)
+      for (std::size_t n = 0; n < nodes; ++n) changed |= relax(n);
+    else
+      for (std::size_t n = nodes; n-- > 0;) changed |= relax(n);
+    if (!changed) break;
   }
   graph.clearance.resize(nodes);
   for (std::size_t n = 0; n < nodes; ++n)

@@ -136,10 +136,14 @@ class NodeEdges {
           uint32_t count = 0;
           for (uint32_t m = begin; m < end && count < 64; ++m)
             if (std::fabs(g_.height[m] - hn) <= step) order[count++] = m;
-          std::sort(order, order + count, [&](uint32_t p, uint32_t q) {
-            const double dp = std::fabs(g_.height[p] - hn), dq = std::fabs(g_.height[q] - hn);
-            return dp != dq ? dp < dq : p < q;
-          });
+          // Insertion sort (a column holds few floors): by height change, then node index.
+          for (uint32_t i = 1; i < count; ++i)
+            for (uint32_t j = i; j > 0; --j) {
+              const uint32_t p = order[j - 1], q = order[j];
+              const double dp = std::fabs(g_.height[p] - hn), dq = std::fabs(g_.height[q] - hn);
+              if (dp < dq || (dp == dq && p < q)) break;
+              std::swap(order[j - 1], order[j]);
+            }
           for (uint32_t i = 0; i < count && best.kind == EdgeKind::None; ++i) {
             const uint32_t m = order[i];
             const double hm = g_.height[m];

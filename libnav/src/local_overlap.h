@@ -39,6 +39,8 @@ class LocalBoxTest {
   /// of the triangle's plane.
   bool overlaps(const CandidateTriangle& t) const;
 
+  /// Bounds of the box grown by the test's allowance: a triangle outside them does not overlap.
+  const sim::Aabb& bounds() const { return bounds_; }
   /// Horizontal bounds of the box grown by the test's allowance (for picking bins), metres.
   double minX() const { return bounds_.min.x; }
   double maxX() const { return bounds_.max.x; }

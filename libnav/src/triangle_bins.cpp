@@ -17,24 +17,25 @@ TriangleBins::TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid,
   bins_z_ = std::max<int32_t>(1, (grid.depth_cells + bin_cells - 1) / bin_cells);
   const uint32_t count = mesh.triangleCount();
   records_.resize(count);
-  first_bin_x_.resize(count);
-  first_bin_z_.resize(count);
   offsets_.assign(static_cast<std::size_t>(bins_x_) * bins_z_ + 1, 0);
+  std::vector<int32_t> range(static_cast<std::size_t>(count) * 4);  // x0, x1, z0, z1 per triangle
   for (uint32_t t = 0; t < count; ++t) {
-    records_[t] = makeCandidate(mesh, t);
-    first_bin_x_[t] = binX(records_[t].min_x);
-    first_bin_z_[t] = binZ(records_[t].min_z);
-    for (int32_t z = first_bin_z_[t]; z <= binZ(records_[t].max_z); ++z)
-      for (int32_t x = first_bin_x_[t]; x <= binX(records_[t].max_x); ++x)
-        ++offsets_[static_cast<std::size_t>(z) * bins_x_ + x + 1];
+    const CandidateTriangle& r = records_[t] = makeCandidate(mesh, t);
+    int32_t* b = &range[static_cast<std::size_t>(t) * 4];
+    b[0] = binX(r.min_x), b[1] = binX(r.max_x), b[2] = binZ(r.min_z), b[3] = binZ(r.max_z);
+    for (int32_t z = b[2]; z <= b[3]; ++z)
+      for (int32_t x = b[0]; x <= b[1]; ++x) ++offsets_[static_cast<std::size_t>(z) * bins_x_ + x + 1];
   }
   for (std::size_t i = 1; i < offsets_.size(); ++i) offsets_[i] += offsets_[i - 1];
   items_.resize(offsets_.back());
   std::vector<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
-  for (uint32_t t = 0; t < count; ++t)
-    for (int32_t z = first_bin_z_[t]; z <= binZ(records_[t].max_z); ++z)
-      for (int32_t x = first_bin_x_[t]; x <= binX(records_[t].max_x); ++x)
-        items_[cursor[static_cast<std::size_t>(z) * bins_x_ + x]++] = t;
+  for (uint32_t t = 0; t < count; ++t) {
+    const CandidateTriangle& r = records_[t];
+    const int32_t* b = &range[static_cast<std::size_t>(t) * 4];
+    const Item item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, b[0], b[2], t};
+    for (int32_t z = b[2]; z <= b[3]; ++z)
+      for (int32_t x = b[0]; x <= b[1]; ++x) items_[cursor[static_cast<std::size_t>(z) * bins_x_ + x]++] = item;
+  }
 }
 
 int32_t TriangleBins::binX(double x) const {
@@ -52,13 +53,17 @@ bool TriangleBins::boxFree(const LocalBoxTest& box) const {
   const double pad = 1e-3 * bin_size_;
   const int32_t x0 = binX(box.minX() - pad), x1 = binX(box.maxX() + pad);
   const int32_t z0 = binZ(box.minZ() - pad), z1 = binZ(box.maxZ() + pad);
+  const sim::Aabb& b = box.bounds();
   for (int32_t z = z0; z <= z1; ++z)
     for (int32_t x = x0; x <= x1; ++x) {
       const std::size_t bin = static_cast<std::size_t>(z) * bins_x_ + x;
       for (uint32_t i = offsets_[bin]; i < offsets_[bin + 1]; ++i) {
-        const uint32_t t = items_[i];
-        if (std::max(first_bin_x_[t], x0) != x || std::max(first_bin_z_[t], z0) != z) continue;  // tested already
-        if (box.overlaps(records_[t])) return false;
+        const Item& item = items_[i];
+        if (item.max_y < b.min.y || item.min_y > b.max.y || item.max_x < b.min.x || item.min_x > b.max.x ||
+            item.max_z < b.min.z || item.min_z > b.max.z)
+          continue;  // the same bounds test overlaps() starts with
+        if (std::max(item.first_x, x0) != x || std::max(item.first_z, z0) != z) continue;  // tested in another bin
+        if (box.overlaps(records_[item.triangle])) return false;
       }
     }
   return true;

@@ -28,11 +28,16 @@ class TriangleBins {
 
   double origin_x_ = 0, origin_z_ = 0, bin_size_ = 1, inverse_bin_size_ = 1;
   int32_t bins_x_ = 1, bins_z_ = 1;
+  /// A triangle in a bin, with what rejects it without touching its record.
+  struct Item {
+    float min_x, max_x, min_y, max_y, min_z, max_z;  // the triangle's bounds
+    int32_t first_x, first_z;                        // its lowest bin on each axis
+    uint32_t triangle;
+  };
+
   std::vector<CandidateTriangle> records_;  // per mesh triangle
-  std::vector<int32_t> first_bin_x_;        // per mesh triangle: its lowest bin along x
-  std::vector<int32_t> first_bin_z_;        // and along z
   std::vector<uint32_t> offsets_;           // per bin (row-major), into items_
-  std::vector<uint32_t> items_;             // triangle ids, ascending within a bin
+  std::vector<Item> items_;                 // ascending triangle id within a bin
 };
 
 }  // namespace strata::nav
