@@ -1,8 +1,11 @@
 // Connected components and regions.
 //
-// Components: union-find over every edge and link taken as undirected, ids assigned in node
-// order (the component of node 0 is 0, the next new component met is 1, ...). Two nodes in
-// different components can never reach each other, so an unreachable goal is rejected in O(1).
+// Components: weakly connected components over every edge and link taken as undirected, ids
+// assigned in node order (the component of node 0 is 0, the next new component met is 1, ...).
+// Two nodes in different components can never reach each other, so an unreachable goal is
+// rejected in O(1). Computed after the regions below, by union-find over the region DAG's edges
+// (a region is strongly connected, so its nodes share a component; every other edge joins two
+// regions), which is far fewer unions than one per edge.
 //
 // Regions: strongly connected components (Tarjan 1972, iterative), numbered by their lowest
 // node, plus the transitive closure of the region DAG (which regions each region reaches). The
@@ -42,7 +45,13 @@ void forEachSuccessor(const LayeredGraph& g, uint32_t n, Visit&& visit) {
   for (uint32_t l = g.link_offsets[n]; l < g.link_offsets[n + 1]; ++l) visit(g.links[l].to_node);
 }
 
-void computeRegions(LayeredGraph& g) {
+/// Regions, and what the components need from them.
+struct Regions {
+  std::vector<uint32_t> scc;                 // per node: its strongly connected component (Tarjan order)
+  std::vector<std::vector<uint32_t>> out;    // per component: the components its edges lead to (sorted, unique)
+};
+
+Regions computeRegions(LayeredGraph& g) {
   const std::size_t nodes = g.nodeCount();
   constexpr uint32_t kUnvisited = kNoNode;
   std::vector<uint32_t> index(nodes, kUnvisited), low(nodes, 0), scc(nodes, kNoNode);
@@ -140,30 +149,27 @@ void computeRegions(LayeredGraph& g) {
     const auto& list = reach[scc_of_region[r]];
     g.region_reach.insert(g.region_reach.end(), list.begin(), list.end());
   }
+  return {std::move(scc), std::move(out)};
 }
 
 }  // namespace
 
 void computeComponents(LayeredGraph& graph) {
   const std::size_t nodes = graph.nodeCount();
-  std::vector<uint32_t> parent(nodes);
+  const Regions regions = computeRegions(graph);
+  std::vector<uint32_t> parent(regions.out.size());
   std::iota(parent.begin(), parent.end(), 0u);
-  for (std::size_t n = 0; n < nodes; ++n)
-    for (int d = 0; d < kDirectionCount; ++d) {
-      const uint32_t m = graph.neighbor[n * kDirectionCount + d];
-      if (m != kNoNode) unite(parent, static_cast<uint32_t>(n), m);
-    }
-  for (const OffMeshLink& link : graph.links) unite(parent, link.from_node, link.to_node);
+  for (uint32_t s = 0; s < regions.out.size(); ++s)
+    for (uint32_t t : regions.out[s]) unite(parent, s, t);
   graph.component.assign(nodes, 0);
-  std::vector<uint32_t> id_of_root(nodes, kNoNode);
+  std::vector<uint32_t> id_of_root(parent.size(), kNoNode);
   uint32_t next = 0;
   for (std::size_t n = 0; n < nodes; ++n) {
-    const uint32_t root = findRoot(parent, static_cast<uint32_t>(n));
+    const uint32_t root = findRoot(parent, regions.scc[n]);
     if (id_of_root[root] == kNoNode) id_of_root[root] = next++;
     graph.component[n] = id_of_root[root];
   }
   graph.component_count = next;
-  computeRegions(graph);
 }
 
 }  // namespace strata::nav
