@@ -139,7 +139,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
           tile_triangles[static_cast<std::size_t>(tz) * tiles_x + tx].push_back(t);
     }
   }
-  std::vector<std::vector<std::vector<ColumnFloor>>> tile_floors(tile_count);
+  std::vector<RectFloors> tile_floors(tile_count);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, tile_count, 1), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t t = r.begin(); t != r.end(); ++t) {
       const int32_t tx = static_cast<int32_t>(t % tiles_x), tz = static_cast<int32_t>(t / tiles_x);
@@ -153,11 +153,11 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   // Merge in column order.
   const std::size_t columns = grid.columnCount();
   graph.column_offsets.assign(columns + 1, 0);
-  auto tileColumn = [&](int32_t x, int32_t z) -> const std::vector<ColumnFloor>& {
+  auto tileColumn = [&](int32_t x, int32_t z) {
     const std::size_t t = static_cast<std::size_t>(z / tile) * tiles_x + static_cast<std::size_t>(x / tile);
     const int32_t x0 = (x / tile) * tile, z0 = (z / tile) * tile;
     const int32_t width = std::min(x0 + tile, grid.width_cells) - x0;
-    return tile_floors[t][static_cast<std::size_t>(z - z0) * width + static_cast<std::size_t>(x - x0)];
+    return tile_floors[t].column(static_cast<std::size_t>(z - z0) * width + static_cast<std::size_t>(x - x0));
   };
   for (int32_t z = 0; z < grid.depth_cells; ++z)
     for (int32_t x = 0; x < grid.width_cells; ++x)

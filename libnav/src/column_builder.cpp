@@ -75,7 +75,7 @@ bool ColumnBuilder::hasStandingRoom(double center_x, double center_z, double flo
 template <class HasRoom>
 void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vector<ColumnFloor>& out,
                                        HasRoom&& has_room) const {
-  out.clear();
+  const std::size_t first = out.size();
   std::sort(hits.begin(), hits.end(), [](const SurfaceHit& a, const SurfaceHit& b) {
     if (a.height != b.height) return a.height > b.height;
     return a.triangle < b.triangle;
@@ -109,11 +109,12 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
     out.push_back({hit.height, hit.normal, hit.triangle, headroom});
   }
   // Ascending height, the node order of a column.
-  std::reverse(out.begin(), out.end());
+  std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
 }
 
 void ColumnBuilder::floorsFromHits(std::vector<SurfaceHit>& hits, double center_x, double center_z,
                                    std::vector<ColumnFloor>& out) const {
+  out.clear();
   floorsFromHitsWith(hits, out, [&](double floor_height, const sim::Vec3& normal) {
     return hasStandingRoom(center_x, center_z, floor_height, normal);
   });
@@ -133,11 +134,11 @@ std::vector<ColumnFloor> ColumnBuilder::buildColumn(int32_t x, int32_t z) const 
 }
 
 void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, std::span<const uint32_t> triangles,
-                              std::vector<std::vector<ColumnFloor>>& floors) const {
+                              RectFloors& out) const {
   const int32_t width = x1 - x0, depth = z1 - z0;
   const std::size_t columns = static_cast<std::size_t>(width) * static_cast<std::size_t>(depth);
-  floors.resize(columns);
-  for (auto& f : floors) f.clear();
+  out.floors.clear();
+  out.offsets.assign(columns + 1, 0);
 
   struct Entry {
     uint32_t column;
@@ -230,6 +231,7 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
   }
   std::vector<SurfaceHit> hits;
   for (std::size_t column = 0; column < columns; ++column) {
+    out.offsets[column] = static_cast<uint32_t>(out.floors.size());
     if (!hasHits(column)) continue;
     hits.assign(sorted.begin() + offsets[column], sorted.begin() + offsets[column + 1]);
     const int32_t x = x0 + static_cast<int32_t>(column % static_cast<std::size_t>(width));
@@ -237,11 +239,12 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
     const double cx = grid_.centerX(x), cz = grid_.centerZ(z);
     const std::span<const uint32_t> candidates(near.data() + near_offsets[column],
                                                near_offsets[column + 1] - near_offsets[column]);
-    floorsFromHitsWith(hits, floors[column], [&](double floor_height, const sim::Vec3& normal) {
+    floorsFromHitsWith(hits, out.floors, [&](double floor_height, const sim::Vec3& normal) {
       const sim::Aabb box = standingBox(cx, cz, floor_height, normal);
       return !box.empty() && boxFreeAmong(LocalBoxTest(box), records, candidates);
     });
   }
+  out.offsets[columns] = static_cast<uint32_t>(out.floors.size());
 }
 
 }  // namespace strata::nav

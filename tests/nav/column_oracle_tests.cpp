@@ -68,18 +68,19 @@ void compareColumn(const nav::ColumnBuilder& builder, const sim::QueryIndex& ind
   index.overlapBox(footprint, touching);
   std::vector<uint32_t> triangles;
   for (const auto& hit : touching) triangles.push_back(hit.triangle);
-  std::vector<std::vector<nav::ColumnFloor>> rect;
+  nav::RectFloors rect;
   builder.buildRect(x, z, x + 1, z + 1, triangles, rect);
   const auto by_ray = builder.buildColumn(x, z);
   INFO("column " << x << ", " << z << " centre " << grid.centerX(x) << ", " << grid.centerZ(z));
-  REQUIRE(rect.size() == 1);
-  REQUIRE(rect[0].size() == by_ray.size());
+  REQUIRE(rect.offsets.size() == 2);
+  const auto floors = rect.column(0);
+  REQUIRE(floors.size() == by_ray.size());
   for (std::size_t i = 0; i < by_ray.size(); ++i) {
-    CHECK(rect[0][i].height == Approx(by_ray[i].height).margin(1e-9));
-    CHECK(rect[0][i].triangle == by_ray[i].triangle);
-    CHECK(rect[0][i].normal.y == Approx(by_ray[i].normal.y).margin(1e-12));
-    if (std::isinf(by_ray[i].headroom)) CHECK(std::isinf(rect[0][i].headroom));
-    else CHECK(rect[0][i].headroom == Approx(by_ray[i].headroom).margin(1e-9));
+    CHECK(floors[i].height == Approx(by_ray[i].height).margin(1e-9));
+    CHECK(floors[i].triangle == by_ray[i].triangle);
+    CHECK(floors[i].normal.y == Approx(by_ray[i].normal.y).margin(1e-12));
+    if (std::isinf(by_ray[i].headroom)) CHECK(std::isinf(floors[i].headroom));
+    else CHECK(floors[i].headroom == Approx(by_ray[i].headroom).margin(1e-9));
   }
 }
 

@@ -50,6 +50,17 @@ struct ColumnFloor {
   double headroom = 0;         ///< distance up to the next surface above, metres (+inf: none)
 };
 
+/// The floors of the columns of a rectangle, flat: column i (row-major within the rectangle) owns
+/// floors[offsets[i] .. offsets[i + 1]), in ascending height.
+struct RectFloors {
+  std::vector<ColumnFloor> floors;  ///< every column's floors, column after column
+  std::vector<uint32_t> offsets;    ///< columns + 1 entries
+  /// The floors of column i.
+  std::span<const ColumnFloor> column(std::size_t i) const {
+    return {floors.data() + offsets[i], offsets[i + 1] - offsets[i]};
+  }
+};
+
 /// The column grid covering `bounds` at `cell_size`: the origin snapped down to a multiple of
 /// the cell size, at least one column each way.
 GridFrame makeGridFrame(const sim::Aabb& bounds, double cell_size);
@@ -66,11 +77,11 @@ class ColumnBuilder {
 
   /// Bake path: floors of every column in [x0, x1) x [z0, z1) from the given candidate
   /// triangles (every triangle whose x/z bounds come within the radius of the rectangle's column
-  /// centres must be included; others are ignored). `floors` receives one vector per column,
-  /// row-major within the rectangle. Rule 4 is decided on these triangles with the query index's
-  /// exact per-triangle test (same answer as hasStandingRoom, without a tree walk per floor).
+  /// centres must be included; others are ignored). Rule 4 is decided on these triangles with
+  /// the query index's exact per-triangle test (same answer as hasStandingRoom, without a tree
+  /// walk per floor).
   void buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, std::span<const uint32_t> triangles,
-                 std::vector<std::vector<ColumnFloor>>& floors) const;
+                 RectFloors& out) const;
 
   /// Shared rules 1-5 over the hits of one column centred at (center_x, center_z), standing room
   /// through the query index. Sorts `hits`.
@@ -93,7 +104,8 @@ class ColumnBuilder {
   const sim::TriangleMesh& mesh() const { return mesh_; }
 
  private:
-  /// Rules 1-5 with rule 4 decided by `has_room(floor_height, normal)` (defined in the .cpp).
+  /// Rules 1-5 with rule 4 decided by `has_room(floor_height, normal)`; appends the column's
+  /// floors to `out` (defined in the .cpp).
   template <class HasRoom>
   void floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vector<ColumnFloor>& out, HasRoom&& has_room) const;
 
