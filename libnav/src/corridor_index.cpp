@@ -9,6 +9,12 @@
 // pairs, diagonals between consecutive pairs), so the two-column strip of the run has the same
 // property and a line through rectangle, strip and rectangle stays walkable.
 //
+// Floors of one column closer than the step height (stairs and ramps can leave two surfaces
+// 0.1-0.2 m apart in a column) are twins: one cluster, represented by its lowest node, and all
+// rules above apply to clusters (every member's walk edge lands in the expected cluster). A line
+// then walks through cluster members and may end on the twin of the node aimed at; the query
+// continues from the node it reached.
+//
 // Growth is greedy and deterministic: nodes in index order (columns row by row, floors bottom
 // up), each unassigned node grows a rectangle along +X while the next column qualifies, then
 // along +Z while the next row does, and another one along +Z first, then +X; the larger is kept.
@@ -65,9 +71,25 @@ struct Edges {
     if (b[0] != a[0] + kDirectionDx[d] || b[1] != a[1] + kDirectionDz[d]) return kNoNode;
     return to;
   }
-  // a -> b in direction d and b -> a back, both finite walk edges.
+  // Twin clusters (see the file comment): `rep[n]` is the lowest node of n's cluster; the
+  // members of a cluster are consecutive nodes of one column.
+  const std::vector<NodeId>& rep;
+
+  // The cluster every member of cluster `r` reaches by a walk edge in direction d (its
+  // representative), kNoNode when a member has no such edge or they disagree.
+  NodeId step(NodeId r, int d) const {
+    NodeId target = kNoNode;
+    for (NodeId m = r; m < g.nodeCount() && rep[m] == r; ++m) {
+      const NodeId t = walkTo(m, d);
+      if (t == kNoNode) return kNoNode;
+      if (target == kNoNode) target = rep[t];
+      else if (rep[t] != target) return kNoNode;
+    }
+    return target;
+  }
+  // Cluster a -> cluster b in direction d and back.
   bool mutual(NodeId a, int d, NodeId b) const {
-    return a != kNoNode && b != kNoNode && walkTo(a, d) == b && walkTo(b, oppositeDirection(d)) == a;
+    return a != kNoNode && b != kNoNode && step(a, d) == b && step(b, oppositeDirection(d)) == a;
   }
 };
 
@@ -76,7 +98,18 @@ struct Edges {
 CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSettings& settings) : view_(&view) {
   const LayeredGraph& g = view.graph();
   const std::size_t nodes = g.nodeCount();
-  const Edges edges{g, view};
+  // 0. Twin clusters: floors of one column closer than the step height (and of one area), which
+  // the bake can leave on stairs and ramps, are one cluster; the decomposition works on clusters.
+  rep_.resize(nodes);
+  const double twin_gap = view.agent().step_height;
+  const std::size_t columns = g.column_offsets.empty() ? 0 : g.column_offsets.size() - 1;
+  for (std::size_t c = 0; c < columns; ++c)
+    for (uint32_t n = g.column_offsets[c]; n < g.column_offsets[c + 1] && n < nodes; ++n) {
+      const bool joins = n > g.column_offsets[c] && g.area[n] == g.area[rep_[n - 1]] &&
+                         double(g.height[n]) - double(g.height[rep_[n - 1]]) < twin_gap;
+      rep_[n] = joins ? rep_[n - 1] : n;
+    }
+  const Edges edges{g, view, rep_};
   const int32_t cap = settings.max_side_cells > 0 ? settings.max_side_cells : std::numeric_limits<int32_t>::max();
   rect_of_.assign(nodes, kNoNode);
 
@@ -94,7 +127,7 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
     length = 1, lines = 1;
     if (!std::isfinite(view.areaCost(seed))) return;  // never entered: a rectangle of its own
     for (NodeId last = seed; length < cap;) {
-      const NodeId next = edges.walkTo(last, forward);
+      const NodeId next = edges.step(last, forward);
       if (!fits(next) || !edges.mutual(last, forward, next)) break;
       block.push_back(next);
       last = next;
@@ -105,7 +138,7 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       line.clear();
       bool ok = true;
       for (int32_t i = 0; i < length && ok; ++i) {
-        const NodeId n = edges.walkTo(previous[i], stack);
+        const NodeId n = edges.step(previous[i], stack);
         ok = fits(n) && edges.mutual(previous[i], stack, n);
         if (ok && i > 0)
           ok = edges.mutual(line.back(), forward, n) && edges.mutual(previous[i - 1], kNorthEast, n) &&
@@ -118,7 +151,7 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
     }
   };
   for (NodeId seed = 0; seed < nodes; ++seed) {
-    if (rect_of_[seed] != kNoNode) continue;
+    if (rect_of_[seed] != kNoNode || rep_[seed] != seed) continue;
     const auto rect_id = static_cast<uint32_t>(rects_.size());
     int32_t length_x = 1, lines_x = 1, length_z = 1, lines_z = 1;
     grow(seed, true, length_x, lines_x);
@@ -131,12 +164,16 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
     }
     const auto c = view.column(seed);
     rects_.push_back({c[0], c[1], c[0] + width - 1, c[1] + depth - 1, g.area[seed]});
-    for (NodeId n : best) rect_of_[n] = rect_id;
+    for (NodeId r : best)
+      for (NodeId m = r; m < nodes && rep_[m] == r; ++m) rect_of_[m] = rect_id;
   }
 
   // 2. Portals, side by side, and the walk slots they cover (covered walk edges are implicit).
   std::vector<uint8_t> covered(nodes * kDirectionCount, 0);
-  auto cover = [&](NodeId n, int d) { covered[static_cast<std::size_t>(n) * kDirectionCount + static_cast<std::size_t>(d)] = 1; };
+  auto cover = [&](NodeId r, int d) {  // the slots of every member of cluster r
+    for (NodeId m = r; m < nodes && rep_[m] == r; ++m)
+      covered[static_cast<std::size_t>(m) * kDirectionCount + static_cast<std::size_t>(d)] = 1;
+  };
   std::vector<std::vector<CorridorEdge>> per_rect(rects_.size());
   for (uint32_t r = 0; r < rects_.size(); ++r) {
     const CorridorRect& rect = rects_[r];
@@ -158,7 +195,7 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       for (int32_t u = first; u <= last; ++u) {
         const int32_t x = along_z ? line : u, z = along_z ? u : line;
         const NodeId from = nodeAt(r, x, z);
-        const NodeId to = edges.walkTo(from, side);
+        const NodeId to = edges.step(from, side);
         const bool pair = to != kNoNode && rect_of_[to] != r && edges.mutual(from, side, to);
         if (!pair) {
           close();

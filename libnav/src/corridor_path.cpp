@@ -151,8 +151,11 @@ double areaCostOf(const LayeredSearchGraph& view, NodeId node) {
 
 // The line test of LayeredSearchGraph::walkLine (same column walk, same rules, no area rule)
 // that also sums the walking cost and records where the line enters another area. False when a
-// step is not a walk edge into the next column or the walk does not end on b.
-bool walkSegment(const LayeredSearchGraph& view, NodeId a, NodeId b, double& cost, std::vector<AreaCrossing>& crossings) {
+// step is not a walk edge into the next column or the walk ends neither on b nor on a twin of b
+// (`landed` tells which).
+bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, std::vector<AreaCrossing>& crossings,
+                 NodeId& landed) {
+  const LayeredSearchGraph& view = index.view();
   const LayeredGraph& g = view.graph();
   const auto ca = view.column(a), cb = view.column(b);
   const int32_t dx = cb[0] - ca[0], dz = cb[1] - ca[1];
@@ -187,7 +190,8 @@ bool walkSegment(const LayeredSearchGraph& view, NodeId a, NodeId b, double& cos
   }
   sum += length * (1 - t_prev) * areaCostOf(view, current);
   cost = sum;
-  return current == b;
+  landed = current;
+  return index.clusterOf(current) == index.clusterOf(b);
 }
 
 PathResult failed(PathFailure reason, int64_t expansions) {
@@ -385,7 +389,13 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       continue;
     }
     double leg = 0;
-    if (!walkSegment(view, result.nodes[i - 1], result.nodes[i], leg, s.crossings)) {
+    NodeId landed = kNoNode;
+    const bool walked = walkSegment(index, result.nodes[i - 1], result.nodes[i], leg, s.crossings, landed);
+    // On a twin of the corner aimed at: carry on from there, unless a special edge leaves from
+    // the corner itself.
+    const bool special_next = i + 1 < result.nodes.size() && (s.actions[i + 1] != MoveAction::Walk || s.special_cost[i + 1] > 0);
+    if (walked && landed != result.nodes[i] && !special_next) result.nodes[i] = landed;
+    if (!walked || landed != result.nodes[i]) {
       if (stats) stats->fell_back = true;
       LayeredSearchSettings theta = settings;
       theta.method = SearchMethod::Theta;

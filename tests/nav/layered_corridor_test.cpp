@@ -39,8 +39,9 @@ PathResult run(const LayeredGraph& g, sim::Vec3 from, sim::Vec3 to, LayeredSearc
   return findLayeredPath(g, defaultAgent(), from, to, s, state);
 }
 
-// Every rectangle: one node per column, one area, all 8-adjacent pairs joined by walk edges
-// both ways; every node in exactly one rectangle.
+// Every rectangle: one floor (twin cluster) per column, one area, every member's walk edge to an
+// 8-adjacent column inside lands on that column's floor, and back; every node in exactly one
+// rectangle.
 void checkDecomposition(const LayeredSearchGraph& view, const CorridorIndex& index) {
   const LayeredGraph& g = view.graph();
   std::vector<int> seen(g.nodeCount(), 0);
@@ -48,23 +49,26 @@ void checkDecomposition(const LayeredSearchGraph& view, const CorridorIndex& ind
     const CorridorRect& rect = index.rects()[r];
     for (int32_t z = rect.z0; z <= rect.z1; ++z)
       for (int32_t x = rect.x0; x <= rect.x1; ++x) {
-        const NodeId n = index.nodeAt(r, x, z);
-        REQUIRE(n != kNoNode);
-        ++seen[n];
-        CHECK(g.area[n] == rect.area);
-        for (int d = 0; d < kDirectionCount; ++d) {
-          const int32_t nx = x + kDirectionDx[d], nz = z + kDirectionDz[d];
-          if (nx < rect.x0 || nx > rect.x1 || nz < rect.z0 || nz > rect.z1) continue;
-          const NodeId m = index.nodeAt(r, nx, nz);
-          CHECK(g.edgeKind(n, d) == EdgeKind::Walk);
-          CHECK(g.neighborOf(n, d) == m);
+        const NodeId floor = index.nodeAt(r, x, z);
+        REQUIRE(floor != kNoNode);
+        CHECK(index.clusterOf(floor) == floor);
+        for (NodeId n = g.columnBegin(x, z); n < g.columnEnd(x, z); ++n) {
+          if (index.rectOf(n) != r) continue;
+          ++seen[n];
+          CHECK(index.clusterOf(n) == floor);
+          CHECK(g.area[n] == rect.area);
+          CHECK(g.height[n] - g.height[floor] < view.agent().step_height);
+          for (int d = 0; d < kDirectionCount; ++d) {
+            const int32_t nx = x + kDirectionDx[d], nz = z + kDirectionDz[d];
+            if (nx < rect.x0 || nx > rect.x1 || nz < rect.z0 || nz > rect.z1) continue;
+            CHECK(g.edgeKind(n, d) == EdgeKind::Walk);
+            REQUIRE(g.neighborOf(n, d) != kNoNode);
+            CHECK(index.clusterOf(g.neighborOf(n, d)) == index.nodeAt(r, nx, nz));
+          }
         }
       }
   }
-  for (NodeId n = 0; n < g.nodeCount(); ++n) {
-    CHECK(seen[n] == 1);
-    CHECK(index.nodeAt(index.rectOf(n), view.column(n)[0], view.column(n)[1]) == n);
-  }
+  for (NodeId n = 0; n < g.nodeCount(); ++n) CHECK(seen[n] == 1);
 }
 
 // True when the graph has an edge (or link) a -> b of this action.
@@ -107,7 +111,7 @@ void checkPair(const LayeredSearchGraph& view, const sim::Vec3& a, const sim::Ve
   ++totals.found;
   const LayeredGraph& g = view.graph();
   REQUIRE(r.nodes.front() == start);
-  REQUIRE(r.nodes.back() == goal);
+  REQUIRE(view.corridor().clusterOf(r.nodes.back()) == view.corridor().clusterOf(goal));  // the goal or its twin
   // Walking legs pass the line test; the others are edges of the graph.
   std::size_t w = 1;
   for (std::size_t i = 1; i < r.nodes.size(); ++i) {
@@ -129,7 +133,8 @@ void checkPair(const LayeredSearchGraph& view, const sim::Vec3& a, const sim::Ve
   // Any-angle routes cost at most 8 % less than the 8-connected optimum (octile / euclid); A*
   // minimises cost (areas, half the height change), not length, so the bound is on the cost.
   const double octile_ratio = std::sqrt(4 - 2 * std::sqrt(2.0));  // 1.0824
-  CHECK(r.cost >= exact.cost / octile_ratio - slack - 1e-6);
+  // (A route that ends on a twin of the goal is measured to another node: no bound then.)
+  if (r.nodes.back() == goal) CHECK(r.cost >= exact.cost / octile_ratio - slack - 1e-6);
   if (start != goal) CHECK(r.cost > 0);
   if (with_theta) {
     LayeredSearchSettings theta = s;

@@ -13,9 +13,11 @@
 /// boundaries), so a route can be longer than Theta*'s; see docs/search.md for figures.
 ///
 /// Decomposition (built once per graph, O(nodes), deterministic): nodes are scanned in index
-/// order; each unassigned node seeds a rectangle that grows along +X, then along +Z, while the
-/// new column / row qualifies: one node per column, all nodes of one area, and every pair of
-/// 8-adjacent nodes inside joined by walk edges both ways. Inside such a rectangle any straight
+/// order; each unassigned node seeds a rectangle that grows along +X, then along +Z (and another
+/// along +Z, then +X; the larger is kept), while the new column / row qualifies: one floor per
+/// column, all nodes of one area, and every pair of 8-adjacent floors inside joined by walk
+/// edges both ways. A "floor" here is a twin cluster: the nodes of a column closer together than
+/// the step height count as one (every member's edges must agree). Inside such a rectangle any straight
 /// segment between column centres is walkable and costs its length times the area cost.
 /// Between rectangles:
 ///  - portals: maximal runs of boundary column pairs joined by cardinal walk edges both ways,
@@ -93,8 +95,12 @@ class CorridorIndex {
   std::size_t portalCount() const { return portal_count_; }
   /// Number of special edges.
   std::size_t specialCount() const { return edges_.size() - portal_count_; }
-  /// The node of rectangle `rect` in column (x, z), kNoNode when the column is outside it.
+  /// The node of rectangle `rect` in column (x, z) (its twin cluster's lowest node), kNoNode when
+  /// the column is outside it.
   NodeId nodeAt(uint32_t rect, int32_t x, int32_t z) const;
+  /// The lowest node of `node`'s twin cluster: floors of one column closer than the step height
+  /// (and of one area) form one cluster, which the decomposition treats as one floor.
+  NodeId clusterOf(NodeId node) const { return rep_[node]; }
   /// The wrapped search view.
   const LayeredSearchGraph& view() const { return *view_; }
 
@@ -102,6 +108,7 @@ class CorridorIndex {
   const LayeredSearchGraph* view_;
   std::vector<CorridorRect> rects_;
   std::vector<uint32_t> rect_of_;        // per node
+  std::vector<NodeId> rep_;              // per node: lowest node of its twin cluster
   std::vector<uint32_t> edge_offsets_;   // size rects + 1
   std::vector<CorridorEdge> edges_;
   std::size_t portal_count_ = 0;
