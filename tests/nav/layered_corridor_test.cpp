@@ -154,6 +154,16 @@ TEST_CASE("corridor: an open floor is one rectangle and a route inside it is one
   const CorridorIndex& index = view.corridor();
   CHECK(index.rectCount() == 1);
   checkDecomposition(view, index);
+  // A side cap splits it; the pieces still satisfy the invariants.
+  CorridorSettings capped;
+  capped.max_side_cells = 4;
+  REQUIRE(capped.validate());
+  const CorridorIndex small(view, capped);
+  checkDecomposition(view, small);
+  CHECK(small.rectCount() == 6);  // 10 x 6 columns in sides of at most 4: 3 x 2
+  for (const CorridorRect& rect : small.rects()) CHECK((rect.x1 - rect.x0 < 4 && rect.z1 - rect.z0 < 4));
+  capped.max_side_cells = -1;
+  CHECK_FALSE(capped.validate());
   const auto r = run(g, {0.3, 0, 0.4}, {9.6, 0, 5.5});
   REQUIRE(r.ok());
   CHECK(r.waypoints.size() == 2);

@@ -40,7 +40,7 @@ namespace strata::nav {
 
 /// Settings of the rectangle decomposition.
 struct CorridorSettings {
-  int32_t max_side_cells = 64;  ///< longest rectangle side, columns; 0 = unlimited. Smaller gives more rectangles (slower queries) but entry points closer to the route. [Limit: 0 or >= 1]
+  int32_t max_side_cells = 128;  ///< longest rectangle side, columns; 0 = unlimited. Smaller gives more rectangles (slower queries) but entry points closer to the route. [Limit: 0 or >= 1]
   /// Checks every field; the message names the field.
   Status validate() const;
 };
