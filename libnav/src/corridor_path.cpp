@@ -36,7 +36,7 @@ struct AreaCrossing {
 
 struct Record {
   double g = 0;              // cost to the entry point
-  double x = 0, z = 0;       // entry point, column coordinates
+  float x = 0, z = 0;        // entry point, column coordinates (exact below 2^24 columns)
   uint32_t parent = kNoNode; // previous rectangle
   uint32_t edge = kNoNode;   // index of the edge that entered (into the index's edge array of the parent)
   uint32_t stamp = 0;
@@ -70,7 +70,7 @@ struct Scratch {
   }
   Record& touch(uint32_t rect) {
     Record& r = records[rect];
-    if (r.stamp != generation) r = Record{std::numeric_limits<double>::infinity(), 0, 0, kNoNode, kNoNode, generation, false};
+    if (r.stamp != generation) r = Record{std::numeric_limits<double>::infinity(), 0.0f, 0.0f, kNoNode, kNoNode, generation, false};
     return r;
   }
   struct Later {
@@ -224,10 +224,11 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     {
       const auto c = view.column(start);
       Record& r = s.touch(start_rect);
-      r.g = 0, r.x = c[0], r.z = c[1];
+      r.g = 0, r.x = float(c[0]), r.z = float(c[1]);
       s.push({distance(r.x - gx, r.z - gz) * cell * per_metre, start_rect});
     }
     const CorridorEdge* edges_base = index.edgesOf(0).data();
+    const double h_scale = cell * per_metre * kHeuristicWeight;
     uint32_t closest = start_rect;
     double closest_h = std::numeric_limits<double>::infinity();
     bool found = false, budget = false;
@@ -255,24 +256,25 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       }
       double area_cost = g.area_costs[index.rects()[top.rect].area];
       if (!std::isfinite(area_cost)) area_cost = per_metre;  // a start in a never-entered area
+      const double step_scale = cell * area_cost;
       for (const CorridorEdge& e : index.edgesOf(top.rect)) {
         Record& next = s.touch(e.to_rect);
         if (next.closed) continue;
         double ex, ez, cost;
         if (e.portal) {
           portalEntry(e, x, z, gx, gz, ex, ez);
-          cost = distance(ex - x, ez - z) * cell * area_cost;
+          cost = distance(ex - x, ez - z) * step_scale;
         } else {
           ex = e.line, ez = e.to_z;
-          cost = distance(e.lo - x, e.hi - z) * cell * area_cost + e.cost;
+          cost = distance(e.lo - x, e.hi - z) * step_scale + e.cost;
         }
-        double g_next = g_here + cost, h = distance(ex - gx, ez - gz) * cell * per_metre * kHeuristicWeight;
+        double g_next = g_here + cost, h = distance(ex - gx, ez - gz) * h_scale;
         if (e.to_rect == goal_rect) {
           g_next += distance(ex - gx, ez - gz) * cell * g.area_costs[index.rects()[goal_rect].area];
           h = 0;
         }
         if (g_next < next.g) {
-          next.g = g_next, next.x = ex, next.z = ez;
+          next.g = g_next, next.x = float(ex), next.z = float(ez);
           next.parent = top.rect;
           next.edge = static_cast<uint32_t>(&e - edges_base);
           s.push({g_next + h, e.to_rect});
