@@ -206,7 +206,9 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
   const TriangleBins bins(mesh, grid, kSweepBinCells);
   const std::vector<double> box_bottom = standingBoxBottoms(builder, graph);
-  const EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
+  EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
+  const std::vector<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
+  inputs.diagonal_free = &diagonal_free;
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t z = r.begin(); z != r.end(); ++z) {
       for (int32_t x = 0; x < grid.width_cells; ++x)

@@ -17,6 +17,9 @@
 //    removes the edge.
 // The sweep is skipped when the standing boxes (already known to be free) cover it exactly: a
 // cardinal step with cell_size <= 2 * radius, or a diagonal whose four columns' boxes cover it.
+// A diagonal band that needs its sweep is the same box both ways (built from its lower-z end),
+// so the bake sweeps it once per pair before the edges (diagonalBandsFree). Sweeps are tested on
+// the triangles binned near them (triangle_bins.h), with the query index's answers.
 
 #include "edge_builder.h"
 
@@ -80,7 +83,9 @@ class NodeEdges {
     end.min = {bx - r, lo, bz - r};
     end.max = {bx + r, hi, bz + r};
     if (!ends_free && (touchesAnything(start) || touchesAnything(end))) return false;
-    // Only 45-degree moves reach here (diagonal directions): the band between the two boxes.
+    // Only 45-degree moves reach here (diagonal directions): the band between the two boxes,
+    // built from the end with the smaller z, so a move and its reverse test the same box.
+    if (bz < az) std::swap(ax, bx), std::swap(az, bz);
     const double dx = bx - ax, dz = bz - az;
     const double length = std::sqrt(dx * dx + dz * dz);
     const sim::Vec3 along{dx / length, 0, dz / length};
@@ -219,12 +224,16 @@ class NodeEdges {
     return sweepFree(ax, az, bx, bz, lo, hi, /*ends_free=*/true);
   }
 
-  bool walkDiagonal(uint32_t n, uint32_t m, int32_t x, int32_t z, int d) const {
+  enum class Band { Blocked, Free, NeedsSweep };
+
+  // The diagonal walk rule up to its sweep: both side columns need a node within a step of both
+  // ends; the band needs no sweep when the side nodes' free standing boxes cover [lo, hi].
+  // Symmetric in n and m (a move and its reverse get the same answer, lo and hi).
+  Band diagonalCheck(uint32_t n, uint32_t m, int32_t x, int32_t z, int d, double& lo, double& hi) const {
     const double hn = g_.height[n], hm = g_.height[m];
-    const double lo = std::max(hn, hm) + std::max(bottomOf(n), bottomOf(m));
-    const double hi = std::min(hn, hm) + s_.height;
-    if (!(hi > lo)) return false;
-    // Both side columns need a node within a step of both ends.
+    lo = std::max(hn, hm) + std::max(bottomOf(n), bottomOf(m));
+    hi = std::min(hn, hm) + s_.height;
+    if (!(hi > lo)) return Band::Blocked;
     bool covered = grid_.cell_size <= 2 * s_.radius;
     const int32_t sides[2][2] = {{x + kDirectionDx[d], z}, {x, z + kDirectionDz[d]}};
     for (const auto& side : sides) {
@@ -236,11 +245,49 @@ class NodeEdges {
         ok = true;
         if (lo < hs + bottomOf(s) || hi > hs + s_.height) covered = false;
       }
-      if (!ok) return false;
+      if (!ok) return Band::Blocked;
     }
-    if (covered) return true;
-    return sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(x + kDirectionDx[d]),
-                     grid_.centerZ(z + kDirectionDz[d]), lo, hi, /*ends_free=*/true);
+    return covered ? Band::Free : Band::NeedsSweep;
+  }
+
+  bool walkDiagonal(uint32_t n, uint32_t m, int32_t x, int32_t z, int d) const {
+    double lo, hi;
+    const Band band = diagonalCheck(n, m, x, z, d, lo, hi);
+    if (band != Band::NeedsSweep) return band == Band::Free;
+    const int32_t mx = x + kDirectionDx[d], mz = z + kDirectionDz[d];
+    if (in_.diagonal_free != nullptr) {
+      // Swept once per pair, from the lower row (diagonalBandsFree).
+      const bool up = kDirectionDz[d] > 0;
+      const uint32_t lower = up ? n : m, upper = up ? m : n;
+      const int slot = (up ? d : oppositeDirection(d)) == 1 ? 0 : 1;
+      const uint32_t index = upper - (up ? g_.columnBegin(mx, mz) : g_.columnBegin(x, z));
+      if (index < kBandsPerDirection) return ((*in_.diagonal_free)[lower] >> (slot * kBandsPerDirection + index)) & 1u;
+    }
+    return sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), lo, hi,
+                     /*ends_free=*/true);
+  }
+
+  // Bits of diagonalBandsFree for node n at column (x, z).
+  uint16_t bandsFrom(uint32_t n, int32_t x, int32_t z) const {
+    uint16_t bits = 0;
+    const double hn = g_.height[n];
+    const double step = s_.step_height + kHeightTolerance;
+    for (int slot = 0; slot < 2; ++slot) {
+      const int d = slot == 0 ? 1 : 3;  // the two diagonals toward +z
+      const int32_t mx = x + kDirectionDx[d], mz = z + kDirectionDz[d];
+      if (!grid_.contains(mx, mz)) continue;
+      const uint32_t begin = g_.columnBegin(mx, mz);
+      const uint32_t end = std::min(g_.columnEnd(mx, mz), begin + kBandsPerDirection);
+      for (uint32_t m = begin; m < end; ++m) {
+        if (std::fabs(g_.height[m] - hn) > step) continue;  // never a walk candidate
+        double lo, hi;
+        if (diagonalCheck(n, m, x, z, d, lo, hi) != Band::NeedsSweep) continue;
+        if (sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), lo, hi,
+                      /*ends_free=*/true))
+          bits = static_cast<uint16_t>(bits | 1u << (slot * kBandsPerDirection + (m - begin)));
+      }
+    }
+    return bits;
   }
 
  private:
@@ -260,6 +307,18 @@ double edgeCost(const AgentSettings& settings, EdgeKind kind, double horizontal,
     case EdgeKind::Climb: return (horizontal + std::fabs(rise)) * area_cost + settings.climb_penalty;
     default: return (horizontal + 0.5 * std::fabs(rise)) * area_cost;
   }
+}
+
+std::vector<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs) {
+  std::vector<uint16_t> bits(graph.nodeCount(), 0);
+  const GridFrame& grid = graph.grid;
+  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
+    const NodeEdges edges(graph, inputs);
+    for (int32_t z = r.begin(); z != r.end(); ++z)
+      for (int32_t x = 0; x < grid.width_cells; ++x)
+        for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n) bits[n] = edges.bandsFrom(n, x, z);
+  });
+  return bits;
 }
 
 std::vector<double> standingBoxBottoms(const ColumnBuilder& columns, const LayeredGraph& graph) {
