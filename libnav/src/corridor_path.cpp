@@ -229,6 +229,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     }
     const CorridorEdge* edges_base = index.edgesOf(0).data();
     const double h_scale = cell * per_metre * kHeuristicWeight;
+    const double goal_scale = cell * g.area_costs[index.rects()[goal_rect].area];
     uint32_t closest = start_rect;
     double closest_h = std::numeric_limits<double>::infinity();
     bool found = false, budget = false;
@@ -268,12 +269,10 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
           ex = e.line, ez = e.to_z;
           cost = distance(e.lo - x, e.hi - z) * step_scale + e.cost;
         }
-        double g_next = g_here + cost, h = distance(ex - gx, ez - gz) * h_scale;
-        if (e.to_rect == goal_rect) {
-          g_next += distance(ex - gx, ez - gz) * cell * g.area_costs[index.rects()[goal_rect].area];
-          h = 0;
-        }
+        double g_next = g_here + cost, h = 0;
+        if (e.to_rect == goal_rect) g_next += distance(ex - gx, ez - gz) * goal_scale;
         if (g_next < next.g) {
+          if (e.to_rect != goal_rect) h = distance(ex - gx, ez - gz) * h_scale;
           next.g = g_next, next.x = float(ex), next.z = float(ez);
           next.parent = top.rect;
           next.edge = static_cast<uint32_t>(&e - edges_base);
