@@ -37,6 +37,21 @@ TEST_CASE("grid astar: routes around a wall with the exact endpoints first and l
   for (const Waypoint& w : r.waypoints) CHECK(w.action == MoveAction::Walk);
 }
 
+TEST_CASE("grid corridor requests are answered as astar", "[nav][grid]") {
+  Grid grid = ascii({
+      "........",
+      "..####..",
+      "........",
+  });
+  const sim::Vec3 from{0.5, 0.0, 1.5}, to{7.5, 0.0, 1.5};
+  const PathResult exact = route(grid, SearchMethod::AStar, from, to);
+  const PathResult corridor = route(grid, SearchMethod::Corridor, from, to);
+  REQUIRE(exact.ok());
+  REQUIRE(corridor.ok());
+  CHECK(corridor.cost == exact.cost);
+  CHECK(corridor.nodes == exact.nodes);
+}
+
 TEST_CASE("grid astar: no corner cutting between two diagonal blocks", "[nav][grid]") {
   // The only connection between the halves is a diagonal squeeze between two blocked corners.
   Grid grid = ascii({

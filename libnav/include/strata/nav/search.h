@@ -52,7 +52,7 @@ enum class SearchMethod : std::uint8_t {
   AStar,  ///< 8-connected A*, octile heuristic, no corner cutting; exact
   Theta,  ///< any-angle A* (Theta*) through lineOfSight; euclidean heuristic
   Direct, ///< one straight-line test
-  Corridor, ///< layered graphs only: A* over a coarse decomposition, then string pulling; walkable, not optimal
+  Corridor, ///< layered graphs: A* over a coarse decomposition, then string pulling; walkable, not optimal. Grids answer it as AStar (exact; jump point search makes that fast)
 };
 
 /// Why a search failed (spec "Failure reasons"; the last three come from the layered provider).
