@@ -23,6 +23,8 @@ std::vector<uint8_t> climbableTriangles(const sim::TriangleMesh& mesh, const Age
 /// link_stage.cpp: snaps the profile's links to nodes and fills links / link_offsets /
 /// link_labels. Errors name the agent and the link.
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source);
+/// Sorts graph.links by (from_node, profile_index, to_node) and rebuilds link_offsets.
+void indexLinks(LayeredGraph& graph);
 
 /// clearance_stage.cpp: border flags and per-node clearance (radius + route distance over walk
 /// edges to the nearest border node).

@@ -10,7 +10,6 @@
 namespace strata::nav {
 
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source) {
-  const std::size_t nodes = graph.nodeCount();
   graph.links.clear();
   graph.link_labels.clear();
   const double snap = profile.settings.link_snap_distance;
@@ -36,6 +35,12 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     graph.flags[from] |= kNodeLinkEnd;
     graph.flags[to] |= kNodeLinkEnd;
   }
+  indexLinks(graph);
+  return Ok{};
+}
+
+void indexLinks(LayeredGraph& graph) {
+  const std::size_t nodes = graph.nodeCount();
   std::stable_sort(graph.links.begin(), graph.links.end(), [](const OffMeshLink& a, const OffMeshLink& b) {
     if (a.from_node != b.from_node) return a.from_node < b.from_node;
     if (a.profile_index != b.profile_index) return a.profile_index < b.profile_index;
@@ -44,7 +49,6 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
   graph.link_offsets.assign(nodes + 1, 0);
   for (const OffMeshLink& link : graph.links) ++graph.link_offsets[link.from_node + 1];
   for (std::size_t n = 0; n < nodes; ++n) graph.link_offsets[n + 1] += graph.link_offsets[n];
-  return Ok{};
 }
 
 }  // namespace strata::nav

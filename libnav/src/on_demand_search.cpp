@@ -158,14 +158,7 @@ class OnDemandGraph {
       g.flags[link.from_node] |= kNodeLinkEnd;
       g.flags[link.to_node] |= kNodeLinkEnd;
     }
-    std::stable_sort(g.links.begin(), g.links.end(), [](const OffMeshLink& a, const OffMeshLink& b) {
-      if (a.from_node != b.from_node) return a.from_node < b.from_node;
-      if (a.profile_index != b.profile_index) return a.profile_index < b.profile_index;
-      return a.to_node < b.to_node;
-    });
-    g.link_offsets.assign(nodes + 1, 0);
-    for (const OffMeshLink& link : g.links) ++g.link_offsets[link.from_node + 1];
-    for (std::size_t n = 0; n < nodes; ++n) g.link_offsets[n + 1] += g.link_offsets[n];
+    indexLinks(g);
     g.link_labels = link_labels_;
     g.area_names = area_names_;
     g.area_costs = area_costs_;

@@ -9,8 +9,7 @@
 #include <queue>
 
 #include "bake_fixtures.h"
-#include "strata/formats/import.h"
-#include "strata/formats/profile.h"
+#include "sample_fixtures.h"
 #include "test_support.h"
 
 using namespace strata;
@@ -21,19 +20,8 @@ namespace {
 
 constexpr int kEast = 0;
 
-sim::TriangleMesh sampleMesh(const std::string& name) {
-  formats::ImportOptions options;
-  options.in_process = true;
-  auto imported = formats::importMeshes({test::sourceDir() / "samples" / (name + ".obj")}, options);
-  if (!imported.ok()) FAIL(imported.error().message);
-  return std::move(imported->mesh);
-}
-
-nav::AgentProfile sampleAgent(const std::string& name) {
-  auto profile = formats::loadProfile(test::sourceDir() / "samples" / (name + ".toml"));
-  if (!profile.ok()) FAIL(profile.error().message);
-  return profile->agents.front();
-}
+using test::sampleAgent;
+using test::sampleMesh;
 
 /// Nodes reachable from `start` over edges accepted by `use`.
 std::vector<bool> reachable(const nav::LayeredGraph& g, uint32_t start, const std::function<bool(EdgeKind)>& use) {

@@ -8,8 +8,7 @@
 #include <random>
 
 #include "bake_fixtures.h"
-#include "strata/formats/import.h"
-#include "strata/formats/profile.h"
+#include "sample_fixtures.h"
 #include "strata/nav/on_demand.h"
 #include "test_support.h"
 
@@ -17,19 +16,8 @@ using namespace strata;
 
 namespace {
 
-sim::TriangleMesh sampleMesh(const std::string& name) {
-  formats::ImportOptions options;
-  options.in_process = true;
-  auto imported = formats::importMeshes({test::sourceDir() / "samples" / (name + ".obj")}, options);
-  if (!imported.ok()) FAIL(imported.error().message);
-  return std::move(imported->mesh);
-}
-
-nav::AgentProfile sampleAgent(const std::string& name) {
-  auto profile = formats::loadProfile(test::sourceDir() / "samples" / (name + ".toml"));
-  if (!profile.ok()) FAIL(profile.error().message);
-  return profile->agents.front();
-}
+using test::sampleAgent;
+using test::sampleMesh;
 
 // A region that covers the whole sample at the agent's own cell size: the bake's grid.
 nav::OnDemandSettings wholeLevel() {
