@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <optional>
 
 #include "bake_stages.h"
 #include "edge_builder.h"
@@ -252,11 +253,18 @@ Result<BakeResult> bakeWorld(const sim::TriangleMesh& mesh, const BakeProfile& p
   bool failed = false;
   arena.execute([&] {
     Reporter report(options.observer, &result.timings, "");
+    // Standing room and sweeps are decided on local triangle lists (local_overlap.h,
+    // triangle_bins.h); bakeAgent reads the query index only for climb edges, so the index (a
+    // serial stage) is built only when some agent climbs.
+    bool climbs = false;
+    for (const AgentProfile& agent : profile.agents) climbs = climbs || (agent.settings.can_climb && !agent.climbable.empty());
     report.begin("index", 0);
-    const sim::QueryIndex index(mesh);
+    std::optional<sim::QueryIndex> index;
+    if (climbs) index.emplace(mesh);
+    else index.emplace();
     report.end();
     for (const AgentProfile& agent : profile.agents) {
-      auto baked = bakeAgent(mesh, index, agent, options, &result.timings, source);
+      auto baked = bakeAgent(mesh, *index, agent, options, &result.timings, source);
       if (!baked.ok()) {
         failure = baked.error();
         failed = true;
