@@ -20,15 +20,32 @@ std::string lowerExtension(const std::string& path) {
   return ext;
 }
 
+// The item of `items` named `wanted` (empty: the first); the error names `where` and the choices.
+template <class T, class NameOf>
+Result<T> pickByName(std::vector<T> items, const std::string& wanted, const std::string& where, NameOf name_of) {
+  if (wanted.empty()) return std::move(items.front());
+  std::string names;
+  for (T& item : items) {
+    if (name_of(item) == wanted) return std::move(item);
+    names += (names.empty() ? "" : ", ") + name_of(item);
+  }
+  return Error::badInput(fmt::format("{}: no agent '{}' (agents: {})", where, wanted, names));
+}
+
 Result<nav::BakedAgent> pickAgent(std::vector<nav::BakedAgent> agents, const BakedInputOptions& options) {
   if (agents.empty()) return Error::badInput(options.input + ": has no baked agents");
-  if (options.agent.empty()) return std::move(agents.front());
-  std::string names;
-  for (nav::BakedAgent& agent : agents) {
-    if (agent.profile.settings.name == options.agent) return std::move(agent);
-    names += (names.empty() ? "" : ", ") + agent.profile.settings.name;
-  }
-  return Error::badInput(fmt::format("{}: no agent '{}' (agents: {})", options.input, options.agent, names));
+  return pickByName(std::move(agents), options.agent, options.input,
+                    [](const nav::BakedAgent& a) { return a.profile.settings.name; });
+}
+
+// --profile, or the default profile.
+Result<nav::BakeProfile> profileOf(const BakedInputOptions& options) {
+  if (options.profile.empty()) return nav::BakeProfile::defaults();
+  return formats::loadProfile(options.profile);
+}
+
+Result<formats::ImportedMesh> importInput(const BakedInputOptions& options) {
+  return formats::importMeshes({std::filesystem::path(options.input)}, formats::ImportOptions{});
 }
 
 }  // namespace
@@ -55,18 +72,41 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
     if (geometry != nullptr) *geometry = std::move(world->geometry);
     return pickAgent(std::move(world->agents), options);
   }
-  nav::BakeProfile profile = nav::BakeProfile::defaults();
-  if (!options.profile.empty()) {
-    auto loaded = formats::loadProfile(options.profile);
-    if (!loaded) return loaded.error();
-    profile = std::move(*loaded);
-  }
-  auto imported = formats::importMeshes({std::filesystem::path(options.input)}, formats::ImportOptions{});
+  auto profile = profileOf(options);
+  if (!profile) return profile.error();
+  auto imported = importInput(options);
   if (!imported) return imported.error();
-  auto baked = nav::bakeWorld(imported->mesh, profile, nav::BakeOptions{}, options.input);
+  auto baked = nav::bakeWorld(imported->mesh, *profile, nav::BakeOptions{}, options.input);
   if (!baked) return baked.error();
   if (geometry != nullptr) *geometry = std::move(imported->mesh);
   return pickAgent(std::move(baked->agents), options);
+}
+
+Result<UnbakedInput> loadUnbakedInput(const BakedInputOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::exists(options.input, ec)) return Error::badInput(options.input + ": no such file");
+  UnbakedInput loaded;
+  std::vector<nav::AgentProfile> agents;
+  if (lowerExtension(options.input) == ".h5") {
+    auto world = formats::readWorldFile(options.input);
+    if (!world) return world.error();
+    loaded.mesh = std::move(world->geometry);
+    for (nav::BakedAgent& a : world->agents) agents.push_back(std::move(a.profile));
+  } else {
+    auto imported = importInput(options);
+    if (!imported) return imported.error();
+    loaded.mesh = std::move(imported->mesh);
+  }
+  if (!options.profile.empty() || agents.empty()) {  // --profile wins over the world's agents
+    auto profile = profileOf(options);
+    if (!profile) return profile.error();
+    agents = std::move(profile->agents);
+  }
+  auto agent = pickByName(std::move(agents), options.agent, options.profile.empty() ? options.input : options.profile,
+                          [](const nav::AgentProfile& a) { return a.settings.name; });
+  if (!agent) return agent.error();
+  loaded.agent = std::move(*agent);
+  return loaded;
 }
 
 }  // namespace strata::cli

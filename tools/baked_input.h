@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "strata/nav/bake.h"
+#include "strata/nav/profile.h"
+#include "strata/sim/mesh.h"
 #include "strata/sim/result.h"
 
 namespace strata::cli {
@@ -26,5 +28,16 @@ void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::
 /// The chosen agent (effective profile and graph). Errors name the input file. With `geometry`,
 /// the world's triangles are stored there too (the file's /geometry, or the imported mesh).
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry = nullptr);
+
+/// An input's geometry and one agent's profile, without baking (on-demand search): a world
+/// file's /geometry and its baked agents' profiles, or a mesh imported now; --profile (else, when
+/// there is no baked agent, the default profile) supplies the agents instead.
+struct UnbakedInput {
+  sim::TriangleMesh mesh;  ///< the world's triangles
+  nav::AgentProfile agent; ///< the chosen agent
+};
+
+/// Loads an UnbakedInput. Errors name the input (or the profile, for an unknown agent).
+Result<UnbakedInput> loadUnbakedInput(const BakedInputOptions& options);
 
 }  // namespace strata::cli

@@ -22,9 +22,6 @@
 
 #include "baked_input.h"
 #include "command.h"
-#include "strata/formats/import.h"
-#include "strata/formats/profile.h"
-#include "strata/formats/world_file.h"
 #include "strata/nav/layered_search.h"
 #include "strata/nav/movingai.h"
 #include "strata/nav/on_demand.h"
@@ -224,50 +221,6 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   return all_found ? kExitOk : kExitNegative;
 }
 
-// The geometry and the agent profile of an on-demand search: a world file's /geometry (its
-// baked agents' profiles, unless --profile), or a mesh imported now (--profile or the default).
-struct OnDemandInput {
-  sim::TriangleMesh mesh;
-  nav::AgentProfile agent;
-};
-
-Result<OnDemandInput> loadOnDemandInput(const std::string& input, const WorldPathOptions& options) {
-  OnDemandInput loaded;
-  std::vector<nav::AgentProfile> agents;
-  std::error_code ec;
-  if (!std::filesystem::exists(input, ec)) return Error::badInput(input + ": no such file");
-  if (readHead(input, 8).rfind("\x89HDF\r\n\x1a\n", 0) == 0) {
-    auto world = formats::readWorldFile(input);
-    if (!world) return world.error();
-    loaded.mesh = std::move(world->geometry);
-    for (nav::BakedAgent& a : world->agents) agents.push_back(std::move(a.profile));
-  } else {
-    auto imported = formats::importMeshes({std::filesystem::path(input)}, formats::ImportOptions{});
-    if (!imported) return imported.error();
-    loaded.mesh = std::move(imported->mesh);
-  }
-  if (!options.profile.empty()) {
-    auto profile = formats::loadProfile(options.profile);
-    if (!profile) return profile.error();
-    agents = std::move(profile->agents);
-  }
-  if (agents.empty()) agents = nav::BakeProfile::defaults().agents;
-  if (options.agent.empty()) {
-    loaded.agent = std::move(agents.front());
-    return loaded;
-  }
-  std::string names;
-  for (nav::AgentProfile& a : agents) {
-    if (a.settings.name == options.agent) {
-      loaded.agent = std::move(a);
-      return loaded;
-    }
-    names += (names.empty() ? "" : ", ") + a.settings.name;
-  }
-  return Error::badInput(fmt::format("{}: no agent '{}' (agents: {})", options.profile.empty() ? input : options.profile,
-                                     options.agent, names));
-}
-
 int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3& to,
                 const nav::LayeredSearchSettings& settings, bool json, const WorldPathOptions& options) {
   if (settings.method != nav::SearchMethod::AStar)
@@ -275,7 +228,11 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
   nav::OnDemandSettings region;
   region.margin = options.margin;
   if (Status valid = region.validate(); !valid) return badInput("--margin: must be a finite number >= 0");
-  auto loaded = loadOnDemandInput(input, options);
+  BakedInputOptions source;
+  source.input = input;
+  source.agent = options.agent;
+  source.profile = options.profile;
+  auto loaded = loadUnbakedInput(source);
   if (!loaded) return reportError(loaded.error());
   const sim::QueryIndex index(loaded->mesh);
   nav::SearchState state;
