@@ -267,28 +267,17 @@ class OnDemandGraph {
     edges_built_[region_.grid.columnIndex(x, z)] = 1;
   }
 
-  /// LayeredGraph::nearestNode's rule over built columns: 3-D distance, ties to the lower
-  /// (column, floor) order, columns whose centre lies within `max_horizontal`.
+  /// LayeredGraph::nearestNode on a window of built columns around the point (a link end).
   uint32_t nearestNode(const sim::Vec3& point, double max_horizontal) {
     const GridFrame& grid = region_.grid;
-    const int32_t cx = grid.columnX(point.x), cz = grid.columnZ(point.z);
     const int r = static_cast<int>(std::ceil(max_horizontal / grid.cell_size)) + 1;
-    uint32_t best = kNoNode;
-    double best_distance = std::numeric_limits<double>::infinity();
-    for (int32_t z = cz - r; z <= cz + r; ++z)
-      for (int32_t x = cx - r; x <= cx + r; ++x) {
-        if (!grid.contains(x, z)) continue;
-        if (std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z) > max_horizontal) continue;
-        ensureColumn(x, z);
-        const std::size_t c = grid.columnIndex(x, z);
-        for (uint32_t k = 0; k < column_count_[c]; ++k) {
-          const uint32_t n = column_first_[c] + k;
-          const double d = sim::length(sim::Vec3{grid.centerX(x), height_[n], grid.centerZ(z)} - point);
-          if (d < best_distance) best_distance = d, best = n;
-        }
-      }
-    if (best != kNoNode) link_end_[best] = 1;
-    return best;
+    LayeredGraph window;
+    std::vector<uint32_t> to_global;
+    makeWindow(grid.columnX(point.x), grid.columnZ(point.z), r, /*full=*/true, window, to_global);
+    const uint32_t local = window.nearestNode(point, max_horizontal);
+    if (local == kNoNode) return kNoNode;
+    link_end_[to_global[local]] = 1;
+    return to_global[local];
   }
 
   const AgentProfile& agent_;
