@@ -9,11 +9,13 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <mutex>
 #include <optional>
+#include <span>
 
 #include "bake_stages.h"
 #include "edge_builder.h"
@@ -123,21 +125,36 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   const int32_t tiles_x = (grid.width_cells + tile - 1) / tile, tiles_z = (grid.depth_cells + tile - 1) / tile;
   const std::size_t tile_count = static_cast<std::size_t>(tiles_x) * static_cast<std::size_t>(tiles_z);
   report.begin("columns", tile_count);
-  std::vector<std::vector<uint32_t>> tile_triangles(tile_count);
+  // Tile lists, flat (counting sort): each triangle's tile range in parallel, then counts and
+  // fills in triangle order, so every tile's list is sorted (deterministic).
+  std::vector<uint32_t> tile_offsets(tile_count + 1, 0);
+  std::vector<uint32_t> tile_triangles;
   {
-    // Binning walks triangles in index order, so every tile's list is sorted: deterministic.
+    const uint32_t triangles = mesh.triangleCount();
     const auto slack = static_cast<int32_t>(std::ceil(settings.radius / grid.cell_size)) + 1;
-    for (uint32_t t = 0; t < mesh.triangleCount(); ++t) {
-      const sim::Vec3 a = mesh.vertex(t, 0), b = mesh.vertex(t, 1), c = mesh.vertex(t, 2);
-      int32_t x0, x1, z0, z1;
-      centreRange(std::min({a.x, b.x, c.x}), std::max({a.x, b.x, c.x}), grid.origin_x, grid.cell_size,
-                  grid.width_cells, x0, x1, slack);
-      centreRange(std::min({a.z, b.z, c.z}), std::max({a.z, b.z, c.z}), grid.origin_z, grid.cell_size,
-                  grid.depth_cells, z0, z1, slack);
-      if (x0 > x1 || z0 > z1) continue;
-      for (int32_t tz = z0 / tile; tz <= z1 / tile; ++tz)
-        for (int32_t tx = x0 / tile; tx <= x1 / tile; ++tx)
-          tile_triangles[static_cast<std::size_t>(tz) * tiles_x + tx].push_back(t);
+    std::vector<std::array<int32_t, 4>> range(triangles);  // tx0, tx1, tz0, tz1 (empty: tx0 > tx1)
+    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, triangles, 4096), [&](const tbb::blocked_range<uint32_t>& r) {
+      for (uint32_t t = r.begin(); t != r.end(); ++t) {
+        const sim::Vec3 a = mesh.vertex(t, 0), b = mesh.vertex(t, 1), c = mesh.vertex(t, 2);
+        int32_t x0, x1, z0, z1;
+        centreRange(std::min({a.x, b.x, c.x}), std::max({a.x, b.x, c.x}), grid.origin_x, grid.cell_size,
+                    grid.width_cells, x0, x1, slack);
+        centreRange(std::min({a.z, b.z, c.z}), std::max({a.z, b.z, c.z}), grid.origin_z, grid.cell_size,
+                    grid.depth_cells, z0, z1, slack);
+        range[t] = x0 > x1 || z0 > z1 ? std::array<int32_t, 4>{1, 0, 1, 0}
+                                      : std::array<int32_t, 4>{x0 / tile, x1 / tile, z0 / tile, z1 / tile};
+      }
+    });
+    for (const auto& b : range)
+      for (int32_t tz = b[2]; tz <= b[3]; ++tz)
+        for (int32_t tx = b[0]; tx <= b[1]; ++tx) ++tile_offsets[static_cast<std::size_t>(tz) * tiles_x + tx + 1];
+    for (std::size_t i = 0; i < tile_count; ++i) tile_offsets[i + 1] += tile_offsets[i];
+    tile_triangles.resize(tile_offsets.back());
+    std::vector<uint32_t> cursor(tile_offsets.begin(), tile_offsets.end() - 1);
+    for (uint32_t t = 0; t < triangles; ++t) {
+      const auto& b = range[t];
+      for (int32_t tz = b[2]; tz <= b[3]; ++tz)
+        for (int32_t tx = b[0]; tx <= b[1]; ++tx) tile_triangles[cursor[static_cast<std::size_t>(tz) * tiles_x + tx]++] = t;
     }
   }
   std::vector<RectFloors> tile_floors(tile_count);
@@ -146,8 +163,9 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
       const int32_t tx = static_cast<int32_t>(t % tiles_x), tz = static_cast<int32_t>(t / tiles_x);
       const int32_t x0 = tx * tile, z0 = tz * tile;
       const int32_t x1 = std::min(x0 + tile, grid.width_cells), z1 = std::min(z0 + tile, grid.depth_cells);
-      builder.buildRect(x0, z0, x1, z1, tile_triangles[t], tile_floors[t]);
-      std::vector<uint32_t>().swap(tile_triangles[t]);
+      builder.buildRect(x0, z0, x1, z1,
+                        std::span<const uint32_t>(tile_triangles.data() + tile_offsets[t], tile_offsets[t + 1] - tile_offsets[t]),
+                        tile_floors[t]);
       report.advance();
     }
   });
@@ -160,14 +178,30 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     const int32_t width = std::min(x0 + tile, grid.width_cells) - x0;
     return tile_floors[t].column(static_cast<std::size_t>(z - z0) * width + static_cast<std::size_t>(x - x0));
   };
-  for (int32_t z = 0; z < grid.depth_cells; ++z)
-    for (int32_t x = 0; x < grid.width_cells; ++x)
-      graph.column_offsets[grid.columnIndex(x, z) + 1] = static_cast<uint32_t>(tileColumn(x, z).size());
-  for (std::size_t c = 0; c < columns; ++c) {
-    if (graph.column_offsets[c] + static_cast<uint64_t>(graph.column_offsets[c + 1]) >= kNoNode)
-      return Error::badInput(source + ": agent " + settings.name + ": more than 4 billion floor nodes; raise cell_size");
-    graph.column_offsets[c + 1] += graph.column_offsets[c];
-  }
+  std::vector<uint32_t>().swap(tile_triangles);
+  // Offsets: per-row counts and prefix sums in parallel, the rows' totals serially.
+  const auto width = static_cast<std::size_t>(grid.width_cells);
+  std::vector<uint64_t> row_start(static_cast<std::size_t>(grid.depth_cells) + 1, 0);
+  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
+    for (int32_t z = r.begin(); z != r.end(); ++z) {
+      uint64_t sum = 0;
+      for (int32_t x = 0; x < grid.width_cells; ++x) {
+        sum += tileColumn(x, z).size();
+        graph.column_offsets[grid.columnIndex(x, z) + 1] = static_cast<uint32_t>(std::min<uint64_t>(sum, kNoNode));
+      }
+      row_start[static_cast<std::size_t>(z) + 1] = sum;
+    }
+  });
+  for (std::size_t z = 0; z < static_cast<std::size_t>(grid.depth_cells); ++z) row_start[z + 1] += row_start[z];
+  if (row_start.back() >= kNoNode)
+    return Error::badInput(source + ": agent " + settings.name + ": more than 4 billion floor nodes; raise cell_size");
+  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
+    for (int32_t z = r.begin(); z != r.end(); ++z) {
+      const auto base = static_cast<uint32_t>(row_start[static_cast<std::size_t>(z)]);
+      const std::size_t first = grid.columnIndex(0, z) + 1;
+      for (std::size_t c = first; c < first + width; ++c) graph.column_offsets[c] += base;
+    }
+  });
   const std::size_t nodes = graph.column_offsets.back();
   graph.height.resize(nodes);
   graph.normal.resize(nodes);
@@ -193,7 +227,9 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   tile_floors.shrink_to_fit();
   // Areas from the floor triangles, then modifier volumes.
   const std::vector<uint16_t> triangle_area = triangleAreas(mesh, agent, graph);
-  for (std::size_t n = 0; n < nodes; ++n) graph.area[n] = triangle_area[node_triangle[n]];
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 8192), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t n = r.begin(); n != r.end(); ++n) graph.area[n] = triangle_area[node_triangle[n]];
+  });
   applyModifierVolumes(agent, graph);
   report.end();
 

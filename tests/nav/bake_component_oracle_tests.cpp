@@ -1,0 +1,161 @@
+// The oracle test of the component stage (component_stage.cpp: two-way pairs contracted by a
+// parallel union-find, then Tarjan on the small graph of one-way arcs): components, regions and
+// the region closure must equal plain definitions computed by breadth-first search:
+//  - component: connected over edges and links taken as undirected, numbered in node order;
+//  - region: the nodes reachable from n that also reach n, numbered by lowest node;
+//  - region_reach: the other regions reachable from a region, ascending.
+// On random graphs (two-way and one-way walks, drops and jumps across columns, links) at 1, 2
+// and 8 threads, and on baked samples and a real mesh.
+
+#include <catch2/catch.hpp>
+
+#include <queue>
+
+#include "bake_fixtures.h"
+#include "bake_graph_fixtures.h"
+#include "bake_stages.h"
+#include "sample_fixtures.h"
+#include "strata/formats/import.h"
+#include "test_support.h"
+
+using namespace strata;
+
+namespace {
+
+/// Successor lists (edges then links) of every node, and the reverse lists.
+struct Adjacency {
+  std::vector<std::vector<uint32_t>> out, in;
+};
+
+Adjacency adjacency(const nav::LayeredGraph& g) {
+  Adjacency a;
+  a.out.resize(g.nodeCount());
+  a.in.resize(g.nodeCount());
+  for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+    for (int d = 0; d < nav::kDirectionCount; ++d)
+      if (const uint32_t m = g.neighborOf(n, d); m != nav::kNoNode) a.out[n].push_back(m);
+    for (uint32_t l = g.link_offsets[n]; l < g.link_offsets[n + 1]; ++l) a.out[n].push_back(g.links[l].to_node);
+    for (uint32_t m : a.out[n]) a.in[m].push_back(n);
+  }
+  return a;
+}
+
+/// Nodes reachable from `start` over `lists` (start included).
+std::vector<uint8_t> search(const std::vector<std::vector<uint32_t>>& lists, uint32_t start) {
+  std::vector<uint8_t> seen(lists.size(), 0);
+  std::queue<uint32_t> open;
+  seen[start] = 1;
+  open.push(start);
+  while (!open.empty()) {
+    const uint32_t n = open.front();
+    open.pop();
+    for (uint32_t m : lists[n])
+      if (!seen[m]) seen[m] = 1, open.push(m);
+  }
+  return seen;
+}
+
+/// Checks component, region and region_reach of `g` against the definitions.
+void checkComponents(const nav::LayeredGraph& g) {
+  const std::size_t nodes = g.nodeCount();
+  REQUIRE(g.component.size() == nodes);
+  REQUIRE(g.region.size() == nodes);
+  const Adjacency a = adjacency(g);
+  // Components: undirected search from each unlabelled node in node order.
+  std::vector<std::vector<uint32_t>> both(nodes);
+  for (uint32_t n = 0; n < nodes; ++n) {
+    both[n] = a.out[n];
+    both[n].insert(both[n].end(), a.in[n].begin(), a.in[n].end());
+  }
+  std::vector<uint32_t> component(nodes, nav::kNoNode), region(nodes, nav::kNoNode);
+  uint32_t components = 0, regions = 0;
+  std::vector<uint32_t> region_root;  // lowest node of each region
+  for (uint32_t n = 0; n < nodes; ++n) {
+    if (component[n] == nav::kNoNode) {
+      const std::vector<uint8_t> seen = search(both, n);
+      for (uint32_t m = 0; m < nodes; ++m)
+        if (seen[m]) component[m] = components;
+      ++components;
+    }
+    if (region[n] == nav::kNoNode) {
+      const std::vector<uint8_t> forward = search(a.out, n), backward = search(a.in, n);
+      for (uint32_t m = 0; m < nodes; ++m)
+        if (forward[m] && backward[m]) region[m] = regions;
+      region_root.push_back(n);
+      ++regions;
+    }
+  }
+  CHECK(g.component_count == components);
+  CHECK(g.region_count == regions);
+  for (uint32_t n = 0; n < nodes; ++n) {
+    INFO("node " << n);
+    REQUIRE(g.component[n] == component[n]);
+    REQUIRE(g.region[n] == region[n]);
+  }
+  REQUIRE(g.region_reach_offsets.size() == static_cast<std::size_t>(regions) + 1);
+  for (uint32_t r = 0; r < regions; ++r) {
+    const std::vector<uint8_t> seen = search(a.out, region_root[r]);
+    std::vector<uint32_t> expected;
+    for (uint32_t m = 0; m < nodes; ++m)
+      if (seen[m] && region[m] != r) expected.push_back(region[m]);
+    std::sort(expected.begin(), expected.end());
+    expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+    const std::vector<uint32_t> got(g.region_reach.begin() + g.region_reach_offsets[r],
+                                    g.region_reach.begin() + g.region_reach_offsets[r + 1]);
+    INFO("region " << r);
+    REQUIRE(got == expected);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("components and regions equal breadth-first definitions on random graphs",
+          "[nav][bake][components][oracle]") {
+  struct Case {
+    test::RandomGraphSpec spec;
+    const char* what;
+  };
+  test::RandomGraphSpec dense;  // mostly two-way walks: a few big regions, drops between layers
+  dense.width = 30, dense.depth = 40;
+  test::RandomGraphSpec sparse = dense;  // many one-way walks and holes: many small regions
+  sparse.two_way_walk = 0.4, sparse.one_way_walk = 0.4, sparse.empty_column = 0.3, sparse.one_way_drop = 0.2;
+  test::RandomGraphSpec oneway = dense;  // no two-way pair at all: nothing to contract
+  oneway.two_way_walk = 0, oneway.one_way_walk = 0.9;
+  for (const Case& c : {Case{dense, "dense"}, Case{sparse, "sparse"}, Case{oneway, "one-way"}})
+    for (uint32_t seed = 1; seed <= 3; ++seed)
+      for (int threads : {1, 2, 8}) {
+        INFO(c.what << ", seed " << seed << ", threads " << threads);
+        nav::LayeredGraph g = test::randomGraph(c.spec, seed);
+        test::inArena(threads, [&] { nav::computeComponents(g); });
+        checkComponents(g);
+      }
+}
+
+TEST_CASE("baked components and regions equal breadth-first definitions on samples",
+          "[nav][bake][components][oracle][samples]") {
+  for (const char* name : {"course", "maze", "tower"}) {
+    INFO(name);
+    const nav::BakedAgent baked = test::bakeOne(test::sampleMesh(name), test::sampleAgent(name), 2);
+    REQUIRE(baked.graph.nodeCount() < 60000);  // the breadth-first definitions are quadratic
+    checkComponents(baked.graph);
+  }
+}
+
+TEST_CASE("baked components and regions equal the definitions on a real mesh, at 1 and 2 threads",
+          "[nav][bake][components][oracle]") {
+  formats::ImportOptions options;
+  options.in_process = true;
+  auto imported = formats::importMeshes({test::sharedData() / "meshes/recast/dungeon.obj"}, options);
+  REQUIRE(imported.ok());
+  nav::AgentProfile agent = test::testAgent();
+  agent.settings.cell_size = 0.3;
+  const nav::BakedAgent one = test::bakeOne(imported->mesh, agent, 1);
+  const nav::BakedAgent two = test::bakeOne(imported->mesh, agent, 2);
+  CHECK(one.graph.component == two.graph.component);
+  CHECK(one.graph.region == two.graph.region);
+  CHECK(one.graph.region_reach_offsets == two.graph.region_reach_offsets);
+  CHECK(one.graph.region_reach == two.graph.region_reach);
+  CHECK(one.graph.component_count > 1);
+  CHECK(one.graph.region_count > one.graph.component_count);  // drops make one-way regions
+  checkComponents(two.graph);
+}
