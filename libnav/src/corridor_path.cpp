@@ -152,7 +152,9 @@ double areaCostOf(const LayeredSearchGraph& view, NodeId node) {
 // The line test of LayeredSearchGraph::walkLine (same column walk, same rules, no area rule)
 // that also sums the walking cost and records where the line enters another area. False when a
 // step is not a walk edge into the next column or the walk ends neither on b nor on a twin of b
-// (`landed` tells which).
+// (`landed` tells which). The cost is summed per run of one area (length share times the area
+// cost, plus half the height changes times the cost of the area they enter), so the parameter
+// along the line is only computed where the area changes.
 bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, std::vector<AreaCrossing>& crossings,
                  NodeId& landed) {
   const LayeredSearchGraph& view = index.view();
@@ -161,34 +163,42 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   const int32_t dx = cb[0] - ca[0], dz = cb[1] - ca[1];
   const int64_t nx = std::abs(dx), nz = std::abs(dz);
   const int sx = dx > 0 ? 1 : -1, sz = dz > 0 ? 1 : -1;
-  const double length = std::hypot(double(dx), double(dz)) * g.grid.cell_size;
+  const double length = std::sqrt(double(dx) * double(dx) + double(dz) * double(dz)) * g.grid.cell_size;
+  const NodeId* neighbor = g.neighbor.data();
+  const uint8_t* kind = g.edge_kind.data();
+  const float* height = g.height.data();
+  const uint16_t* area = g.area.data();
   NodeId current = a;
+  int32_t cx = ca[0], cz = ca[1];
+  uint16_t run_area = area[a];
+  double run_cost = areaCostOf(view, a), run_start = 0, run_rise = 0, sum = 0;
   int64_t ix = 0, iz = 0;
-  double t_prev = 0, sum = 0;
   while (ix < nx || iz < nz) {
     const int64_t decision = (1 + 2 * ix) * nz - (1 + 2 * iz) * nx;
     int step_x = 0, step_z = 0;
-    double t;
-    if (decision <= 0) t = double(1 + 2 * ix) / double(2 * nx);
-    else t = double(1 + 2 * iz) / double(2 * nz);
     if (decision == 0) step_x = sx, step_z = sz, ++ix, ++iz;
     else if (decision < 0) step_x = sx, ++ix;
     else step_z = sz, ++iz;
     static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
     const int direction = kDirectionOfStep[(step_z + 1) * 3 + step_x + 1];
     const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + static_cast<std::size_t>(direction);
-    if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk) return false;
-    const NodeId next = g.neighbor[slot];
+    if (static_cast<EdgeKind>(kind[slot]) != EdgeKind::Walk) return false;
+    const NodeId next = neighbor[slot];
     if (next == kNoNode) return false;
-    const auto cn = view.column(next), cc = view.column(current);
-    if (cn[0] != cc[0] + step_x || cn[1] != cc[1] + step_z) return false;
-    sum += length * (t - t_prev) * areaCostOf(view, current) +
-           0.5 * std::fabs(double(g.height[next]) - double(g.height[current])) * areaCostOf(view, next);
-    if (g.area[next] != g.area[current]) crossings.push_back({t, next});
-    t_prev = t;
+    cx += step_x, cz += step_z;
+    const auto cn = view.column(next);
+    if (cn[0] != cx || cn[1] != cz) return false;
+    const double rise = std::fabs(double(height[next]) - double(height[current]));
+    if (area[next] != run_area) {  // the line enters another area at the step's parameter t
+      const double t = decision <= 0 ? double(1 + 2 * (ix - 1)) / double(2 * nx) : double(1 + 2 * (iz - 1)) / double(2 * nz);
+      sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost;
+      crossings.push_back({t, next});
+      run_area = area[next], run_cost = areaCostOf(view, next), run_start = t, run_rise = 0;
+    }
+    run_rise += rise;
     current = next;
   }
-  sum += length * (1 - t_prev) * areaCostOf(view, current);
+  sum += length * (1 - run_start) * run_cost + 0.5 * run_rise * run_cost;
   cost = sum;
   landed = current;
   return index.clusterOf(current) == index.clusterOf(b);
@@ -360,14 +370,62 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   }
   // The funnel's route is the shortest inside the chosen rectangles; a straight line through
   // rectangles next to them can still be shorter. Greedy shortcuts: from each kept corner, skip
-  // the following walking corners while the line to the one after passes the line test.
-  if (result.nodes.size() > 2) {
+  // the following walking corners while the line to the one after passes the line test (ending
+  // exactly on that corner). The same pass checks every walking segment it keeps with the line
+  // test and sums the costs (special edges cost what the graph says): a successful shortcut's
+  // walk is kept for its segment, so no line is walked twice.
+  double cost = 0;
+  {
     std::vector<NodeId>& nodes = result.nodes;
     auto walking = [&](std::size_t i) { return s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0; };
+    s.crossings.clear();
+    s.crossing_offsets.assign(nodes.size() + 1, 0);
+    // A verified walk from the last kept corner to corner `pending` (its crossings are the tail
+    // of s.crossings from pending_crossings).
+    std::size_t pending = 0, pending_crossings = 0;
+    double pending_cost = 0;
     std::size_t kept = 1;
     for (std::size_t i = 1; i < nodes.size(); ++i) {
-      if (walking(i) && i + 1 < nodes.size() && walking(i + 1) && view.walkLine(nodes[kept - 1], nodes[i + 1], false))
-        continue;  // corner i is not needed
+      if (walking(i) && i + 1 < nodes.size() && walking(i + 1)) {
+        const std::size_t mark = s.crossings.size();
+        double leg = 0;
+        NodeId landed = kNoNode;
+        if (walkSegment(index, nodes[kept - 1], nodes[i + 1], leg, s.crossings, landed) && landed == nodes[i + 1]) {
+          if (pending != 0) {  // supersedes the shorter verified walk
+            s.crossings.erase(s.crossings.begin() + static_cast<std::ptrdiff_t>(pending_crossings),
+                              s.crossings.begin() + static_cast<std::ptrdiff_t>(mark));
+          }
+          pending_crossings = pending != 0 ? pending_crossings : mark;
+          pending = i + 1, pending_cost = leg;
+          continue;  // corner i is not needed
+        }
+        s.crossings.resize(mark);
+      }
+      // Corner i is kept: the segment from the last kept corner to it.
+      if (!walking(i)) {
+        cost += s.special_cost[i];
+        s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
+      } else if (pending == i) {
+        cost += pending_cost;
+        s.crossing_offsets[kept] = static_cast<uint32_t>(pending_crossings);
+      } else {
+        s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
+        double leg = 0;
+        NodeId landed = kNoNode;
+        const bool walked = walkSegment(index, nodes[kept - 1], nodes[i], leg, s.crossings, landed);
+        // On a twin of the corner aimed at: carry on from there, unless a special edge leaves
+        // from the corner itself.
+        const bool special_next = i + 1 < nodes.size() && !walking(i + 1);
+        if (walked && landed != nodes[i] && !special_next) nodes[i] = landed;
+        if (!walked || landed != nodes[i]) {
+          if (stats) stats->fell_back = true;
+          LayeredSearchSettings theta = settings;
+          theta.method = SearchMethod::Theta;
+          return findLayeredPath(view, from, to, theta, state);
+        }
+        cost += leg;
+      }
+      pending = 0;
       nodes[kept] = nodes[i];
       s.actions[kept] = s.actions[i];
       s.special_cost[kept] = s.special_cost[i];
@@ -376,35 +434,8 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     nodes.resize(kept);
     s.actions.resize(kept);
     s.special_cost.resize(kept);
+    s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
   }
-
-  // Check every walking segment and sum the cost; special edges cost what the graph says.
-  double cost = 0;
-  s.crossings.clear();
-  s.crossing_offsets.assign(result.nodes.size() + 1, 0);
-  for (std::size_t i = 1; i < result.nodes.size(); ++i) {
-    s.crossing_offsets[i] = static_cast<uint32_t>(s.crossings.size());
-    const bool special = s.actions[i] != MoveAction::Walk || s.special_cost[i] > 0;
-    if (special) {
-      cost += s.special_cost[i];
-      continue;
-    }
-    double leg = 0;
-    NodeId landed = kNoNode;
-    const bool walked = walkSegment(index, result.nodes[i - 1], result.nodes[i], leg, s.crossings, landed);
-    // On a twin of the corner aimed at: carry on from there, unless a special edge leaves from
-    // the corner itself.
-    const bool special_next = i + 1 < result.nodes.size() && (s.actions[i + 1] != MoveAction::Walk || s.special_cost[i + 1] > 0);
-    if (walked && landed != result.nodes[i] && !special_next) result.nodes[i] = landed;
-    if (!walked || landed != result.nodes[i]) {
-      if (stats) stats->fell_back = true;
-      LayeredSearchSettings theta = settings;
-      theta.method = SearchMethod::Theta;
-      return findLayeredPath(view, from, to, theta, state);
-    }
-    cost += leg;
-  }
-  s.crossing_offsets[result.nodes.size()] = static_cast<uint32_t>(s.crossings.size());
   result.cost = cost;
 
   // Waypoints: the exact start, every corner and special edge end, the points where a walking
