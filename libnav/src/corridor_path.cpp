@@ -168,8 +168,26 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   const uint8_t* kind = g.edge_kind.data();
   const float* height = g.height.data();
   const uint16_t* area = g.area.data();
+  const uint32_t* offsets = g.column_offsets.data();
+  const int64_t width = g.grid.width_cells;
+  // The columns of the line are known in advance, its nodes are not (each step follows the
+  // previous node's edge): a second walk a few columns ahead prefetches the first node of each
+  // column, which is the node on single-floor columns, so the chain of loads hits the cache.
+  constexpr int kLookahead = 8;
+  int64_t lx = 0, lz = 0;
+  int64_t px = ca[0], pz = ca[1];
+  auto lookahead = [&] {
+    const int64_t decision = (1 + 2 * lx) * nz - (1 + 2 * lz) * nx;
+    if (decision == 0) px += sx, pz += sz, ++lx, ++lz;
+    else if (decision < 0) px += sx, ++lx;
+    else pz += sz, ++lz;
+    const uint32_t guess = offsets[pz * width + px];
+    __builtin_prefetch(neighbor + static_cast<std::size_t>(guess) * kDirectionCount);
+    __builtin_prefetch(height + guess);
+  };
+  for (int k = 0; k < kLookahead && (lx < nx || lz < nz); ++k) lookahead();
   NodeId current = a;
-  int32_t cx = ca[0], cz = ca[1];
+  int64_t cx = ca[0], cz = ca[1];
   uint16_t run_area = area[a];
   double run_cost = areaCostOf(view, a), run_start = 0, run_rise = 0, sum = 0;
   int64_t ix = 0, iz = 0;
@@ -186,8 +204,10 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
     const NodeId next = neighbor[slot];
     if (next == kNoNode) return false;
     cx += step_x, cz += step_z;
-    const auto cn = view.column(next);
-    if (cn[0] != cx || cn[1] != cz) return false;
+    // A walk edge always joins adjacent columns; anything else is not on this segment.
+    const std::size_t column = static_cast<std::size_t>(cz * width + cx);
+    if (next < offsets[column] || next >= offsets[column + 1]) return false;
+    if (lx < nx || lz < nz) lookahead();
     const double rise = std::fabs(double(height[next]) - double(height[current]));
     if (area[next] != run_area) {  // the line enters another area at the step's parameter t
       const double t = decision <= 0 ? double(1 + 2 * (ix - 1)) / double(2 * nx) : double(1 + 2 * (iz - 1)) / double(2 * nz);
@@ -229,7 +249,17 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   NodeId end = goal;
   PathFailure failure = PathFailure::None;
 
-  if (start_rect != goal_rect) {
+  // A straight walk from start to goal inside one area of the cheapest cost per metre is the
+  // route the search would pull taut anyway (no route is shorter, none crosses cheaper ground):
+  // one line test first spares the search. (Height changes are charged either way.)
+  bool straight = start_rect == goal_rect;
+  if (!straight && g.area[start] == g.area[goal] && view.areaCost(start) == per_metre) {
+    s.crossings.clear();
+    double leg = 0;
+    NodeId landed = kNoNode;
+    straight = walkSegment(index, start, goal, leg, s.crossings, landed) && landed == goal && s.crossings.empty();
+  }
+  if (!straight) {
     s.begin(index.rectCount());
     {
       const auto c = view.column(start);
