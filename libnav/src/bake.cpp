@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <span>
 
@@ -121,7 +122,13 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   const ColumnBuilder builder(mesh, index, settings, grid);
 
   // ---- columns: bin triangles into tiles, rasterize each tile in parallel ----
-  const int32_t tile = options.tile_cells;
+  // Tiles of at most tile_cells columns a side; with several threads, smaller on a small grid so
+  // that every thread gets several tiles (the floors do not depend on the tiling).
+  const int workers = std::max(1, tbb::this_task_arena::max_concurrency());
+  const double columns_per_tile = static_cast<double>(grid.columnCount()) / (8.0 * workers);
+  const int32_t tile =
+      workers == 1 ? options.tile_cells
+                   : std::min(options.tile_cells, std::max(8, static_cast<int32_t>(std::ceil(std::sqrt(columns_per_tile)))));
   const int32_t tiles_x = (grid.width_cells + tile - 1) / tile, tiles_z = (grid.depth_cells + tile - 1) / tile;
   const std::size_t tile_count = static_cast<std::size_t>(tiles_x) * static_cast<std::size_t>(tiles_z);
   report.begin("columns", tile_count);
@@ -158,17 +165,27 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     }
   }
   std::vector<RectFloors> tile_floors(tile_count);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, tile_count, 1), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t t = r.begin(); t != r.end(); ++t) {
-      const int32_t tx = static_cast<int32_t>(t % tiles_x), tz = static_cast<int32_t>(t / tiles_x);
-      const int32_t x0 = tx * tile, z0 = tz * tile;
-      const int32_t x1 = std::min(x0 + tile, grid.width_cells), z1 = std::min(z0 + tile, grid.depth_cells);
-      builder.buildRect(x0, z0, x1, z1,
-                        std::span<const uint32_t>(tile_triangles.data() + tile_offsets[t], tile_offsets[t + 1] - tile_offsets[t]),
-                        tile_floors[t]);
-      report.advance();
-    }
-  });
+  {
+    // Tiles with the most triangles first, each worker taking the next tile from a shared
+    // counter: a small grid has few tiles of very different cost, and starting the big ones
+    // first keeps both threads busy to the end (each tile writes only its own slot).
+    std::vector<uint32_t> order(tile_count);
+    std::iota(order.begin(), order.end(), 0u);
+    auto cost = [&](uint32_t t) { return tile_offsets[t + 1] - tile_offsets[t]; };
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return cost(a) != cost(b) ? cost(a) > cost(b) : a < b; });
+    std::atomic<std::size_t> next{0};
+    tbb::parallel_for(0, workers, [&](int) {
+      for (std::size_t i; (i = next.fetch_add(1)) < tile_count;) {
+        const uint32_t t = order[i];
+        const int32_t tx = static_cast<int32_t>(t % tiles_x), tz = static_cast<int32_t>(t / tiles_x);
+        const int32_t x0 = tx * tile, z0 = tz * tile;
+        const int32_t x1 = std::min(x0 + tile, grid.width_cells), z1 = std::min(z0 + tile, grid.depth_cells);
+        builder.buildRect(x0, z0, x1, z1, std::span<const uint32_t>(tile_triangles.data() + tile_offsets[t], cost(t)),
+                          tile_floors[t]);
+        report.advance();
+      }
+    });
+  }
   // Merge in column order.
   const std::size_t columns = grid.columnCount();
   graph.column_offsets.assign(columns + 1, 0);

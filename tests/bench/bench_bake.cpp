@@ -3,7 +3,9 @@
 // Per mesh (the Recast sample meshes and the real meshes of the shared data; Cube-engine maps at
 // scale 0.05), at cell size 0.3 m:
 //   BM_StrataBake/<mesh>/threads:N   nav::bakeWorld, default agent (radius 0.3, height 1.8,
-//                                    max_slope 45, step 0.4), query index build included
+//                                    max_slope 45, step 0.4), query index build included;
+//                                    counters <stage>_ms: median wall time of the columns, edges,
+//                                    clearance and components stages
 //   BM_RecastVoxels/<mesh>           rcCreateHeightfield, rcMarkWalkableTriangles,
 //                                    rcRasterizeTriangles, the three filters,
 //                                    rcBuildCompactHeightfield, rcErodeWalkableArea,
@@ -141,15 +143,26 @@ int recastPipeline(const RecastInput& in) {
   return spans;
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
+}
+
 void BM_StrataBake(benchmark::State& state, const BenchMesh& m, int threads) {
   const sim::TriangleMesh& mesh = loadMesh(m);
   std::size_t nodes = 0, bytes = 0;
+  std::map<std::string, std::vector<double>> stages;  // per stage: wall ms of each iteration
   for (auto _ : state) {
     nav::BakeResult result = strataBake(mesh, threads);
     nodes = result.agents[0].graph.nodeCount();
     bytes = graphBytes(result.agents[0].graph);
+    for (const nav::StageTiming& t : result.timings) stages[t.stage].push_back(t.milliseconds);
     benchmark::DoNotOptimize(result);
   }
+  // Median wall time of each stage (`<stage>_ms`): where the time goes, and which stages scale.
+  for (const auto& [stage, times] : stages)
+    if (stage == "columns" || stage == "edges" || stage == "clearance" || stage == "components")
+      state.counters[stage + "_ms"] = median(times);
   state.counters["nodes"] = double(nodes);
   state.counters["triangles"] = double(mesh.triangleCount());
   state.counters["graph_MB"] = double(bytes) / 1e6;
@@ -162,11 +175,6 @@ void BM_RecastVoxels(benchmark::State& state, const BenchMesh& m) {
   for (auto _ : state) benchmark::DoNotOptimize(spans = recastPipeline(in));
   state.counters["spans"] = double(spans);
   state.counters["peak_rss_MB"] = peakRssMegabytes();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]));
 }
 
 void BM_BakeVsRecast(benchmark::State& state, const BenchMesh& m) {

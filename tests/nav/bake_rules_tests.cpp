@@ -418,6 +418,43 @@ TEST_CASE("the bake is identical at 1 and 2 threads", "[nav][bake][determinism]"
   CHECK(a.fields[0].distance == b.fields[0].distance);
 }
 
+TEST_CASE("the bake does not depend on the tile size or the thread count", "[nav][bake][determinism]") {
+  // Tiles are the unit of parallel work of the column stage, and their size follows the thread
+  // count on small grids; bands of rows split clearance and components by thread count. Floors
+  // straddling tile borders, a thin wall, a raised block and a ledge exercise every stage.
+  MeshBuilder level;
+  level.floor(0, 0, 20, 20, 0).box({5, 0, 5}, {8, 0.6, 9}).box({10, 2.8, 0}, {14, 3, 20}).box({2, 0, 12}, {2.05, 2, 18});
+  level.box({15, 0, 3}, {19, 1.2, 7});
+  auto bake = [&](int tile_cells, int threads) {
+    nav::BakeProfile profile;
+    profile.agents.push_back(testAgent());
+    nav::BakeOptions options;
+    options.tile_cells = tile_cells;
+    options.threads = threads;
+    auto result = nav::bakeWorld(level.mesh(), profile, options, "fixture");
+    REQUIRE(result.ok());
+    return std::move(result->agents.front().graph);
+  };
+  const nav::LayeredGraph reference = bake(32, 1);
+  REQUIRE(reference.nodeCount() > 6000);
+  for (auto [tile_cells, threads] : {std::pair{4, 1}, std::pair{7, 2}, std::pair{13, 3}, std::pair{1024, 2}, std::pair{32, 8}}) {
+    INFO("tile_cells " << tile_cells << ", threads " << threads);
+    const nav::LayeredGraph g = bake(tile_cells, threads);
+    CHECK(g.column_offsets == reference.column_offsets);
+    CHECK(g.height == reference.height);
+    CHECK(g.headroom == reference.headroom);
+    CHECK(g.area == reference.area);
+    CHECK(g.neighbor == reference.neighbor);
+    CHECK(g.edge_kind == reference.edge_kind);
+    CHECK(g.edge_cost == reference.edge_cost);
+    CHECK(g.clearance == reference.clearance);
+    CHECK(g.flags == reference.flags);
+    CHECK(g.component == reference.component);
+    CHECK(g.region == reference.region);
+    CHECK(g.region_reach == reference.region_reach);
+  }
+}
+
 TEST_CASE("bad settings and meshes are errors, never crashes", "[nav][bake]") {
   MeshBuilder level;
   level.floor(0, 0, 1, 1, 0);

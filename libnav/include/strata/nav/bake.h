@@ -38,7 +38,7 @@ class BakeObserver {
 /// Bake options (not stored in the world file: they never change the result).
 struct BakeOptions {
   int threads = 0;                  ///< worker threads; 0 = all hardware threads. [Limit: >= 0]
-  int tile_cells = 32;              ///< tile edge in columns (unit of parallel work). [Limit: 4 .. 1024]
+  int tile_cells = 32;              ///< largest tile edge in columns (unit of parallel work; smaller tiles on a small grid baked on several threads). [Limit: 4 .. 1024]
   BakeObserver* observer = nullptr; ///< optional progress/timing sink
   /// Empty when valid, else "<field>: <problem>".
   std::string validate() const;
