@@ -12,17 +12,18 @@
 // whatever the order of the relaxations: the same bits at any thread count and with any schedule
 // (tests/nav/bake_clearance_oracle_tests.cpp compares with a plain Dijkstra). It is reached in
 // two steps:
-//  1. three sweeps of a chamfer distance transform (Rosenfeld & Pfaltz 1966), forward, backward,
-//     forward in node order, each in parallel over bands of rows. The first sweep looks at all 8
-//     neighbours, the others only at the neighbours already swept in their direction (the rest
-//     were looked at by the sweep before and have not changed since). A band reads the nodes of
-//     an adjacent band from a copy of its edge rows taken between sweeps (no data race).
-//     Three sweeps settle about 99 % of the nodes;
+//  1. four sweeps of a chamfer distance transform (Rosenfeld & Pfaltz 1966), alternately forward
+//     and backward in node order, each in parallel over bands of rows. A sweep looks only at the
+//     neighbours already swept in its direction (the others were looked at by the sweep before,
+//     after their own update in it). A band reads the nodes of an adjacent band from a copy of
+//     its edge rows taken between sweeps (no data race). Four sweeps settle about 98 % of the
+//     nodes;
 //  2. a worklist (label-correcting, serial, small) settles the rest: it starts from the nodes
 //     that may have seen a stale value (the band edge rows, and every node with a walk edge into
-//     a node the last sweep changed) and re-relaxes, pushing the walk predecessors of every node
-//     that changes, until it is empty. Then every node satisfies the relaxation with respect to
-//     every neighbour's current value: the fixed point.
+//     a node the last sweep changed: a node swept before that neighbour's change looked at it
+//     in the previous sweep, or not at all) and re-relaxes over all 8 directions, pushing the
+//     walk predecessors of every node that changes, until it is empty. Then every node satisfies
+//     the relaxation with respect to every neighbour's current value: the fixed point.
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -41,6 +42,9 @@ namespace {
 
 /// Fewest rows per band: narrower bands leave more of the work to the serial worklist.
 constexpr int32_t kMinBandRows = 16;
+/// Parallel sweeps before the worklist (alternating forward and backward): on terrain the
+/// third sweep still changes ~5 % of the nodes, the fourth ~1.5 %.
+constexpr int kSweeps = 4;
 
 /// Directions to nodes earlier in node order (row-major columns): -x, and every step to -z.
 constexpr uint8_t kEarlierDirections = (1u << 4) | (1u << 5) | (1u << 6) | (1u << 7);
@@ -106,11 +110,11 @@ void computeClearance(double radius, LayeredGraph& graph) {
     return true;
   };
 
-  // ---- 1. three parallel sweeps ----
+  // ---- 1. parallel sweeps ----
   std::vector<std::vector<Located>> changed(static_cast<std::size_t>(bands));  // by the last sweep
-  for (int pass = 0; pass < 3; ++pass) {
-    const bool forward = pass != 1, last = pass == 2;
-    const uint8_t directions = pass == 0 ? kAllDirections : (forward ? kEarlierDirections : kLaterDirections);
+  for (int pass = 0; pass < kSweeps; ++pass) {
+    const bool forward = pass % 2 == 0, last = pass == kSweeps - 1;
+    const uint8_t directions = forward ? kEarlierDirections : kLaterDirections;
     tbb::parallel_for(tbb::blocked_range<int32_t>(0, bands, 1), [&](const tbb::blocked_range<int32_t>& r) {
       for (int32_t b = r.begin(); b != r.end(); ++b) {
         int32_t z0, z1;

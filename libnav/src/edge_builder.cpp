@@ -17,8 +17,9 @@
 //    removes the edge.
 // The sweep is skipped when the standing boxes (already known to be free) cover it exactly: a
 // cardinal step with cell_size <= 2 * radius, or a diagonal whose four columns' boxes cover it.
-// A diagonal band that needs its sweep is the same box both ways (built from its lower-z end),
-// so the bake sweeps it once per pair before the edges (diagonalBandsFree). Sweeps are tested on
+// The diagonal walk rule is symmetric (a move and its reverse get the same side columns, the
+// same [lo, hi] and, built from its lower-z end, the same band box), so the bake decides it once
+// per pair before the edges (diagonalBandsFree). Sweeps are tested on
 // the triangles binned near them (triangle_bins.h), with the query index's answers.
 
 #include "edge_builder.h"
@@ -251,18 +252,18 @@ class NodeEdges {
   }
 
   bool walkDiagonal(uint32_t n, uint32_t m, int32_t x, int32_t z, int d) const {
-    double lo, hi;
-    const Band band = diagonalCheck(n, m, x, z, d, lo, hi);
-    if (band != Band::NeedsSweep) return band == Band::Free;
     const int32_t mx = x + kDirectionDx[d], mz = z + kDirectionDz[d];
     if (in_.diagonal_free != nullptr) {
-      // Swept once per pair, from the lower row (diagonalBandsFree).
+      // Decided once per pair, from the lower row (diagonalBandsFree; the rule is symmetric).
       const bool up = kDirectionDz[d] > 0;
       const uint32_t lower = up ? n : m, upper = up ? m : n;
       const int slot = (up ? d : oppositeDirection(d)) == 1 ? 0 : 1;
       const uint32_t index = upper - (up ? g_.columnBegin(mx, mz) : g_.columnBegin(x, z));
       if (index < kBandsPerDirection) return ((*in_.diagonal_free)[lower] >> (slot * kBandsPerDirection + index)) & 1u;
     }
+    double lo, hi;
+    const Band band = diagonalCheck(n, m, x, z, d, lo, hi);
+    if (band != Band::NeedsSweep) return band == Band::Free;
     return sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), lo, hi,
                      /*ends_free=*/true);
   }
@@ -281,9 +282,10 @@ class NodeEdges {
       for (uint32_t m = begin; m < end; ++m) {
         if (std::fabs(g_.height[m] - hn) > step) continue;  // never a walk candidate
         double lo, hi;
-        if (diagonalCheck(n, m, x, z, d, lo, hi) != Band::NeedsSweep) continue;
-        if (sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), lo, hi,
-                      /*ends_free=*/true))
+        const Band band = diagonalCheck(n, m, x, z, d, lo, hi);
+        if (band == Band::Blocked) continue;
+        if (band == Band::Free || sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz),
+                                            lo, hi, /*ends_free=*/true))
           bits = static_cast<uint16_t>(bits | 1u << (slot * kBandsPerDirection + (m - begin)));
       }
     }

@@ -20,12 +20,13 @@ struct EdgeInputs {
   const std::vector<uint8_t>* climbable = nullptr; ///< per mesh triangle: 1 when its label is climbable (null: none)
   const TriangleBins* bins = nullptr;           ///< sweeps tested on these (same answers); null: the query index
   const std::vector<double>* box_bottom = nullptr; ///< per node: columns->standingBoxBottom(its normal); null: computed
-  const std::vector<uint16_t>* diagonal_free = nullptr; ///< diagonalBandsFree(); null: every band swept where needed
+  const std::vector<uint16_t>* diagonal_free = nullptr; ///< diagonalBandsFree(); null: every diagonal decided in place
 };
 
-/// Diagonal walk bands that need a sweep, swept once per pair instead of once per direction:
-/// bit slot * kBandsPerDirection + i of node n is set when the band from n to the i-th node of
-/// the column diagonally ahead toward +z (slot 0: +x, 1: -x) is free. Needs `inputs` without
+/// The diagonal walk rule (side columns, then the band, swept where the standing boxes do not
+/// cover it), decided once per pair instead of once per direction: bit slot * kBandsPerDirection
+/// + i of node n is set when n and the i-th node of the column diagonally ahead toward +z
+/// (slot 0: +x, 1: -x), within a step of n, may walk to each other. Needs `inputs` without
 /// `diagonal_free`; thread-safe, parallel over rows.
 std::vector<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs);
 /// Nodes of the column ahead covered by diagonalBandsFree (a band to a higher one is swept directly).
