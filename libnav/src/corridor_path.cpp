@@ -53,7 +53,9 @@ struct Scratch {
   std::vector<Entry> heap;
   uint32_t generation = 0;
   std::vector<const CorridorEdge*> chain;
-  std::vector<FunnelPortal> portals;
+  std::vector<FunnelPortal> portals;  // the current leg's portals: the first portal_count
+  std::size_t portal_count = 0;
+  void addPortal(const FunnelPortal& p) { portals[portal_count++] = p; }  // sized per query
   std::vector<FunnelPoint> corners;
   std::vector<MoveAction> actions;   // per route node: how it is reached
   std::vector<float> special_cost;   // per route node: the cost of the special edge reaching it
@@ -126,7 +128,8 @@ void portalEntry(const CorridorEdge& e, double x, double z, double gx, double gz
 }
 
 // The two funnel portals of portal edge `e` (its strip's source side, then destination side).
-void addPortal(const CorridorEdge& e, std::vector<FunnelPortal>& portals) {
+template <class Add>
+void addPortal(const CorridorEdge& e, Add&& add) {
   const bool along_z = e.direction == 0 || e.direction == 4;
   const int step = (e.direction == 0 || e.direction == 2) ? 1 : -1;
   auto at = [&](int32_t line, int32_t u, NodeId node) {
@@ -138,7 +141,7 @@ void addPortal(const CorridorEdge& e, std::vector<FunnelPortal>& portals) {
     const int32_t line = e.line + side * step;
     const FunnelPoint lo = at(line, e.lo, side == 0 ? e.from_lo : e.to_lo);
     const FunnelPoint hi = at(line, e.hi, side == 0 ? e.from_hi : e.to_hi);
-    portals.push_back(hi_is_left ? FunnelPortal{hi, lo} : FunnelPortal{lo, hi});
+    add(hi_is_left ? FunnelPortal{hi, lo} : FunnelPortal{lo, hi});
   }
 }
 
@@ -345,7 +348,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   s.special_cost.clear();
   auto appendLeg = [&] {
     s.corners.clear();
-    pullString(s.portals, s.corners);
+    pullString({s.portals.data(), s.portal_count}, s.corners);
     for (const FunnelPoint& p : s.corners) {
       if (!result.nodes.empty() && result.nodes.back() == p.node) continue;
       result.nodes.push_back(p.node);
@@ -353,27 +356,29 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       s.special_cost.push_back(0);
     }
   };
-  s.portals.clear();
-  s.portals.push_back({pointOf(view, start), pointOf(view, start)});
+  // A leg has at most the start, two funnel portals per corridor edge and the end.
+  if (s.portals.size() < 2 * s.chain.size() + 2) s.portals.resize(2 * s.chain.size() + 2);
+  s.portal_count = 0;
+  s.addPortal({pointOf(view, start), pointOf(view, start)});
   for (const CorridorEdge* e : s.chain) {
     if (e->portal) {
-      addPortal(*e, s.portals);
+      addPortal(*e, [&](const FunnelPortal& p) { s.addPortal(p); });
       continue;
     }
     if (e->action == MoveAction::Walk) {  // a one-way or corner walk edge: a one-column portal
-      s.portals.push_back({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
-      s.portals.push_back({pointOf(view, e->to_lo), pointOf(view, e->to_lo)});
+      s.addPortal({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
+      s.addPortal({pointOf(view, e->to_lo), pointOf(view, e->to_lo)});
       continue;
     }
-    s.portals.push_back({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
+    s.addPortal({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
     appendLeg();
     result.nodes.push_back(e->to_lo);
     s.actions.push_back(e->action);
     s.special_cost.push_back(e->cost);
-    s.portals.clear();
-    s.portals.push_back({pointOf(view, e->to_lo), pointOf(view, e->to_lo)});
+    s.portal_count = 0;
+    s.addPortal({pointOf(view, e->to_lo), pointOf(view, e->to_lo)});
   }
-  s.portals.push_back({pointOf(view, end), pointOf(view, end)});
+  s.addPortal({pointOf(view, end), pointOf(view, end)});
   appendLeg();
   s.actions.front() = MoveAction::Walk;
   // The funnel reports a corner where the route merely touches a corridor side along a straight
