@@ -44,7 +44,7 @@ struct Record {
 };
 
 struct Entry {
-  double f;
+  float f;  // float keeps entries at 8 bytes; the order of the heap is still deterministic
   uint32_t rect;
 };
 
@@ -268,7 +268,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       const auto c = view.column(start);
       Record& r = s.touch(start_rect);
       r.g = 0, r.x = float(c[0]), r.z = float(c[1]);
-      s.push({distance(r.x - gx, r.z - gz) * cell * per_metre, start_rect});
+      s.push({float(distance(r.x - gx, r.z - gz) * cell * per_metre), start_rect});
     }
     const CorridorEdge* edges_base = index.edgesOf(0).data();
     const double h_scale = cell * per_metre * kHeuristicWeight;
@@ -319,7 +319,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
           next.g = g_next, next.x = float(ex), next.z = float(ez);
           next.parent = top.rect;
           next.edge = static_cast<uint32_t>(&e - edges_base);
-          s.push({g_next + h, e.to_rect});
+          s.push({float(g_next + h), e.to_rect});
         }
       }
     }
