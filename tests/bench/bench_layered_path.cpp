@@ -16,6 +16,7 @@
 // throughput on 1 and 2 threads (A*, then corridor).
 //
 // Run: build with -DSTRATA_BUILD_BENCH=ON, then build-*/tests/bench/bench_layered_path
+// (STRATA_BENCH_NO_SUMMARY=1 skips the summary, e.g. to profile one filtered benchmark with perf).
 
 #include <benchmark/benchmark.h>
 
@@ -29,6 +30,7 @@
 #include <ctime>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -357,6 +359,6 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  summary();
+  if (!std::getenv("STRATA_BENCH_NO_SUMMARY")) summary();
   return 0;
 }

@@ -229,6 +229,40 @@ TEST_CASE("corridor: around a wall the route is walkable, taut and no longer tha
   CHECK(c.expansions > 0);
 }
 
+TEST_CASE("corridor: a clear straight line in the cheapest area is answered without searching", "[nav][layered][corridor]") {
+  // A wall splits the floor into several rectangles; the line from (0, 10) to (19, 11) passes
+  // above it. With a dear patch on that line the search runs (the straight line may not be the
+  // cheapest route), and its route is still walkable.
+  LayeredBuilder b(20, 12);
+  b.area_costs = {1.0f, 3.0f};
+  std::vector<std::string> rows(12, std::string(20, '.'));
+  for (int z = 0; z < 8; ++z) rows[z][10] = '#';
+  b.fromAscii(rows);
+  const auto g = b.build();
+  const LayeredSearchGraph view(g, defaultAgent());
+  const sim::Vec3 from{0.5, 0, 10.5}, to{19.5, 0, 11.5};
+  const NodeId start = snapToNode(g, from, {}), goal = snapToNode(g, to, {});
+  REQUIRE(view.corridor().rectOf(start) != view.corridor().rectOf(goal));
+  SearchState state;
+  const auto clear = findLayeredPath(view, from, to, corridorSettings(), state);
+  REQUIRE(clear.ok());
+  CHECK(clear.expansions == 0);
+  CHECK(clear.waypoints.size() == 2);
+  CHECK(clear.length == Approx(std::hypot(19.0, 1.0)));
+  CHECK(clear.cost == Approx(std::hypot(19.0, 1.0)));
+
+  for (int z = 9; z < 12; ++z) rows[z][14] = 'a';
+  LayeredBuilder dear(20, 12);
+  dear.area_costs = {1.0f, 3.0f};
+  dear.fromAscii(rows);
+  const auto g2 = dear.build();
+  const LayeredSearchGraph view2(g2, defaultAgent());
+  const auto searched = findLayeredPath(view2, from, to, corridorSettings(), state);
+  REQUIRE(searched.ok());
+  CHECK(searched.expansions > 0);
+  for (std::size_t i = 1; i < searched.nodes.size(); ++i) CHECK(view2.walkLine(searched.nodes[i - 1], searched.nodes[i], false));
+}
+
 TEST_CASE("corridor: jumps and links are taken from their take-off node", "[nav][layered][corridor]") {
   LayeredBuilder b(10, 3);
   b.fromAscii({"....##....", "....##....", "....##...."});
