@@ -48,6 +48,14 @@ ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryInde
   const sim::Aabb bounds = mesh.bounds();
   ray_top_ = bounds.empty() ? 1.0 : bounds.max.y + 1.0;
   ray_length_ = bounds.empty() ? 2.0 : (bounds.max.y - bounds.min.y) + 2.0;
+  // LocalBoxTest grows a box by 1e-4 + 1e-6 * (|centre| components + half extents); a standing
+  // box's centre lies within the mesh bounds grown by the agent's size. Twice that bound (and a
+  // little more for the column arithmetic) keeps every triangle the test could accept.
+  double coordinates = settings.radius + settings.height + settings.cell_size;
+  if (!bounds.empty())
+    coordinates += std::max({std::fabs(bounds.min.x), std::fabs(bounds.max.x), std::fabs(bounds.min.y),
+                             std::fabs(bounds.max.y), std::fabs(bounds.min.z), std::fabs(bounds.max.z)});
+  near_pad_ = 2 * (1e-4 + 1e-6 * (3 * coordinates + 2 * settings.radius + settings.height)) + 1e-6 * settings.cell_size;
 }
 
 double ColumnBuilder::standingBoxBottom(const sim::Vec3& normal) const {
@@ -192,17 +200,22 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
     std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
     for (const Entry& e : entries) sorted[cursor[e.column]++] = e.hit;
   }
-  // Triangles near each column (x/z bounds within the radius of its centre, one column of slack):
-  // every triangle that can touch its standing boxes. Flat lists (counted, then filled) of
-  // indices into `records`; columns without hits need none.
+  // Triangles near each column (x/z bounds within the radius of its centre, plus the test's
+  // rounding allowance bounded by near_pad_): every triangle whose bounds can meet the bounds of
+  // its standing boxes, so every triangle the exact test could accept. Flat lists (counted, then
+  // filled) of indices into `records`; columns without hits need none.
   std::vector<CandidateTriangle> records(triangles.size());
-  for (std::size_t i = 0; i < triangles.size(); ++i) records[i] = makeCandidate(mesh_, triangles[i]);
+  std::vector<TriangleBounds> bounds(triangles.size());
+  for (std::size_t i = 0; i < triangles.size(); ++i) {
+    const CandidateTriangle& t = records[i] = makeCandidate(mesh_, triangles[i]);
+    bounds[i] = {t.min_x, t.max_x, t.min_y, t.max_y, t.min_z, t.max_z};
+  }
   const double r = settings_.radius;
   const auto nearRange = [&](const CandidateTriangle& t, int32_t& nx0, int32_t& nx1, int32_t& nz0, int32_t& nz1) {
-    nx0 = std::max(x0, static_cast<int32_t>(std::ceil((t.min_x - r - grid_.origin_x) / cs - 0.5)) - 1);
-    nx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((t.max_x + r - grid_.origin_x) / cs - 0.5)) + 1);
-    nz0 = std::max(z0, static_cast<int32_t>(std::ceil((t.min_z - r - grid_.origin_z) / cs - 0.5)) - 1);
-    nz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((t.max_z + r - grid_.origin_z) / cs - 0.5)) + 1);
+    nx0 = std::max(x0, static_cast<int32_t>(std::ceil((t.min_x - r - near_pad_ - grid_.origin_x) / cs - 0.5)));
+    nx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((t.max_x + r + near_pad_ - grid_.origin_x) / cs - 0.5)));
+    nz0 = std::max(z0, static_cast<int32_t>(std::ceil((t.min_z - r - near_pad_ - grid_.origin_z) / cs - 0.5)));
+    nz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((t.max_z + r + near_pad_ - grid_.origin_z) / cs - 0.5)));
   };
   const auto hasHits = [&](std::size_t column) { return offsets[column] != offsets[column + 1]; };
   std::vector<uint32_t> near_offsets(columns + 1, 0);
@@ -241,7 +254,7 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
                                                near_offsets[column + 1] - near_offsets[column]);
     floorsFromHitsWith(hits, out.floors, [&](double floor_height, const sim::Vec3& normal) {
       const sim::Aabb box = standingBox(cx, cz, floor_height, normal);
-      return !box.empty() && boxFreeAmong(LocalBoxTest(box), records, candidates);
+      return !box.empty() && boxFreeAmong(LocalBoxTest(box), records, bounds, candidates);
     });
   }
   out.offsets[columns] = static_cast<uint32_t>(out.floors.size());

@@ -92,9 +92,15 @@ bool LocalBoxTest::overlaps(const CandidateTriangle& t) const {
 }
 
 bool boxFreeAmong(const LocalBoxTest& box, std::span<const CandidateTriangle> records,
-                  std::span<const uint32_t> candidates) {
-  for (uint32_t i : candidates)
+                  std::span<const TriangleBounds> bounds, std::span<const uint32_t> candidates) {
+  const sim::Aabb& b = box.bounds();
+  for (uint32_t i : candidates) {
+    const TriangleBounds& t = bounds[i];
+    if (t.max_y < b.min.y || t.min_y > b.max.y || t.max_x < b.min.x || t.min_x > b.max.x || t.max_z < b.min.z ||
+        t.min_z > b.max.z)
+      continue;  // the same bounds test overlaps() starts with, on the dense array
     if (box.overlaps(records[i])) return false;
+  }
   return true;
 }
 

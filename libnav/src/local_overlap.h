@@ -23,6 +23,12 @@ struct CandidateTriangle {
   double normal_length = 0;                        ///< |normal|
 };
 
+/// The bounds of a CandidateTriangle alone (a dense array of these keeps the bounds test, which
+/// rejects most candidates, out of the full records' cache lines).
+struct TriangleBounds {
+  float min_x, max_x, min_y, max_y, min_z, max_z;  ///< metres
+};
+
 /// The candidate record of mesh triangle `t`.
 CandidateTriangle makeCandidate(const sim::TriangleMesh& mesh, uint32_t t);
 
@@ -60,8 +66,9 @@ class LocalBoxTest {
   bool axis_aligned_ = false;   // and axes[0] is +-X: the footprint's own axes are the bounds test's
 };
 
-/// True when no triangle of `candidates` (indices into `records`) overlaps the box.
+/// True when no triangle of `candidates` (indices into `records` and `bounds`, bounds[i] being
+/// the bounds of records[i]) overlaps the box.
 bool boxFreeAmong(const LocalBoxTest& box, std::span<const CandidateTriangle> records,
-                  std::span<const uint32_t> candidates);
+                  std::span<const TriangleBounds> bounds, std::span<const uint32_t> candidates);
 
 }  // namespace strata::nav

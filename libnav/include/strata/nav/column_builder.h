@@ -116,6 +116,7 @@ class ColumnBuilder {
   double min_normal_y_ = 0;
   double ray_top_ = 0;
   double ray_length_ = 0;
+  double near_pad_ = 0;  // bound on LocalBoxTest's rounding allowance for any standing box of this mesh, metres
 };
 
 }  // namespace strata::nav
