@@ -164,11 +164,13 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
     // Column centres inside the x/z bounds of the triangle.
     const double min_x = std::min({a.x, b.x, c.x}), max_x = std::max({a.x, b.x, c.x});
     const double min_z = std::min({a.z, b.z, c.z}), max_z = std::max({a.z, b.z, c.z});
-    // (one column of slack each way: the exact test below decides centres on the boundary)
-    const int32_t cx0 = std::max(x0, static_cast<int32_t>(std::ceil((min_x - grid_.origin_x) / cs - 0.5)) - 1);
-    const int32_t cx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((max_x - grid_.origin_x) / cs - 0.5)) + 1);
-    const int32_t cz0 = std::max(z0, static_cast<int32_t>(std::ceil((min_z - grid_.origin_z) / cs - 0.5)) - 1);
-    const int32_t cz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((max_z - grid_.origin_z) / cs - 0.5)) + 1);
+    // (widened by near_pad_, far above the rounding of this arithmetic: the exact test below
+    // decides centres on the boundary)
+    const double pad = near_pad_;
+    const int32_t cx0 = std::max(x0, static_cast<int32_t>(std::ceil((min_x - pad - grid_.origin_x) / cs - 0.5)));
+    const int32_t cx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((max_x + pad - grid_.origin_x) / cs - 0.5)));
+    const int32_t cz0 = std::max(z0, static_cast<int32_t>(std::ceil((min_z - pad - grid_.origin_z) / cs - 0.5)));
+    const int32_t cz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((max_z + pad - grid_.origin_z) / cs - 0.5)));
     if (cx0 > cx1 || cz0 > cz1) continue;
     // The watertight ray/triangle test of the query index specialised to a vertical ray from
     // (px, ray_top, pz): the same edge functions and the same height arithmetic, so a centre on
