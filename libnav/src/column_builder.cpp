@@ -16,6 +16,7 @@
 #include "strata/nav/column_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -213,17 +214,16 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
     bounds[i] = {t.min_x, t.max_x, t.min_y, t.max_y, t.min_z, t.max_z};
   }
   const double r = settings_.radius;
-  const auto nearRange = [&](const CandidateTriangle& t, int32_t& nx0, int32_t& nx1, int32_t& nz0, int32_t& nz1) {
+  const auto hasHits = [&](std::size_t column) { return offsets[column] != offsets[column + 1]; };
+  std::vector<std::array<int32_t, 4>> near_range(records.size());  // x0, x1, z0, z1 per record
+  std::vector<uint32_t> near_offsets(columns + 1, 0);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const CandidateTriangle& t = records[i];
+    auto& [nx0, nx1, nz0, nz1] = near_range[i];
     nx0 = std::max(x0, static_cast<int32_t>(std::ceil((t.min_x - r - near_pad_ - grid_.origin_x) / cs - 0.5)));
     nx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((t.max_x + r + near_pad_ - grid_.origin_x) / cs - 0.5)));
     nz0 = std::max(z0, static_cast<int32_t>(std::ceil((t.min_z - r - near_pad_ - grid_.origin_z) / cs - 0.5)));
     nz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((t.max_z + r + near_pad_ - grid_.origin_z) / cs - 0.5)));
-  };
-  const auto hasHits = [&](std::size_t column) { return offsets[column] != offsets[column + 1]; };
-  std::vector<uint32_t> near_offsets(columns + 1, 0);
-  for (const CandidateTriangle& t : records) {
-    int32_t nx0, nx1, nz0, nz1;
-    nearRange(t, nx0, nx1, nz0, nz1);
     for (int32_t z = nz0; z <= nz1; ++z)
       for (int32_t x = nx0; x <= nx1; ++x) {
         const auto column = static_cast<std::size_t>((z - z0) * width + (x - x0));
@@ -235,8 +235,7 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
   {
     std::vector<uint32_t> cursor(near_offsets.begin(), near_offsets.end() - 1);
     for (uint32_t i = 0; i < records.size(); ++i) {
-      int32_t nx0, nx1, nz0, nz1;
-      nearRange(records[i], nx0, nx1, nz0, nz1);
+      const auto [nx0, nx1, nz0, nz1] = near_range[i];
       for (int32_t z = nz0; z <= nz1; ++z)
         for (int32_t x = nx0; x <= nx1; ++x) {
           const auto column = static_cast<std::size_t>((z - z0) * width + (x - x0));
