@@ -20,6 +20,7 @@
 
 #include "bake_stages.h"
 #include "edge_builder.h"
+#include "rect_buckets.h"
 #include "strata/nav/column_builder.h"
 #include "triangle_bins.h"
 
@@ -132,14 +133,14 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   const int32_t tiles_x = (grid.width_cells + tile - 1) / tile, tiles_z = (grid.depth_cells + tile - 1) / tile;
   const std::size_t tile_count = static_cast<std::size_t>(tiles_x) * static_cast<std::size_t>(tiles_z);
   report.begin("columns", tile_count);
-  // Tile lists, flat (counting sort): each triangle's tile range in parallel, then counts and
-  // fills in triangle order, so every tile's list is sorted (deterministic).
-  std::vector<uint32_t> tile_offsets(tile_count + 1, 0);
+  // Tile lists, flat: each triangle's tile range, then a parallel counting sort that keeps
+  // triangle order within every tile (deterministic).
+  std::vector<uint32_t> tile_offsets;
   std::vector<uint32_t> tile_triangles;
   {
     const uint32_t triangles = mesh.triangleCount();
     const auto slack = static_cast<int32_t>(std::ceil(settings.radius / grid.cell_size)) + 1;
-    std::vector<std::array<int32_t, 4>> range(triangles);  // tx0, tx1, tz0, tz1 (empty: tx0 > tx1)
+    std::vector<BucketRange> range(triangles);  // tx0, tx1, tz0, tz1 (empty: tx0 > tx1)
     tbb::parallel_for(tbb::blocked_range<uint32_t>(0, triangles, 4096), [&](const tbb::blocked_range<uint32_t>& r) {
       for (uint32_t t = r.begin(); t != r.end(); ++t) {
         const sim::Vec3 a = mesh.vertex(t, 0), b = mesh.vertex(t, 1), c = mesh.vertex(t, 2);
@@ -148,21 +149,10 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
                     grid.width_cells, x0, x1, slack);
         centreRange(std::min({a.z, b.z, c.z}), std::max({a.z, b.z, c.z}), grid.origin_z, grid.cell_size,
                     grid.depth_cells, z0, z1, slack);
-        range[t] = x0 > x1 || z0 > z1 ? std::array<int32_t, 4>{1, 0, 1, 0}
-                                      : std::array<int32_t, 4>{x0 / tile, x1 / tile, z0 / tile, z1 / tile};
+        range[t] = x0 > x1 || z0 > z1 ? BucketRange{1, 0, 1, 0} : BucketRange{x0 / tile, x1 / tile, z0 / tile, z1 / tile};
       }
     });
-    for (const auto& b : range)
-      for (int32_t tz = b[2]; tz <= b[3]; ++tz)
-        for (int32_t tx = b[0]; tx <= b[1]; ++tx) ++tile_offsets[static_cast<std::size_t>(tz) * tiles_x + tx + 1];
-    for (std::size_t i = 0; i < tile_count; ++i) tile_offsets[i + 1] += tile_offsets[i];
-    tile_triangles.resize(tile_offsets.back());
-    std::vector<uint32_t> cursor(tile_offsets.begin(), tile_offsets.end() - 1);
-    for (uint32_t t = 0; t < triangles; ++t) {
-      const auto& b = range[t];
-      for (int32_t tz = b[2]; tz <= b[3]; ++tz)
-        for (int32_t tx = b[0]; tx <= b[1]; ++tx) tile_triangles[cursor[static_cast<std::size_t>(tz) * tiles_x + tx]++] = t;
-    }
+    fillRectBuckets(range, tiles_x, tile_count, tile_offsets, tile_triangles, [](uint32_t t) { return t; });
   }
   std::vector<RectFloors> tile_floors(tile_count);
   {

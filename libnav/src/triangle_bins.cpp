@@ -1,8 +1,8 @@
 // Triangles binned on a coarse square grid (counting sort into flat arrays). A triangle goes
 // into every bin its x/z bounds touch; a query visits the bins its bounds touch and tests a
 // triangle only in the first of them it shares with the triangle (the bin at the larger of the
-// two lowest bin coordinates on each axis), so no triangle is tested twice. The triangle records
-// and bin ranges are computed in parallel; counting and filling stay in triangle order.
+// two lowest bin coordinates on each axis), so no triangle is tested twice. Built in parallel
+// (rect_buckets.h), each bin in triangle order.
 
 #include "triangle_bins.h"
 
@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+
+#include "rect_buckets.h"
 
 namespace strata::nav {
 
@@ -21,30 +23,18 @@ TriangleBins::TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid,
   bins_z_ = std::max<int32_t>(1, (grid.depth_cells + bin_cells - 1) / bin_cells);
   const uint32_t count = mesh.triangleCount();
   records_.resize(count);
-  offsets_.assign(static_cast<std::size_t>(bins_x_) * bins_z_ + 1, 0);
-  std::vector<int32_t> range(static_cast<std::size_t>(count) * 4);  // x0, x1, z0, z1 per triangle
+  std::vector<BucketRange> range(count);  // x0, x1, z0, z1 per triangle
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, count, 2048), [&](const tbb::blocked_range<uint32_t>& q) {
     for (uint32_t t = q.begin(); t != q.end(); ++t) {
       const CandidateTriangle& r = records_[t] = makeCandidate(mesh, t);
-      int32_t* b = &range[static_cast<std::size_t>(t) * 4];
-      b[0] = binX(r.min_x), b[1] = binX(r.max_x), b[2] = binZ(r.min_z), b[3] = binZ(r.max_z);
+      range[t] = {binX(r.min_x), binX(r.max_x), binZ(r.min_z), binZ(r.max_z)};
     }
   });
-  for (uint32_t t = 0; t < count; ++t) {
-    const int32_t* b = &range[static_cast<std::size_t>(t) * 4];
-    for (int32_t z = b[2]; z <= b[3]; ++z)
-      for (int32_t x = b[0]; x <= b[1]; ++x) ++offsets_[static_cast<std::size_t>(z) * bins_x_ + x + 1];
-  }
-  for (std::size_t i = 1; i < offsets_.size(); ++i) offsets_[i] += offsets_[i - 1];
-  items_.resize(offsets_.back());
-  std::vector<uint32_t> cursor(offsets_.begin(), offsets_.end() - 1);
-  for (uint32_t t = 0; t < count; ++t) {
+  fillRectBuckets(range, bins_x_, static_cast<std::size_t>(bins_x_) * bins_z_, offsets_, items_, [&](uint32_t t) {
     const CandidateTriangle& r = records_[t];
-    const int32_t* b = &range[static_cast<std::size_t>(t) * 4];
-    const Item item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, b[0], b[2], t};
-    for (int32_t z = b[2]; z <= b[3]; ++z)
-      for (int32_t x = b[0]; x <= b[1]; ++x) items_[cursor[static_cast<std::size_t>(z) * bins_x_ + x]++] = item;
-  }
+    const BucketRange& b = range[t];
+    return Item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, b[0], b[2], t};
+  });
 }
 
 int32_t TriangleBins::binX(double x) const {

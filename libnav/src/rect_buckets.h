@@ -1,0 +1,83 @@
+#pragma once
+// Internal: a parallel counting sort of items into the cells of a grid of buckets, each item
+// going into every bucket of a rectangle (triangles into column tiles, into sweep bins).
+//
+// The items are split into consecutive chunks; each chunk counts its entries per bucket in its
+// own row of counts, the counts become start positions bucket by bucket (chunk after chunk), and
+// each chunk then writes its entries from its own positions. Within a bucket the entries keep
+// item order, exactly as a serial fill would give, whatever the number of threads.
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace strata::nav {
+
+/// Bucket rectangle of one item: x0, x1, z0, z1 (inclusive; empty when x0 > x1 or z0 > z1).
+using BucketRange = std::array<int32_t, 4>;
+
+/// Fills `offsets` (buckets + 1 entries) and `entries` so that bucket b (row-major, `buckets_x`
+/// wide, `buckets` in all) holds entries[offsets[b] .. offsets[b + 1]): value(i) for every item
+/// i whose ranges[i] covers b, in ascending i.
+template <class T, class Value>
+void fillRectBuckets(const std::vector<BucketRange>& ranges, int32_t buckets_x, std::size_t buckets,
+                     std::vector<uint32_t>& offsets, std::vector<T>& entries, Value&& value) {
+  const std::size_t items = ranges.size();
+  // Chunks: a few per thread, fewer when the per-chunk counts would be large.
+  const std::size_t threads = static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  std::size_t chunks = std::min<std::size_t>(4 * threads, std::max<std::size_t>(1, items / 2048));
+  chunks = std::max<std::size_t>(1, std::min(chunks, (std::size_t{1} << 22) / std::max<std::size_t>(1, buckets)));
+  if (threads == 1) chunks = 1;
+  auto chunkItems = [&](std::size_t k, std::size_t& begin, std::size_t& end) {
+    begin = items * k / chunks;
+    end = items * (k + 1) / chunks;
+  };
+  auto forEachBucket = [&](const BucketRange& r, auto&& visit) {
+    for (int32_t z = r[2]; z <= r[3]; ++z)
+      for (int32_t x = r[0]; x <= r[1]; ++x) visit(static_cast<std::size_t>(z) * static_cast<std::size_t>(buckets_x) + x);
+  };
+  std::vector<uint32_t> counts(chunks * buckets, 0);  // per chunk, per bucket; later its write positions
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& c) {
+    for (std::size_t k = c.begin(); k != c.end(); ++k) {
+      uint32_t* count = counts.data() + k * buckets;
+      std::size_t begin, end;
+      chunkItems(k, begin, end);
+      for (std::size_t i = begin; i < end; ++i) forEachBucket(ranges[i], [&](std::size_t b) { ++count[b]; });
+    }
+  });
+  offsets.assign(buckets + 1, 0);
+  for (std::size_t b = 0; b < buckets; ++b) {
+    uint32_t total = 0;
+    for (std::size_t k = 0; k < chunks; ++k) total += counts[k * buckets + b];
+    offsets[b + 1] = offsets[b] + total;
+  }
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, buckets, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t b = r.begin(); b != r.end(); ++b) {
+      uint32_t position = offsets[b];
+      for (std::size_t k = 0; k < chunks; ++k) {
+        const uint32_t count = counts[k * buckets + b];
+        counts[k * buckets + b] = position;
+        position += count;
+      }
+    }
+  });
+  entries.resize(offsets.back());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& c) {
+    for (std::size_t k = c.begin(); k != c.end(); ++k) {
+      uint32_t* position = counts.data() + k * buckets;
+      std::size_t begin, end;
+      chunkItems(k, begin, end);
+      for (std::size_t i = begin; i < end; ++i) {
+        const T v = value(static_cast<uint32_t>(i));
+        forEachBucket(ranges[i], [&](std::size_t b) { entries[position[b]++] = v; });
+      }
+    }
+  });
+}
+
+}  // namespace strata::nav
