@@ -7,6 +7,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
 #include <array>
@@ -112,7 +113,18 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   AgentSettings& settings = result.profile.settings;
   settings.cell_size = settings.effectiveCellSize();
   LayeredGraph& graph = result.graph;
-  graph.grid = makeGridFrame(mesh.bounds(), settings.cell_size);
+  // The mesh bounds, once and in parallel (min / max: the same as mesh.bounds()).
+  const sim::Aabb bounds = tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, mesh.vertices.size(), 16384), sim::Aabb{},
+      [&](const tbb::blocked_range<std::size_t>& r, sim::Aabb b) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) b.expand(mesh.vertices[i].toDouble());
+        return b;
+      },
+      [](sim::Aabb a, const sim::Aabb& b) {
+        a.expand(b);
+        return a;
+      });
+  graph.grid = makeGridFrame(bounds, settings.cell_size);
   const GridFrame& grid = graph.grid;
   constexpr double kMaxColumns = 4.0e8;
   if (static_cast<double>(grid.width_cells) * grid.depth_cells > kMaxColumns)
@@ -120,7 +132,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
                            std::to_string(grid.depth_cells) + " columns at cell_size " +
                            std::to_string(settings.cell_size) + " m is too many; raise cell_size");
   Reporter report(options.observer, timings, settings.name);
-  const ColumnBuilder builder(mesh, index, settings, grid);
+  const ColumnBuilder builder(mesh, index, settings, grid, bounds);
 
   // ---- columns: bin triangles into tiles, rasterize each tile in parallel ----
   // Tiles of at most tile_cells columns a side; with several threads, smaller on a small grid so

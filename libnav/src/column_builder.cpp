@@ -44,9 +44,12 @@ GridFrame makeGridFrame(const sim::Aabb& bounds, double cell_size) {
 
 ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index,
                              const AgentSettings& settings, const GridFrame& grid)
+    : ColumnBuilder(mesh, index, settings, grid, mesh.bounds()) {}
+
+ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index,
+                             const AgentSettings& settings, const GridFrame& grid, const sim::Aabb& bounds)
     : mesh_(mesh), index_(index), settings_(settings), grid_(grid) {
   min_normal_y_ = std::cos(settings.max_slope * M_PI / 180.0);
-  const sim::Aabb bounds = mesh.bounds();
   ray_top_ = bounds.empty() ? 1.0 : bounds.max.y + 1.0;
   ray_length_ = bounds.empty() ? 2.0 : (bounds.max.y - bounds.min.y) + 2.0;
   // LocalBoxTest grows a box by 1e-4 + 1e-6 * (|centre| components + half extents); a standing

@@ -71,6 +71,9 @@ class ColumnBuilder {
   /// `index` must have been built over `mesh` (collider 0, triangle ids = mesh triangle ids).
   ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentSettings& settings,
                 const GridFrame& grid);
+  /// The same, given `mesh_bounds` == mesh.bounds() (the bake computes them once, in parallel).
+  ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentSettings& settings,
+                const GridFrame& grid, const sim::Aabb& mesh_bounds);
 
   /// On-demand path: floors of column (x, z) from an all-hits ray down the column centre.
   std::vector<ColumnFloor> buildColumn(int32_t x, int32_t z) const;
