@@ -21,12 +21,13 @@ namespace strata::nav {
 /// Bucket rectangle of one item: x0, x1, z0, z1 (inclusive; empty when x0 > x1 or z0 > z1).
 using BucketRange = std::array<int32_t, 4>;
 
-/// Fills `offsets` (buckets + 1 entries) and `entries` so that bucket b (row-major, `buckets_x`
-/// wide, `buckets` in all) holds entries[offsets[b] .. offsets[b + 1]): value(i) for every item
-/// i whose ranges[i] covers b, in ascending i.
-template <class T, class Value>
+/// Fills `offsets` (buckets + 1 entries) and `entries` (a std::vector or RawArray, resized
+/// here) so that bucket b (row-major, `buckets_x` wide, `buckets` in all) holds
+/// entries[offsets[b] .. offsets[b + 1]): value(i) for every item i whose ranges[i] covers b, in
+/// ascending i.
+template <class Entries, class Value>
 void fillRectBuckets(const std::vector<BucketRange>& ranges, int32_t buckets_x, std::size_t buckets,
-                     std::vector<uint32_t>& offsets, std::vector<T>& entries, Value&& value) {
+                     std::vector<uint32_t>& offsets, Entries& entries, Value&& value) {
   const std::size_t items = ranges.size();
   // Chunks: a few per thread, fewer when the per-chunk counts would be large.
   const std::size_t threads = static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
@@ -73,7 +74,7 @@ void fillRectBuckets(const std::vector<BucketRange>& ranges, int32_t buckets_x, 
       std::size_t begin, end;
       chunkItems(k, begin, end);
       for (std::size_t i = begin; i < end; ++i) {
-        const T v = value(static_cast<uint32_t>(i));
+        const auto v = value(static_cast<uint32_t>(i));
         forEachBucket(ranges[i], [&](std::size_t b) { entries[position[b]++] = v; });
       }
     }

@@ -22,7 +22,7 @@ TriangleBins::TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid,
   bins_x_ = std::max<int32_t>(1, (grid.width_cells + bin_cells - 1) / bin_cells);
   bins_z_ = std::max<int32_t>(1, (grid.depth_cells + bin_cells - 1) / bin_cells);
   const uint32_t count = mesh.triangleCount();
-  records_.resize(count);
+  records_.resize(count);  // uninitialised: every record is written below
   std::vector<BucketRange> range(count);  // x0, x1, z0, z1 per triangle
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, count, 2048), [&](const tbb::blocked_range<uint32_t>& q) {
     for (uint32_t t = q.begin(); t != q.end(); ++t) {

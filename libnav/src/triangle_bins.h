@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "local_overlap.h"
+#include "raw_array.h"
 #include "strata/nav/layered_graph.h"
 #include "strata/sim/mesh.h"
 
@@ -35,9 +36,9 @@ class TriangleBins {
     uint32_t triangle;
   };
 
-  std::vector<CandidateTriangle> records_;  // per mesh triangle
+  RawArray<CandidateTriangle> records_;     // per mesh triangle (filled in parallel)
   std::vector<uint32_t> offsets_;           // per bin (row-major), into items_
-  std::vector<Item> items_;                 // ascending triangle id within a bin
+  RawArray<Item> items_;                    // ascending triangle id within a bin (filled in parallel)
 };
 
 }  // namespace strata::nav
