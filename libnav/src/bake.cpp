@@ -152,7 +152,8 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   {
     const uint32_t triangles = mesh.triangleCount();
     const auto slack = static_cast<int32_t>(std::ceil(settings.radius / grid.cell_size)) + 1;
-    std::vector<BucketRange> range(triangles);  // tx0, tx1, tz0, tz1 (empty: tx0 > tx1)
+    RawArray<BucketRange> range;  // tx0, tx1, tz0, tz1 (empty: tx0 > tx1); every entry written below
+    range.resize(triangles);
     tbb::parallel_for(tbb::blocked_range<uint32_t>(0, triangles, 4096), [&](const tbb::blocked_range<uint32_t>& r) {
       for (uint32_t t = r.begin(); t != r.end(); ++t) {
         const sim::Vec3 a = mesh.vertex(t, 0), b = mesh.vertex(t, 1), c = mesh.vertex(t, 2);
@@ -164,7 +165,8 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
         range[t] = x0 > x1 || z0 > z1 ? BucketRange{1, 0, 1, 0} : BucketRange{x0 / tile, x1 / tile, z0 / tile, z1 / tile};
       }
     });
-    fillRectBuckets(range, tiles_x, tile_count, tile_offsets, tile_triangles, [](uint32_t t) { return t; });
+    fillRectBuckets(std::span<const BucketRange>(range.data(), range.size()), tiles_x, tile_count, tile_offsets,
+                    tile_triangles, [](uint32_t t) { return t; });
   }
   std::vector<RectFloors> tile_floors(tile_count);
   {
@@ -227,7 +229,8 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   graph.headroom.resize(nodes);
   graph.area.assign(nodes, 0);
   graph.flags.assign(nodes, 0);
-  std::vector<uint32_t> node_triangle(nodes);
+  RawArray<uint32_t> node_triangle;  // every node's entry is written below
+  node_triangle.resize(nodes);
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t z = r.begin(); z != r.end(); ++z)
       for (int32_t x = 0; x < grid.width_cells; ++x) {
@@ -261,9 +264,9 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
   // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
   const TriangleBins bins(mesh, grid, kSweepBinCells);
-  const std::vector<double> box_bottom = standingBoxBottoms(builder, graph);
+  const RawArray<double> box_bottom = standingBoxBottoms(builder, graph);
   EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
-  const std::vector<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
+  const RawArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
   inputs.diagonal_free = &diagonal_free;
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t z = r.begin(); z != r.end(); ++z) {

@@ -30,6 +30,7 @@
 #include <utility>
 
 #include "bake_stages.h"
+#include "raw_array.h"
 
 namespace strata::nav {
 namespace {
@@ -115,7 +116,8 @@ void computeComponents(LayeredGraph& g) {
   const std::size_t nodes = g.nodeCount();
   const GridFrame& grid = g.grid;
   const uint32_t* neighbor = g.neighbor.data();
-  std::vector<uint32_t> parent(nodes);
+  RawArray<uint32_t> parent;  // every entry is set by its band below
+  parent.resize(nodes);
   const int32_t bands = std::max<int32_t>(1, (grid.depth_cells + kBandRows - 1) / kBandRows);
   std::vector<std::vector<Arc>> crossing(static_cast<std::size_t>(bands));  // two-way pairs across a band border
   std::vector<std::vector<Arc>> one_way(static_cast<std::size_t>(bands));   // one-way edges and links, node order
@@ -126,7 +128,7 @@ void computeComponents(LayeredGraph& g) {
       const int32_t z0 = b * kBandRows, z1 = std::min(grid.depth_cells, z0 + kBandRows);
       const uint32_t lo = g.column_offsets[grid.columnIndex(0, z0)];
       const uint32_t hi = g.column_offsets[grid.columnIndex(0, z1 - 1) + grid.width_cells];
-      std::iota(parent.begin() + lo, parent.begin() + hi, lo);
+      std::iota(parent.data() + lo, parent.data() + hi, lo);
       std::vector<Arc>& cross = crossing[static_cast<std::size_t>(b)];
       std::vector<Arc>& arcs = one_way[static_cast<std::size_t>(b)];
       for (uint32_t n = lo; n < hi; ++n) {
@@ -151,10 +153,11 @@ void computeComponents(LayeredGraph& g) {
 
   // Pieces (the contracted sets), numbered in node order: a root is its set's lowest node and
   // parent[n] <= n, so one ascending pass resolves every node.
-  std::vector<uint32_t> piece(nodes);
+  RawArray<uint32_t> piece;  // every entry is written by the pass below
+  piece.resize(nodes);
   uint32_t pieces = 0;
   for (uint32_t n = 0; n < nodes; ++n) piece[n] = parent[n] == n ? pieces++ : piece[parent[n]];
-  std::vector<uint32_t>().swap(parent);
+  parent.resize(0);
 
   // ---- the graph of pieces: one-way arcs between different pieces, CSR by source ----
   std::vector<uint32_t> offsets(static_cast<std::size_t>(pieces) + 1, 0);

@@ -311,8 +311,9 @@ double edgeCost(const AgentSettings& settings, EdgeKind kind, double horizontal,
   }
 }
 
-std::vector<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs) {
-  std::vector<uint16_t> bits(graph.nodeCount(), 0);
+RawArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs) {
+  RawArray<uint16_t> bits;  // every node's entry is written below
+  bits.resize(graph.nodeCount());
   const GridFrame& grid = graph.grid;
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
     const NodeEdges edges(graph, inputs);
@@ -323,8 +324,9 @@ std::vector<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& i
   return bits;
 }
 
-std::vector<double> standingBoxBottoms(const ColumnBuilder& columns, const LayeredGraph& graph) {
-  std::vector<double> bottoms(graph.nodeCount());
+RawArray<double> standingBoxBottoms(const ColumnBuilder& columns, const LayeredGraph& graph) {
+  RawArray<double> bottoms;  // every node's entry is written below
+  bottoms.resize(graph.nodeCount());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, bottoms.size(), 4096),
                     [&](const tbb::blocked_range<std::size_t>& r) {
                       for (std::size_t n = r.begin(); n != r.end(); ++n) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "raw_array.h"
 #include "strata/nav/column_builder.h"
 #include "strata/nav/layered_graph.h"
 
@@ -19,8 +20,8 @@ struct EdgeInputs {
   const ColumnBuilder* columns = nullptr;       ///< settings, index, grid
   const std::vector<uint8_t>* climbable = nullptr; ///< per mesh triangle: 1 when its label is climbable (null: none)
   const TriangleBins* bins = nullptr;           ///< sweeps tested on these (same answers); null: the query index
-  const std::vector<double>* box_bottom = nullptr; ///< per node: columns->standingBoxBottom(its normal); null: computed
-  const std::vector<uint16_t>* diagonal_free = nullptr; ///< diagonalBandsFree(); null: every diagonal decided in place
+  const RawArray<double>* box_bottom = nullptr;  ///< per node: columns->standingBoxBottom(its normal); null: computed
+  const RawArray<uint16_t>* diagonal_free = nullptr; ///< diagonalBandsFree(); null: every diagonal decided in place
 };
 
 /// The diagonal walk rule (side columns, then the band, swept where the standing boxes do not
@@ -28,12 +29,12 @@ struct EdgeInputs {
 /// + i of node n is set when n and the i-th node of the column diagonally ahead toward +z
 /// (slot 0: +x, 1: -x), within a step of n, may walk to each other. Needs `inputs` without
 /// `diagonal_free`; thread-safe, parallel over rows.
-std::vector<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs);
+RawArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs);
 /// Nodes of the column ahead covered by diagonalBandsFree (a band to a higher one is swept directly).
 inline constexpr uint32_t kBandsPerDirection = 8;
 
 /// Per node, ColumnBuilder::standingBoxBottom() of its float32 normal (the edge rules' cache).
-std::vector<double> standingBoxBottoms(const ColumnBuilder& columns, const LayeredGraph& graph);
+RawArray<double> standingBoxBottoms(const ColumnBuilder& columns, const LayeredGraph& graph);
 
 /// The outgoing edges of one node, all 8 directions (deterministic, thread-safe).
 void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z);

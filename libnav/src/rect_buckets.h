@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace strata::nav {
@@ -26,7 +27,7 @@ using BucketRange = std::array<int32_t, 4>;
 /// entries[offsets[b] .. offsets[b + 1]): value(i) for every item i whose ranges[i] covers b, in
 /// ascending i.
 template <class Entries, class Value>
-void fillRectBuckets(const std::vector<BucketRange>& ranges, int32_t buckets_x, std::size_t buckets,
+void fillRectBuckets(std::span<const BucketRange> ranges, int32_t buckets_x, std::size_t buckets,
                      std::vector<uint32_t>& offsets, Entries& entries, Value&& value) {
   const std::size_t items = ranges.size();
   // Chunks: a few per thread, fewer when the per-chunk counts would be large.

@@ -23,14 +23,16 @@ TriangleBins::TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid,
   bins_z_ = std::max<int32_t>(1, (grid.depth_cells + bin_cells - 1) / bin_cells);
   const uint32_t count = mesh.triangleCount();
   records_.resize(count);  // uninitialised: every record is written below
-  std::vector<BucketRange> range(count);  // x0, x1, z0, z1 per triangle
+  RawArray<BucketRange> range;  // x0, x1, z0, z1 per triangle; every entry written below
+  range.resize(count);
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, count, 2048), [&](const tbb::blocked_range<uint32_t>& q) {
     for (uint32_t t = q.begin(); t != q.end(); ++t) {
       const CandidateTriangle& r = records_[t] = makeCandidate(mesh, t);
       range[t] = {binX(r.min_x), binX(r.max_x), binZ(r.min_z), binZ(r.max_z)};
     }
   });
-  fillRectBuckets(range, bins_x_, static_cast<std::size_t>(bins_x_) * bins_z_, offsets_, items_, [&](uint32_t t) {
+  fillRectBuckets(std::span<const BucketRange>(range.data(), range.size()), bins_x_,
+                  static_cast<std::size_t>(bins_x_) * bins_z_, offsets_, items_, [&](uint32_t t) {
     const CandidateTriangle& r = records_[t];
     const BucketRange& b = range[t];
     return Item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, b[0], b[2], t};
