@@ -229,29 +229,29 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   graph.headroom.resize(nodes);
   graph.area.assign(nodes, 0);
   graph.flags.assign(nodes, 0);
-  RawArray<uint32_t> node_triangle;  // every node's entry is written below
-  node_triangle.resize(nodes);
+  // Per node, in one parallel pass: the floor, its area (from its triangle; modifier volumes
+  // after) and the edge rules' standing-box bottom of its float32 normal.
+  const std::vector<uint16_t> triangle_area = triangleAreas(mesh, agent, graph);
+  RawArray<double> box_bottom;  // every node's entry is written below
+  box_bottom.resize(nodes);
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t z = r.begin(); z != r.end(); ++z)
       for (int32_t x = 0; x < grid.width_cells; ++x) {
         uint32_t n = graph.columnBegin(x, z);
         for (const ColumnFloor& floor : tileColumn(x, z)) {
           graph.height[n] = static_cast<float>(floor.height);
-          graph.normal[n] = {static_cast<float>(floor.normal.x), static_cast<float>(floor.normal.y),
-                             static_cast<float>(floor.normal.z)};
+          const sim::Vec3f normal{static_cast<float>(floor.normal.x), static_cast<float>(floor.normal.y),
+                                  static_cast<float>(floor.normal.z)};
+          graph.normal[n] = normal;
           graph.headroom[n] = static_cast<float>(floor.headroom);
-          node_triangle[n] = floor.triangle;
+          graph.area[n] = triangle_area[floor.triangle];
+          box_bottom[n] = builder.standingBoxBottom({normal.x, normal.y, normal.z});
           ++n;
         }
       }
   });
   tile_floors.clear();
   tile_floors.shrink_to_fit();
-  // Areas from the floor triangles, then modifier volumes.
-  const std::vector<uint16_t> triangle_area = triangleAreas(mesh, agent, graph);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 8192), [&](const tbb::blocked_range<std::size_t>& r) {
-    for (std::size_t n = r.begin(); n != r.end(); ++n) graph.area[n] = triangle_area[node_triangle[n]];
-  });
   applyModifierVolumes(agent, graph);
   report.end();
 
@@ -264,7 +264,6 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
   // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
   const TriangleBins bins(mesh, grid, kSweepBinCells);
-  const RawArray<double> box_bottom = standingBoxBottoms(builder, graph);
   EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
   const RawArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
   inputs.diagonal_free = &diagonal_free;

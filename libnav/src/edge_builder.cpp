@@ -324,19 +324,6 @@ RawArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inpu
   return bits;
 }
 
-RawArray<double> standingBoxBottoms(const ColumnBuilder& columns, const LayeredGraph& graph) {
-  RawArray<double> bottoms;  // every node's entry is written below
-  bottoms.resize(graph.nodeCount());
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, bottoms.size(), 4096),
-                    [&](const tbb::blocked_range<std::size_t>& r) {
-                      for (std::size_t n = r.begin(); n != r.end(); ++n) {
-                        const sim::Vec3f& v = graph.normal[n];
-                        bottoms[n] = columns.standingBoxBottom({v.x, v.y, v.z});
-                      }
-                    });
-  return bottoms;
-}
-
 void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z) {
   NodeEdges(graph, inputs).build(node, x, z);
 }

@@ -33,9 +33,6 @@ RawArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inpu
 /// Nodes of the column ahead covered by diagonalBandsFree (a band to a higher one is swept directly).
 inline constexpr uint32_t kBandsPerDirection = 8;
 
-/// Per node, ColumnBuilder::standingBoxBottom() of its float32 normal (the edge rules' cache).
-RawArray<double> standingBoxBottoms(const ColumnBuilder& columns, const LayeredGraph& graph);
-
 /// The outgoing edges of one node, all 8 directions (deterministic, thread-safe).
 void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z);
 
