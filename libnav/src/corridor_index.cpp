@@ -287,6 +287,21 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       portal_count_ += e.portal ? 1 : 0;
       edges_.push_back(e);
     }
+
+  // 5. Line-walk tables: walk steps into the adjacent column, heights and areas side by side.
+  walk_to_.assign(nodes * kDirectionCount, kNoNode);
+  floors_.resize(nodes);
+  for (NodeId n = 0; n < nodes; ++n) {
+    floors_[n] = {g.height[n], g.area[n]};
+    const auto c = view.column(n);
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const std::size_t slot = static_cast<std::size_t>(n) * kDirectionCount + static_cast<std::size_t>(d);
+      const NodeId to = g.neighbor[slot];
+      if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk || to == kNoNode || to >= nodes) continue;
+      const auto t = view.column(to);
+      if (t[0] == c[0] + kDirectionDx[d] && t[1] == c[1] + kDirectionDz[d]) walk_to_[slot] = to;
+    }
+  }
 }
 
 NodeId CorridorIndex::nodeAt(uint32_t rect, int32_t x, int32_t z) const {

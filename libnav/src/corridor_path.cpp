@@ -167,10 +167,11 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   const int64_t nx = std::abs(dx), nz = std::abs(dz);
   const int sx = dx > 0 ? 1 : -1, sz = dz > 0 ? 1 : -1;
   const double length = std::sqrt(double(dx) * double(dx) + double(dz) * double(dz)) * g.grid.cell_size;
-  const NodeId* neighbor = g.neighbor.data();
-  const uint8_t* kind = g.edge_kind.data();
-  const float* height = g.height.data();
-  const uint16_t* area = g.area.data();
+  // One table of walk steps into the adjacent column and one of heights and areas (built with
+  // the index), so a step reads two rows instead of the graph's kind, neighbour, column, height
+  // and area arrays.
+  const NodeId* walk_to = index.walkTargets();
+  const CorridorFloor* floors = index.floors();
   const uint32_t* offsets = g.column_offsets.data();
   const int64_t width = g.grid.width_cells;
   // The columns of the line are known in advance, its nodes are not (each step follows the
@@ -185,13 +186,12 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
     else if (decision < 0) px += sx, ++lx;
     else pz += sz, ++lz;
     const uint32_t guess = offsets[pz * width + px];
-    __builtin_prefetch(neighbor + static_cast<std::size_t>(guess) * kDirectionCount);
-    __builtin_prefetch(height + guess);
+    __builtin_prefetch(walk_to + static_cast<std::size_t>(guess) * kDirectionCount);
+    __builtin_prefetch(floors + guess);
   };
   for (int k = 0; k < kLookahead && (lx < nx || lz < nz); ++k) lookahead();
   NodeId current = a;
-  int64_t cx = ca[0], cz = ca[1];
-  uint16_t run_area = area[a];
+  CorridorFloor here = floors[a];
   double run_cost = areaCostOf(view, a), run_start = 0, run_rise = 0, sum = 0;
   int64_t ix = 0, iz = 0;
   while (ix < nx || iz < nz) {
@@ -202,24 +202,20 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
     else step_z = sz, ++iz;
     static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
     const int direction = kDirectionOfStep[(step_z + 1) * 3 + step_x + 1];
-    const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + static_cast<std::size_t>(direction);
-    if (static_cast<EdgeKind>(kind[slot]) != EdgeKind::Walk) return false;
-    const NodeId next = neighbor[slot];
+    const NodeId next = walk_to[static_cast<std::size_t>(current) * kDirectionCount + static_cast<std::size_t>(direction)];
     if (next == kNoNode) return false;
-    cx += step_x, cz += step_z;
-    // A walk edge always joins adjacent columns; anything else is not on this segment.
-    const std::size_t column = static_cast<std::size_t>(cz * width + cx);
-    if (next < offsets[column] || next >= offsets[column + 1]) return false;
     if (lx < nx || lz < nz) lookahead();
-    const double rise = std::fabs(double(height[next]) - double(height[current]));
-    if (area[next] != run_area) {  // the line enters another area at the step's parameter t
+    const CorridorFloor there = floors[next];
+    const double rise = std::fabs(double(there.height) - double(here.height));
+    if (there.area != here.area) {  // the line enters another area at the step's parameter t
       const double t = decision <= 0 ? double(1 + 2 * (ix - 1)) / double(2 * nx) : double(1 + 2 * (iz - 1)) / double(2 * nz);
       sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost;
       crossings.push_back({t, next});
-      run_area = area[next], run_cost = areaCostOf(view, next), run_start = t, run_rise = 0;
+      run_cost = areaCostOf(view, next), run_start = t, run_rise = 0;
     }
     run_rise += rise;
     current = next;
+    here = there;
   }
   sum += length * (1 - run_start) * run_cost + 0.5 * run_rise * run_cost;
   cost = sum;

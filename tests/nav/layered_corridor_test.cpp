@@ -69,6 +69,19 @@ void checkDecomposition(const LayeredSearchGraph& view, const CorridorIndex& ind
       }
   }
   for (NodeId n = 0; n < g.nodeCount(); ++n) CHECK(seen[n] == 1);
+  // The line-walk tables: a walk target exactly where the graph has a walk edge into the
+  // adjacent column; heights and areas copied.
+  for (NodeId n = 0; n < g.nodeCount(); ++n) {
+    const auto c = view.column(n);
+    CHECK(index.floors()[n].height == g.height[n]);
+    CHECK(index.floors()[n].area == g.area[n]);
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const NodeId to = g.neighborOf(n, d);
+      const bool step = g.edgeKind(n, d) == EdgeKind::Walk && to != kNoNode && view.column(to)[0] == c[0] + kDirectionDx[d] &&
+                        view.column(to)[1] == c[1] + kDirectionDz[d];
+      CHECK(index.walkTargets()[std::size_t(n) * kDirectionCount + std::size_t(d)] == (step ? to : kNoNode));
+    }
+  }
 }
 
 // True when the graph has an edge (or link) a -> b of this action.

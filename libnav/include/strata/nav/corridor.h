@@ -56,6 +56,12 @@ struct CorridorRect {
   int64_t cellCount() const { return int64_t(x1 - x0 + 1) * int64_t(z1 - z0 + 1); }
 };
 
+/// A node's height and area, packed for line walks.
+struct CorridorFloor {
+  float height = 0;   ///< floor height, metres
+  uint16_t area = 0;  ///< area id
+};
+
 /// One edge of the rectangle graph: a portal to an adjacent rectangle, or a special edge.
 struct CorridorEdge {
   uint32_t to_rect = 0;              ///< destination rectangle
@@ -103,6 +109,13 @@ class CorridorIndex {
   NodeId clusterOf(NodeId node) const { return rep_[node]; }
   /// The wrapped search view.
   const LayeredSearchGraph& view() const { return *view_; }
+  /// Per node and direction (node * 8 + d, see kDirectionDx): the destination of its walk edge
+  /// when that edge lands in the adjacent column, kNoNode otherwise (the steps the walking line
+  /// test may take), so that a line walk reads one table instead of the graph's kind, neighbour
+  /// and column arrays.
+  const NodeId* walkTargets() const { return walk_to_.data(); }
+  /// Per node: its height and area together (the other two reads of a line walk step).
+  const CorridorFloor* floors() const { return floors_.data(); }
 
  private:
   const LayeredSearchGraph* view_;
@@ -112,6 +125,8 @@ class CorridorIndex {
   std::vector<uint32_t> edge_offsets_;   // size rects + 1
   std::vector<CorridorEdge> edges_;
   std::size_t portal_count_ = 0;
+  std::vector<NodeId> walk_to_;          // per node * 8 + direction
+  std::vector<CorridorFloor> floors_;    // per node
 };
 
 /// A point of a funnel portal in column coordinates (the column centres), with its node.
