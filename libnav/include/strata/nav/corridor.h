@@ -28,7 +28,8 @@
 ///    whose two cardinal steps through a side column are walk edges is left out (the rectangle
 ///    graph has those steps).
 /// Stored in flat arrays: rectangles, a node -> rectangle table and the edges of each rectangle
-/// in CSR form.
+/// in CSR form, plus two per-node tables for the query's line walks (walk steps into the
+/// adjacent column; heights and areas side by side: 40 bytes per node).
 
 #include <cstdint>
 #include <span>
