@@ -21,6 +21,7 @@
 
 #include "bake_stages.h"
 #include "edge_builder.h"
+#include "raw_array.h"
 #include "rect_buckets.h"
 #include "strata/nav/column_builder.h"
 #include "triangle_bins.h"
