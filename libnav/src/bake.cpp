@@ -155,7 +155,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     const auto slack = static_cast<int32_t>(std::ceil(settings.radius / grid.cell_size)) + 1;
     RawArray<BucketRange> range;  // tx0, tx1, tz0, tz1 (empty: tx0 > tx1); every entry written below
     range.resize(triangles);
-    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, triangles, 4096), [&](const tbb::blocked_range<uint32_t>& r) {
+    tbb::parallel_for(tbb::blocked_range<uint32_t>(0, triangles, 1024), [&](const tbb::blocked_range<uint32_t>& r) {
       for (uint32_t t = r.begin(); t != r.end(); ++t) {
         const sim::Vec3 a = mesh.vertex(t, 0), b = mesh.vertex(t, 1), c = mesh.vertex(t, 2);
         int32_t x0, x1, z0, z1;

@@ -67,7 +67,7 @@ void computeClearance(double radius, LayeredGraph& graph) {
   std::unique_ptr<double[]> distance(new double[nodes]);
   std::unique_ptr<double[]> copied(new double[nodes]);
   std::unique_ptr<uint8_t[]> walks(new uint8_t[nodes]);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 8192), [&](const tbb::blocked_range<std::size_t>& r) {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t n = r.begin(); n != r.end(); ++n) {
       uint8_t mask = 0;
       for (int d = 0; d < kDirectionCount; ++d)
@@ -193,7 +193,7 @@ void computeClearance(double radius, LayeredGraph& graph) {
   }
 
   graph.clearance.resize(nodes);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 8192), [&](const tbb::blocked_range<std::size_t>& r) {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t n = r.begin(); n != r.end(); ++n)
       graph.clearance[n] = static_cast<float>(std::isfinite(distance[n]) ? radius + distance[n] : inf);
   });

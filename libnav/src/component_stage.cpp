@@ -228,7 +228,7 @@ void computeComponents(LayeredGraph& g) {
 
   g.region.resize(nodes);
   g.component.resize(nodes);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 8192), [&](const tbb::blocked_range<std::size_t>& r) {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t n = r.begin(); n != r.end(); ++n) {
       g.region[n] = renumber[scc[piece[n]]];
       g.component[n] = component_of_piece[piece[n]];

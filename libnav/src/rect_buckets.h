@@ -32,7 +32,7 @@ void fillRectBuckets(std::span<const BucketRange> ranges, int32_t buckets_x, std
   const std::size_t items = ranges.size();
   // Chunks: a few per thread, fewer when the per-chunk counts would be large.
   const std::size_t threads = static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
-  std::size_t chunks = std::min<std::size_t>(4 * threads, std::max<std::size_t>(1, items / 2048));
+  std::size_t chunks = std::min<std::size_t>(4 * threads, std::max<std::size_t>(1, items / 1024));
   chunks = std::max<std::size_t>(1, std::min(chunks, (std::size_t{1} << 22) / std::max<std::size_t>(1, buckets)));
   if (threads == 1) chunks = 1;
   auto chunkItems = [&](std::size_t k, std::size_t& begin, std::size_t& end) {

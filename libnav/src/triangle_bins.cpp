@@ -25,7 +25,7 @@ TriangleBins::TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid,
   records_.resize(count);  // uninitialised: every record is written below
   RawArray<BucketRange> range;  // x0, x1, z0, z1 per triangle; every entry written below
   range.resize(count);
-  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, count, 2048), [&](const tbb::blocked_range<uint32_t>& q) {
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, count, 1024), [&](const tbb::blocked_range<uint32_t>& q) {
     for (uint32_t t = q.begin(); t != q.end(); ++t) {
       const CandidateTriangle& r = records_[t] = makeCandidate(mesh, t);
       range[t] = {binX(r.min_x), binX(r.max_x), binZ(r.min_z), binZ(r.max_z)};
