@@ -252,11 +252,13 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   // route the search would pull taut anyway (no route is shorter, none crosses cheaper ground):
   // one line test first spares the search. (Height changes are charged either way.)
   bool straight = start_rect == goal_rect;
+  double straight_cost = -1;  // >= 0: the line was walked (checked and costed) here
   if (!straight && g.area[start] == g.area[goal] && view.areaCost(start) == per_metre) {
     s.crossings.clear();
     double leg = 0;
     NodeId landed = kNoNode;
     straight = walkSegment(index, start, goal, leg, s.crossings, landed) && landed == goal && s.crossings.empty();
+    if (straight) straight_cost = leg;
   }
   if (!straight) {
     s.begin(index.rectCount());
@@ -352,120 +354,128 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       s.special_cost.push_back(0);
     }
   };
-  // A leg has at most the start, two funnel portals per corridor edge and the end.
-  if (s.portals.size() < 2 * s.chain.size() + 2) s.portals.resize(2 * s.chain.size() + 2);
-  s.portal_count = 0;
-  s.addPortal({pointOf(view, start), pointOf(view, start)});
-  for (const CorridorEdge* e : s.chain) {
-    if (e->portal) {
-      addPortal(*e, [&](const FunnelPortal& p) { s.addPortal(p); });
-      continue;
-    }
-    if (e->action == MoveAction::Walk) {  // a one-way or corner walk edge: a one-column portal
-      s.addPortal({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
-      s.addPortal({pointOf(view, e->to_lo), pointOf(view, e->to_lo)});
-      continue;
-    }
-    s.addPortal({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
-    appendLeg();
-    result.nodes.push_back(e->to_lo);
-    s.actions.push_back(e->action);
-    s.special_cost.push_back(e->cost);
-    s.portal_count = 0;
-    s.addPortal({pointOf(view, e->to_lo), pointOf(view, e->to_lo)});
-  }
-  s.addPortal({pointOf(view, end), pointOf(view, end)});
-  appendLeg();
-  s.actions.front() = MoveAction::Walk;
-  // The funnel reports a corner where the route merely touches a corridor side along a straight
-  // line; drop walking corners that continue straight on (the merged line crosses the same
-  // columns, so it passes the same line test).
-  {
-    std::vector<NodeId>& nodes = result.nodes;
-    std::size_t kept = 1;
-    for (std::size_t i = 1; i < nodes.size(); ++i) {
-      const bool walking = s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0;
-      if (walking && i + 1 < nodes.size() && s.actions[i + 1] == MoveAction::Walk && s.special_cost[i + 1] == 0) {
-        const auto a = view.column(nodes[kept - 1]), b = view.column(nodes[i]), c = view.column(nodes[i + 1]);
-        const int64_t dx1 = b[0] - a[0], dz1 = b[1] - a[1], dx2 = c[0] - b[0], dz2 = c[1] - b[1];
-        if (dx1 * dz2 - dz1 * dx2 == 0 && dx1 * dx2 + dz1 * dz2 > 0) continue;
-      }
-      nodes[kept] = nodes[i];
-      s.actions[kept] = s.actions[i];
-      s.special_cost[kept] = s.special_cost[i];
-      ++kept;
-    }
-    nodes.resize(kept);
-    s.actions.resize(kept);
-    s.special_cost.resize(kept);
-  }
-  // The funnel's route is the shortest inside the chosen rectangles; a straight line through
-  // rectangles next to them can still be shorter. Greedy shortcuts: from each kept corner, skip
-  // the following walking corners while the line to the one after passes the line test (ending
-  // exactly on that corner). The same pass checks every walking segment it keeps with the line
-  // test and sums the costs (special edges cost what the graph says): a successful shortcut's
-  // walk is kept for its segment, so no line is walked twice.
   double cost = 0;
-  {
-    std::vector<NodeId>& nodes = result.nodes;
-    auto walking = [&](std::size_t i) { return s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0; };
-    s.crossings.clear();
-    s.crossing_offsets.assign(nodes.size() + 1, 0);
-    // A verified walk from the last kept corner to corner `pending` (its crossings are the tail
-    // of s.crossings from pending_crossings).
-    std::size_t pending = 0, pending_crossings = 0;
-    double pending_cost = 0;
-    std::size_t kept = 1;
-    for (std::size_t i = 1; i < nodes.size(); ++i) {
-      if (walking(i) && i + 1 < nodes.size() && walking(i + 1)) {
-        const std::size_t mark = s.crossings.size();
-        double leg = 0;
-        NodeId landed = kNoNode;
-        if (walkSegment(index, nodes[kept - 1], nodes[i + 1], leg, s.crossings, landed) && landed == nodes[i + 1]) {
-          if (pending != 0) {  // supersedes the shorter verified walk
-            s.crossings.erase(s.crossings.begin() + static_cast<std::ptrdiff_t>(pending_crossings),
-                              s.crossings.begin() + static_cast<std::ptrdiff_t>(mark));
-          }
-          pending_crossings = pending != 0 ? pending_crossings : mark;
-          pending = i + 1, pending_cost = leg;
-          continue;  // corner i is not needed
-        }
-        s.crossings.resize(mark);
+  if (straight_cost >= 0) {  // walked by the straight test already
+    result.nodes = {start, goal};
+    s.actions.assign(2, MoveAction::Walk);
+    s.special_cost.assign(2, 0.0f);
+    s.crossing_offsets.assign(3, 0);
+    cost = straight_cost;
+  } else {
+    // A leg has at most the start, two funnel portals per corridor edge and the end.
+    if (s.portals.size() < 2 * s.chain.size() + 2) s.portals.resize(2 * s.chain.size() + 2);
+    s.portal_count = 0;
+    s.addPortal({pointOf(view, start), pointOf(view, start)});
+    for (const CorridorEdge* e : s.chain) {
+      if (e->portal) {
+        addPortal(*e, [&](const FunnelPortal& p) { s.addPortal(p); });
+        continue;
       }
-      // Corner i is kept: the segment from the last kept corner to it.
-      if (!walking(i)) {
-        cost += s.special_cost[i];
-        s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
-      } else if (pending == i) {
-        cost += pending_cost;
-        s.crossing_offsets[kept] = static_cast<uint32_t>(pending_crossings);
-      } else {
-        s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
-        double leg = 0;
-        NodeId landed = kNoNode;
-        const bool walked = walkSegment(index, nodes[kept - 1], nodes[i], leg, s.crossings, landed);
-        // On a twin of the corner aimed at: carry on from there, unless a special edge leaves
-        // from the corner itself.
-        const bool special_next = i + 1 < nodes.size() && !walking(i + 1);
-        if (walked && landed != nodes[i] && !special_next) nodes[i] = landed;
-        if (!walked || landed != nodes[i]) {
-          if (stats) stats->fell_back = true;
-          LayeredSearchSettings theta = settings;
-          theta.method = SearchMethod::Theta;
-          return findLayeredPath(view, from, to, theta, state);
-        }
-        cost += leg;
+      if (e->action == MoveAction::Walk) {  // a one-way or corner walk edge: a one-column portal
+        s.addPortal({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
+        s.addPortal({pointOf(view, e->to_lo), pointOf(view, e->to_lo)});
+        continue;
       }
-      pending = 0;
-      nodes[kept] = nodes[i];
-      s.actions[kept] = s.actions[i];
-      s.special_cost[kept] = s.special_cost[i];
-      ++kept;
+      s.addPortal({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
+      appendLeg();
+      result.nodes.push_back(e->to_lo);
+      s.actions.push_back(e->action);
+      s.special_cost.push_back(e->cost);
+      s.portal_count = 0;
+      s.addPortal({pointOf(view, e->to_lo), pointOf(view, e->to_lo)});
     }
-    nodes.resize(kept);
-    s.actions.resize(kept);
-    s.special_cost.resize(kept);
-    s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
+    s.addPortal({pointOf(view, end), pointOf(view, end)});
+    appendLeg();
+    s.actions.front() = MoveAction::Walk;
+    // The funnel reports a corner where the route merely touches a corridor side along a straight
+    // line; drop walking corners that continue straight on (the merged line crosses the same
+    // columns, so it passes the same line test).
+    {
+      std::vector<NodeId>& nodes = result.nodes;
+      std::size_t kept = 1;
+      for (std::size_t i = 1; i < nodes.size(); ++i) {
+        const bool walking = s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0;
+        if (walking && i + 1 < nodes.size() && s.actions[i + 1] == MoveAction::Walk && s.special_cost[i + 1] == 0) {
+          const auto a = view.column(nodes[kept - 1]), b = view.column(nodes[i]), c = view.column(nodes[i + 1]);
+          const int64_t dx1 = b[0] - a[0], dz1 = b[1] - a[1], dx2 = c[0] - b[0], dz2 = c[1] - b[1];
+          if (dx1 * dz2 - dz1 * dx2 == 0 && dx1 * dx2 + dz1 * dz2 > 0) continue;
+        }
+        nodes[kept] = nodes[i];
+        s.actions[kept] = s.actions[i];
+        s.special_cost[kept] = s.special_cost[i];
+        ++kept;
+      }
+      nodes.resize(kept);
+      s.actions.resize(kept);
+      s.special_cost.resize(kept);
+    }
+    // The funnel's route is the shortest inside the chosen rectangles; a straight line through
+    // rectangles next to them can still be shorter. Greedy shortcuts: from each kept corner, skip
+    // the following walking corners while the line to the one after passes the line test (ending
+    // exactly on that corner). The same pass checks every walking segment it keeps with the line
+    // test and sums the costs (special edges cost what the graph says): a successful shortcut's
+    // walk is kept for its segment, so no line is walked twice.
+    {
+      std::vector<NodeId>& nodes = result.nodes;
+      auto walking = [&](std::size_t i) { return s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0; };
+      s.crossings.clear();
+      s.crossing_offsets.assign(nodes.size() + 1, 0);
+      // A verified walk from the last kept corner to corner `pending` (its crossings are the tail
+      // of s.crossings from pending_crossings).
+      std::size_t pending = 0, pending_crossings = 0;
+      double pending_cost = 0;
+      std::size_t kept = 1;
+      for (std::size_t i = 1; i < nodes.size(); ++i) {
+        if (walking(i) && i + 1 < nodes.size() && walking(i + 1)) {
+          const std::size_t mark = s.crossings.size();
+          double leg = 0;
+          NodeId landed = kNoNode;
+          if (walkSegment(index, nodes[kept - 1], nodes[i + 1], leg, s.crossings, landed) && landed == nodes[i + 1]) {
+            if (pending != 0) {  // supersedes the shorter verified walk
+              s.crossings.erase(s.crossings.begin() + static_cast<std::ptrdiff_t>(pending_crossings),
+                                s.crossings.begin() + static_cast<std::ptrdiff_t>(mark));
+            }
+            pending_crossings = pending != 0 ? pending_crossings : mark;
+            pending = i + 1, pending_cost = leg;
+            continue;  // corner i is not needed
+          }
+          s.crossings.resize(mark);
+        }
+        // Corner i is kept: the segment from the last kept corner to it.
+        if (!walking(i)) {
+          cost += s.special_cost[i];
+          s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
+        } else if (pending == i) {
+          cost += pending_cost;
+          s.crossing_offsets[kept] = static_cast<uint32_t>(pending_crossings);
+        } else {
+          s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
+          double leg = 0;
+          NodeId landed = kNoNode;
+          const bool walked = walkSegment(index, nodes[kept - 1], nodes[i], leg, s.crossings, landed);
+          // On a twin of the corner aimed at: carry on from there, unless a special edge leaves
+          // from the corner itself.
+          const bool special_next = i + 1 < nodes.size() && !walking(i + 1);
+          if (walked && landed != nodes[i] && !special_next) nodes[i] = landed;
+          if (!walked || landed != nodes[i]) {
+            if (stats) stats->fell_back = true;
+            LayeredSearchSettings theta = settings;
+            theta.method = SearchMethod::Theta;
+            return findLayeredPath(view, from, to, theta, state);
+          }
+          cost += leg;
+        }
+        pending = 0;
+        nodes[kept] = nodes[i];
+        s.actions[kept] = s.actions[i];
+        s.special_cost[kept] = s.special_cost[i];
+        ++kept;
+      }
+      nodes.resize(kept);
+      s.actions.resize(kept);
+      s.special_cost.resize(kept);
+      s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
+    }
   }
   result.cost = cost;
 
