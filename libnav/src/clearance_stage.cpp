@@ -45,6 +45,9 @@ constexpr int32_t kMinBandRows = 16;
 /// Parallel sweeps before the worklist (alternating forward and backward): on terrain the
 /// third sweep still changes ~5 % of the nodes, the fourth ~1.5 %.
 constexpr int kSweeps = 4;
+// The worklist relies on every (node, neighbour) pair having been looked at in both sweep
+// directions at least once.
+static_assert(kSweeps >= 2, "at least one forward and one backward sweep");
 
 /// Directions to nodes earlier in node order (row-major columns): -x, and every step to -z.
 constexpr uint8_t kEarlierDirections = (1u << 4) | (1u << 5) | (1u << 6) | (1u << 7);
