@@ -387,6 +387,18 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     s.addPortal({pointOf(view, end), pointOf(view, end)});
     appendLeg();
     s.actions.front() = MoveAction::Walk;
+    // Both passes below drop corners in place: corner `from` moves to position `to`, then the
+    // lists are cut to the corners kept.
+    auto moveCorner = [&](std::size_t to, std::size_t from) {
+      result.nodes[to] = result.nodes[from];
+      s.actions[to] = s.actions[from];
+      s.special_cost[to] = s.special_cost[from];
+    };
+    auto keepCorners = [&](std::size_t count) {
+      result.nodes.resize(count);
+      s.actions.resize(count);
+      s.special_cost.resize(count);
+    };
     // The funnel reports a corner where the route merely touches a corridor side along a straight
     // line; drop walking corners that continue straight on (the merged line crosses the same
     // columns, so it passes the same line test).
@@ -400,14 +412,9 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
           const int64_t dx1 = b[0] - a[0], dz1 = b[1] - a[1], dx2 = c[0] - b[0], dz2 = c[1] - b[1];
           if (dx1 * dz2 - dz1 * dx2 == 0 && dx1 * dx2 + dz1 * dz2 > 0) continue;
         }
-        nodes[kept] = nodes[i];
-        s.actions[kept] = s.actions[i];
-        s.special_cost[kept] = s.special_cost[i];
-        ++kept;
+        moveCorner(kept++, i);
       }
-      nodes.resize(kept);
-      s.actions.resize(kept);
-      s.special_cost.resize(kept);
+      keepCorners(kept);
     }
     // The funnel's route is the shortest inside the chosen rectangles; a straight line through
     // rectangles next to them can still be shorter. Greedy shortcuts: from each kept corner, skip
@@ -466,14 +473,9 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
           cost += leg;
         }
         pending = 0;
-        nodes[kept] = nodes[i];
-        s.actions[kept] = s.actions[i];
-        s.special_cost[kept] = s.special_cost[i];
-        ++kept;
+        moveCorner(kept++, i);
       }
-      nodes.resize(kept);
-      s.actions.resize(kept);
-      s.special_cost.resize(kept);
+      keepCorners(kept);
       s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
     }
   }
