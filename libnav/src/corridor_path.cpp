@@ -25,6 +25,8 @@
 
 #include "strata/nav/corridor.h"
 
+#include "column_line.h"
+
 namespace strata::nav {
 namespace {
 
@@ -164,8 +166,6 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   const LayeredGraph& g = view.graph();
   const auto ca = view.column(a), cb = view.column(b);
   const int32_t dx = cb[0] - ca[0], dz = cb[1] - ca[1];
-  const int64_t nx = std::abs(dx), nz = std::abs(dz);
-  const int sx = dx > 0 ? 1 : -1, sz = dz > 0 ? 1 : -1;
   const double length = std::sqrt(double(dx) * double(dx) + double(dz) * double(dz)) * g.grid.cell_size;
   // One table of walk steps into the adjacent column and one of heights and areas (built with
   // the index), so a step reads two rows instead of the graph's kind, neighbour, column, height
@@ -178,37 +178,29 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   // previous node's edge): a second walk a few columns ahead prefetches the first node of each
   // column, which is the node on single-floor columns, so the chain of loads hits the cache.
   constexpr int kLookahead = 8;
-  int64_t lx = 0, lz = 0;
+  ColumnLine ahead(dx, dz);
   int64_t px = ca[0], pz = ca[1];
   auto lookahead = [&] {
-    const int64_t decision = (1 + 2 * lx) * nz - (1 + 2 * lz) * nx;
-    if (decision == 0) px += sx, pz += sz, ++lx, ++lz;
-    else if (decision < 0) px += sx, ++lx;
-    else pz += sz, ++lz;
+    ahead.step();
+    px += ahead.stepX(), pz += ahead.stepZ();
     const uint32_t guess = offsets[pz * width + px];
     __builtin_prefetch(walk_to + static_cast<std::size_t>(guess) * kDirectionCount);
     __builtin_prefetch(floors + guess);
   };
-  for (int k = 0; k < kLookahead && (lx < nx || lz < nz); ++k) lookahead();
+  for (int k = 0; k < kLookahead && !ahead.done(); ++k) lookahead();
   NodeId current = a;
   CorridorFloor here = floors[a];
   double run_cost = areaCostOf(view, a), run_start = 0, run_rise = 0, sum = 0;
-  int64_t ix = 0, iz = 0;
-  while (ix < nx || iz < nz) {
-    const int64_t decision = (1 + 2 * ix) * nz - (1 + 2 * iz) * nx;
-    int step_x = 0, step_z = 0;
-    if (decision == 0) step_x = sx, step_z = sz, ++ix, ++iz;
-    else if (decision < 0) step_x = sx, ++ix;
-    else step_z = sz, ++iz;
-    static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
-    const int direction = kDirectionOfStep[(step_z + 1) * 3 + step_x + 1];
+  ColumnLine line(dx, dz);
+  while (!line.done()) {
+    const int direction = line.step();
     const NodeId next = walk_to[static_cast<std::size_t>(current) * kDirectionCount + static_cast<std::size_t>(direction)];
     if (next == kNoNode) return false;
-    if (lx < nx || lz < nz) lookahead();
+    if (!ahead.done()) lookahead();
     const CorridorFloor there = floors[next];
     const double rise = std::fabs(double(there.height) - double(here.height));
     if (there.area != here.area) {  // the line enters another area at the step's parameter t
-      const double t = decision <= 0 ? double(1 + 2 * (ix - 1)) / double(2 * nx) : double(1 + 2 * (iz - 1)) / double(2 * nz);
+      const double t = line.crossing();
       sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost;
       crossings.push_back({t, next});
       run_cost = areaCostOf(view, next), run_start = t, run_rise = 0;

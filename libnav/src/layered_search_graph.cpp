@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "column_line.h"
+
 namespace strata::nav {
 
 LayeredSearchGraph::LayeredSearchGraph(const LayeredGraph& graph, const AgentSettings& agent)
@@ -70,28 +72,17 @@ bool LayeredSearchGraph::walkLine(NodeId a, NodeId b, bool same_cost_only) const
   const LayeredGraph& g = *graph_;
   if (a >= g.nodeCount() || b >= g.nodeCount()) return false;
   const double max_cost = std::max(areaCost(a), areaCost(b));
-  const int32_t dx = node_x_[b] - node_x_[a], dz = node_z_[b] - node_z_[a];
-  const int64_t nx = std::abs(dx), nz = std::abs(dz);
-  const int sx = dx > 0 ? 1 : -1, sz = dz > 0 ? 1 : -1;
+  ColumnLine line(node_x_[b] - node_x_[a], node_z_[b] - node_z_[a]);
   NodeId current = a;
-  int64_t ix = 0, iz = 0;
-  while (ix < nx || iz < nz) {
-    // Compare where the segment leaves the current column: across the next X boundary at
-    // t = (ix + 0.5) / nx, across the next Z boundary at t = (iz + 0.5) / nz (cross-multiplied).
-    const int64_t decision = (1 + 2 * ix) * nz - (1 + 2 * iz) * nx;
-    int step_x = 0, step_z = 0;
-    if (decision == 0) step_x = sx, step_z = sz, ++ix, ++iz;
-    else if (decision < 0) step_x = sx, ++ix;
-    else step_z = sz, ++iz;
-    // Direction index of the step, by (step_z + 1) * 3 + step_x + 1 (see kDirectionDx).
-    static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
-    const int direction = kDirectionOfStep[(step_z + 1) * 3 + step_x + 1];
+  while (!line.done()) {
+    const int direction = line.step();
     const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + direction;
     if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk) return false;
     const NodeId next = g.neighbor[slot];
     if (next == kNoNode) return false;
     // A walk edge always joins adjacent columns; anything else is not on this segment.
-    if (node_x_[next] != node_x_[current] + step_x || node_z_[next] != node_z_[current] + step_z) return false;
+    if (node_x_[next] != node_x_[current] + line.stepX() || node_z_[next] != node_z_[current] + line.stepZ())
+      return false;
     if (same_cost_only && areaCost(next) > max_cost) return false;
     current = next;
   }

@@ -15,6 +15,8 @@
 
 #include "strata/nav/nav_queries.h"
 
+#include "column_line.h"
+
 namespace strata::nav {
 namespace {
 
@@ -50,17 +52,13 @@ bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3
   if (eye_a > graph.height[a->node] + graph.headroom[a->node]) return false;
   if (eye_b > graph.height[b->node] + graph.headroom[b->node]) return false;
   const int64_t dx = cb[0] - ca[0], dz = cb[1] - ca[1];
-  const int64_t nx = std::abs(dx), nz = std::abs(dz);
-  const int sx = dx > 0 ? 1 : -1, sz = dz > 0 ? 1 : -1;
   const double length2 = static_cast<double>(dx * dx + dz * dz);
   int32_t x = ca[0], z = ca[1];
-  int64_t ix = 0, iz = 0;
-  while (ix < nx || iz < nz) {
-    const int64_t decision = (1 + 2 * ix) * nz - (1 + 2 * iz) * nx;
-    if (decision == 0) x += sx, z += sz, ++ix, ++iz;
-    else if (decision < 0) x += sx, ++ix;
-    else z += sz, ++iz;
-    if (ix == nx && iz == nz) break;  // the end column: its eye point was checked above
+  ColumnLine line(dx, dz);
+  while (!line.done()) {
+    line.step();
+    x += line.stepX(), z += line.stepZ();
+    if (line.done()) break;  // the end column: its eye point was checked above
     const double t = std::clamp(((x - ca[0]) * static_cast<double>(dx) + (z - ca[1]) * static_cast<double>(dz)) / length2, 0.0, 1.0);
     const double y = eye_a + (eye_b - eye_a) * t;
     bool open = false;
