@@ -370,6 +370,37 @@ double segmentBoxDistance(const Vec3& p, const Vec3& q, const OrientedBox& box, 
 // ---------------------------------------------------------------------------------------------
 // Separating axes
 
+namespace {
+
+// One separating axis: normalises `axis` and projects the box and the points (grown by
+// `radius`) on it: push_pos / push_neg are how far the points would move along +axis / -axis to
+// stop touching the box (both >= 0 when the projections overlap; NaN never does). False for an
+// axis too short to normalise against the problem's scale (it separates nothing). The depth test
+// and the boolean test below both decide every axis here, so their answers agree exactly.
+bool axisPushes(const OrientedBox& box, const Vec3* points, int point_count, double radius, double scale2,
+                       Vec3& axis, double& push_pos, double& push_neg) {
+  const double len2 = lengthSquared(axis);
+  if (len2 <= 1e-20 * scale2 || !std::isfinite(len2)) return false;
+  axis = axis / std::sqrt(len2);
+  const double c = dot(box.center, axis);
+  const double r = box.half_extents.x * std::fabs(dot(box.axes[0], axis)) +
+                   box.half_extents.y * std::fabs(dot(box.axes[1], axis)) +
+                   box.half_extents.z * std::fabs(dot(box.axes[2], axis));
+  double lo = kInf, hi = -kInf;
+  for (int i = 0; i < point_count; ++i) {
+    const double s = dot(points[i], axis);
+    lo = std::min(lo, s);
+    hi = std::max(hi, s);
+  }
+  lo -= radius;
+  hi += radius;
+  push_pos = (c + r) - lo;  // move the shape along +axis
+  push_neg = hi - (c - r);  // move the shape along -axis
+  return true;
+}
+
+}  // namespace
+
 bool boxPenetrationImpl(const OrientedBox& box, const Vec3* points, int point_count, const Vec3* edges, int edge_count,
                         const Vec3* normals, int normal_count, double radius, double& depth, Vec3& direction) {
   depth = kInf;
@@ -379,23 +410,8 @@ bool boxPenetrationImpl(const OrientedBox& box, const Vec3* points, int point_co
   const double scale2 = std::max(scale * scale, 1e-300);
   bool overlapping = true;
   auto testAxis = [&](Vec3 axis) {
-    const double len2 = lengthSquared(axis);
-    if (len2 <= 1e-20 * scale2 || !std::isfinite(len2)) return;
-    axis = axis / std::sqrt(len2);
-    const double c = dot(box.center, axis);
-    const double r = box.half_extents.x * std::fabs(dot(box.axes[0], axis)) +
-                     box.half_extents.y * std::fabs(dot(box.axes[1], axis)) +
-                     box.half_extents.z * std::fabs(dot(box.axes[2], axis));
-    double lo = kInf, hi = -kInf;
-    for (int i = 0; i < point_count; ++i) {
-      const double s = dot(points[i], axis);
-      lo = std::min(lo, s);
-      hi = std::max(hi, s);
-    }
-    lo -= radius;
-    hi += radius;
-    const double push_pos = (c + r) - lo;  // move the shape along +axis
-    const double push_neg = hi - (c - r);  // move the shape along -axis
+    double push_pos, push_neg;
+    if (!axisPushes(box, points, point_count, radius, scale2, axis, push_pos, push_neg)) return;
     if (!(push_pos >= 0) || !(push_neg >= 0)) overlapping = false;  // NaN never overlaps
     if (push_pos <= push_neg) {
       if (push_pos < depth) { depth = push_pos; direction = axis; }
@@ -417,8 +433,8 @@ void boxPenetration(const OrientedBox& box, const Vec3* points, int point_count,
 }
 
 // The boolean form of boxPenetrationImpl for a triangle: the same 13 axes (3 box axes, the
-// triangle normal, 9 edge cross products), each skipped, normalised and projected with exactly
-// the same arithmetic, so every axis makes the same decision and the answer is the same,
+// triangle normal, 9 edge cross products), each decided by the same axisPushes, so every axis
+// makes the same decision and the answer is the same,
 // touching included (Akenine-Moller's box-frame formulation would round differently and could
 // flip a face that exactly touches a wall). It returns at the first separating axis and keeps
 // no depth, which is what the many boolean overlap queries of a bake need.
@@ -429,21 +445,8 @@ bool boxTriangleOverlap(const OrientedBox& box, const Triangle& tri) {
   const double scale2 = std::max(scale * scale, 1e-300);
   // True when `axis` separates the box from the triangle (degenerate axes separate nothing).
   const auto separates = [&](Vec3 axis) {
-    const double len2 = lengthSquared(axis);
-    if (len2 <= 1e-20 * scale2 || !std::isfinite(len2)) return false;
-    axis = axis / std::sqrt(len2);
-    const double c = dot(box.center, axis);
-    const double r = box.half_extents.x * std::fabs(dot(box.axes[0], axis)) +
-                     box.half_extents.y * std::fabs(dot(box.axes[1], axis)) +
-                     box.half_extents.z * std::fabs(dot(box.axes[2], axis));
-    double lo = kInf, hi = -kInf;
-    for (const Vec3& p : pts) {
-      const double s = dot(p, axis);
-      lo = std::min(lo, s);
-      hi = std::max(hi, s);
-    }
-    const double push_pos = (c + r) - lo;
-    const double push_neg = hi - (c - r);
+    double push_pos, push_neg;
+    if (!axisPushes(box, pts, 3, 0.0, scale2, axis, push_pos, push_neg)) return false;
     return !(push_pos >= 0) || !(push_neg >= 0);  // NaN never overlaps
   };
   for (int i = 0; i < 3; ++i)
