@@ -84,11 +84,7 @@ class AgentCache {
   // Index of the agent (empty name = the first); an error names the input and the agent.
   Result<std::size_t> get(const std::string& name) {
     if (auto it = index_.find(name); it != index_.end()) return it->second;
-    BakedInputOptions options;
-    options.input = input_;
-    options.agent = name;
-    options.profile = profile_;
-    auto baked = loadBakedAgent(options);
+    auto baked = loadBakedAgent(BakedInputOptions{input_, name, profile_});
     if (!baked) return baked.error();
     agents_.push_back(std::make_unique<nav::BakedAgent>(std::move(*baked)));
     const nav::BakedAgent& a = *agents_.back();
@@ -228,11 +224,7 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
   nav::OnDemandSettings region;
   region.margin = options.margin;
   if (Status valid = region.validate(); !valid) return badInput("--margin: must be a finite number >= 0");
-  BakedInputOptions source;
-  source.input = input;
-  source.agent = options.agent;
-  source.profile = options.profile;
-  auto loaded = loadUnbakedInput(source);
+  auto loaded = loadUnbakedInput(BakedInputOptions{input, options.agent, options.profile});
   if (!loaded) return reportError(loaded.error());
   const sim::QueryIndex index(loaded->mesh);
   nav::SearchState state;
@@ -326,11 +318,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   if (options.on_demand) return runOnDemand(input, *from, *to, settings, json, options);
   if (sub.count("--margin") > 0) return badInput("--margin applies to --on-demand only");
 
-  BakedInputOptions load;
-  load.input = input;
-  load.agent = options.agent;
-  load.profile = options.profile;
-  auto agent = loadBakedAgent(load);
+  auto agent = loadBakedAgent(BakedInputOptions{input, options.agent, options.profile});
   if (!agent) return reportError(agent.error());
   nav::SearchState state;
   const nav::PathResult result = nav::findLayeredPath(agent->graph, agent->profile.settings, *from, *to, settings, state);
