@@ -15,10 +15,7 @@ using strata::test::LayeredBuilder;
 TEST_CASE("layered batch: results in input order, identical across thread counts", "[nav][layered][batch]") {
   std::mt19937 rng(11);
   LayeredBuilder b(40, 40);
-  std::uniform_int_distribution<int> cell(0, 5);
-  for (int z = 0; z < 40; ++z)
-    for (int x = 0; x < 40; ++x)
-      if (cell(rng) != 0) b.addFloor(x, z, 0);
+  b.addRandomFloors(rng);
   const auto g = b.build();
   const AgentSettings agent;
   const LayeredSearchGraph view(g, agent);

@@ -384,10 +384,7 @@ TEST_CASE("corridor: failure reasons", "[nav][layered][corridor][failure]") {
 TEST_CASE("corridor: batch mode gives the same answers on any thread count", "[nav][layered][corridor][batch]") {
   std::mt19937 rng(5);
   LayeredBuilder b(40, 40);
-  std::uniform_int_distribution<int> cell(0, 5);
-  for (int z = 0; z < 40; ++z)
-    for (int x = 0; x < 40; ++x)
-      if (cell(rng) != 0) b.addFloor(x, z, 0);
+  b.addRandomFloors(rng);
   const auto g = b.build();
   const LayeredSearchGraph view(g, defaultAgent());
   std::vector<LayeredPathRequest> requests;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ struct LayeredBuilder {
     auto it = std::upper_bound(f.begin(), f.end(), h);
     a.insert(a.begin() + (it - f.begin()), area);
     f.insert(it, h);
+  }
+  // A floor at 0 in every column except where a draw of 0..5 from `rng` gives 0 (about one
+  // column in six is a hole), columns in row order.
+  void addRandomFloors(std::mt19937& rng) {
+    std::uniform_int_distribution<int> cell(0, 5);
+    for (int z = 0; z < depth; ++z)
+      for (int x = 0; x < width; ++x)
+        if (cell(rng) != 0) addFloor(x, z, 0);
   }
   // Fills rows from an ASCII picture, row 0 = z 0; '.' floor at 0, '#' nothing, digits = floor
   // at that height, 'a'..'c' floor at 0 in area 1..3.
