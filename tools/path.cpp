@@ -149,9 +149,10 @@ std::function<int()> setupPath(CLI::App& app) {
   sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map");
   sub->add_option("--method", options->method,
                   "astar (8-connected, octile, no corner cutting; exact), theta (any-angle Theta*; on a\n"
-                  "map a mismatch is a route longer than the 8-connected optimum), direct (worlds only) or\n"
+                  "map a mismatch is a route longer than the 8-connected optimum), direct (worlds only),\n"
                   "corridor (worlds only: A* over a rectangle decomposition + string pulling; fast, any-angle,\n"
-                  "walkable, not guaranteed optimal)")
+                  "walkable, not guaranteed optimal) or interval (worlds only: corridor with the rectangles\n"
+                  "chosen by an exact interval search; slower, routes close to theta's)")
       ->default_str("astar");
   sub->add_option("--budget", options->budget,
                   "Expansion budget per search; 0 = unlimited (the default; the library's grid default is 8192)")
@@ -165,8 +166,9 @@ std::function<int()> setupPath(CLI::App& app) {
     if (isWorldPathInput(options->input))
       return runWorldPath(*sub, options->input, options->method, options->budget, options->json, *world);
     const auto method = nav::parseMethod(options->method);
-    if (method && *method == nav::SearchMethod::Corridor)
-      return badInput("--method: corridor searches baked worlds only; a Moving AI map takes astar or theta");
+    if (method && (*method == nav::SearchMethod::Corridor || *method == nav::SearchMethod::Interval))
+      return badInput("--method: " + std::string(nav::methodName(*method)) +
+                      " searches baked worlds only; a Moving AI map takes astar or theta");
     if (!method || *method == nav::SearchMethod::Direct)
       return badInput("--method: expected astar or theta, got '" + options->method + "'");
     if (options->budget < 0) return badInput("--budget: must be >= 0 (0 = unlimited)");

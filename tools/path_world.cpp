@@ -1,6 +1,6 @@
 // strata path WORLD: layered routes over a baked world (libnav/layered_search.h).
 //
-//   strata path WORLD --from X,Y,Z --to X,Y,Z [--agent A] [--method astar|theta|direct|corridor]
+//   strata path WORLD --from X,Y,Z --to X,Y,Z [--agent A] [--method astar|theta|direct|corridor|interval]
 //                     [--budget N] [--spacing M] [--closest] [--json]
 //   strata path WORLD --batch REQUESTS.jsonl [-o RESULTS.jsonl] [--threads N]
 //
@@ -174,7 +174,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     }
     if (request.contains("method")) {
       const auto m = request["method"].is_string() ? nav::parseMethod(request["method"].get<std::string>()) : std::nullopt;
-      if (!m) return badInput(where + ": \"method\" must be \"astar\", \"theta\", \"direct\" or \"corridor\"");
+      if (!m) return badInput(where + ": \"method\" must be \"astar\", \"theta\", \"direct\", \"corridor\" or \"interval\"");
       r.settings.method = *m;
     }
     if (request.contains("budget")) {
@@ -291,7 +291,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
                  bool json, const WorldPathOptions& options) {
   nav::LayeredSearchSettings settings;
   const auto method = nav::parseMethod(method_name);
-  if (!method) return badInput("--method: expected astar, theta, direct or corridor, got '" + method_name + "'");
+  if (!method) return badInput("--method: expected astar, theta, direct, corridor or interval, got '" + method_name + "'");
   settings.method = *method;
   if (sub.count("--budget") > 0) {
     if (budget < 0) return badInput("--budget: must be >= 0 (0 = unlimited)");

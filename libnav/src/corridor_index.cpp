@@ -288,7 +288,18 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       edges_.push_back(e);
     }
 
-  // 5. Line-walk tables: walk steps into the adjacent column, heights and areas side by side.
+  // 5. One area cost for all rectangles (those of a finite cost)?
+  for (const CorridorRect& r : rects_) {
+    const double cost = g.area_costs[r.area];
+    if (!std::isfinite(cost)) continue;
+    if (uniform_area_cost_ == 0) uniform_area_cost_ = cost;
+    else if (cost != uniform_area_cost_) {
+      uniform_area_cost_ = 0;
+      break;
+    }
+  }
+
+  // 6. Line-walk tables: walk steps into the adjacent column, heights and areas side by side.
   walk_to_.assign(nodes * kDirectionCount, kNoNode);
   floors_.resize(nodes);
   for (NodeId n = 0; n < nodes; ++n) {
@@ -300,6 +311,29 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk || to == kNoNode || to >= nodes) continue;
       const auto t = view.column(to);
       if (t[0] == c[0] + kDirectionDx[d] && t[1] == c[1] + kDirectionDz[d]) walk_to_[slot] = to;
+    }
+  }
+
+  // 7. Portal ends that are corners of the walkable plane (the route search turns only there):
+  // an end is flat when the columns one step beyond it, on both sides, are joined to the end
+  // pair and to each other by walk edges both ways.
+  auto joined = [&](NodeId from, int d) -> NodeId {
+    if (from == kNoNode) return kNoNode;
+    const NodeId to = walk_to_[static_cast<std::size_t>(from) * kDirectionCount + static_cast<std::size_t>(d)];
+    if (to == kNoNode) return kNoNode;
+    const NodeId back = walk_to_[static_cast<std::size_t>(to) * kDirectionCount + static_cast<std::size_t>(oppositeDirection(d))];
+    return back != kNoNode && rep_[back] == rep_[from] ? to : kNoNode;
+  };
+  for (CorridorEdge& e : edges_) {
+    if (!e.portal) continue;
+    const bool along_z = e.direction == kEast || e.direction == kWest;
+    for (int end = 0; end < 2; ++end) {
+      const int beyond = end == 0 ? (along_z ? kSouth : kWest) : (along_z ? kNorth : kEast);
+      const NodeId from = joined(end == 0 ? e.from_lo : e.from_hi, beyond);
+      const NodeId to = joined(end == 0 ? e.to_lo : e.to_hi, beyond);
+      const NodeId across = joined(from, e.direction);
+      const bool flat = from != kNoNode && to != kNoNode && across != kNoNode && rep_[across] == rep_[to];
+      (end == 0 ? e.lo_corner : e.hi_corner) = !flat;
     }
   }
 }

@@ -26,6 +26,7 @@
 #include "strata/nav/corridor.h"
 
 #include "column_line.h"
+#include "corridor_search.h"
 
 namespace strata::nav {
 namespace {
@@ -252,7 +253,19 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     straight = walkSegment(index, start, goal, leg, s.crossings, landed) && landed == goal && s.crossings.empty();
     if (straight) straight_cost = leg;
   }
-  if (!straight) {
+  bool routed = false;
+  if (!straight && settings.method == SearchMethod::Interval && index.uniformAreaCost() > 0) {
+    // The interval method on a graph of one area cost: the interval search (corridor_search.h)
+    // finds the rectangles of the shortest route in their plane.
+    const detail::RouteSearch route = detail::searchIntervals(index, start, goal, index.uniformAreaCost(),
+                                                              settings.limits.max_expansions, s.chain);
+    expansions = route.expansions;
+    routed = route.found;
+  }
+  if (!straight && !routed) {
+    // The corridor method; or the interval method on a graph of several area costs, or when the
+    // interval search found no route within the budget: A* over rectangles.
+    s.chain.clear();
     s.begin(index.rectCount());
     {
       const auto c = view.column(start);

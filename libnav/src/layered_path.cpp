@@ -9,7 +9,8 @@
 //  4. the goal provably unreachable in O(1): different connected components (the bake's
 //     undirected ones, refined by LayeredSearchGraph for one-way edges, layered_reachability.cpp)
 //     -> NoPath with zero expansions: no edge sequence joins them, so the search is not run;
-//  5. Corridor: the rectangle search and string pulling of corridor_path.cpp (same reasons);
+//  5. Corridor and Interval: the rectangle search (A* or interval search) and string pulling of
+//     corridor_path.cpp (same reasons);
 //  6. the search: Found, or BudgetExhausted / NoPath (open set ran out: one-way drops or links
 //     lead away), replaced by ClosestNoPath with the closest route when `return_closest` is set
 //     and the search got closer to the goal than the start.
@@ -80,7 +81,7 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     return result;
   }
   if (view.provablyUnreachable(start, goal)) return failure(PathFailure::NoPath);
-  if (settings.method == SearchMethod::Corridor)
+  if (settings.method == SearchMethod::Corridor || settings.method == SearchMethod::Interval)
     return findCorridorPath(view.corridor(), start, goal, from, to, settings, state);
 
   SearchOptions options;

@@ -33,6 +33,7 @@ std::string_view methodName(SearchMethod method) {
     case SearchMethod::Theta: return "theta";
     case SearchMethod::Direct: return "direct";
     case SearchMethod::Corridor: return "corridor";
+    case SearchMethod::Interval: return "interval";
   }
   return "unknown";
 }
@@ -44,6 +45,7 @@ std::optional<SearchMethod> parseMethod(std::string_view text) {
   if (lower == "theta" || lower == "thetastar") return SearchMethod::Theta;
   if (lower == "direct") return SearchMethod::Direct;
   if (lower == "corridor") return SearchMethod::Corridor;
+  if (lower == "interval") return SearchMethod::Interval;
   return std::nullopt;
 }
 

@@ -127,11 +127,13 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
   CHECK_FALSE(std::filesystem::exists(dir / "bad_out.jsonl"));
 }
 
-TEST_CASE("strata path --method corridor: stairs, bridge, gap and sealed room like the exact methods", "[cli][path][layered][corridor]") {
-  auto r = path("tower", {"--from", "0,0,-25", "--to", "0,8,-4", "--method", "corridor", "--json"});
+TEST_CASE("strata path --method corridor and interval: stairs, bridge, gap and sealed room like the exact methods", "[cli][path][layered][corridor]") {
+  for (const std::string method : {"corridor", "interval"}) {
+  INFO(method);
+  auto r = path("tower", {"--from", "0,0,-25", "--to", "0,8,-4", "--method", method, "--json"});
   REQUIRE(r.exit_code == 0);
   Json doc = Json::parse(r.out);
-  CHECK(doc["method"] == "corridor");
+  CHECK(doc["method"] == method);
   CHECK(doc["waypoints"].back()["position"][1] == 8.0);
   // Some leg climbs the stairs (x 2..5, z 0..5) from the landing (y 4) towards the roof (y 8).
   bool stairs = false;
@@ -144,23 +146,24 @@ TEST_CASE("strata path --method corridor: stairs, bridge, gap and sealed room li
   }
   CHECK(stairs);
   // Under the bridge: every waypoint on the road.
-  r = path("tower", {"--from", "0,0,-19", "--to", "0,0,25", "--method", "corridor", "--json"});
+  r = path("tower", {"--from", "0,0,-19", "--to", "0,0,25", "--method", method, "--json"});
   REQUIRE(r.exit_code == 0);
   doc = Json::parse(r.out);
   for (const auto& p : doc["waypoints"]) CHECK(p["position"][1].get<double>() == Approx(0).margin(0.05));
   // Across the gap: a jump.
-  r = path("course", {"--from", "30,0,0", "--to", "40,0,0", "--method", "corridor", "--json"});
+  r = path("course", {"--from", "30,0,0", "--to", "40,0,0", "--method", method, "--json"});
   REQUIRE(r.exit_code == 0);
   bool jump = false;
   doc = Json::parse(r.out);
   for (const auto& p : doc["waypoints"]) jump = jump || p["action"] == "jump";
   CHECK(jump);
   // The sealed room: NoPath without expanding.
-  r = path("maze", {"--from", "0.6,0,-1", "--to", "17.5,0,3.5", "--method", "corridor", "--json"});
+  r = path("maze", {"--from", "0.6,0,-1", "--to", "17.5,0,3.5", "--method", method, "--json"});
   CHECK(r.exit_code == 3);
   doc = Json::parse(r.out);
   CHECK(doc["reason"] == "NoPath");
   CHECK(doc["expansions"] == 0);
+  }
 }
 
 TEST_CASE("strata path --batch with corridor requests: same bytes for 1 and 2 threads", "[cli][path][layered][corridor][batch]") {
@@ -170,6 +173,7 @@ TEST_CASE("strata path --batch with corridor requests: same bytes for 1 and 2 th
     in << R"({"from":[0,0,-25],"to":[0,8,-4],"method":"corridor"})" << "\n";
     in << R"({"from":[0,0,-19],"to":[0,0,25],"method":"corridor"})" << "\n";
     in << R"({"from":[0,0,-19],"to":[5,0,20],"method":"astar"})" << "\n";
+    in << R"({"from":[0,0,-25],"to":[0,8,-4],"method":"interval"})" << "\n";
   }
   const auto one = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "one.jsonl").string(), "--threads", "1"});
   const auto two = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "two.jsonl").string(), "--threads", "2"});
@@ -179,18 +183,22 @@ TEST_CASE("strata path --batch with corridor requests: same bytes for 1 and 2 th
   std::istringstream lines(strata::test::readFile(dir / "one.jsonl"));
   std::vector<Json> results;
   for (std::string line; std::getline(lines, line);) results.push_back(Json::parse(line));
-  REQUIRE(results.size() == 3);
+  REQUIRE(results.size() == 4);
   CHECK(results[0]["method"] == "corridor");
   CHECK(results[0]["found"] == true);
   CHECK(results[1]["found"] == true);
+  CHECK(results[3]["method"] == "interval");
+  CHECK(results[3]["found"] == true);
 }
 
-TEST_CASE("strata path MAP.map --method corridor is a usage error (worlds only)", "[cli][path][corridor]") {
+TEST_CASE("strata path MAP.map --method corridor or interval is a usage error (worlds only)", "[cli][path][corridor]") {
   const auto map = (strata::test::sharedData() / "movingai" / "arena.map").string();
-  const auto r = runStrata({"path", map, "--scen", map + ".scen", "--method", "corridor"});
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("strata: error: --method: corridor", 0) == 0);
-  CHECK(r.err.find('\n') == r.err.size() - 1);
+  for (const std::string method : {"corridor", "interval"}) {
+    const auto r = runStrata({"path", map, "--scen", map + ".scen", "--method", method});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("strata: error: --method: " + method + " searches baked worlds only", 0) == 0);
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+  }
 }
 
 TEST_CASE("strata path --on-demand: an imported, unbaked tower from the road to the roof", "[cli][path][ondemand]") {

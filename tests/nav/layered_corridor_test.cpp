@@ -1,15 +1,20 @@
-// The corridor method (corridor.h): the rectangle decomposition's invariants, string pulling,
-// the query's results and failure reasons on small hand-built graphs, and a property test on
-// random graphs, the samples and the Recast meshes: every corridor route's walking legs pass the
+// The corridor and interval methods (corridor.h): the rectangle decomposition's invariants,
+// string pulling, the query's results and failure reasons on small hand-built graphs, a property
+// test on random graphs, the samples and the Recast meshes (every route's walking legs pass the
 // line test, its actions are edges of the graph, it is found exactly when A* finds one, and its
-// length respects the any-angle lower bound of the A* optimum.
+// length respects the any-angle lower bound of the A* optimum), and an oracle test of the
+// interval search against a visibility graph of the same plane.
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "bake_fixtures.h"
+#include "corridor_search.h"
 #include "layered_fixtures.h"
 #include "strata/formats/import.h"
 #include "strata/formats/profile.h"
@@ -104,8 +109,9 @@ struct PropertyTotals {
 // `slack`: how much cheaper than the bound the corridor may be because it charges a column's
 // area cost for the part of a line inside it, where an edge charges the destination's.
 void checkPair(const LayeredSearchGraph& view, const sim::Vec3& a, const sim::Vec3& b, SearchState& state,
-               PropertyTotals& totals, bool with_theta, double slack = 0) {
+               PropertyTotals& totals, bool with_theta, double slack = 0, SearchMethod method = SearchMethod::Corridor) {
   LayeredSearchSettings s = corridorSettings();
+  s.method = method;
   s.snap.max_horizontal = 0.5;
   LayeredSearchSettings astar = s;
   astar.method = SearchMethod::AStar;
@@ -407,13 +413,17 @@ TEST_CASE("corridor: batch mode gives the same answers on any thread count", "[n
   CHECK(found > 50);
 }
 
-TEST_CASE("corridor: random graphs with heights, areas, jumps and links", "[nav][layered][corridor][property]") {
+TEST_CASE("corridor and interval: random graphs with heights, areas, jumps and links", "[nav][layered][corridor][property]") {
+  // The interval method searches by interval when all areas cost the same (odd trials) and by
+  // rectangle A* otherwise.
+  for (const SearchMethod method : {SearchMethod::Corridor, SearchMethod::Interval}) {
+  INFO(methodName(method));
   std::mt19937 rng(17);
   SearchState state;
   PropertyTotals totals;
   for (int trial = 0; trial < 30; ++trial) {
     LayeredBuilder b(24, 24);
-    b.area_costs = {1.0f, 2.5f};
+    b.area_costs = {1.0f, method == SearchMethod::Interval && trial % 2 == 1 ? 1.0f : 2.5f};
     std::uniform_int_distribution<int> cell(0, 19);
     for (int z = 0; z < 24; ++z)
       for (int x = 0; x < 24; ++x) {
@@ -437,11 +447,12 @@ TEST_CASE("corridor: random graphs with heights, areas, jumps and links", "[nav]
     checkDecomposition(view, view.corridor());
     // Slack: half a column at each end, at the dear area's extra cost.
     for (int q = 0; q < 15; ++q)
-      checkPair(view, g.nodePosition(pick(rng)), g.nodePosition(pick(rng)), state, totals, true, 2 * 0.5 * 1.5);
+      checkPair(view, g.nodePosition(pick(rng)), g.nodePosition(pick(rng)), state, totals, true, 2 * 0.5 * 1.5, method);
   }
   CHECK(totals.found > 100);
   INFO("corridor / theta mean length ratio " << totals.corridor_length / totals.theta_length);
   CHECK(totals.corridor_length <= 1.25 * totals.theta_length);
+  }
 }
 
 TEST_CASE("corridor: samples and Recast meshes, walkable routes wherever A* finds one", "[nav][layered][corridor][property]") {
@@ -473,18 +484,150 @@ TEST_CASE("corridor: samples and Recast meshes, walkable routes wherever A* find
     const LayeredGraph& g = baked.graph;
     const LayeredSearchGraph view(g, baked.profile.settings);
     checkDecomposition(view, view.corridor());
-    std::mt19937 rng(23);
-    std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
-    SearchState state;
-    PropertyTotals totals;
-    for (int q = 0; q < 40; ++q) checkPair(view, g.nodePosition(pick(rng)), g.nodePosition(pick(rng)), state, totals, true);
-    INFO(c.mesh.filename().string() << ": " << view.corridor().rectCount() << " rectangles for " << g.nodeCount()
-                                    << " nodes; corridor / theta length " << totals.corridor_length / totals.theta_length);
-    CHECK(totals.found > 5);
-    CHECK(totals.corridor_length <= 1.25 * totals.theta_length);
-    WARN(c.mesh.filename().string() << ": " << view.corridor().rectCount() << " rectangles / " << g.nodeCount()
-                                    << " nodes, " << view.corridor().portalCount() << " portals, "
-                                    << view.corridor().specialCount() << " special edges; corridor / theta length "
-                                    << totals.corridor_length / totals.theta_length);
+    for (const SearchMethod method : {SearchMethod::Corridor, SearchMethod::Interval}) {
+      std::mt19937 rng(23);
+      std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
+      SearchState state;
+      PropertyTotals totals;
+      for (int q = 0; q < 40; ++q)
+        checkPair(view, g.nodePosition(pick(rng)), g.nodePosition(pick(rng)), state, totals, true, 0, method);
+      INFO(c.mesh.filename().string() << " " << methodName(method) << ": " << view.corridor().rectCount() << " rectangles for "
+                                      << g.nodeCount() << " nodes; route / theta length "
+                                      << totals.corridor_length / totals.theta_length);
+      CHECK(totals.found > 5);
+      CHECK(totals.corridor_length <= 1.25 * totals.theta_length);
+      // The interval method's rectangles hold the shortest route of their plane: on average its
+      // routes are close to Theta*'s.
+      if (method == SearchMethod::Interval) CHECK(totals.corridor_length <= 1.05 * totals.theta_length);
+      WARN(c.mesh.filename().string() << " " << methodName(method) << ": " << view.corridor().rectCount() << " rectangles / "
+                                      << g.nodeCount() << " nodes, " << view.corridor().portalCount() << " portals, "
+                                      << view.corridor().specialCount() << " special edges; route / theta length "
+                                      << totals.corridor_length / totals.theta_length);
+    }
   }
+}
+
+namespace {
+
+// The plane of the interval search on a flat grid (every floor at 0, every pair of adjacent
+// floors joined): the closed cells of the floor columns, crossed between cells that share a side
+// (two cells touching at a corner only are not joined there).
+struct CellPlane {
+  int width, depth;
+  std::vector<bool> floor;  // per column
+  bool at(int x, int z) const { return x >= 0 && z >= 0 && x < width && z < depth && floor[std::size_t(z) * width + x]; }
+
+  // True when segment p -> q lies in the plane: the pieces between its crossings of the cell
+  // lines lie in (or, along a line, beside) floor cells, and a passage through a cell corner
+  // from one cell to the diagonal one has a floor cell beside it.
+  bool contains(double px, double pz, double qx, double qz) const {
+    std::vector<double> ts{0.0, 1.0};
+    auto crossings = [&](double a, double b) {
+      if (a == b) return;
+      for (double k = std::ceil(std::min(a, b) - 0.5) + 0.5; k < std::max(a, b); k += 1.0) {
+        const double t = (k - a) / (b - a);
+        if (t > 0 && t < 1) ts.push_back(t);
+      }
+    };
+    crossings(px, qx);
+    crossings(pz, qz);
+    std::sort(ts.begin(), ts.end());
+    auto cellOf = [](double v) { return int(std::floor(v + 0.5)); };
+    auto onLine = [](double v) { return std::fabs(v - std::floor(v) - 0.5) < 1e-9; };
+    int prev_x = 0, prev_z = 0;
+    bool first = true;
+    for (std::size_t i = 0; i + 1 < ts.size(); ++i) {
+      if (ts[i + 1] - ts[i] < 1e-12) continue;
+      const double t = 0.5 * (ts[i] + ts[i + 1]);
+      const double x = px + t * (qx - px), z = pz + t * (qz - pz);
+      // A piece along a cell line lies beside the cells on both sides: one floor is enough.
+      if (onLine(x) || onLine(z)) {
+        const int x0 = cellOf(x - 0.25), x1 = cellOf(x + 0.25), z0 = cellOf(z - 0.25), z1 = cellOf(z + 0.25);
+        if (!(at(x0, z0) || at(x1, z1) || at(x0, z1) || at(x1, z0))) return false;
+        first = true;  // no corner rule across a piece along a line
+        continue;
+      }
+      const int cx = cellOf(x), cz = cellOf(z);
+      if (!at(cx, cz)) return false;
+      if (!first && cx != prev_x && cz != prev_z && !at(cx, prev_z) && !at(prev_x, cz)) return false;  // a pinch
+      prev_x = cx, prev_z = cz, first = false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("interval search: its cost is the shortest route of the plane (visibility graph oracle)", "[nav][layered][corridor][oracle]") {
+  // Random flat grids with holes (no pinches), pairs of floors: the interval search's route cost equals
+  // Dijkstra over the visibility graph of the start, the goal and every cell corner (a shortest
+  // route in a polygonal plane turns only at its corners).
+  int compared = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    std::mt19937 rng(1000 + trial);
+    const int w = 6 + trial % 5, d = 5 + trial % 4;
+    LayeredBuilder b(w, d);
+    b.addRandomFloors(rng);
+    // No pinches (two floors touching at a corner only, holes on both other sides): there the
+    // plane is not joined, and a visibility graph of corner points would pass through them.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int z = 0; z + 1 < d; ++z)
+        for (int x = 0; x + 1 < w; ++x) {
+          const bool a = !b.floors[b.col(x, z)].empty(), bb = !b.floors[b.col(x + 1, z)].empty();
+          const bool c = !b.floors[b.col(x, z + 1)].empty(), dd = !b.floors[b.col(x + 1, z + 1)].empty();
+          if ((a && dd && !bb && !c) || (bb && c && !a && !dd)) {
+            b.addFloor(a ? x + 1 : x, z, 0);
+            changed = true;
+          }
+        }
+    }
+    const LayeredGraph g = b.build();
+    if (g.nodeCount() < 2) continue;
+    const LayeredSearchGraph view(g, defaultAgent());
+    const CorridorIndex& index = view.corridor();
+    REQUIRE(index.uniformAreaCost() == 1.0);
+    CellPlane plane{w, d, {}};
+    for (int z = 0; z < d; ++z)
+      for (int x = 0; x < w; ++x) plane.floor.push_back(!b.floors[b.col(x, z)].empty());
+    std::vector<std::array<double, 2>> corners;
+    for (int z = 0; z <= d; ++z)
+      for (int x = 0; x <= w; ++x)
+        if (plane.at(x, z) || plane.at(x - 1, z) || plane.at(x, z - 1) || plane.at(x - 1, z - 1)) corners.push_back({x - 0.5, z - 0.5});
+    std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
+    for (int q = 0; q < 12; ++q) {
+      const NodeId s = pick(rng), t = pick(rng);
+      if (s == t || g.component[s] != g.component[t] || index.rectOf(s) == index.rectOf(t)) continue;
+      const auto cs = g.nodeColumn(s), ct = g.nodeColumn(t);
+      std::vector<std::array<double, 2>> points{{double(cs[0]), double(cs[1])}, {double(ct[0]), double(ct[1])}};
+      points.insert(points.end(), corners.begin(), corners.end());
+      std::vector<double> dist(points.size(), std::numeric_limits<double>::infinity());
+      std::vector<bool> done(points.size(), false);
+      dist[0] = 0;
+      for (;;) {
+        std::size_t u = points.size();
+        for (std::size_t i = 0; i < points.size(); ++i)
+          if (!done[i] && (u == points.size() || dist[i] < dist[u])) u = i;
+        if (u == points.size() || !std::isfinite(dist[u]) || u == 1) break;
+        done[u] = true;
+        for (std::size_t v = 0; v < points.size(); ++v) {
+          if (done[v]) continue;
+          const double len = std::hypot(points[v][0] - points[u][0], points[v][1] - points[u][1]);
+          if (dist[u] + len < dist[v] && plane.contains(points[u][0], points[u][1], points[v][0], points[v][1])) dist[v] = dist[u] + len;
+        }
+      }
+      std::vector<const CorridorEdge*> chain;
+      const detail::RouteSearch route = detail::searchIntervals(index, s, t, 1.0, 0, chain);
+      REQUIRE(route.found == std::isfinite(dist[1]));
+      if (!route.found) continue;
+      INFO("trial " << trial << " from (" << cs[0] << "," << cs[1] << ") to (" << ct[0] << "," << ct[1] << ")");
+      CHECK(route.cost == Approx(dist[1]).epsilon(1e-9).margin(1e-9));
+      // The chain leads from the start's rectangle to the goal's, edge by edge.
+      REQUIRE_FALSE(chain.empty());
+      for (std::size_t i = 1; i < chain.size(); ++i) CHECK(chain[i]->to_rect != chain[i - 1]->to_rect);
+      CHECK(chain.back()->to_rect == index.rectOf(t));
+      ++compared;
+    }
+  }
+  CHECK(compared > 200);
 }

@@ -78,6 +78,8 @@ struct CorridorEdge {
   NodeId to_lo = kNoNode;            ///< portal: destination node at `lo`; special: the destination node
   NodeId to_hi = kNoNode;            ///< portal: destination node at `hi`
   float cost = 0;                    ///< special edge: its cost (metres-equivalent)
+  bool lo_corner = true;             ///< portal: the run's `lo` end is a corner of the walkable plane (the two columns beyond it are not both joined to the run's end pair and to each other)
+  bool hi_corner = true;             ///< portal: the same at the `hi` end
 };
 
 /// The rectangle decomposition and rectangle graph of one layered graph (see the file comment).
@@ -108,6 +110,8 @@ class CorridorIndex {
   /// The lowest node of `node`'s twin cluster: floors of one column closer than the step height
   /// (and of one area) form one cluster, which the decomposition treats as one floor.
   NodeId clusterOf(NodeId node) const { return rep_[node]; }
+  /// The area cost shared by every rectangle of a finite area cost, 0 when they differ.
+  double uniformAreaCost() const { return uniform_area_cost_; }
   /// The wrapped search view.
   const LayeredSearchGraph& view() const { return *view_; }
   /// Per node and direction (node * 8 + d, see kDirectionDx): the destination of its walk edge
@@ -128,6 +132,7 @@ class CorridorIndex {
   std::size_t portal_count_ = 0;
   std::vector<NodeId> walk_to_;          // per node * 8 + direction
   std::vector<CorridorFloor> floors_;    // per node
+  double uniform_area_cost_ = 0;
 };
 
 /// A point of a funnel portal in column coordinates (the column centres), with its node.
