@@ -152,7 +152,7 @@ std::function<int()> setupPath(CLI::App& app) {
                   "map a mismatch is a route longer than the 8-connected optimum), direct (worlds only),\n"
                   "corridor (worlds only: A* over a rectangle decomposition + string pulling; fast, any-angle,\n"
                   "walkable, not guaranteed optimal) or interval (worlds only: corridor with the rectangles\n"
-                  "chosen by an exact interval search; slower, routes close to theta's)")
+                  "chosen by an exact interval search and corners tightened; slower, routes as short as theta's)")
       ->default_str("astar");
   sub->add_option("--budget", options->budget,
                   "Expansion budget per search; 0 = unlimited (the default; the library's grid default is 8192)")

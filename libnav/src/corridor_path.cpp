@@ -21,6 +21,7 @@
 // except the result.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "strata/nav/corridor.h"
@@ -63,6 +64,7 @@ struct Scratch {
   std::vector<MoveAction> actions;   // per route node: how it is reached
   std::vector<float> special_cost;   // per route node: the cost of the special edge reaching it
   std::vector<AreaCrossing> crossings;   // area changes along the walking segments, in route order
+  std::vector<AreaCrossing> probe;       // crossings of trial walks (discarded)
   std::vector<uint32_t> crossing_offsets; // per route node i: crossings of segment i-1 -> i start here
 
   void begin(std::size_t rects) {
@@ -214,6 +216,71 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   cost = sum;
   landed = current;
   return index.clusterOf(current) == index.clusterOf(b);
+}
+
+// The interval method's last pass: a route through column centres that follows a plane route
+// hugging cell corners turns one column away from each corner it hugs. Each walking corner
+// between two walking segments moves to the neighbouring column (its walk edge) that shortens
+// the route most while both new segments pass the line test (ending exactly on their corners),
+// and from the second round on a corner whose neighbours can now see each other is dropped;
+// up to three rounds. Returns true when a corner moved or went.
+bool tightenCorners(const CorridorIndex& index, std::vector<NodeId>& nodes, std::vector<MoveAction>& actions,
+                    std::vector<float>& special_cost, std::vector<AreaCrossing>& probe) {
+  const LayeredSearchGraph& view = index.view();
+  const NodeId* walk_to = index.walkTargets();
+  auto walking = [&](std::size_t i) { return actions[i] == MoveAction::Walk && special_cost[i] == 0; };
+  auto passes = [&](NodeId a, NodeId b) {
+    probe.clear();
+    double leg = 0;
+    NodeId landed = kNoNode;
+    return walkSegment(index, a, b, leg, probe, landed) && landed == b;
+  };
+  bool any = false;
+  for (int round = 0; round < 3; ++round) {
+    bool changed = false;
+    for (std::size_t i = 1; i + 1 < nodes.size(); ++i) {
+      if (!walking(i) || !walking(i + 1)) continue;
+      if (round > 0 && passes(nodes[i - 1], nodes[i + 1])) {
+        nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
+        actions.erase(actions.begin() + static_cast<std::ptrdiff_t>(i));
+        special_cost.erase(special_cost.begin() + static_cast<std::ptrdiff_t>(i));
+        changed = true;
+        --i;
+        continue;
+      }
+      const auto a = view.column(nodes[i - 1]), c = view.column(nodes[i]), b = view.column(nodes[i + 1]);
+      auto length = [&](double x, double z) {
+        return std::sqrt((x - a[0]) * (x - a[0]) + (z - a[1]) * (z - a[1])) + std::sqrt((b[0] - x) * (b[0] - x) + (b[1] - z) * (b[1] - z));
+      };
+      const double now = length(c[0], c[1]);
+      struct Candidate {
+        double gain;
+        NodeId node;
+      };
+      std::array<Candidate, kDirectionCount> candidates{};
+      int count = 0;
+      for (int d = 0; d < kDirectionCount; ++d) {
+        const NodeId m = walk_to[static_cast<std::size_t>(nodes[i]) * kDirectionCount + static_cast<std::size_t>(d)];
+        if (m == kNoNode) continue;
+        const double gain = now - length(c[0] + kDirectionDx[d], c[1] + kDirectionDz[d]);
+        if (gain > 1e-9) candidates[count++] = {gain, m};
+      }
+      for (int k = 1; k < count; ++k)  // by gain, largest first (insertion sort: at most 8)
+        for (int j = k; j > 0 && (candidates[j].gain > candidates[j - 1].gain ||
+                                  (candidates[j].gain == candidates[j - 1].gain && candidates[j].node < candidates[j - 1].node));
+             --j)
+          std::swap(candidates[j], candidates[j - 1]);
+      for (int k = 0; k < count; ++k)
+        if (passes(nodes[i - 1], candidates[k].node) && passes(candidates[k].node, nodes[i + 1])) {
+          nodes[i] = candidates[k].node;
+          changed = true;
+          break;
+        }
+    }
+    any = any || changed;
+    if (!changed) break;
+  }
+  return any;
 }
 
 PathResult failed(PathFailure reason, int64_t expansions) {
@@ -482,6 +549,25 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       }
       keepCorners(kept);
       s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
+    }
+    if (settings.method == SearchMethod::Interval && tightenCorners(index, result.nodes, s.actions, s.special_cost, s.probe)) {
+      // Costs and area crossings again, segment by segment (every walking one passed above).
+      std::vector<NodeId>& nodes = result.nodes;
+      cost = 0;
+      s.crossings.clear();
+      s.crossing_offsets.assign(nodes.size() + 1, 0);
+      for (std::size_t i = 1; i < nodes.size(); ++i) {
+        s.crossing_offsets[i] = static_cast<uint32_t>(s.crossings.size());
+        if (s.actions[i] != MoveAction::Walk || s.special_cost[i] != 0) {
+          cost += s.special_cost[i];
+          continue;
+        }
+        double leg = 0;
+        NodeId landed = kNoNode;
+        walkSegment(index, nodes[i - 1], nodes[i], leg, s.crossings, landed);
+        cost += leg;
+      }
+      s.crossing_offsets[nodes.size()] = static_cast<uint32_t>(s.crossings.size());
     }
   }
   result.cost = cost;

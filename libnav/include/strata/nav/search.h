@@ -53,7 +53,7 @@ enum class SearchMethod : std::uint8_t {
   Theta,  ///< any-angle A* (Theta*) through lineOfSight; euclidean heuristic
   Direct, ///< one straight-line test
   Corridor, ///< layered graphs: A* over a coarse decomposition, then string pulling; walkable, not optimal. Grids answer it as AStar (exact; jump point search makes that fast)
-  Interval, ///< layered graphs: the corridor method with the rectangles chosen by an exact interval search (shortest in the rectangles' plane; slower than Corridor, shorter routes). Grids answer it as AStar
+  Interval, ///< layered graphs: the corridor method with the rectangles chosen by an exact interval search (shortest in the rectangles' plane) and corners tightened; slower than Corridor, routes as short as Theta*'s. Grids answer it as AStar
 };
 
 /// Why a search failed (spec "Failure reasons"; the last three come from the layered provider).
