@@ -3,8 +3,9 @@
 //
 // For each Recast sample mesh (shared data meshes/recast/*.obj):
 //  - Strata: import, bake with one agent (radius 0.3, height 1.8, step 0.4, slope 45, cell 0.3),
-//    then findLayeredPath (A*, Theta* and the corridor method, whose rectangle decomposition is
-//    built once per mesh before timing; its build time and rectangle count are reported);
+//    then findLayeredPath (A*, Theta*, the corridor method, whose rectangle decomposition is
+//    built once per mesh before timing (its build time and rectangle count are reported), and the
+//    interval method, the corridor method with its rectangles chosen by interval search);
 //  - Recast: the standard pipeline at cs 0.3 / ch 0.2 with the same agent (rasterize, filter,
 //    compact, erode, distance field, watershed regions, contours, poly mesh, detail mesh), then
 //    Detour findNearestPoly + findPath + findStraightPath.
@@ -284,21 +285,25 @@ double perQueryMicros(const Scene& s, F&& query) {
 }
 
 void summary() {
-  std::printf("\n%-11s %6s %8s %9s %7s %6s %8s %10s %10s %11s %10s %8s %9s %9s %9s %9s %9s %8s %9s %9s %8s\n", "mesh", "pairs",
-              "bake_ms", "recast_ms", "corr_ms", "rects", "corr_exp", "astar_us", "theta_us", "corridor_us", "detour_us", "t_ratio",
-              "len_astar", "len_theta", "len_corr", "batch1/s", "batch2/s", "speedup", "cbatch1/s", "cbatch2/s", "cspeedup");
+  std::printf("\n%-11s %6s %8s %9s %7s %6s %8s %10s %10s %11s %10s %8s %9s %9s %9s %9s %9s %8s %9s %9s %8s %8s %11s %8s %9s\n", "mesh",
+              "pairs", "bake_ms", "recast_ms", "corr_ms", "rects", "corr_exp", "astar_us", "theta_us", "corridor_us", "detour_us",
+              "t_ratio", "len_astar", "len_theta", "len_corr", "batch1/s", "batch2/s", "speedup", "cbatch1/s", "cbatch2/s",
+              "cspeedup", "int_exp", "interval_us", "i_ratio", "len_int");
   for (const auto& sp : scenes()) {
     const Scene& s = *sp;
     nav::SearchState state;
     const auto astar = settingsFor(nav::SearchMethod::AStar), theta = settingsFor(nav::SearchMethod::Theta),
-               corridor = settingsFor(nav::SearchMethod::Corridor);
-    double len_a = 0, len_t = 0, len_c = 0, len_d = 0, exp_c = 0;
+               corridor = settingsFor(nav::SearchMethod::Corridor), interval = settingsFor(nav::SearchMethod::Interval);
+    double len_a = 0, len_t = 0, len_c = 0, len_d = 0, exp_c = 0, len_i = 0, exp_i = 0;
     for (const auto& p : s.pairs) {
       len_a += nav::findLayeredPath(*s.view, p.first, p.second, astar, state).length;
       len_t += nav::findLayeredPath(*s.view, p.first, p.second, theta, state).length;
       const nav::PathResult c = nav::findLayeredPath(*s.view, p.first, p.second, corridor, state);
       len_c += c.length;
       exp_c += double(c.expansions) / double(s.pairs.size());
+      const nav::PathResult i = nav::findLayeredPath(*s.view, p.first, p.second, interval, state);
+      len_i += i.length;
+      exp_i += double(i.expansions) / double(s.pairs.size());
       len_d += detourPath(*s.detour, p.first, p.second).length;
     }
     const double us_a = perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, astar, state); });
@@ -306,6 +311,8 @@ void summary() {
     const double us_c =
         perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, corridor, state); });
     const double us_d = perQueryMicros(s, [&](const auto& p) { detourPath(*s.detour, p.first, p.second); });
+    const double us_i =
+        perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, interval, state); });
     // Batch throughput: every pair `copies` times, on 1 and 2 threads; median of 3 rounds.
     auto throughput = [&](const nav::LayeredSearchSettings& settings, int copies, int threads) {
       std::vector<nav::LayeredPathRequest> batch;
@@ -322,14 +329,16 @@ void summary() {
     const double b1 = throughput(astar, 10, 1), b2 = throughput(astar, 10, 2);
     const double c1 = throughput(corridor, 500, 1), c2 = throughput(corridor, 500, 2);
     std::printf("%-11s %6zu %8.0f %9.0f %7.1f %6zu %8.1f %10.1f %10.1f %11.2f %10.2f %8.2f %9.3f %9.3f %9.3f %9.0f %9.0f %8.2f %9.0f "
-                "%9.0f %8.2f\n",
+                "%9.0f %8.2f %8.1f %11.2f %8.2f %9.4f\n",
                 s.name.c_str(), s.pairs.size(), s.bake_ms, s.recast_ms, s.corridor_ms, s.rects, exp_c, us_a, us_t, us_c, us_d,
-                us_c / us_d, len_a / len_d, len_t / len_d, len_c / len_d, b1, b2, b2 / b1, c1, c2, c2 / c1);
+                us_c / us_d, len_a / len_d, len_t / len_d, len_c / len_d, b1, b2, b2 / b1, c1, c2, c2 / c1, exp_i, us_i, us_i / us_d,
+                len_i / len_d);
   }
   std::printf("corr_ms / rects = corridor index build time and rectangle count; corr_exp = mean rectangles expanded "
               "per corridor query; t_ratio = corridor_us / detour_us "
               "(target <= 2); len_* = mean Strata length / mean Detour straight-path length (target <= 1); speedup = "
-              "batch2/s / batch1/s for A* (batch) and corridor (cbatch) requests (target >= 1.8)\n");
+              "batch2/s / batch1/s for A* (batch) and corridor (cbatch) requests (target >= 1.8); int_* / interval_us / "
+              "i_ratio / len_int = the same for the interval method\n");
 }
 
 }  // namespace
@@ -352,6 +361,8 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("layered_theta/" + s->name).c_str(), benchStrata, s, nav::SearchMethod::Theta)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("layered_corridor/" + s->name).c_str(), benchStrata, s, nav::SearchMethod::Corridor)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("layered_interval/" + s->name).c_str(), benchStrata, s, nav::SearchMethod::Interval)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("detour/" + s->name).c_str(), benchDetour, s)->Unit(benchmark::kMicrosecond);
     scenes().push_back(std::move(scene));
