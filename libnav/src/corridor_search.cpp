@@ -92,6 +92,7 @@ struct RootEntry {
 struct Scratch {
   std::vector<Node> nodes;
   std::vector<HeapEntry> heap;
+  std::vector<Node> batch;  // successors of the node being expanded
   std::vector<RootEntry> roots;
   std::size_t root_count = 0;
   uint32_t stamp = 0;
@@ -231,6 +232,7 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
     s.nodes.push_back(n);
     s.push(n.g + heuristic(n), static_cast<uint32_t>(s.nodes.size() - 1));
   };
+  auto emitNode = [&](const Node& n) { s.batch.push_back(n); };
 
   {
     Node n;
@@ -239,17 +241,9 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
     push(n);
   }
 
-  uint32_t final_node = kNone;
-  while (!s.heap.empty()) {
-    const HeapEntry top = s.pop();
-    const Node n = s.nodes[top.node];  // a copy: pushes below may reallocate
-    if (n.kind == kFinal) {
-      final_node = top.node;
-      break;
-    }
-    if (s.stale(n)) continue;
-    if (max_expansions > 0 && out.expansions >= max_expansions) break;
-    ++out.expansions;
+  // Expands node `current` into s.batch.
+  auto expand = [&](uint32_t current) {
+    const Node n = s.nodes[current];  // a copy: the node array may grow
     const uint32_t here = n.rect;
 
     // What the node sees of its rectangle: everything from a point root, the cone through the
@@ -270,7 +264,7 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
         if (moved.x != r.x || moved.z != r.z) {
           g += distance(r, moved) * scale;
           r = moved, root_rect = here;
-          if (!s.improve(here, r, g)) continue;
+          if (!s.improve(here, r, g)) return;
         }
         cone = false;
       } else {
@@ -279,7 +273,7 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
     }
     // A point root sees the whole rectangle: expand it once per (rectangle, root) (a root on a
     // corner several rectangles share would otherwise go round and round).
-    if (!cone && !s.firstExpansion(here, r, g)) continue;
+    if (!cone && !s.firstExpansion(here, r, g)) return;
     auto reach = [&](Point x) {
       if (!cone) return g + distance(r, x) * scale;
       const double ca = sign * cross(r, a, x), cb = sign * cross(r, x, b);
@@ -290,11 +284,11 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
     // Successors on portal `seg` (m: the successor's other fields): the part the cone
     // covers (same root), and the parts beyond its edges round interval ends that are corners.
     auto emit = [&](const Segment& seg, const CorridorEdge& through, Node m) {
-      m.axis = seg.axis, m.c = seg.c, m.parent = top.node;
+      m.axis = seg.axis, m.c = seg.c, m.parent = current;
       if (!cone) {
         m.root = r, m.root_rect = root_rect, m.g = g, m.lo = seg.lo, m.hi = seg.hi;
         m.lo_vertex = through.lo_corner, m.hi_vertex = through.hi_corner;
-        push(m);
+        emitNode(m);
         return;
       }
       // Orientation of the side's points against the cone's two edges, linear in u:
@@ -308,7 +302,7 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
       if (clip(ca0, ca1, false, lo, hi) && clip(cb0, cb1, false, lo, hi)) {
         m.root = r, m.root_rect = root_rect, m.g = g, m.lo = lo, m.hi = hi;
         m.lo_vertex = lo <= seg.lo && through.lo_corner, m.hi_vertex = hi >= seg.hi && through.hi_corner;
-        push(m);
+        emitNode(m);
       }
       for (int side = 0; side < 2; ++side) {
         if (!(side == 0 ? n.lo_vertex : n.hi_vertex)) continue;
@@ -319,14 +313,14 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
         if (!s.improve(here, corner, g_corner)) continue;  // reached cheaper: that root covers this part
         m.root = corner, m.root_rect = here, m.g = g_corner, m.lo = lo, m.hi = hi;
         m.lo_vertex = lo <= seg.lo && through.lo_corner, m.hi_vertex = hi >= seg.hi && through.hi_corner;
-        push(m);
+        emitNode(m);
       }
     };
 
     if (here == goal_rect) {
       Node f;
-      f.kind = kFinal, f.g = reach(goal_point), f.parent = top.node, f.rect = here;
-      push(f);
+      f.kind = kFinal, f.g = reach(goal_point), f.parent = current, f.rect = here;
+      emitNode(f);
     }
     for (const CorridorEdge& e : index.edgesOf(here)) {
       const auto edge_id = static_cast<uint32_t>(&e - edges_base);
@@ -336,8 +330,8 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
         if (!s.improve(e.to_rect, landing, cost)) continue;
         Node m;
         m.kind = kPoint, m.root = landing, m.g = cost, m.rect = e.to_rect, m.root_rect = e.to_rect;
-        m.parent = top.node, m.edge = edge_id;
-        push(m);
+        m.parent = current, m.edge = edge_id;
+        emitNode(m);
         continue;
       }
       // A rectangle whose only edge leads back here is a dead end (unless it holds the goal).
@@ -366,11 +360,37 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
         const Point corner = side == 0 ? a : b;
         const double g_corner = g + distance(r, corner) * scale;
         if (!s.improve(here, corner, g_corner)) continue;
-        m.axis = seg.axis, m.c = seg.c, m.parent = top.node;
+        m.axis = seg.axis, m.c = seg.c, m.parent = current;
         m.root = corner, m.root_rect = here, m.g = g_corner, m.lo = lo, m.hi = hi;
         m.lo_vertex = lo <= seg.lo && e.lo_corner, m.hi_vertex = hi >= seg.hi && e.hi_corner;
-        push(m);
+        emitNode(m);
       }
+    }
+  };
+
+  // Polyanya's intermediate pruning: a node with a single interval successor is followed at once,
+  // without the open list (the successor would be expanded anyway; goals only leave through it).
+  uint32_t final_node = kNone;
+  while (!s.heap.empty()) {
+    const HeapEntry top = s.pop();
+    const Node& popped = s.nodes[top.node];
+    if (popped.kind == kFinal) {
+      final_node = top.node;
+      break;
+    }
+    if (s.stale(popped)) continue;
+    if (max_expansions > 0 && out.expansions >= max_expansions) break;
+    for (uint32_t current = top.node;;) {
+      ++out.expansions;
+      s.batch.clear();
+      expand(current);
+      if (s.batch.size() == 1 && s.batch.front().kind == kInterval && !(max_expansions > 0 && out.expansions >= max_expansions)) {
+        s.nodes.push_back(s.batch.front());
+        current = static_cast<uint32_t>(s.nodes.size() - 1);
+        continue;
+      }
+      for (const Node& m : s.batch) push(m);
+      break;
     }
   }
   if (final_node == kNone) return out;
