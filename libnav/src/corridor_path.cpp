@@ -26,6 +26,7 @@
 
 #include "strata/nav/corridor.h"
 
+#include "binary_heap.h"
 #include "column_line.h"
 #include "corridor_search.h"
 
@@ -51,10 +52,13 @@ struct Entry {
   float f;  // float keeps entries at 8 bytes; the order of the heap is still deterministic
   uint32_t rect;
 };
+struct Later {
+  bool operator()(const Entry& a, const Entry& b) const { return a.f > b.f; }  // pushes are deterministic: so is the order
+};
 
 struct Scratch {
   std::vector<Record> records;
-  std::vector<Entry> heap;
+  BinaryHeap<Entry, Later> heap;
   uint32_t generation = 0;
   std::vector<const CorridorEdge*> chain;
   std::vector<FunnelPortal> portals;  // the current leg's portals: the first portal_count
@@ -80,19 +84,8 @@ struct Scratch {
     if (r.stamp != generation) r = Record{std::numeric_limits<double>::infinity(), 0.0f, 0.0f, kNoNode, kNoNode, generation, false};
     return r;
   }
-  struct Later {
-    bool operator()(const Entry& a, const Entry& b) const { return a.f > b.f; }  // pushes are deterministic: so is the order
-  };
-  void push(Entry e) {
-    heap.push_back(e);
-    std::push_heap(heap.begin(), heap.end(), Later{});
-  }
-  Entry pop() {
-    std::pop_heap(heap.begin(), heap.end(), Later{});
-    const Entry e = heap.back();
-    heap.pop_back();
-    return e;
-  }
+  void push(Entry e) { heap.push(e); }
+  Entry pop() { return heap.pop(); }
 };
 
 // sqrt(x^2 + z^2): std::hypot's overflow care costs several times more and is not needed for

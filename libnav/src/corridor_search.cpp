@@ -30,6 +30,8 @@
 #include <cmath>
 #include <limits>
 
+#include "binary_heap.h"
+
 namespace strata::nav::detail {
 namespace {
 
@@ -82,6 +84,10 @@ struct HeapEntry {
   uint32_t node;
 };
 
+struct Later {
+  bool operator()(const HeapEntry& a, const HeapEntry& b) const { return a.f > b.f || (a.f == b.f && a.node > b.node); }
+};
+
 struct RootEntry {
   uint32_t stamp = 0;
   uint32_t rect = 0;
@@ -91,7 +97,7 @@ struct RootEntry {
 
 struct Scratch {
   std::vector<Node> nodes;
-  std::vector<HeapEntry> heap;
+  BinaryHeap<HeapEntry, Later> heap;
   std::vector<Node> batch;  // successors of the node being expanded
   std::vector<RootEntry> roots;
   std::size_t root_count = 0;
@@ -164,19 +170,8 @@ struct Scratch {
     const RootEntry* e = find(n.root_rect, n.root, false);
     return e != nullptr && e->g < n.g - kEps;
   }
-  struct Later {
-    bool operator()(const HeapEntry& a, const HeapEntry& b) const { return a.f > b.f || (a.f == b.f && a.node > b.node); }
-  };
-  void push(double f, uint32_t node) {
-    heap.push_back({f, node});
-    std::push_heap(heap.begin(), heap.end(), Later{});
-  }
-  HeapEntry pop() {
-    std::pop_heap(heap.begin(), heap.end(), Later{});
-    const HeapEntry e = heap.back();
-    heap.pop_back();
-    return e;
-  }
+  void push(double f, uint32_t node) { heap.push({f, node}); }
+  HeapEntry pop() { return heap.pop(); }
 };
 
 Scratch& scratch() {
