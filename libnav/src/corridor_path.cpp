@@ -543,7 +543,9 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       keepCorners(kept);
       s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
     }
-    if (settings.method == SearchMethod::Interval && tightenCorners(index, result.nodes, s.actions, s.special_cost, s.probe)) {
+    // (Only where every area costs the same: a shorter route is then a cheaper one, heights aside.)
+    if (settings.method == SearchMethod::Interval && index.uniformAreaCost() > 0 &&
+        tightenCorners(index, result.nodes, s.actions, s.special_cost, s.probe)) {
       // Costs and area crossings again, segment by segment (every walking one passed above).
       std::vector<NodeId>& nodes = result.nodes;
       cost = 0;
