@@ -212,13 +212,14 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
 }
 
 // The interval method's last pass: a route through column centres that follows a plane route
-// hugging cell corners turns one column away from each corner it hugs. Each walking corner
-// between two walking segments moves to the neighbouring column (its walk edge) that shortens
-// the route most while both new segments pass the line test (ending exactly on their corners),
-// and from the second round on a corner whose neighbours can now see each other is dropped;
-// up to three rounds. Returns true when a corner moved or went.
-bool tightenCorners(const CorridorIndex& index, std::vector<NodeId>& nodes, std::vector<MoveAction>& actions,
-                    std::vector<float>& special_cost, std::vector<AreaCrossing>& probe) {
+// hugging cell corners turns one column away from each corner it hugs. One pass over the
+// walking corners between two walking segments moves each to the neighbouring column (its walk
+// edge) that shortens the route most while both new segments pass the line test (ending exactly
+// on their corners). (Further passes, and dropping corners whose neighbours then see each other,
+// shortened the Recast meshes' routes by less than 0.01 % for about 15 % more time.) Returns
+// true when a corner moved.
+bool tightenCorners(const CorridorIndex& index, std::vector<NodeId>& nodes, const std::vector<MoveAction>& actions,
+                    const std::vector<float>& special_cost, std::vector<AreaCrossing>& probe) {
   const LayeredSearchGraph& view = index.view();
   const NodeId* walk_to = index.walkTargets();
   auto walking = [&](std::size_t i) { return actions[i] == MoveAction::Walk && special_cost[i] == 0; };
@@ -228,52 +229,39 @@ bool tightenCorners(const CorridorIndex& index, std::vector<NodeId>& nodes, std:
     NodeId landed = kNoNode;
     return walkSegment(index, a, b, leg, probe, landed) && landed == b;
   };
-  bool any = false;
-  for (int round = 0; round < 3; ++round) {
-    bool changed = false;
-    for (std::size_t i = 1; i + 1 < nodes.size(); ++i) {
-      if (!walking(i) || !walking(i + 1)) continue;
-      if (round > 0 && passes(nodes[i - 1], nodes[i + 1])) {
-        nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
-        actions.erase(actions.begin() + static_cast<std::ptrdiff_t>(i));
-        special_cost.erase(special_cost.begin() + static_cast<std::ptrdiff_t>(i));
-        changed = true;
-        --i;
-        continue;
-      }
-      const auto a = view.column(nodes[i - 1]), c = view.column(nodes[i]), b = view.column(nodes[i + 1]);
-      auto length = [&](double x, double z) {
-        return std::sqrt((x - a[0]) * (x - a[0]) + (z - a[1]) * (z - a[1])) + std::sqrt((b[0] - x) * (b[0] - x) + (b[1] - z) * (b[1] - z));
-      };
-      const double now = length(c[0], c[1]);
-      struct Candidate {
-        double gain;
-        NodeId node;
-      };
-      std::array<Candidate, kDirectionCount> candidates{};
-      int count = 0;
-      for (int d = 0; d < kDirectionCount; ++d) {
-        const NodeId m = walk_to[static_cast<std::size_t>(nodes[i]) * kDirectionCount + static_cast<std::size_t>(d)];
-        if (m == kNoNode) continue;
-        const double gain = now - length(c[0] + kDirectionDx[d], c[1] + kDirectionDz[d]);
-        if (gain > 1e-9) candidates[count++] = {gain, m};
-      }
-      for (int k = 1; k < count; ++k)  // by gain, largest first (insertion sort: at most 8)
-        for (int j = k; j > 0 && (candidates[j].gain > candidates[j - 1].gain ||
-                                  (candidates[j].gain == candidates[j - 1].gain && candidates[j].node < candidates[j - 1].node));
-             --j)
-          std::swap(candidates[j], candidates[j - 1]);
-      for (int k = 0; k < count; ++k)
-        if (passes(nodes[i - 1], candidates[k].node) && passes(candidates[k].node, nodes[i + 1])) {
-          nodes[i] = candidates[k].node;
-          changed = true;
-          break;
-        }
+  bool changed = false;
+  for (std::size_t i = 1; i + 1 < nodes.size(); ++i) {
+    if (!walking(i) || !walking(i + 1)) continue;
+    const auto a = view.column(nodes[i - 1]), c = view.column(nodes[i]), b = view.column(nodes[i + 1]);
+    auto length = [&](double x, double z) {
+      return std::sqrt((x - a[0]) * (x - a[0]) + (z - a[1]) * (z - a[1])) + std::sqrt((b[0] - x) * (b[0] - x) + (b[1] - z) * (b[1] - z));
+    };
+    const double now = length(c[0], c[1]);
+    struct Candidate {
+      double gain;
+      NodeId node;
+    };
+    std::array<Candidate, kDirectionCount> candidates{};
+    int count = 0;
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const NodeId m = walk_to[static_cast<std::size_t>(nodes[i]) * kDirectionCount + static_cast<std::size_t>(d)];
+      if (m == kNoNode) continue;
+      const double gain = now - length(c[0] + kDirectionDx[d], c[1] + kDirectionDz[d]);
+      if (gain > 1e-9) candidates[count++] = {gain, m};
     }
-    any = any || changed;
-    if (!changed) break;
+    for (int k = 1; k < count; ++k)  // by gain, largest first (insertion sort: at most 8)
+      for (int j = k; j > 0 && (candidates[j].gain > candidates[j - 1].gain ||
+                                (candidates[j].gain == candidates[j - 1].gain && candidates[j].node < candidates[j - 1].node));
+           --j)
+        std::swap(candidates[j], candidates[j - 1]);
+    for (int k = 0; k < count; ++k)
+      if (passes(nodes[i - 1], candidates[k].node) && passes(candidates[k].node, nodes[i + 1])) {
+        nodes[i] = candidates[k].node;
+        changed = true;
+        break;
+      }
   }
-  return any;
+  return changed;
 }
 
 PathResult failed(PathFailure reason, int64_t expansions) {
