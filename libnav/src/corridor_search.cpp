@@ -18,8 +18,9 @@
 //    interval end), and its landing becomes a new root;
 //  - the goal, in the goal rectangle, is reached the same way and ends the search when popped.
 // The heuristic is the length of the shortest line from the root through the interval to the
-// goal (the goal mirrored when it lies on the root's side), so it is admissible and consistent
-// and the first goal popped is the shortest route in this plane. Roots are pruned per (point,
+// goal (the goal mirrored when it lies on the root's side) at the graph's cheapest cost per metre
+// (LayeredSearchGraph::costPerMetre: cheap links lower it), so it is admissible and consistent
+// and the first goal popped is the cheapest route in this plane. Roots are pruned per (point,
 // rectangle): a root reached again at no lower cost is dropped, and a popped node whose root has
 // since been reached cheaper is skipped. Everything in the plane is axis-aligned, so the cone
 // clips are a few multiplications per portal.
@@ -210,6 +211,9 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
                             int64_t max_expansions, std::vector<const CorridorEdge*>& chain) {
   const LayeredSearchGraph& view = index.view();
   const double scale = view.graph().grid.cell_size * cost_per_metre;
+  // The heuristic's rate: no dearer than walking, nor than any special edge per metre it spans
+  // (cheap links lower it), so that it stays admissible.
+  const double h_scale = view.graph().grid.cell_size * std::min(cost_per_metre, view.costPerMetre());
   const uint32_t start_rect = index.rectOf(start), goal_rect = index.rectOf(goal);
   const auto sc = view.column(start), gc = view.column(goal);
   const Point start_point{double(sc[0]), double(sc[1])}, goal_point{double(gc[0]), double(gc[1])};
@@ -220,8 +224,8 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
 
   auto heuristic = [&](const Node& n) {
     if (n.kind == kFinal) return 0.0;
-    if (n.kind == kPoint) return distance(n.root, goal_point) * scale;
-    return intervalHeuristic(n.root, n.axis, n.c, n.lo, n.hi, goal_point) * scale;
+    if (n.kind == kPoint) return distance(n.root, goal_point) * h_scale;
+    return intervalHeuristic(n.root, n.axis, n.c, n.lo, n.hi, goal_point) * h_scale;
   };
   auto push = [&](const Node& n) {
     s.nodes.push_back(n);

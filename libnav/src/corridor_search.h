@@ -24,7 +24,8 @@ struct RouteSearch {
 /// of a portal seen from it; the search returns the rectangles of the shortest route in that
 /// plane (horizontal length times `cost_per_metre`, plus the special edges' costs), which the
 /// caller string-pulls through the column centres. Only for graphs whose rectangles share one
-/// area cost. `max_expansions` 0 = unlimited.
+/// area cost, `cost_per_metre` (walking costs that per metre; the heuristic takes the lower of it
+/// and the view's costPerMetre, which cheap links lower). `max_expansions` 0 = unlimited.
 RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goal, double cost_per_metre,
                             int64_t max_expansions, std::vector<const CorridorEdge*>& chain);
 

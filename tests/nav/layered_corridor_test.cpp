@@ -558,10 +558,11 @@ struct CellPlane {
 
 }  // namespace
 
-TEST_CASE("interval search: its cost is the shortest route of the plane (visibility graph oracle)", "[nav][layered][corridor][oracle]") {
-  // Random flat grids with holes (no pinches), pairs of floors: the interval search's route cost equals
-  // Dijkstra over the visibility graph of the start, the goal and every cell corner (a shortest
-  // route in a polygonal plane turns only at its corners).
+TEST_CASE("interval search: its cost is the shortest route of the plane, links included (visibility graph oracle)", "[nav][layered][corridor][oracle]") {
+  // Random flat grids with holes (no pinches), and on odd trials one-way links, pairs of floors:
+  // the interval search's route cost equals Dijkstra over the visibility graph of the start, the
+  // goal, every cell corner and the links' ends, plus the links (a shortest route in a polygonal
+  // plane turns only at its corners).
   int compared = 0;
   for (int trial = 0; trial < 40; ++trial) {
     std::mt19937 rng(1000 + trial);
@@ -582,8 +583,23 @@ TEST_CASE("interval search: its cost is the shortest route of the plane (visibil
           }
         }
     }
-    const LayeredGraph g = b.build();
+    LayeredGraph g = b.build();
     if (g.nodeCount() < 2) continue;
+    // Odd trials: one-way links (special edges) between random floors, at random costs.
+    struct Link {
+      NodeId from, to;
+      float cost;
+    };
+    std::vector<Link> links;
+    std::uniform_int_distribution<uint32_t> any_node(0, uint32_t(g.nodeCount() - 1));
+    std::uniform_int_distribution<int> link_cost(1, 6);
+    for (int k = 0; trial % 2 == 1 && k < 3; ++k) {
+      const Link link{any_node(rng), any_node(rng), float(link_cost(rng))};
+      if (link.from == link.to) continue;
+      LayeredBuilder::addLink(g, link.from, link.to, link.cost);
+      links.push_back(link);
+    }
+    LayeredBuilder::computeComponents(g);
     const LayeredSearchGraph view(g, defaultAgent());
     const CorridorIndex& index = view.corridor();
     REQUIRE(index.uniformAreaCost() == 1.0);
@@ -598,9 +614,17 @@ TEST_CASE("interval search: its cost is the shortest route of the plane (visibil
     for (int q = 0; q < 12; ++q) {
       const NodeId s = pick(rng), t = pick(rng);
       if (s == t || g.component[s] != g.component[t] || index.rectOf(s) == index.rectOf(t)) continue;
+      INFO("trial " << trial << " links " << links.size());
       const auto cs = g.nodeColumn(s), ct = g.nodeColumn(t);
       std::vector<std::array<double, 2>> points{{double(cs[0]), double(cs[1])}, {double(ct[0]), double(ct[1])}};
       points.insert(points.end(), corners.begin(), corners.end());
+      // Each link: a point at its take-off column centre joined to one at its landing's.
+      const std::size_t first_link = points.size();
+      for (const Link& link : links) {
+        const auto a = g.nodeColumn(link.from), c = g.nodeColumn(link.to);
+        points.push_back({double(a[0]), double(a[1])});
+        points.push_back({double(c[0]), double(c[1])});
+      }
       std::vector<double> dist(points.size(), std::numeric_limits<double>::infinity());
       std::vector<bool> done(points.size(), false);
       dist[0] = 0;
@@ -614,6 +638,11 @@ TEST_CASE("interval search: its cost is the shortest route of the plane (visibil
           if (done[v]) continue;
           const double len = std::hypot(points[v][0] - points[u][0], points[v][1] - points[u][1]);
           if (dist[u] + len < dist[v] && plane.contains(points[u][0], points[u][1], points[v][0], points[v][1])) dist[v] = dist[u] + len;
+        }
+        if (u >= first_link && (u - first_link) % 2 == 0) {  // a take-off: the link to its landing
+          const std::size_t landing = u + 1;
+          const double cost = links[(u - first_link) / 2].cost;
+          if (!done[landing] && dist[u] + cost < dist[landing]) dist[landing] = dist[u] + cost;
         }
       }
       std::vector<const CorridorEdge*> chain;
