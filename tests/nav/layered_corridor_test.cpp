@@ -558,34 +558,46 @@ struct CellPlane {
 
 }  // namespace
 
-TEST_CASE("interval search: its cost is the shortest route of the plane, links included (visibility graph oracle)", "[nav][layered][corridor][oracle]") {
-  // Random flat grids with holes (no pinches), and on odd trials one-way links, pairs of floors:
-  // the interval search's route cost equals Dijkstra over the visibility graph of the start, the
-  // goal, every cell corner and the links' ends, plus the links (a shortest route in a polygonal
-  // plane turns only at its corners).
-  int compared = 0;
-  for (int trial = 0; trial < 40; ++trial) {
+TEST_CASE("interval search: its cost is the shortest route of the plane, links and stacked floors included (visibility graph oracle)", "[nav][layered][corridor][oracle]") {
+  // Random flat grids with holes (no pinches); on odd trials one-way links between random
+  // floors; on every other pair of trials a second, independent floor 3 m above the first (the
+  // floors meet only through links). For pairs of floors the interval search's route cost
+  // equals Dijkstra over the visibility graph of the start, the goal, every cell corner of each
+  // floor and the links' ends, plus the links (a shortest route in a polygonal plane turns only
+  // at its corners; the two floors are two planes).
+  int compared = 0, across = 0;
+  for (int trial = 0; trial < 60; ++trial) {
     std::mt19937 rng(1000 + trial);
     const int w = 6 + trial % 5, d = 5 + trial % 4;
+    const int levels = trial % 4 >= 2 ? 2 : 1;
     LayeredBuilder b(w, d);
-    b.addRandomFloors(rng);
-    // No pinches (two floors touching at a corner only, holes on both other sides): there the
-    // plane is not joined, and a visibility graph of corner points would pass through them.
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (int z = 0; z + 1 < d; ++z)
-        for (int x = 0; x + 1 < w; ++x) {
-          const bool a = !b.floors[b.col(x, z)].empty(), bb = !b.floors[b.col(x + 1, z)].empty();
-          const bool c = !b.floors[b.col(x, z + 1)].empty(), dd = !b.floors[b.col(x + 1, z + 1)].empty();
-          if ((a && dd && !bb && !c) || (bb && c && !a && !dd)) {
-            b.addFloor(a ? x + 1 : x, z, 0);
-            changed = true;
+    std::vector<CellPlane> planes(std::size_t(levels), CellPlane{w, d, std::vector<bool>(std::size_t(w) * d, false)});
+    std::uniform_int_distribution<int> cell(0, 5);
+    for (int level = 0; level < levels; ++level) {
+      CellPlane& plane = planes[std::size_t(level)];
+      for (int z = 0; z < d; ++z)
+        for (int x = 0; x < w; ++x) plane.floor[std::size_t(z) * w + x] = cell(rng) != 0;
+      // No pinches (two floors touching at a corner only, holes on both other sides): there the
+      // plane is not joined, and a visibility graph of corner points would pass through them.
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (int z = 0; z + 1 < d; ++z)
+          for (int x = 0; x + 1 < w; ++x) {
+            const bool p = plane.at(x, z), q = plane.at(x + 1, z), r = plane.at(x, z + 1), t = plane.at(x + 1, z + 1);
+            if ((p && t && !q && !r) || (q && r && !p && !t)) {
+              plane.floor[std::size_t(z) * w + (p ? x + 1 : x)] = true;
+              changed = true;
+            }
           }
-        }
+      }
+      for (int z = 0; z < d; ++z)
+        for (int x = 0; x < w; ++x)
+          if (plane.at(x, z)) b.addFloor(x, z, 3.0f * float(level));
     }
     LayeredGraph g = b.build();
     if (g.nodeCount() < 2) continue;
-    // Odd trials: one-way links (special edges) between random floors, at random costs.
+    auto levelOf = [&](NodeId n) { return g.height[n] > 1.0f ? 1 : 0; };
+    // One-way links (special edges) between random floors, at random costs.
     struct Link {
       NodeId from, to;
       float cost;
@@ -593,7 +605,7 @@ TEST_CASE("interval search: its cost is the shortest route of the plane, links i
     std::vector<Link> links;
     std::uniform_int_distribution<uint32_t> any_node(0, uint32_t(g.nodeCount() - 1));
     std::uniform_int_distribution<int> link_cost(1, 6);
-    for (int k = 0; trial % 2 == 1 && k < 3; ++k) {
+    for (int k = 0; (trial % 2 == 1 || levels == 2) && k < 3 * levels; ++k) {
       const Link link{any_node(rng), any_node(rng), float(link_cost(rng))};
       if (link.from == link.to) continue;
       LayeredBuilder::addLink(g, link.from, link.to, link.cost);
@@ -603,27 +615,33 @@ TEST_CASE("interval search: its cost is the shortest route of the plane, links i
     const LayeredSearchGraph view(g, defaultAgent());
     const CorridorIndex& index = view.corridor();
     REQUIRE(index.uniformAreaCost() == 1.0);
-    CellPlane plane{w, d, {}};
-    for (int z = 0; z < d; ++z)
-      for (int x = 0; x < w; ++x) plane.floor.push_back(!b.floors[b.col(x, z)].empty());
-    std::vector<std::array<double, 2>> corners;
-    for (int z = 0; z <= d; ++z)
-      for (int x = 0; x <= w; ++x)
-        if (plane.at(x, z) || plane.at(x - 1, z) || plane.at(x, z - 1) || plane.at(x - 1, z - 1)) corners.push_back({x - 0.5, z - 0.5});
+    // Visibility graph points: column coordinates and level.
+    struct Point {
+      double x, z;
+      int level;
+    };
+    std::vector<Point> corners;
+    for (int level = 0; level < levels; ++level) {
+      const CellPlane& plane = planes[std::size_t(level)];
+      for (int z = 0; z <= d; ++z)
+        for (int x = 0; x <= w; ++x)
+          if (plane.at(x, z) || plane.at(x - 1, z) || plane.at(x, z - 1) || plane.at(x - 1, z - 1)) corners.push_back({x - 0.5, z - 0.5, level});
+    }
+    auto at = [&](NodeId n) {
+      const auto c = g.nodeColumn(n);
+      return Point{double(c[0]), double(c[1]), levelOf(n)};
+    };
     std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
     for (int q = 0; q < 12; ++q) {
       const NodeId s = pick(rng), t = pick(rng);
       if (s == t || g.component[s] != g.component[t] || index.rectOf(s) == index.rectOf(t)) continue;
-      INFO("trial " << trial << " links " << links.size());
-      const auto cs = g.nodeColumn(s), ct = g.nodeColumn(t);
-      std::vector<std::array<double, 2>> points{{double(cs[0]), double(cs[1])}, {double(ct[0]), double(ct[1])}};
+      std::vector<Point> points{at(s), at(t)};
       points.insert(points.end(), corners.begin(), corners.end());
       // Each link: a point at its take-off column centre joined to one at its landing's.
       const std::size_t first_link = points.size();
       for (const Link& link : links) {
-        const auto a = g.nodeColumn(link.from), c = g.nodeColumn(link.to);
-        points.push_back({double(a[0]), double(a[1])});
-        points.push_back({double(c[0]), double(c[1])});
+        points.push_back(at(link.from));
+        points.push_back(at(link.to));
       }
       std::vector<double> dist(points.size(), std::numeric_limits<double>::infinity());
       std::vector<bool> done(points.size(), false);
@@ -634,10 +652,11 @@ TEST_CASE("interval search: its cost is the shortest route of the plane, links i
           if (!done[i] && (u == points.size() || dist[i] < dist[u])) u = i;
         if (u == points.size() || !std::isfinite(dist[u]) || u == 1) break;
         done[u] = true;
+        const CellPlane& plane = planes[std::size_t(points[u].level)];
         for (std::size_t v = 0; v < points.size(); ++v) {
-          if (done[v]) continue;
-          const double len = std::hypot(points[v][0] - points[u][0], points[v][1] - points[u][1]);
-          if (dist[u] + len < dist[v] && plane.contains(points[u][0], points[u][1], points[v][0], points[v][1])) dist[v] = dist[u] + len;
+          if (done[v] || points[v].level != points[u].level) continue;
+          const double len = std::hypot(points[v].x - points[u].x, points[v].z - points[u].z);
+          if (dist[u] + len < dist[v] && plane.contains(points[u].x, points[u].z, points[v].x, points[v].z)) dist[v] = dist[u] + len;
         }
         if (u >= first_link && (u - first_link) % 2 == 0) {  // a take-off: the link to its landing
           const std::size_t landing = u + 1;
@@ -647,16 +666,20 @@ TEST_CASE("interval search: its cost is the shortest route of the plane, links i
       }
       std::vector<const CorridorEdge*> chain;
       const detail::RouteSearch route = detail::searchIntervals(index, s, t, 1.0, 0, chain);
+      INFO("trial " << trial << " (" << levels << " floors, " << links.size() << " links) from (" << points[0].x << ","
+                    << points[0].z << ", floor " << points[0].level << ") to (" << points[1].x << "," << points[1].z << ", floor "
+                    << points[1].level << ")");
       REQUIRE(route.found == std::isfinite(dist[1]));
       if (!route.found) continue;
-      INFO("trial " << trial << " from (" << cs[0] << "," << cs[1] << ") to (" << ct[0] << "," << ct[1] << ")");
       CHECK(route.cost == Approx(dist[1]).epsilon(1e-9).margin(1e-9));
       // The chain leads from the start's rectangle to the goal's, edge by edge.
       REQUIRE_FALSE(chain.empty());
       for (std::size_t i = 1; i < chain.size(); ++i) CHECK(chain[i]->to_rect != chain[i - 1]->to_rect);
       CHECK(chain.back()->to_rect == index.rectOf(t));
       ++compared;
+      across += points[0].level != points[1].level;
     }
   }
-  CHECK(compared > 200);
+  CHECK(compared > 300);
+  CHECK(across > 30);
 }
