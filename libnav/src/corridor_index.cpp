@@ -316,13 +316,11 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
 
   // 7. Portal ends that are corners of the walkable plane (the route search turns only there):
   // an end is flat when the columns one step beyond it, on both sides, are joined to the end
-  // pair and to each other by walk edges both ways.
+  // pair and to each other the way a portal's pairs are (Edges::mutual, on clusters).
   auto joined = [&](NodeId from, int d) -> NodeId {
     if (from == kNoNode) return kNoNode;
-    const NodeId to = walk_to_[static_cast<std::size_t>(from) * kDirectionCount + static_cast<std::size_t>(d)];
-    if (to == kNoNode) return kNoNode;
-    const NodeId back = walk_to_[static_cast<std::size_t>(to) * kDirectionCount + static_cast<std::size_t>(oppositeDirection(d))];
-    return back != kNoNode && rep_[back] == rep_[from] ? to : kNoNode;
+    const NodeId to = edges.step(from, d);
+    return edges.mutual(from, d, to) ? to : kNoNode;
   };
   for (CorridorEdge& e : edges_) {
     if (!e.portal) continue;
@@ -331,8 +329,7 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       const int beyond = end == 0 ? (along_z ? kSouth : kWest) : (along_z ? kNorth : kEast);
       const NodeId from = joined(end == 0 ? e.from_lo : e.from_hi, beyond);
       const NodeId to = joined(end == 0 ? e.to_lo : e.to_hi, beyond);
-      const NodeId across = joined(from, e.direction);
-      const bool flat = from != kNoNode && to != kNoNode && across != kNoNode && rep_[across] == rep_[to];
+      const bool flat = from != kNoNode && to != kNoNode && joined(from, e.direction) == to;
       (end == 0 ? e.lo_corner : e.hi_corner) = !flat;
     }
   }
