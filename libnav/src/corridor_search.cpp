@@ -280,14 +280,28 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
       if (ca < 0) return g + (distance(r, a) + distance(a, x)) * scale;
       return g + (distance(r, b) + distance(b, x)) * scale;
     };
-    // Successors on portal `seg` (m: the successor's other fields): the part the cone
-    // covers (same root), and the parts beyond its edges round interval ends that are corners.
-    auto emit = [&](const Segment& seg, const CorridorEdge& through, Node m) {
+    // A successor: part [lo, hi] of portal `through` (its side `seg`) seen from `root` at cost
+    // `at_root` (m: the successor's other fields). Its ends are corners where they are the
+    // portal's and the portal says so.
+    auto emitPart = [&](Node m, const Segment& seg, const CorridorEdge& through, Point root, uint32_t key, double at_root,
+                        double lo, double hi) {
       m.axis = seg.axis, m.c = seg.c, m.parent = current;
+      m.root = root, m.root_rect = key, m.g = at_root, m.lo = lo, m.hi = hi;
+      m.lo_vertex = lo <= seg.lo && through.lo_corner, m.hi_vertex = hi >= seg.hi && through.hi_corner;
+      emitNode(m);
+    };
+    // The same part reached round interval end `side` (0: a, 1: b), a new root, unless that
+    // corner was reached cheaper (that root covers this part).
+    auto turnRound = [&](int side, Node m, const Segment& seg, const CorridorEdge& through, double lo, double hi) {
+      const Point corner = side == 0 ? a : b;
+      const double g_corner = g + distance(r, corner) * scale;
+      if (s.improve(here, corner, g_corner)) emitPart(m, seg, through, corner, here, g_corner, lo, hi);
+    };
+    // Successors on portal `seg`: the part the cone covers (same root), and the parts beyond its
+    // edges round interval ends that are corners.
+    auto emit = [&](const Segment& seg, const CorridorEdge& through, const Node& m) {
       if (!cone) {
-        m.root = r, m.root_rect = root_rect, m.g = g, m.lo = seg.lo, m.hi = seg.hi;
-        m.lo_vertex = through.lo_corner, m.hi_vertex = through.hi_corner;
-        emitNode(m);
+        emitPart(m, seg, through, r, root_rect, g, seg.lo, seg.hi);
         return;
       }
       // Orientation of the side's points against the cone's two edges, linear in u:
@@ -298,21 +312,11 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
       const double ca1 = sign * ((a.x - r.x) * du.z - (a.z - r.z) * du.x);
       const double cb1 = -sign * ((b.x - r.x) * du.z - (b.z - r.z) * du.x);
       double lo = seg.lo, hi = seg.hi;
-      if (clip(ca0, ca1, false, lo, hi) && clip(cb0, cb1, false, lo, hi)) {
-        m.root = r, m.root_rect = root_rect, m.g = g, m.lo = lo, m.hi = hi;
-        m.lo_vertex = lo <= seg.lo && through.lo_corner, m.hi_vertex = hi >= seg.hi && through.hi_corner;
-        emitNode(m);
-      }
+      if (clip(ca0, ca1, false, lo, hi) && clip(cb0, cb1, false, lo, hi)) emitPart(m, seg, through, r, root_rect, g, lo, hi);
       for (int side = 0; side < 2; ++side) {
         if (!(side == 0 ? n.lo_vertex : n.hi_vertex)) continue;
         lo = seg.lo, hi = seg.hi;
-        if (!(side == 0 ? clip(ca0, ca1, true, lo, hi) : clip(cb0, cb1, true, lo, hi))) continue;
-        const Point corner = side == 0 ? a : b;
-        const double g_corner = g + distance(r, corner) * scale;
-        if (!s.improve(here, corner, g_corner)) continue;  // reached cheaper: that root covers this part
-        m.root = corner, m.root_rect = here, m.g = g_corner, m.lo = lo, m.hi = hi;
-        m.lo_vertex = lo <= seg.lo && through.lo_corner, m.hi_vertex = hi >= seg.hi && through.hi_corner;
-        emitNode(m);
+        if (side == 0 ? clip(ca0, ca1, true, lo, hi) : clip(cb0, cb1, true, lo, hi)) turnRound(side, m, seg, through, lo, hi);
       }
     };
 
@@ -355,14 +359,7 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
         double lo = seg.lo, hi = seg.hi;
         if (side == 0) hi = std::min(hi, n.lo);
         else lo = std::max(lo, n.hi);
-        if (hi - lo <= kMinLength) continue;
-        const Point corner = side == 0 ? a : b;
-        const double g_corner = g + distance(r, corner) * scale;
-        if (!s.improve(here, corner, g_corner)) continue;
-        m.axis = seg.axis, m.c = seg.c, m.parent = current;
-        m.root = corner, m.root_rect = here, m.g = g_corner, m.lo = lo, m.hi = hi;
-        m.lo_vertex = lo <= seg.lo && e.lo_corner, m.hi_vertex = hi >= seg.hi && e.hi_corner;
-        emitNode(m);
+        if (hi - lo > kMinLength) turnRound(side, m, seg, e, lo, hi);
       }
     }
   };
