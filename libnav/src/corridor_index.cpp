@@ -333,6 +333,71 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       (end == 0 ? e.lo_corner : e.hi_corner) = !flat;
     }
   }
+
+  // 8. Dead ends (Shen, Harabor, Cui & Grastien 2020 prune them from navigation meshes): peel
+  // rectangles with at most one neighbour (rectangles joined by any edge, either way) until none
+  // is left; each peeled rectangle hangs from the neighbour still there when it went (its parent
+  // towards the rest). A route that enters a peeled rectangle from its parent must leave the same
+  // way, and within the parent, which is convex, the straight line between where it went in and
+  // where it came out is shorter: so no shortest route does, unless the goal lies beyond. A
+  // rectangle with a special edge (in or out) is never peeled: a cheap link could make such an
+  // excursion pay. Subtrees are numbered in depth-first order, so "the goal lies beyond" is one
+  // interval test.
+  const std::size_t rect_count = rects_.size();
+  std::vector<std::vector<uint32_t>> around(rect_count);
+  std::vector<char> special(rect_count, 0);
+  for (uint32_t r = 0; r < rect_count; ++r)
+    for (const CorridorEdge& e : edgesOf(r)) {
+      if (e.to_rect == r) continue;
+      around[r].push_back(e.to_rect);
+      around[e.to_rect].push_back(r);
+      if (!e.portal) special[r] = special[e.to_rect] = 1;
+    }
+  std::vector<uint32_t> degree(rect_count);
+  for (uint32_t r = 0; r < rect_count; ++r) {
+    std::sort(around[r].begin(), around[r].end());
+    around[r].erase(std::unique(around[r].begin(), around[r].end()), around[r].end());
+    degree[r] = static_cast<uint32_t>(around[r].size());
+  }
+  constexpr uint32_t kCore = 0xffffffffu;
+  dead_parent_.assign(rect_count, kCore);
+  std::vector<char> peeled(rect_count, 0);
+  std::vector<uint32_t> queue;
+  for (uint32_t r = 0; r < rect_count; ++r)
+    if (degree[r] <= 1 && !special[r]) queue.push_back(r);
+  std::vector<uint32_t> order;  // peeled rectangles, in peeling order
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const uint32_t r = queue[head];
+    if (peeled[r]) continue;
+    peeled[r] = 1;
+    order.push_back(r);
+    uint32_t parent = kCore;
+    for (uint32_t t : around[r])
+      if (!peeled[t]) parent = t;
+    dead_parent_[r] = parent == kCore ? r : parent;  // a whole tree's last rectangle is its own parent
+    if (parent != kCore && --degree[parent] <= 1 && !special[parent]) queue.push_back(parent);
+  }
+  // Depth-first numbers: peeled in reverse order is parents before children, so each subtree's
+  // size is summed child to parent, then numbers are handed out parent to child.
+  dead_first_.assign(rect_count, 0);
+  dead_end_.assign(rect_count, 0);
+  std::vector<uint32_t> size(rect_count, 1), next_free(rect_count, 0);
+  for (uint32_t r : order)
+    if (dead_parent_[r] != r && peeled[dead_parent_[r]]) size[dead_parent_[r]] += size[r];
+  uint32_t counter = 1;  // 0: outside every dead end (the rectangles still there)
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const uint32_t r = *it, parent = dead_parent_[r];
+    if (parent == r || !peeled[parent]) {  // the top of a dead end
+      dead_first_[r] = counter;
+      counter += size[r];
+    } else {
+      dead_first_[r] = next_free[parent];
+    }
+    next_free[r] = dead_first_[r] + 1;
+    if (parent != r && peeled[parent]) next_free[parent] += size[r];
+    dead_end_[r] = dead_first_[r] + size[r];
+  }
+  dead_count_ = order.size();
 }
 
 NodeId CorridorIndex::nodeAt(uint32_t rect, int32_t x, int32_t z) const {

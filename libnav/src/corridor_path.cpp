@@ -324,6 +324,9 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     const CorridorEdge* edges_base = index.edgesOf(0).data();
     const double h_scale = cell * per_metre * kHeuristicWeight;
     const double goal_scale = cell * g.area_costs[index.rects()[goal_rect].area];
+    // Dead ends that do not hold the goal are left out (CorridorIndex::deadEnd), except when the
+    // closest rectangle is wanted should the goal be out of reach.
+    const bool prune_dead_ends = !settings.return_closest;
     uint32_t closest = start_rect;
     double closest_h = std::numeric_limits<double>::infinity();
     bool found = false, budget = false;
@@ -353,6 +356,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       if (!std::isfinite(area_cost)) area_cost = per_metre;  // a start in a never-entered area
       const double step_scale = cell * area_cost;
       for (const CorridorEdge& e : index.edgesOf(top.rect)) {
+        if (prune_dead_ends && index.deadEnd(top.rect, e.to_rect, goal_rect)) continue;
         Record& next = s.touch(e.to_rect);
         if (next.closed) continue;
         double ex, ez, cost;

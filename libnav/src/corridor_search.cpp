@@ -337,8 +337,8 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
         emitNode(m);
         continue;
       }
-      // A rectangle whose only edge leads back here is a dead end (unless it holds the goal).
-      if (e.to_rect != goal_rect && index.edgesOf(e.to_rect).size() == 1) continue;
+      // No shortest route enters a dead end that does not hold the goal (CorridorIndex::deadEnd).
+      if (index.deadEnd(here, e.to_rect, goal_rect)) continue;
       const Segment seg = portalSegment(e);
       Node m;
       m.kind = kInterval, m.edge = edge_id, m.rect = e.to_rect, m.from_rect = here;

@@ -683,3 +683,78 @@ TEST_CASE("interval search: its cost is the shortest route of the plane, links a
   CHECK(compared > 300);
   CHECK(across > 30);
 }
+
+TEST_CASE("corridor index: dead ends are exactly the special-free trees hanging from one rectangle (brute-force oracle)", "[nav][layered][corridor][oracle]") {
+  // Random grids with holes (many rooms and stubs hang by one portal), one-way jumps and links.
+  // For every rectangle `to` entered from a neighbour `from` and every goal: cut the rectangle
+  // graph's link from-to (edges either way taken as one undirected link) and collect `to`'s
+  // side by breadth-first search. deadEnd(from, to, goal) may only say yes when that side is cut
+  // off from `from`, is a tree, holds no rectangle with a special edge and not the goal; and it
+  // must say yes whenever that holds and `from`'s side is not such a tree itself (then the peel
+  // cannot have reached `from` first).
+  int pruned = 0, sides = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    std::mt19937 rng(500 + trial);
+    const int size = 8 + trial % 13;
+    LayeredBuilder b(size, size);
+    b.addRandomFloors(rng);
+    LayeredGraph g = b.build();
+    if (g.nodeCount() < 2) continue;
+    std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
+    for (int k = 0; trial % 2 == 1 && k < 8; ++k) LayeredBuilder::addLink(g, pick(rng), pick(rng), 2.0f);
+    LayeredBuilder::computeComponents(g);
+    const LayeredSearchGraph view(g, defaultAgent());
+    const CorridorIndex& index = view.corridor();
+    const uint32_t rects = uint32_t(index.rectCount());
+    std::vector<std::vector<uint32_t>> links(rects);
+    std::vector<bool> special(rects, false);
+    for (uint32_t r = 0; r < rects; ++r)
+      for (const CorridorEdge& e : index.edgesOf(r)) {
+        if (e.to_rect == r) continue;
+        links[r].push_back(e.to_rect);
+        links[e.to_rect].push_back(r);
+        if (!e.portal) special[r] = special[e.to_rect] = true;
+      }
+    for (auto& l : links) {
+      std::sort(l.begin(), l.end());
+      l.erase(std::unique(l.begin(), l.end()), l.end());
+    }
+    // The side of `a` once link a-b is cut; whether it is a special-free tree.
+    auto side = [&](uint32_t a, uint32_t b, std::vector<bool>& in, bool& tree) {
+      in.assign(rects, false);
+      std::vector<uint32_t> queue{a};
+      in[a] = true;
+      std::size_t link_ends = 0;
+      tree = true;
+      for (std::size_t head = 0; head < queue.size(); ++head) {
+        const uint32_t r = queue[head];
+        tree = tree && !special[r];
+        for (uint32_t t : links[r]) {
+          if ((r == a && t == b) || (r == b && t == a)) continue;
+          ++link_ends;
+          if (!in[t]) in[t] = true, queue.push_back(t);
+        }
+      }
+      tree = tree && link_ends == 2 * (queue.size() - 1);
+    };
+    std::vector<bool> to_side, from_side;
+    for (uint32_t from = 0; from < rects; ++from)
+      for (uint32_t to : links[from]) {
+        bool to_tree = false, from_tree = false;
+        side(to, from, to_side, to_tree);
+        side(from, to, from_side, from_tree);
+        const bool cut = !to_side[from];
+        sides += cut && to_tree ? 1 : 0;
+        for (uint32_t goal = 0; goal < rects; ++goal) {
+          const bool brute = cut && to_tree && !to_side[goal];
+          const bool said = index.deadEnd(from, to, goal);
+          INFO("trial " << trial << " from " << from << " to " << to << " goal " << goal);
+          if (said) CHECK(brute);
+          if (brute && !from_tree) CHECK(said);
+          pruned += said ? 1 : 0;
+        }
+      }
+  }
+  CHECK(sides > 100);
+  CHECK(pruned > 1000);
+}

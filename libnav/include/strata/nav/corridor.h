@@ -112,6 +112,14 @@ class CorridorIndex {
   NodeId clusterOf(NodeId node) const { return rep_[node]; }
   /// The area cost shared by every rectangle of a finite area cost, 0 when they differ.
   double uniformAreaCost() const { return uniform_area_cost_; }
+  /// True when rectangle `to`, entered from its neighbour `from`, leads into a dead end (a part
+  /// of the rectangle graph joined to the rest only through `from`, without special edges) that
+  /// does not hold rectangle `goal`: no shortest route to `goal` goes there.
+  bool deadEnd(uint32_t from, uint32_t to, uint32_t goal) const {
+    return dead_parent_[to] == from && (dead_first_[goal] < dead_first_[to] || dead_first_[goal] >= dead_end_[to]);
+  }
+  /// Number of rectangles in dead ends.
+  std::size_t deadEndCount() const { return dead_count_; }
   /// The wrapped search view.
   const LayeredSearchGraph& view() const { return *view_; }
   /// Per node and direction (node * 8 + d, see kDirectionDx): the destination of its walk edge
@@ -133,6 +141,10 @@ class CorridorIndex {
   std::vector<NodeId> walk_to_;          // per node * 8 + direction
   std::vector<CorridorFloor> floors_;    // per node
   double uniform_area_cost_ = 0;
+  std::vector<uint32_t> dead_parent_;    // per rectangle: the neighbour a dead end hangs from (itself at a tree's top; ~0u: not in one)
+  std::vector<uint32_t> dead_first_;     // per rectangle: depth-first number of its dead-end subtree (0: none)
+  std::vector<uint32_t> dead_end_;       // per rectangle: one past its subtree's numbers
+  std::size_t dead_count_ = 0;
 };
 
 /// A point of a funnel portal in column coordinates (the column centres), with its node.
