@@ -114,12 +114,19 @@ struct Scratch {
     }
     root_count = 0;
   }
+  // Twice a coordinate, rounded half away from zero like std::llround (a truncating conversion
+  // instead of the library call: roots are column centres or cell corners, so the product is
+  // an integer but for rounding).
+  static int64_t key(double v) {
+    const double t = v * 2;
+    return static_cast<int64_t>(t + (t >= 0 ? 0.5 : -0.5));
+  }
   static uint64_t hash(uint32_t rect, int64_t kx, int64_t kz) {
     uint64_t h = uint64_t(rect) * 0x9E3779B97F4A7C15ull ^ uint64_t(kx) * 0xC2B2AE3D27D4EB4Full ^ uint64_t(kz) * 0x165667B19E3779F9ull;
     return h ^ (h >> 29);
   }
   RootEntry* find(uint32_t rect, Point p, bool insert) {
-    const int64_t kx = std::llround(p.x * 2), kz = std::llround(p.z * 2);
+    const int64_t kx = key(p.x), kz = key(p.z);
     if (insert && 2 * (root_count + 1) > roots.size()) grow();
     const std::size_t mask = roots.size() - 1;
     for (std::size_t i = hash(rect, kx, kz) & mask;; i = (i + 1) & mask) {
@@ -196,7 +203,7 @@ double intervalHeuristic(Point r, uint8_t axis, double c, double lo, double hi, 
 
 // The part of [lo, hi] where a + b * u >= 0 (or < 0 when `negative`), as [out_lo, out_hi];
 // false when empty.
-bool clip(double a, double b, bool negative, double& lo, double& hi) {
+inline bool clip(double a, double b, bool negative, double& lo, double& hi) {
   if (negative) a = -a, b = -b;
   if (std::fabs(b) < kEps) return negative ? a > kEps : a >= -kEps;
   const double root = -a / b;
