@@ -248,8 +248,9 @@ RouteSearch searchIntervals(const CorridorIndex& index, NodeId start, NodeId goa
   }
 
   // Expands node `current` into s.batch.
+  // (The node array does not grow while a node expands: successors go to s.batch.)
   auto expand = [&](uint32_t current) {
-    const Node n = s.nodes[current];  // a copy: the node array may grow
+    const Node& n = s.nodes[current];
     const uint32_t here = n.rect;
 
     // What the node sees of its rectangle: everything from a point root, the cone through the
