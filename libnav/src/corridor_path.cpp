@@ -325,8 +325,9 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     const double h_scale = cell * per_metre * kHeuristicWeight;
     const double goal_scale = cell * g.area_costs[index.rects()[goal_rect].area];
     // Dead ends that do not hold the goal are left out (CorridorIndex::deadEnd), except when the
-    // closest rectangle is wanted should the goal be out of reach.
-    const bool prune_dead_ends = !settings.return_closest;
+    // closest rectangle is wanted should the goal be out of reach, and when areas differ in cost
+    // (walking along a cheap dead end beside a dear rectangle can pay).
+    const bool prune_dead_ends = !settings.return_closest && index.uniformAreaCost() > 0;
     uint32_t closest = start_rect;
     double closest_h = std::numeric_limits<double>::infinity();
     bool found = false, budget = false;
