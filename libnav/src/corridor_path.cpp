@@ -301,10 +301,11 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     straight = walkSegment(index, start, goal, leg, s.crossings, landed) && landed == goal && s.crossings.empty();
     if (straight) straight_cost = leg;
   }
+  // The interval method on a graph of one area cost: the interval search (corridor_search.h)
+  // finds the rectangles of the shortest route in their plane, and corners are tightened after.
+  const bool in_plane = settings.method == SearchMethod::Interval && index.uniformAreaCost() > 0;
   bool routed = false;
-  if (!straight && settings.method == SearchMethod::Interval && index.uniformAreaCost() > 0) {
-    // The interval method on a graph of one area cost: the interval search (corridor_search.h)
-    // finds the rectangles of the shortest route in their plane.
+  if (!straight && in_plane) {
     const detail::RouteSearch route = detail::searchIntervals(index, start, goal, index.uniformAreaCost(),
                                                               settings.limits.max_expansions, s.chain);
     expansions = route.expansions;
@@ -537,8 +538,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
     }
     // (Only where every area costs the same: a shorter route is then a cheaper one, heights aside.)
-    if (settings.method == SearchMethod::Interval && index.uniformAreaCost() > 0 &&
-        tightenCorners(index, result.nodes, s.actions, s.special_cost, s.probe)) {
+    if (in_plane && tightenCorners(index, result.nodes, s.actions, s.special_cost, s.probe)) {
       // Costs and area crossings again, segment by segment (every walking one passed above).
       std::vector<NodeId>& nodes = result.nodes;
       cost = 0;
