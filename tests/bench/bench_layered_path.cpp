@@ -190,7 +190,7 @@ struct Scene {
   std::unique_ptr<DetourMesh> detour;
   std::vector<std::pair<sim::Vec3, sim::Vec3>> pairs;
   double bake_ms = 0, recast_ms = 0, corridor_ms = 0;
-  std::size_t rects = 0;
+  std::size_t rects = 0, dead_ends = 0;
 };
 
 std::vector<std::unique_ptr<Scene>>& scenes() {
@@ -234,6 +234,7 @@ std::unique_ptr<Scene> loadScene(const std::filesystem::path& path) {
   scene->view = std::make_unique<nav::LayeredSearchGraph>(scene->agent.graph, scene->agent.profile.settings);
   t = std::chrono::steady_clock::now();
   scene->rects = scene->view->corridor().rectCount();  // the corridor index, built once here
+  scene->dead_ends = scene->view->corridor().deadEndCount();
   scene->corridor_ms = msSince(t);
   t = std::chrono::steady_clock::now();
   scene->detour = buildDetour(imported->mesh);
@@ -297,10 +298,10 @@ double perQueryMicros(const Scene& s, F&& query) {
 }
 
 void summary() {
-  std::printf("\n%-11s %6s %8s %9s %7s %6s %8s %10s %10s %11s %10s %8s %9s %9s %9s %9s %9s %8s %9s %9s %8s %8s %11s %8s %9s\n", "mesh",
+  std::printf("\n%-11s %6s %8s %9s %7s %6s %8s %10s %10s %11s %10s %8s %9s %9s %9s %9s %9s %8s %9s %9s %8s %8s %11s %8s %9s %6s\n", "mesh",
               "pairs", "bake_ms", "recast_ms", "corr_ms", "rects", "corr_exp", "astar_us", "theta_us", "corridor_us", "detour_us",
               "t_ratio", "len_astar", "len_theta", "len_corr", "batch1/s", "batch2/s", "speedup", "cbatch1/s", "cbatch2/s",
-              "cspeedup", "int_exp", "interval_us", "i_ratio", "len_int");
+              "cspeedup", "int_exp", "interval_us", "i_ratio", "len_int", "dead");
   for (const auto& sp : scenes()) {
     const Scene& s = *sp;
     nav::SearchState state;
@@ -343,16 +344,17 @@ void summary() {
     const double b1 = throughput(astar, a_copies, 1), b2 = throughput(astar, a_copies, 2);
     const double c1 = throughput(corridor, c_copies, 1), c2 = throughput(corridor, c_copies, 2);
     std::printf("%-11s %6zu %8.0f %9.0f %7.1f %6zu %8.1f %10.1f %10.1f %11.2f %10.2f %8.2f %9.3f %9.3f %9.3f %9.0f %9.0f %8.2f %9.0f "
-                "%9.0f %8.2f %8.1f %11.2f %8.2f %9.4f\n",
+                "%9.0f %8.2f %8.1f %11.2f %8.2f %9.4f %6zu\n",
                 s.name.c_str(), s.pairs.size(), s.bake_ms, s.recast_ms, s.corridor_ms, s.rects, exp_c, us_a, us_t, us_c, us_d,
                 us_c / us_d, len_a / len_d, len_t / len_d, len_c / len_d, b1, b2, b2 / b1, c1, c2, c2 / c1, exp_i, us_i, us_i / us_d,
-                len_i / len_d);
+                len_i / len_d, s.dead_ends);
   }
   std::printf("corr_ms / rects = corridor index build time and rectangle count; corr_exp = mean rectangles expanded "
               "per corridor query; t_ratio = corridor_us / detour_us "
               "(target <= 2); len_* = mean Strata length / mean Detour straight-path length (target <= 1); speedup = "
               "batch2/s / batch1/s for A* (batch) and corridor (cbatch) requests (target >= 1.8); int_* / interval_us / "
-              "i_ratio / len_int = the same for the interval method\n");
+              "i_ratio / len_int = the same for the interval method; dead = rectangles in dead ends (skipped unless the goal "
+              "lies there)\n");
 }
 
 }  // namespace
