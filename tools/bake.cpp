@@ -214,7 +214,7 @@ std::function<int()> setupBake(CLI::App& app) {
   sub->add_option("--profile", options->profile,
                   "bake profile (TOML, [agent.NAME] tables; see strata-bake(1) and docs/parameters.md); default: one "
                   "agent 'default' (radius 0.3 m, height 1.8 m, max_slope 45, step_height 0.4 m)");
-  sub->add_option("--threads", options->threads, "worker threads (0 = all hardware threads); never changes the result")
+  sub->add_option("--threads", options->threads, "worker threads for the bake and for compressing the world file (0 = all hardware threads); never changes the result")
       ->default_val(0)
       ->check(CLI::Range(0, 1024));
   sub->add_flag("--json", options->json,

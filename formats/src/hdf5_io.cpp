@@ -1,10 +1,16 @@
 #include "hdf5_io.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+
+#include <tbb/parallel_pipeline.h>
 
 namespace strata::formats::h5 {
 
@@ -62,7 +68,82 @@ Result<PropertyList> datasetCreationList(const Location& parent, std::string_vie
   return dcpl;
 }
 
-// Creates and fills one dataset; `data` may be null only when the dataset is empty.
+// Writes need the memory bytes to be the file bytes: every file type is little-endian.
+static_assert(std::endian::native == std::endian::little, "the world file writer assumes a little-endian host");
+
+// The Fletcher-32 checksum of HDF5's filter (H5Z_FILTER_FLETCHER32) over `size` bytes: the
+// bytes taken as big-endian 16-bit words (an odd last byte is the high byte of a last word),
+// both sums folded to 16 bits with end-around carry after every 360 words, after the odd byte
+// and once more at the end (that schedule decides whether a sum that is a multiple of 65535
+// comes out as 0 or 0xffff, so it is HDF5's). Returns sum2 << 16 | sum1.
+uint32_t fletcher32(const unsigned char* data, std::size_t size) {
+  auto fold = [](uint32_t v) { return (v & 0xffffu) + (v >> 16); };
+  uint32_t sum1 = 0, sum2 = 0;
+  for (std::size_t words = size / 2; words > 0;) {
+    const std::size_t block = std::min<std::size_t>(words, 360);
+    words -= block;
+    for (const unsigned char* end = data + 2 * block; data != end; data += 2) {
+      sum1 += uint32_t(data[0]) << 8 | uint32_t(data[1]);
+      sum2 += sum1;
+    }
+    sum1 = fold(sum1), sum2 = fold(sum2);
+  }
+  if (size % 2 != 0) {
+    sum1 += uint32_t(data[0]) << 8;
+    sum2 += sum1;
+    sum1 = fold(sum1), sum2 = fold(sum2);
+  }
+  sum1 = fold(sum1), sum2 = fold(sum2);
+  return sum2 << 16 | sum1;
+}
+
+// HDF5's shuffle: byte k of element i goes to k * count + i. One pass over the input for the
+// element sizes Strata writes (a compile-time size lets the byte loop unroll).
+template <std::size_t kSize>
+void shuffleFixed(const unsigned char* raw, std::size_t count, unsigned char* out) {
+  for (std::size_t i = 0; i < count; ++i, raw += kSize)
+    for (std::size_t k = 0; k < kSize; ++k) out[k * count + i] = raw[k];
+}
+void shuffle(const unsigned char* raw, std::size_t size, std::size_t element, unsigned char* out) {
+  const std::size_t count = size / element;
+  switch (element) {
+    case 2: return shuffleFixed<2>(raw, count, out);
+    case 4: return shuffleFixed<4>(raw, count, out);
+    case 8: return shuffleFixed<8>(raw, count, out);
+    default:
+      for (std::size_t k = 0; k < element; ++k)
+        for (std::size_t i = 0; i < count; ++i) out[k * count + i] = raw[i * element + k];
+  }
+}
+
+// One chunk through the pipeline datasetCreationList declares, as HDF5's filters would store
+// it: shuffle (for elements of `element` bytes), deflate at kDeflateLevel (a zlib stream),
+// then the Fletcher-32 of the deflated bytes appended little-endian, into `out`. The scratch
+// buffers are per thread and reused (fresh 256 KiB buffers per chunk cost a page fault per
+// 4 KiB). False when zlib fails.
+bool filterChunk(const unsigned char* raw, std::size_t size, std::size_t element, std::vector<unsigned char>& out) {
+  thread_local std::vector<unsigned char> shuffled, packed_buffer;
+  const unsigned char* input = raw;
+  if (element > 1) {
+    shuffled.resize(size);
+    shuffle(raw, size, element, shuffled.data());
+    input = shuffled.data();
+  }
+  uLongf packed = compressBound(static_cast<uLong>(size));
+  packed_buffer.resize(packed);
+  if (compress2(packed_buffer.data(), &packed, input, static_cast<uLong>(size), static_cast<int>(kDeflateLevel)) != Z_OK)
+    return false;
+  out.reserve(packed + 4);
+  out.assign(packed_buffer.begin(), packed_buffer.begin() + static_cast<std::ptrdiff_t>(packed));
+  const uint32_t sum = fletcher32(out.data(), packed);
+  for (int b = 0; b < 4; ++b) out.push_back(static_cast<unsigned char>(sum >> (8 * b)));
+  return true;
+}
+
+// Creates and fills one dataset; `data` may be null only when the dataset is empty. The chunks
+// are filtered in parallel (oneTBB, as many threads as the caller allows) and written in chunk
+// order with H5Dwrite_chunk, so the file is the same at any thread count; HDF5's own filter
+// pipeline would run them one after another (13 s of a 2 km town's 38 s bake-and-write).
 Status createAndWrite(const Location& parent, std::string_view name, hid_t file_type, hid_t memory_type, int rank,
                       const hsize_t* dims, std::size_t row_bytes, const void* data) {
   Dataspace space(H5Screate_simple(rank, dims, nullptr));
@@ -72,8 +153,66 @@ Status createAndWrite(const Location& parent, std::string_view name, hid_t file_
   Dataset dataset(H5Dcreate2(parent.id, str(name).c_str(), file_type, space.get(), H5P_DEFAULT, dcpl->get(),
                              H5P_DEFAULT));
   if (!dataset) return Error::runtime(parent.where(name) + ": cannot create dataset" + errorSuffix());
-  if (dims[0] > 0 && H5Dwrite(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-    return Error::runtime(parent.where(name) + ": cannot write dataset" + errorSuffix());
+  const std::size_t element = H5Tget_size(file_type);
+  if (element == 0 || element != H5Tget_size(memory_type) || row_bytes % element != 0)
+    return Error::runtime(parent.where(name) + ": element sizes in memory and file differ" + errorSuffix());
+  if (dims[0] > 0) {
+    std::array<hsize_t, 2> chunk{0, 0};
+    if (H5Pget_chunk(dcpl->get(), rank, chunk.data()) != rank)
+      return Error::runtime(parent.where(name) + ": cannot read chunk shape" + errorSuffix());
+    const std::size_t rows_per_chunk = chunk[0], chunk_bytes = rows_per_chunk * row_bytes;
+    const std::size_t chunks = (dims[0] + rows_per_chunk - 1) / rows_per_chunk;
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    struct Filtered {
+      std::size_t index = 0;
+      std::vector<unsigned char> bytes;
+      bool ok = true;
+    };
+    std::size_t next = 0;
+    std::atomic<bool> failed{false};
+    std::string problem;
+    tbb::parallel_pipeline(
+        16,
+        tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
+                                            [&](tbb::flow_control& fc) -> std::size_t {
+                                              if (next == chunks || failed.load()) {
+                                                fc.stop();
+                                                return 0;
+                                              }
+                                              return next++;
+                                            }) &
+            tbb::make_filter<std::size_t, Filtered>(
+                tbb::filter_mode::parallel,
+                [&](std::size_t index) {
+                  thread_local std::vector<unsigned char> raw;
+                  Filtered f;
+                  f.index = index;
+                  const std::size_t begin = index * chunk_bytes;
+                  const std::size_t available = std::min<std::size_t>(chunk_bytes, std::size_t(dims[0]) * row_bytes - begin);
+                  const unsigned char* source = bytes + begin;
+                  if (available < chunk_bytes) {  // the last chunk: whole, zero past the rows
+                    raw.assign(chunk_bytes, 0);
+                    std::memcpy(raw.data(), source, available);
+                    source = raw.data();
+                  }
+                  f.ok = filterChunk(source, chunk_bytes, element, f.bytes);
+                  return f;
+                }) &
+            tbb::make_filter<Filtered, void>(tbb::filter_mode::serial_in_order, [&](const Filtered& f) {
+              if (failed.load()) return;
+              if (!f.ok) {
+                problem = ": cannot compress chunk " + std::to_string(f.index);
+                failed = true;
+                return;
+              }
+              const std::array<hsize_t, 2> offset{hsize_t(f.index * rows_per_chunk), 0};
+              if (H5Dwrite_chunk(dataset.get(), H5P_DEFAULT, 0, offset.data(), f.bytes.size(), f.bytes.data()) < 0) {
+                problem = ": cannot write dataset" + errorSuffix();
+                failed = true;
+              }
+            }));
+    if (failed) return Error::runtime(parent.where(name) + problem);
+  }
   if (!dataset.close()) return Error::runtime(parent.where(name) + ": cannot close dataset" + errorSuffix());
   return Ok{};
 }
