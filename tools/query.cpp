@@ -51,6 +51,7 @@ struct QueryKind {
   const char* name;
   const char* description;
   std::function<std::function<int(QueryContext&)>(CLI::App& sub)> setup;
+  bool geometry = true;  ///< asks the triangles (QueryContext::mesh / index); navigation kinds load their agent themselves
 };
 
 ordered_json vecJson(const sim::Vec3& v) { return ordered_json::array({v.x, v.y, v.z}); }
@@ -294,7 +295,8 @@ const std::vector<QueryKind>& queryKinds() {
       k.push_back({nav.name, nav.description, [setup = nav.setup](CLI::App& sub) -> std::function<int(QueryContext&)> {
                      auto run = setup(sub);
                      return [run](QueryContext& ctx) { return run(ctx.world_name, ctx.json); };
-                   }});
+                   },
+                   false});
     return k;
   }();
   return kinds;
@@ -324,19 +326,28 @@ std::function<int()> setupQuery(CLI::App& app) {
   query->add_option("--exclude-tag", common->exclude_tags, "never hits whose tag is this tag or under it (repeatable)");
   query->require_subcommand(1);
   query->fallthrough();
-  auto runners = std::make_shared<std::vector<std::pair<CLI::App*, std::function<int(QueryContext&)>>>>();
+  struct Runner {
+    CLI::App* sub;
+    std::function<int(QueryContext&)> run;
+    bool geometry;
+  };
+  auto runners = std::make_shared<std::vector<Runner>>();
   for (const QueryKind& kind : queryKinds()) {
     auto* sub = query->add_subcommand(kind.name, kind.description);
-    runners->push_back({sub, kind.setup(*sub)});
+    runners->push_back({sub, kind.setup(*sub), kind.geometry});
   }
   return [common, runners]() -> int {
-    auto mesh = loadGeometry(common->world);
-    if (!mesh) return reportError(mesh.error());
     QueryContext ctx;
     ctx.world_name = common->world;
+    ctx.json = common->json;
+    // Navigation kinds read the world (or bake the mesh) themselves: reading it here as well
+    // would load a large world twice.
+    for (const Runner& r : *runners)
+      if (r.sub->parsed() && !r.geometry) return r.run(ctx);
+    auto mesh = loadGeometry(common->world);
+    if (!mesh) return reportError(mesh.error());
     ctx.mesh = std::move(mesh.value());
     ctx.index = std::make_unique<sim::QueryIndex>(ctx.mesh);
-    ctx.json = common->json;
     for (const std::string& tag : common->include_tags) {
       const uint32_t id = ctx.index->findTag(tag);
       // an unknown tag matches nothing; keep it as an impossible id so the filter stays strict
@@ -346,8 +357,8 @@ std::function<int()> setupQuery(CLI::App& app) {
       const uint32_t id = ctx.index->findTag(tag);
       if (id != sim::kInvalidId) ctx.filter.exclude_tags.push_back(id);
     }
-    for (auto& [sub, run] : *runners)
-      if (sub->parsed()) return run(ctx);
+    for (const Runner& r : *runners)
+      if (r.sub->parsed()) return r.run(ctx);
     return badInput("query: give a kind (ray, overlap, cast)");
   };
 }

@@ -1,14 +1,19 @@
-// The parallel chunk writer of hdf5_io.cpp (createAndWrite): every chunk it stores must be the
-// chunk HDF5's own filter pipeline (shuffle, deflate, Fletcher-32) stores for the same array,
-// and the file must not depend on the thread count.
+// The parallel chunk writer and reader of hdf5_io.cpp. Every chunk the writer stores must be
+// the chunk HDF5's own filter pipeline (shuffle, deflate, Fletcher-32) stores for the same
+// array, and the file must not depend on the thread count. The reader decodes Strata's layout
+// itself and must read everything else (other filters, byte orders, chunks HDF5 left
+// unfiltered) exactly as HDF5 does.
 
 #include <catch2/catch.hpp>
 
 #include <tbb/global_control.h>
+#include <zlib.h>
 
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <type_traits>
 #include <cstdint>
 #include <random>
@@ -190,4 +195,155 @@ TEST_CASE("hdf5 writer: the file is the same on 1 and 2 threads", "[formats][hdf
     REQUIRE(h5::writeArray<float>(root, "v", values).ok());
   }
   CHECK(test::sameBytes(dir / "t1.h5", dir / "t2.h5"));
+}
+
+namespace {
+
+// Writes `values` as float32 dataset "/v" of a new file with the given creation list and file
+// type through HDF5 (H5Dwrite), and returns what h5::readArray reads back.
+std::vector<float> viaHdf5(const std::filesystem::path& path, hid_t dcpl, hid_t file_type, const std::vector<float>& values) {
+  {
+    h5::File f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    REQUIRE(f);
+    const hsize_t dims[1] = {values.size()};
+    h5::Dataspace space(H5Screate_simple(1, dims, nullptr));
+    h5::Dataset d(H5Dcreate2(f.get(), "v", file_type, space.get(), H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    REQUIRE(d);
+    REQUIRE(H5Dwrite(d.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+  }
+  h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  const h5::Location root{f.get(), path.string(), "/"};
+  auto read = h5::readArray<float>(root, "v");
+  REQUIRE(read.ok());
+  return read->values;
+}
+
+h5::PropertyList chunkedList(hsize_t rows, bool shuffle, unsigned deflate, bool fletcher) {
+  h5::PropertyList dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  REQUIRE(H5Pset_chunk(dcpl.get(), 1, &rows) >= 0);
+  if (shuffle) REQUIRE(H5Pset_shuffle(dcpl.get()) >= 0);
+  if (deflate > 0) REQUIRE(H5Pset_deflate(dcpl.get(), deflate) >= 0);
+  if (fletcher) REQUIRE(H5Pset_fletcher32(dcpl.get()) >= 0);
+  return dcpl;
+}
+
+}  // namespace
+
+TEST_CASE("hdf5 reader: arrays stored any other way read as HDF5 reads them", "[formats][hdf5]") {
+  TempDir dir;
+  h5::ErrorSilencer silence;
+  const std::vector<float> values = sampleValues<float>(150'001, 21, false);
+  SECTION("contiguous, no filters") {
+    h5::PropertyList dcpl(H5Pcreate(H5P_DATASET_CREATE));
+    CHECK(viaHdf5(dir / "plain.h5", dcpl.get(), H5T_IEEE_F32LE, values) == values);
+  }
+  SECTION("deflate alone, level 9") {
+    CHECK(viaHdf5(dir / "gzip.h5", chunkedList(40'000, false, 9, false).get(), H5T_IEEE_F32LE, values) == values);
+  }
+  SECTION("Strata's filters over big-endian floats") {
+    CHECK(viaHdf5(dir / "be.h5", chunkedList(40'000, true, 4, true).get(), H5T_IEEE_F32BE, values) == values);
+  }
+  SECTION("Strata's filters, some chunks stored without deflate or without shuffle") {
+    // HDF5 skips an optional filter that fails on a chunk and marks it in the chunk's filter
+    // mask (bit 0 shuffle, bit 1 deflate); the reader must honour the mask per chunk.
+    const std::filesystem::path path = dir / "mask.h5";
+    const hsize_t rows = 40'000;
+    {
+      h5::File f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+      const hsize_t dims[1] = {values.size()};
+      h5::Dataspace space(H5Screate_simple(1, dims, nullptr));
+      h5::PropertyList dcpl = chunkedList(rows, true, 4, true);
+      h5::Dataset d(H5Dcreate2(f.get(), "v", H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
+      REQUIRE(d);
+      for (hsize_t row = 0, index = 0; row < values.size(); row += rows, ++index) {
+        // The chunk's bytes (zero past the end), then the filters this chunk keeps.
+        std::vector<unsigned char> bytes(rows * 4, 0);
+        const std::size_t count = std::min<std::size_t>(rows, values.size() - row);
+        std::memcpy(bytes.data(), values.data() + row, count * 4);
+        const bool shuffled = index % 2 == 0, deflated = index % 3 != 1;
+        if (shuffled) {
+          std::vector<unsigned char> out(bytes.size());
+          for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t k = 0; k < 4; ++k) out[k * rows + i] = bytes[i * 4 + k];
+          bytes.swap(out);
+        }
+        if (deflated) {
+          uLongf size = compressBound(uLong(bytes.size()));
+          std::vector<unsigned char> out(size);
+          REQUIRE(compress2(out.data(), &size, bytes.data(), uLong(bytes.size()), 4) == Z_OK);
+          out.resize(size);
+          bytes.swap(out);
+        }
+        // Fletcher-32 as HDF5 computes it: the reference is HDF5 itself reading the file below
+        // through H5Dread (the checksum is verified there too).
+        uint32_t sum1 = 0, sum2 = 0;
+        std::size_t i = 0;
+        for (std::size_t words = bytes.size() / 2; words > 0;) {
+          const std::size_t block = std::min<std::size_t>(words, 360);
+          words -= block;
+          for (std::size_t w = 0; w < block; ++w, i += 2) {
+            sum1 += uint32_t(bytes[i]) << 8 | bytes[i + 1];
+            sum2 += sum1;
+          }
+          sum1 = (sum1 & 0xffff) + (sum1 >> 16), sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+        }
+        if (bytes.size() % 2) {
+          sum1 += uint32_t(bytes[i]) << 8;
+          sum2 += sum1;
+          sum1 = (sum1 & 0xffff) + (sum1 >> 16), sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+        }
+        sum1 = (sum1 & 0xffff) + (sum1 >> 16), sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+        const uint32_t sum = sum2 << 16 | sum1;
+        for (int b = 0; b < 4; ++b) bytes.push_back(static_cast<unsigned char>(sum >> (8 * b)));
+        const uint32_t mask = (shuffled ? 0u : 1u) | (deflated ? 0u : 2u);
+        const hsize_t offset[1] = {row};
+        REQUIRE(H5Dwrite_chunk(d.get(), H5P_DEFAULT, mask, offset, bytes.size(), bytes.data()) >= 0);
+      }
+    }
+    h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    h5::Dataset d(H5Dopen2(f.get(), "v", H5P_DEFAULT));
+    std::vector<float> reference(values.size());
+    REQUIRE(H5Dread(d.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, reference.data()) >= 0);
+    CHECK(reference == values);  // HDF5 agrees with how the chunks were built
+    const h5::Location root{f.get(), path.string(), "/"};
+    auto read = h5::readArray<float>(root, "v");
+    REQUIRE(read.ok());
+    CHECK(read->values == values);
+  }
+}
+
+TEST_CASE("hdf5 reader: a damaged chunk is an error naming the dataset, never other values", "[formats][hdf5]") {
+  TempDir dir;
+  h5::ErrorSilencer silence;
+  const std::vector<uint32_t> values = sampleValues<uint32_t>(300'000, 22, false);
+  const std::filesystem::path path = dir / "damaged.h5";
+  haddr_t address = 0;
+  hsize_t size = 0;
+  {
+    h5::File f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    const h5::Location root{f.get(), path.string(), "/"};
+    REQUIRE(h5::writeArray<uint32_t>(root, "ids", values).ok());
+    h5::Dataset d(H5Dopen2(f.get(), "ids", H5P_DEFAULT));
+    const hsize_t third[1] = {2 * h5::kTargetChunkBytes / 4};  // the third chunk
+    unsigned mask = 0;
+    REQUIRE(H5Dget_chunk_info_by_coord(d.get(), third, &mask, &address, &size) >= 0);
+  }
+  REQUIRE(size > 16);
+  for (const hsize_t at : {hsize_t(2), size / 2, size - 2}) {  // zlib header, payload, checksum
+    INFO("byte " << at << " of " << size);
+    const std::filesystem::path copy = dir / ("copy" + std::to_string(at) + ".h5");
+    std::filesystem::copy_file(path, copy);
+    {
+      std::fstream file(copy, std::ios::in | std::ios::out | std::ios::binary);
+      file.seekg(std::streamoff(address + at));
+      const char byte = static_cast<char>(file.get());
+      file.seekp(std::streamoff(address + at));
+      file.put(static_cast<char>(byte ^ 0x5a));
+    }
+    h5::File f(H5Fopen(copy.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    const h5::Location root{f.get(), copy.string(), "/"};
+    auto read = h5::readArray<uint32_t>(root, "ids");
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.error().message.find(copy.string() + ": /ids: cannot read data") == 0);
+  }
 }
