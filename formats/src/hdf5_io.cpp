@@ -10,7 +10,6 @@
 #include <limits>
 #include <type_traits>
 
-#include <sys/mman.h>
 #include <tbb/parallel_pipeline.h>
 
 namespace strata::formats::h5 {
@@ -427,18 +426,6 @@ Result<Group> openGroup(const Location& parent, std::string_view name) {
 
 namespace {
 
-// Asks for transparent huge pages over the whole 2 MiB pages inside [data, data + bytes) (a
-// fresh, untouched allocation): a multi-gigabyte array is then faulted in 2 MiB at a time
-// instead of 4 KiB (on a 2 km town, zeroing the arrays cost a page fault per 4 KiB, a third of
-// the load). Only a hint: nothing changes where the kernel does not do it.
-void adviseHugePages(void* data, std::size_t bytes) {
-  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
-  if (bytes < 2 * kHuge) return;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
 // The inverse of shuffle(): byte k * count + i goes back to byte k of element i.
 template <std::size_t kSize>
 void unshuffleFixed(const unsigned char* in, std::size_t count, unsigned char* out) {
@@ -598,10 +585,7 @@ Result<Array<T>> readArray(const Location& parent, std::string_view name, std::s
   Array<T> array;
   array.rows = static_cast<std::size_t>(row_count);
   array.columns = columns;
-  const auto count = static_cast<std::size_t>(row_count * width);
-  array.values.reserve(count);
-  adviseHugePages(array.values.data(), count * sizeof(T));
-  array.values.resize(count);
+  array.values.resize(static_cast<std::size_t>(row_count * width));
   if (array.values.empty()) return array;
   // Strata's own layout in the file's byte order (little-endian): decoded in parallel.
   if (H5Tequal(type.get(), ElementTraits<T>::fileLittle()) > 0 &&
