@@ -200,7 +200,7 @@ auto setupComponent(CLI::App& sub) {
   auto at = std::make_shared<std::string>(), to = std::make_shared<std::string>();
   addCommon(sub, *common);
   sub.add_option("--at", *at, "the point X,Y,Z")->required();
-  sub.add_option("--to", *to, "a second point: is it reachable (not provably unreachable) from --at?");
+  sub.add_option("--to", *to, "a second point: can a route reach it from --at? (exact: the bake's regions)");
   return [=](const std::string& world, bool json) -> int {
     const auto a = vec("--at", *at);
     if (!a) return kExitBadInput;
@@ -224,7 +224,7 @@ auto setupComponent(CLI::App& sub) {
       fmt::print("{}\n", doc.dump());
     } else {
       fmt::print("component: {}\n", ha ? std::to_string(agent->graph.component[ha->node]) : std::string("no floor"));
-      if (b) fmt::print("reachable: {}\n", positive ? "maybe (same component)" : "no");
+      if (b) fmt::print("reachable: {}\n", positive ? "yes" : "no");
     }
     return positive ? kExitOk : kExitNegative;
   };

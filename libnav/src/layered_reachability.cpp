@@ -1,4 +1,5 @@
-// Reachability components of the layered graph, for the O(1) rejection of unreachable goals.
+// Reachability components of the layered graph, for the O(1) rejection of unreachable goals, on
+// graphs without the bake's regions (a bake stores exact reachability: LayeredGraph::canReach).
 //
 // The bake's components treat edges as undirected. One-way edges break that: a 2 m wall top is
 // a floor with drop edges down into both rooms it separates, so the sealed room of the maze
@@ -109,9 +110,15 @@ void LayeredSearchGraph::computeReachability() {
     if (!source_[u]) reach_[u] = find(u);
 }
 
+bool hasRegions(const LayeredGraph& g) {
+  return g.region.size() == g.nodeCount() && g.region_reach_offsets.size() == std::size_t(g.region_count) + 1 &&
+         g.component.size() == g.nodeCount();
+}
+
 bool LayeredSearchGraph::provablyUnreachable(NodeId start, NodeId goal) const {
   const LayeredGraph& g = *graph_;
   if (start == goal) return false;
+  if (hasRegions(g)) return !g.canReach(start, goal);  // exact
   if (g.component.size() == g.nodeCount() && g.component[start] != g.component[goal]) return true;
   if (source_[goal]) return scc_[start] != scc_[goal];
   if (source_[start]) return false;
