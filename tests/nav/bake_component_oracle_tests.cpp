@@ -10,12 +10,14 @@
 #include <catch2/catch.hpp>
 
 #include <queue>
+#include <random>
 
 #include "bake_fixtures.h"
 #include "bake_graph_fixtures.h"
 #include "bake_stages.h"
 #include "sample_fixtures.h"
 #include "strata/formats/import.h"
+#include "strata/nav/layered_search.h"
 #include "test_support.h"
 
 using namespace strata;
@@ -158,4 +160,34 @@ TEST_CASE("baked components and regions equal the definitions on a real mesh, at
   CHECK(one.graph.component_count > 1);
   CHECK(one.graph.region_count > one.graph.component_count);  // drops make one-way regions
   checkComponents(two.graph);
+}
+
+TEST_CASE("component oracle: the search's rejection of unreachable goals is exact on baked samples",
+          "[nav][bake][components][oracle]") {
+  // Drops from wall tops (maze), one-way drops (course), stairs and a bridge (tower): the view's
+  // provablyUnreachable (findLayeredPath's rejection before searching) and canReach must say
+  // what a breadth-first search over the graph's edges and links finds.
+  for (const char* name : {"maze", "course", "tower"}) {
+    INFO(name);
+    const auto baked = test::bakeOne(test::sampleMesh(name), test::sampleAgent(name), 2);
+    const auto& g = baked.graph;
+    const nav::LayeredSearchGraph view(g, baked.profile.settings);
+    REQUIRE(nav::hasRegions(g));
+    const Adjacency a = adjacency(g);
+    const auto n = static_cast<uint32_t>(g.nodeCount());
+    std::mt19937 rng(7);
+    int unreachable = 0;
+    for (int trial = 0; trial < 30; ++trial) {
+      const uint32_t start = rng() % n;
+      const std::vector<uint8_t> seen = search(a.out, start);
+      for (int k = 0; k < 300; ++k) {
+        const uint32_t goal = rng() % n;
+        INFO("start " << start << ", goal " << goal);
+        CHECK(g.canReach(start, goal) == bool(seen[goal]));
+        CHECK(view.provablyUnreachable(start, goal) == !seen[goal]);
+        unreachable += seen[goal] ? 0 : 1;
+      }
+    }
+    CHECK(unreachable > 0);  // the samples have places some starts cannot reach
+  }
 }

@@ -7,10 +7,8 @@
 #include <cmath>
 #include <functional>
 #include <queue>
-#include <random>
 
 #include "bake_fixtures.h"
-#include "strata/nav/layered_search.h"
 #include "sample_fixtures.h"
 #include "test_support.h"
 
@@ -215,49 +213,4 @@ TEST_CASE("maze: the sealed room is its own component", "[nav][bake][samples]") 
   CHECK(std::isfinite(g.fields[0].distance[exit]));
   CHECK(g.fields[0].distance[exit] > 12.0 * 1.1 * std::sqrt(2.0));  // longer than the straight line
   CHECK(std::isinf(g.fields[0].distance[sealed]));
-}
-
-TEST_CASE("samples: reachability is exact (canReach and the search's O(1) rejection against breadth-first search)",
-          "[nav][bake][samples]") {
-  // Drops from wall tops (maze), one-way drops and jumps (course), stairs and a bridge (tower):
-  // whether a goal is reachable must be what a breadth-first search over the graph's edges and
-  // links finds, both for LayeredGraph::canReach and for the rejection findLayeredPath makes
-  // before searching.
-  for (const char* name : {"maze", "course", "tower"}) {
-    INFO(name);
-    const auto baked = test::bakeOne(sampleMesh(name), sampleAgent(name), 2);
-    const auto& g = baked.graph;
-    const nav::LayeredSearchGraph view(g, baked.profile.settings);
-    REQUIRE(nav::hasRegions(g));
-    const auto n = static_cast<uint32_t>(g.nodeCount());
-    std::mt19937 rng(7);
-    int unreachable = 0;
-    for (int trial = 0; trial < 30; ++trial) {
-      const uint32_t start = rng() % n;
-      std::vector<uint8_t> seen(n, 0);
-      std::queue<uint32_t> open;
-      seen[start] = 1;
-      open.push(start);
-      while (!open.empty()) {
-        const uint32_t u = open.front();
-        open.pop();
-        auto visit = [&](uint32_t v) {
-          if (!seen[v]) seen[v] = 1, open.push(v);
-        };
-        for (int d = 0; d < nav::kDirectionCount; ++d) {
-          const uint32_t v = g.neighbor[std::size_t(u) * nav::kDirectionCount + std::size_t(d)];
-          if (v != kNoNode) visit(v);
-        }
-        for (uint32_t l = g.link_offsets[u]; l < g.link_offsets[u + 1]; ++l) visit(g.links[l].to_node);
-      }
-      for (int k = 0; k < 300; ++k) {
-        const uint32_t goal = rng() % n;
-        INFO("start " << start << ", goal " << goal);
-        CHECK(g.canReach(start, goal) == bool(seen[goal]));
-        CHECK(view.provablyUnreachable(start, goal) == !seen[goal]);
-        unreachable += seen[goal] ? 0 : 1;
-      }
-    }
-    CHECK(unreachable > 0);  // the samples have places some starts cannot reach
-  }
 }
