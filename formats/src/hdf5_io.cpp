@@ -97,22 +97,30 @@ uint32_t fletcher32(const unsigned char* data, std::size_t size) {
   return sum2 << 16 | sum1;
 }
 
-// HDF5's shuffle: byte k of element i goes to k * count + i. One pass over the input for the
-// element sizes Strata writes (a compile-time size lets the byte loop unroll).
-template <std::size_t kSize>
-void shuffleFixed(const unsigned char* raw, std::size_t count, unsigned char* out) {
-  for (std::size_t i = 0; i < count; ++i, raw += kSize)
-    for (std::size_t k = 0; k < kSize; ++k) out[k * count + i] = raw[k];
+// HDF5's shuffle filter (`kShuffle`) and its inverse: in the shuffled form, byte k of element
+// i of a chunk of `count` elements sits at k * count + i. One pass for the element sizes Strata
+// writes (a compile-time size lets the byte loop unroll), a generic loop for the rest.
+template <bool kShuffle, std::size_t kSize>
+void shuffleFixed(const unsigned char* in, std::size_t count, unsigned char* out) {
+  for (std::size_t i = 0; i < count; ++i)
+    for (std::size_t k = 0; k < kSize; ++k) {
+      if constexpr (kShuffle) out[k * count + i] = in[i * kSize + k];
+      else out[i * kSize + k] = in[k * count + i];
+    }
 }
-void shuffle(const unsigned char* raw, std::size_t size, std::size_t element, unsigned char* out) {
+template <bool kShuffle>
+void shuffleBytes(const unsigned char* in, std::size_t size, std::size_t element, unsigned char* out) {
   const std::size_t count = size / element;
   switch (element) {
-    case 2: return shuffleFixed<2>(raw, count, out);
-    case 4: return shuffleFixed<4>(raw, count, out);
-    case 8: return shuffleFixed<8>(raw, count, out);
+    case 2: return shuffleFixed<kShuffle, 2>(in, count, out);
+    case 4: return shuffleFixed<kShuffle, 4>(in, count, out);
+    case 8: return shuffleFixed<kShuffle, 8>(in, count, out);
     default:
-      for (std::size_t k = 0; k < element; ++k)
-        for (std::size_t i = 0; i < count; ++i) out[k * count + i] = raw[i * element + k];
+      for (std::size_t i = 0; i < count; ++i)
+        for (std::size_t k = 0; k < element; ++k) {
+          if constexpr (kShuffle) out[k * count + i] = in[i * element + k];
+          else out[i * element + k] = in[k * count + i];
+        }
   }
 }
 
@@ -126,7 +134,7 @@ bool filterChunk(const unsigned char* raw, std::size_t size, std::size_t element
   const unsigned char* input = raw;
   if (element > 1) {
     shuffled.resize(size);
-    shuffle(raw, size, element, shuffled.data());
+    shuffleBytes<true>(raw, size, element, shuffled.data());
     input = shuffled.data();
   }
   uLongf packed = compressBound(static_cast<uLong>(size));
@@ -426,24 +434,6 @@ Result<Group> openGroup(const Location& parent, std::string_view name) {
 
 namespace {
 
-// The inverse of shuffle(): byte k * count + i goes back to byte k of element i.
-template <std::size_t kSize>
-void unshuffleFixed(const unsigned char* in, std::size_t count, unsigned char* out) {
-  for (std::size_t i = 0; i < count; ++i, out += kSize)
-    for (std::size_t k = 0; k < kSize; ++k) out[k] = in[k * count + i];
-}
-void unshuffle(const unsigned char* in, std::size_t size, std::size_t element, unsigned char* out) {
-  const std::size_t count = size / element;
-  switch (element) {
-    case 2: return unshuffleFixed<2>(in, count, out);
-    case 4: return unshuffleFixed<4>(in, count, out);
-    case 8: return unshuffleFixed<8>(in, count, out);
-    default:
-      for (std::size_t k = 0; k < element; ++k)
-        for (std::size_t i = 0; i < count; ++i) out[i * element + k] = in[k * count + i];
-  }
-}
-
 // Reads a dataset stored the way createAndWrite stores it (chunked whole rows, filters exactly
 // shuffle + deflate + Fletcher-32, a little-endian type of `element` bytes) into `out`
 // (rows * row_bytes bytes): the chunks are fetched raw with H5Dread_chunk in order and decoded
@@ -552,10 +542,10 @@ bool readChunksInParallel(hid_t dataset, std::size_t element, std::size_t row_by
             if (!shuffled) {
               std::memcpy(out + begin, data, wanted);
             } else if (wanted == chunk_bytes) {
-              unshuffle(data, chunk_bytes, element, out + begin);
+              shuffleBytes<false>(data, chunk_bytes, element, out + begin);
             } else {  // the last chunk: whole in the file, only its rows wanted
               plain.resize(chunk_bytes);
-              unshuffle(data, chunk_bytes, element, plain.data());
+              shuffleBytes<false>(data, chunk_bytes, element, plain.data());
               std::memcpy(out + begin, plain.data(), wanted);
             }
           }));
