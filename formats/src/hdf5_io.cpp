@@ -554,14 +554,24 @@ bool readChunksInParallel(hid_t dataset, std::size_t element, std::size_t row_by
 
 }  // namespace
 
+namespace {
+
+// An opened array dataset whose element type, shape and stored size readArray accepts.
+struct CheckedArray {
+  Dataset dataset;
+  bool little = true;  ///< stored little-endian (else big-endian)
+  std::uint64_t rows = 0;
+};
+
 template <class T>
-Result<Array<T>> readArray(const Location& parent, std::string_view name, std::size_t columns,
-                           std::optional<std::size_t> rows) {
+Result<CheckedArray> openArray(const Location& parent, std::string_view name, std::size_t columns,
+                               std::optional<std::size_t> rows) {
   auto dataset = openDataset(parent, name);
   if (!dataset) return dataset.error();
   Datatype type(H5Dget_type(dataset->get()));
   if (!type) return Error::badInput(parent.where(name) + ": unreadable datatype" + errorSuffix());
-  if (H5Tequal(type.get(), ElementTraits<T>::fileLittle()) <= 0 && H5Tequal(type.get(), ElementTraits<T>::fileBig()) <= 0)
+  const bool little = H5Tequal(type.get(), ElementTraits<T>::fileLittle()) > 0;
+  if (!little && H5Tequal(type.get(), ElementTraits<T>::fileBig()) <= 0)
     return Error::badInput(parent.where(name) + ": expected " + ElementTraits<T>::kName + ", found " +
                            describeType(type.get()));
   auto dims = checkShape(parent, name, dataset->get(), columns, rows);
@@ -572,19 +582,48 @@ Result<Array<T>> readArray(const Location& parent, std::string_view name, std::s
     return Error::badInput(parent.where(name) + ": claims an impossible size (" + std::to_string(row_count) + " rows)");
   if (auto plausible = checkPlausibleSize(parent, name, dataset->get(), row_count * width, sizeof(T)); !plausible)
     return plausible.error();
-  Array<T> array;
-  array.rows = static_cast<std::size_t>(row_count);
-  array.columns = columns;
-  array.values.resize(static_cast<std::size_t>(row_count * width));
-  if (array.values.empty()) return array;
-  // Strata's own layout in the file's byte order (little-endian): decoded in parallel.
-  if (H5Tequal(type.get(), ElementTraits<T>::fileLittle()) > 0 &&
-      readChunksInParallel(dataset->get(), sizeof(T), static_cast<std::size_t>(width) * sizeof(T), row_count,
-                           reinterpret_cast<unsigned char*>(array.values.data())))
-    return array;
-  if (H5Dread(dataset->get(), ElementTraits<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, array.values.data()) < 0)
+  return CheckedArray{std::move(*dataset), little, row_count};
+}
+
+// Reads the values of an opened array into `out` (rows * width values): Strata's own layout in
+// little-endian decoded in parallel, anything else by HDF5.
+template <class T>
+Status decodeArray(const Location& parent, std::string_view name, const CheckedArray& array, std::size_t width, T* out) {
+  if (array.rows == 0) return Ok{};
+  if (array.little && readChunksInParallel(array.dataset.get(), sizeof(T), width * sizeof(T), array.rows,
+                                           reinterpret_cast<unsigned char*>(out)))
+    return Ok{};
+  if (H5Dread(array.dataset.get(), ElementTraits<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
     return Error::badInput(parent.where(name) + ": cannot read data" + errorSuffix());
+  return Ok{};
+}
+
+}  // namespace
+
+template <class T>
+Result<Array<T>> readArray(const Location& parent, std::string_view name, std::size_t columns,
+                           std::optional<std::size_t> rows) {
+  auto opened = openArray<T>(parent, name, columns, rows);
+  if (!opened) return opened.error();
+  const std::size_t width = std::max<std::size_t>(columns, 1);
+  Array<T> array;
+  array.rows = static_cast<std::size_t>(opened->rows);
+  array.columns = columns;
+  array.values.resize(array.rows * width);
+  if (auto read = decodeArray(parent, name, *opened, width, array.values.data()); !read) return read.error();
   return array;
+}
+
+template <class T>
+Status readArrayInto(const Location& parent, std::string_view name, std::size_t columns, std::size_t rows,
+                     std::span<T> out) {
+  const std::size_t width = std::max<std::size_t>(columns, 1);
+  if (out.size() != rows * width)
+    return Error::runtime(parent.where(name) + ": destination holds " + std::to_string(out.size()) + " values, not " +
+                          std::to_string(rows * width));
+  auto opened = openArray<T>(parent, name, columns, rows);
+  if (!opened) return opened.error();
+  return decodeArray(parent, name, *opened, width, out.data());
 }
 
 Result<std::vector<std::string>> readStringTable(const Location& parent, std::string_view name,
@@ -669,7 +708,8 @@ Result<std::int64_t> readIntegerAttribute(const Location& object, std::string_vi
 #define STRATA_H5_INSTANTIATE(type)                                                                        \
   template Status writeArray<type>(const Location&, std::string_view, std::span<const type>, std::size_t); \
   template Result<Array<type>> readArray<type>(const Location&, std::string_view, std::size_t,             \
-                                               std::optional<std::size_t>);
+                                               std::optional<std::size_t>);                                \
+  template Status readArrayInto<type>(const Location&, std::string_view, std::size_t, std::size_t, std::span<type>);
 STRATA_H5_INSTANTIATE(float)
 STRATA_H5_INSTANTIATE(double)
 STRATA_H5_INSTANTIATE(std::int8_t)

@@ -104,6 +104,13 @@ template <class T>
 Result<Array<T>> readArray(const Location& parent, std::string_view name, std::size_t columns = 0,
                            std::optional<std::size_t> rows = std::nullopt);
 
+/// readArray into the caller's memory: `out` must hold exactly `rows` rows of max(columns, 1)
+/// values (e.g. a vector of float triples viewed as floats), saving a second copy of a large
+/// array. Errors as readArray's.
+template <class T>
+Status readArrayInto(const Location& parent, std::string_view name, std::size_t columns, std::size_t rows,
+                     std::span<T> out);
+
 /// Reads a 1-D table of fixed-length strings (trailing NUL / space padding removed);
 /// `rows`, when given, must match.
 Result<std::vector<std::string>> readStringTable(const Location& parent, std::string_view name,

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "strata/formats/profile.h"
@@ -127,10 +128,11 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   if (auto s = get(at, "column_offsets", g.column_offsets, 0, g.grid.columnCount() + 1); !s) return s.error();
   const std::size_t nodes = g.column_offsets.back();
   if (auto s = get(at, "height", g.height, 0, nodes); !s) return s.error();
-  std::vector<float> normals;
-  if (auto s = get(at, "normal", normals, 3, nodes); !s) return s.error();
+  // Read straight into the node normals (three floats each): no second copy of a large array.
+  static_assert(sizeof(sim::Vec3f) == 3 * sizeof(float) && std::is_standard_layout_v<sim::Vec3f>);
   g.normal.resize(nodes);
-  for (std::size_t n = 0; n < nodes; ++n) g.normal[n] = {normals[3 * n], normals[3 * n + 1], normals[3 * n + 2]};
+  if (auto s = h5::readArrayInto<float>(at, "normal", 3, nodes, {reinterpret_cast<float*>(g.normal.data()), 3 * nodes}); !s)
+    return s.error();
   std::vector<std::uint32_t> area;
   if (auto s = get(at, "area", area, 0, nodes); !s) return s.error();
   g.area.resize(nodes);

@@ -347,3 +347,24 @@ TEST_CASE("hdf5 reader: a damaged chunk is an error naming the dataset, never ot
     CHECK(read.error().message.find(copy.string() + ": /ids: cannot read data") == 0);
   }
 }
+
+TEST_CASE("hdf5 reader: readArrayInto fills the caller's memory exactly as readArray reads", "[formats][hdf5]") {
+  TempDir dir;
+  h5::ErrorSilencer silence;
+  const std::vector<float> values = sampleValues<float>(3 * 90'001, 23, false);
+  const std::filesystem::path path = dir / "into.h5";
+  {
+    h5::File f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    const h5::Location root{f.get(), path.string(), "/"};
+    REQUIRE(h5::writeArray<float>(root, "xyz", values, 3).ok());
+  }
+  h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  const h5::Location root{f.get(), path.string(), "/"};
+  std::vector<float> into(values.size(), -1.0f);
+  REQUIRE(h5::readArrayInto<float>(root, "xyz", 3, 90'001, into).ok());
+  CHECK(into == values);
+  // A destination of the wrong size, or a row count the file does not have, is an error.
+  std::vector<float> short_one(values.size() - 3);
+  CHECK_FALSE(h5::readArrayInto<float>(root, "xyz", 3, 90'001, short_one).ok());
+  CHECK_FALSE(h5::readArrayInto<float>(root, "xyz", 3, 90'000, short_one).ok());
+}
