@@ -463,13 +463,9 @@ bool readChunksInParallel(hid_t dataset, std::size_t element, std::size_t row_by
   if (chunk[0] > kMaxChunkBytes / std::max<std::size_t>(row_bytes, 1)) return false;
   const std::size_t rows_per_chunk = chunk[0], chunk_bytes = rows_per_chunk * row_bytes;
   const std::size_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
-  // Every chunk stored, none larger than deflate's bound plus the checksum: else let HDF5 read.
+  // A chunk not stored (size 0) or larger than deflate's bound plus the checksum stops the
+  // decoding below, and HDF5 then reads the whole array over whatever was decoded.
   const std::size_t max_stored = compressBound(static_cast<uLong>(chunk_bytes)) + 4;
-  for (std::size_t i = 0; i < chunks; ++i) {
-    const std::array<hsize_t, 2> offset{hsize_t(i * rows_per_chunk), 0};
-    hsize_t size = 0;
-    if (H5Dget_chunk_storage_size(dataset, offset.data(), &size) < 0 || size == 0 || size > max_stored) return false;
-  }
   struct Raw {
     std::size_t index = 0;
     uint32_t mask = 0;

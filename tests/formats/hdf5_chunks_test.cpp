@@ -243,6 +243,31 @@ TEST_CASE("hdf5 reader: arrays stored any other way read as HDF5 reads them", "[
   SECTION("Strata's filters over big-endian floats") {
     CHECK(viaHdf5(dir / "be.h5", chunkedList(40'000, true, 4, true).get(), H5T_IEEE_F32BE, values) == values);
   }
+  SECTION("Strata's filters, a chunk never written (HDF5 reads its fill value)") {
+    const std::filesystem::path path = dir / "hole.h5";
+    const hsize_t rows = 40'000;
+    {
+      h5::File f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+      const hsize_t dims[1] = {values.size()};
+      h5::Dataspace space(H5Screate_simple(1, dims, nullptr));
+      h5::PropertyList dcpl = chunkedList(rows, true, 4, true);
+      h5::Dataset d(H5Dcreate2(f.get(), "v", H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
+      REQUIRE(d);
+      // Only the first chunk's rows are written: the later chunks are never allocated.
+      const hsize_t start[1] = {0}, count[1] = {rows};
+      h5::Dataspace part(H5Screate_simple(1, dims, nullptr));
+      REQUIRE(H5Sselect_hyperslab(part.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) >= 0);
+      h5::Dataspace memory(H5Screate_simple(1, count, nullptr));
+      REQUIRE(H5Dwrite(d.get(), H5T_NATIVE_FLOAT, memory.get(), part.get(), H5P_DEFAULT, values.data()) >= 0);
+    }
+    std::vector<float> expected(values.size(), 0.0f);
+    std::copy(values.begin(), values.begin() + rows, expected.begin());
+    h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    const h5::Location root{f.get(), path.string(), "/"};
+    auto read = h5::readArray<float>(root, "v");
+    REQUIRE(read.ok());
+    CHECK(read->values == expected);
+  }
   SECTION("Strata's filters, some chunks stored without deflate or without shuffle") {
     // HDF5 skips an optional filter that fails on a chunk and marks it in the chunk's filter
     // mask (bit 0 shuffle, bit 1 deflate); the reader must honour the mask per chunk.
