@@ -80,6 +80,11 @@ uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal
   return best;
 }
 
+bool LayeredGraph::hasRegions() const {
+  return component.size() == nodeCount() && region.size() == nodeCount() &&
+         region_reach_offsets.size() == std::size_t(region_count) + 1;
+}
+
 bool LayeredGraph::canReach(uint32_t from, uint32_t to) const {
   if (from >= nodeCount() || to >= nodeCount()) return false;
   if (component[from] != component[to]) return false;

@@ -110,15 +110,10 @@ void LayeredSearchGraph::computeReachability() {
     if (!source_[u]) reach_[u] = find(u);
 }
 
-bool hasRegions(const LayeredGraph& g) {
-  return g.region.size() == g.nodeCount() && g.region_reach_offsets.size() == std::size_t(g.region_count) + 1 &&
-         g.component.size() == g.nodeCount();
-}
-
 bool LayeredSearchGraph::provablyUnreachable(NodeId start, NodeId goal) const {
   const LayeredGraph& g = *graph_;
   if (start == goal) return false;
-  if (hasRegions(g)) return !g.canReach(start, goal);  // exact
+  if (g.hasRegions()) return !g.canReach(start, goal);  // exact
   if (g.component.size() == g.nodeCount() && g.component[start] != g.component[goal]) return true;
   if (source_[goal]) return scc_[start] != scc_[goal];
   if (source_[start]) return false;

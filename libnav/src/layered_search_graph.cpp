@@ -48,7 +48,7 @@ LayeredSearchGraph::LayeredSearchGraph(const LayeredGraph& graph, const AgentSet
   // A bake stores exact reachability (regions and the regions each reaches, computed in
   // parallel at bake time); only graphs without it (built by hand) need the view's own, a
   // serial pass over every node and edge (10 s on a 46-million-node town).
-  if (!hasRegions(graph)) computeReachability();
+  if (!graph.hasRegions()) computeReachability();
 }
 
 double LayeredSearchGraph::heuristic(NodeId node, NodeId goal, bool any_angle) const {

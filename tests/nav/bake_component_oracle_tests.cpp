@@ -172,7 +172,7 @@ TEST_CASE("component oracle: the search's rejection of unreachable goals is exac
     const auto baked = test::bakeOne(test::sampleMesh(name), test::sampleAgent(name), 2);
     const auto& g = baked.graph;
     const nav::LayeredSearchGraph view(g, baked.profile.settings);
-    REQUIRE(nav::hasRegions(g));
+    REQUIRE(g.hasRegions());
     const Adjacency a = adjacency(g);
     const auto n = static_cast<uint32_t>(g.nodeCount());
     std::mt19937 rng(7);

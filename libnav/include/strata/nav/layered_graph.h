@@ -177,8 +177,12 @@ struct LayeredGraph {
   /// The node nearest to `point` (3-D distance to node positions) among columns within
   /// `max_horizontal` metres, kNoNode when none. Ties go to the lower node index.
   uint32_t nearestNode(const sim::Vec3& point, double max_horizontal) const;
+  /// Whether the bake's reachability is present (component, region and region_reach_offsets
+  /// sized for the nodes): every bake and every world file has it; canReach needs it.
+  bool hasRegions() const;
   /// Exact reachability from node `from` to node `to` over edges and links: O(1) when their
-  /// components differ (false) or their regions match (true), else a binary search.
+  /// components differ (false) or their regions match (true), else a binary search. Needs
+  /// hasRegions().
   bool canReach(uint32_t from, uint32_t to) const;
   /// Index of the named field, or -1.
   int findField(const std::string& name) const;

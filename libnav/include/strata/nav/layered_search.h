@@ -96,15 +96,15 @@ class LayeredSearchGraph {
   /// Cost multiplier of the node's area.
   double areaCost(NodeId node) const { return graph_->area_costs[graph_->area[node]]; }
 
-  /// True when no route can lead from `start` to `goal`. On a baked graph (one with regions:
-  /// hasRegions) this is exact, LayeredGraph::canReach: a component test and a binary search in
-  /// the start region's reachable regions. On a graph without regions the view computes its own
-  /// at construction: the undirected components refined because one-way edges (drops from a
-  /// wall top into two rooms) merge regions no route joins: nodes of a *source* strongly
-  /// connected component (one no edge enters from outside, such as a wall top) are left out of
-  /// the reachability components. A route from a non-source start never passes through a source
-  /// component, so different reachability components prove the goal unreachable; a goal in a
-  /// source component is reachable only from inside it. False ("maybe") otherwise.
+  /// True when no route can lead from `start` to `goal`. On a baked graph
+  /// (LayeredGraph::hasRegions) this is exact, !LayeredGraph::canReach: a component test and a
+  /// binary search in the start region's reachable regions. On a graph without regions the view
+  /// computes its own at construction: the undirected components refined because one-way edges
+  /// (drops from a wall top into two rooms) merge regions no route joins: nodes of a *source*
+  /// strongly connected component (one no edge enters from outside, such as a wall top) are left
+  /// out of the reachability components. A route from a non-source start never passes through a
+  /// source component, so different reachability components prove the goal unreachable; a goal
+  /// in a source component is reachable only from inside it. False ("maybe") otherwise.
   bool provablyUnreachable(NodeId start, NodeId goal) const;
 
   /// The wrapped graph.
@@ -131,10 +131,6 @@ class LayeredSearchGraph {
   static std::shared_ptr<LazyCorridor> makeLazyCorridor();
   void computeReachability();
 };
-
-/// Whether `graph` carries the bake's reachability (component, region and region_reach sized
-/// for its nodes), which makes LayeredSearchGraph::provablyUnreachable exact.
-bool hasRegions(const LayeredGraph& graph);
 
 /// The floor node a point snaps to: the ring search of `nearestWalkable` (nav_queries.h) limited
 /// by `snap`, taking in each column the floor below the point (never one through a ceiling).
