@@ -213,10 +213,8 @@ auto setupComponent(CLI::App& sub) {
     std::optional<nav::FloorHit> hb;
     if (b) hb = nav::nearestWalkable(agent->graph, *b, snap);
     bool positive = ha.has_value() && (!b || hb.has_value());
-    if (positive && b) {
-      const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
-      positive = !view.provablyUnreachable(ha->node, hb->node);
-    }
+    // A loaded agent is baked (world file or mesh baked here), so its regions are exact.
+    if (positive && b) positive = agent->graph.canReach(ha->node, hb->node);
     if (json) {
       Json doc{{"kind", "component"}, {"agent", agent->profile.settings.name}};
       doc["component"] = ha ? Json(agent->graph.component[ha->node]) : Json(nullptr);
