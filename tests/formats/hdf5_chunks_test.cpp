@@ -199,6 +199,15 @@ TEST_CASE("hdf5 writer: the file is the same on 1 and 2 threads", "[formats][hdf
 
 namespace {
 
+// What h5::readArray reads from float32 dataset "v" of `path`.
+std::vector<float> readBack(const std::filesystem::path& path) {
+  h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  const h5::Location root{f.get(), path.string(), "/"};
+  auto read = h5::readArray<float>(root, "v");
+  REQUIRE(read.ok());
+  return read->values;
+}
+
 // Writes `values` as float32 dataset "/v" of a new file with the given creation list and file
 // type through HDF5 (H5Dwrite), and returns what h5::readArray reads back.
 std::vector<float> viaHdf5(const std::filesystem::path& path, hid_t dcpl, hid_t file_type, const std::vector<float>& values) {
@@ -211,11 +220,7 @@ std::vector<float> viaHdf5(const std::filesystem::path& path, hid_t dcpl, hid_t 
     REQUIRE(d);
     REQUIRE(H5Dwrite(d.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
   }
-  h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  const h5::Location root{f.get(), path.string(), "/"};
-  auto read = h5::readArray<float>(root, "v");
-  REQUIRE(read.ok());
-  return read->values;
+  return readBack(path);
 }
 
 h5::PropertyList chunkedList(hsize_t rows, bool shuffle, unsigned deflate, bool fletcher) {
@@ -225,6 +230,24 @@ h5::PropertyList chunkedList(hsize_t rows, bool shuffle, unsigned deflate, bool 
   if (deflate > 0) REQUIRE(H5Pset_deflate(dcpl.get(), deflate) >= 0);
   if (fletcher) REQUIRE(H5Pset_fletcher32(dcpl.get()) >= 0);
   return dcpl;
+}
+
+// A new file `path` holding float32 dataset "v" of `count` values in Strata's layout (chunks of
+// `rows`, shuffle + deflate 4 + Fletcher-32), nothing written yet.
+struct NewDataset {
+  h5::File file;
+  h5::Dataset dataset;
+};
+NewDataset strataLayout(const std::filesystem::path& path, std::size_t count, hsize_t rows) {
+  NewDataset out;
+  out.file = h5::File(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+  REQUIRE(out.file);
+  const hsize_t dims[1] = {count};
+  h5::Dataspace space(H5Screate_simple(1, dims, nullptr));
+  h5::PropertyList dcpl = chunkedList(rows, true, 4, true);
+  out.dataset = h5::Dataset(H5Dcreate2(out.file.get(), "v", H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
+  REQUIRE(out.dataset);
+  return out;
 }
 
 }  // namespace
@@ -247,26 +270,17 @@ TEST_CASE("hdf5 reader: arrays stored any other way read as HDF5 reads them", "[
     const std::filesystem::path path = dir / "hole.h5";
     const hsize_t rows = 40'000;
     {
-      h5::File f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-      const hsize_t dims[1] = {values.size()};
-      h5::Dataspace space(H5Screate_simple(1, dims, nullptr));
-      h5::PropertyList dcpl = chunkedList(rows, true, 4, true);
-      h5::Dataset d(H5Dcreate2(f.get(), "v", H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
-      REQUIRE(d);
+      const NewDataset d = strataLayout(path, values.size(), rows);
       // Only the first chunk's rows are written: the later chunks are never allocated.
-      const hsize_t start[1] = {0}, count[1] = {rows};
+      const hsize_t dims[1] = {values.size()}, start[1] = {0}, count[1] = {rows};
       h5::Dataspace part(H5Screate_simple(1, dims, nullptr));
       REQUIRE(H5Sselect_hyperslab(part.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) >= 0);
       h5::Dataspace memory(H5Screate_simple(1, count, nullptr));
-      REQUIRE(H5Dwrite(d.get(), H5T_NATIVE_FLOAT, memory.get(), part.get(), H5P_DEFAULT, values.data()) >= 0);
+      REQUIRE(H5Dwrite(d.dataset.get(), H5T_NATIVE_FLOAT, memory.get(), part.get(), H5P_DEFAULT, values.data()) >= 0);
     }
     std::vector<float> expected(values.size(), 0.0f);
     std::copy(values.begin(), values.begin() + rows, expected.begin());
-    h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-    const h5::Location root{f.get(), path.string(), "/"};
-    auto read = h5::readArray<float>(root, "v");
-    REQUIRE(read.ok());
-    CHECK(read->values == expected);
+    CHECK(readBack(path) == expected);
   }
   SECTION("Strata's filters, some chunks stored without deflate or without shuffle") {
     // HDF5 skips an optional filter that fails on a chunk and marks it in the chunk's filter
@@ -274,12 +288,7 @@ TEST_CASE("hdf5 reader: arrays stored any other way read as HDF5 reads them", "[
     const std::filesystem::path path = dir / "mask.h5";
     const hsize_t rows = 40'000;
     {
-      h5::File f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-      const hsize_t dims[1] = {values.size()};
-      h5::Dataspace space(H5Screate_simple(1, dims, nullptr));
-      h5::PropertyList dcpl = chunkedList(rows, true, 4, true);
-      h5::Dataset d(H5Dcreate2(f.get(), "v", H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
-      REQUIRE(d);
+      const NewDataset d = strataLayout(path, values.size(), rows);
       for (hsize_t row = 0, index = 0; row < values.size(); row += rows, ++index) {
         // The chunk's bytes (zero past the end), then the filters this chunk keeps.
         std::vector<unsigned char> bytes(rows * 4, 0);
@@ -322,18 +331,17 @@ TEST_CASE("hdf5 reader: arrays stored any other way read as HDF5 reads them", "[
         for (int b = 0; b < 4; ++b) bytes.push_back(static_cast<unsigned char>(sum >> (8 * b)));
         const uint32_t mask = (shuffled ? 0u : 1u) | (deflated ? 0u : 2u);
         const hsize_t offset[1] = {row};
-        REQUIRE(H5Dwrite_chunk(d.get(), H5P_DEFAULT, mask, offset, bytes.size(), bytes.data()) >= 0);
+        REQUIRE(H5Dwrite_chunk(d.dataset.get(), H5P_DEFAULT, mask, offset, bytes.size(), bytes.data()) >= 0);
       }
     }
-    h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-    h5::Dataset d(H5Dopen2(f.get(), "v", H5P_DEFAULT));
-    std::vector<float> reference(values.size());
-    REQUIRE(H5Dread(d.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, reference.data()) >= 0);
-    CHECK(reference == values);  // HDF5 agrees with how the chunks were built
-    const h5::Location root{f.get(), path.string(), "/"};
-    auto read = h5::readArray<float>(root, "v");
-    REQUIRE(read.ok());
-    CHECK(read->values == values);
+    {
+      h5::File f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+      h5::Dataset d(H5Dopen2(f.get(), "v", H5P_DEFAULT));
+      std::vector<float> reference(values.size());
+      REQUIRE(H5Dread(d.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, reference.data()) >= 0);
+      CHECK(reference == values);  // HDF5 agrees with how the chunks were built
+    }
+    CHECK(readBack(path) == values);
   }
 }
 
