@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -86,7 +87,8 @@ std::string number(double value) {
 /// How nodes get their colours, and what the legend shows.
 struct ColourScale {
   RenderChannel channel = RenderChannel::Height;
-  const std::vector<float>* values = nullptr;  // continuous channels
+  bool continuous = false;                      // a channel of values (height, clearance, a field)
+  std::span<const float> values;                // its values, per node
   double min = 0, max = 0;                      // continuous range over the finite values
   std::string unit;                             // legend caption
   std::vector<std::string> categories;          // area names, or component labels
@@ -97,7 +99,7 @@ struct ColourScale {
       case RenderChannel::Component: return kPalette[graph.component[node] % kPaletteSize];
       default: break;
     }
-    const float value = (*values)[node];
+    const float value = values[node];
     if (!std::isfinite(value)) return kUnreachable;
     return rampColour(max > min ? (value - min) / (max - min) : 0.5);
   }
@@ -107,8 +109,8 @@ Result<ColourScale> makeColourScale(const nav::LayeredGraph& graph, const Render
   ColourScale scale;
   scale.channel = settings.channel;
   switch (settings.channel) {
-    case RenderChannel::Height: scale.values = &graph.height; scale.unit = "height (m)"; break;
-    case RenderChannel::Clearance: scale.values = &graph.clearance; scale.unit = "clearance (m)"; break;
+    case RenderChannel::Height: scale.continuous = true, scale.values = graph.height; scale.unit = "height (m)"; break;
+    case RenderChannel::Clearance: scale.continuous = true, scale.values = graph.clearance; scale.unit = "clearance (m)"; break;
     case RenderChannel::Field: {
       const int index = graph.findField(settings.field_name);
       if (index < 0) {
@@ -117,7 +119,7 @@ Result<ColourScale> makeColourScale(const nav::LayeredGraph& graph, const Render
         return Error::badInput(fmt::format("--color field:{}: no such field (fields: {})", settings.field_name,
                                            names.empty() ? "none" : names));
       }
-      scale.values = &graph.fields[static_cast<std::size_t>(index)].distance;
+      scale.continuous = true, scale.values = graph.fields[static_cast<std::size_t>(index)].distance;
       scale.unit = fmt::format("field {} (route m)", settings.field_name);
       break;
     }
@@ -129,7 +131,7 @@ Result<ColourScale> makeColourScale(const nav::LayeredGraph& graph, const Render
       return scale;
   }
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (float value : *scale.values)
+  for (float value : scale.values)
     if (std::isfinite(value)) lo = std::min<double>(lo, value), hi = std::max<double>(hi, value);
   if (lo > hi) lo = hi = 0;
   scale.min = lo;
@@ -275,7 +277,7 @@ Result<Picture> planPicture(const nav::LayeredGraph& graph, const RenderSettings
   };
   const std::string caption = std::string("colour: ") + channelName(settings.channel) +
                               (settings.channel == RenderChannel::Field ? ":" + settings.field_name : "");
-  if (picture.colours.values) {
+  if (picture.colours.continuous) {
     g.ramp_x = kMargin + render_detail::textWidth(picture.colours.unit) * g.scale + 10;
     g.ramp_y = y;
     g.ramp_width = std::min(320, g.width / 3);
@@ -494,7 +496,7 @@ void drawPicture(Canvas& canvas, const nav::LayeredGraph& graph, Picture& pictur
 
   // Colour key.
   const int text_height = render_detail::kGlyphHeight * s;
-  if (picture.colours.values) {
+  if (picture.colours.continuous) {
     canvas.text(kMargin, g.ramp_y, picture.colours.unit, kInk, s);
     for (int i = 0; i < g.ramp_width; ++i)
       canvas.fillRect({g.ramp_x + i, g.ramp_y, g.ramp_x + i + 1, g.ramp_y + g.ramp_height},

@@ -15,8 +15,8 @@
 namespace strata::formats::detail {
 namespace {
 
-template <class T>
-Status put(const h5::Location& at, const char* name, const std::vector<T>& values, std::size_t columns = 0) {
+template <class T, class Allocator = std::allocator<T>>
+Status put(const h5::Location& at, const char* name, const std::vector<T, Allocator>& values, std::size_t columns = 0) {
   return h5::writeArray<T>(at, name, std::span<const T>(values), columns);
 }
 
@@ -90,6 +90,14 @@ Status get(const h5::Location& at, const char* name, std::vector<T>& out, std::s
   if (!array) return array.error();
   out = std::move(array->values);
   return Ok{};
+}
+
+// A graph's per-node array: read straight into it (sized first without zeroing, NodeArray), so
+// that the parallel chunk decoder is the first to touch its pages.
+template <class T>
+Status get(const h5::Location& at, const char* name, nav::NodeArray<T>& out, std::size_t columns, std::size_t rows) {
+  out.resize(rows * std::max<std::size_t>(columns, 1));
+  return h5::readArrayInto<T>(at, name, columns, rows, std::span<T>(out));
 }
 
 Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string& name) {

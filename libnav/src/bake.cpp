@@ -228,7 +228,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   graph.height.resize(nodes);
   graph.normal.resize(nodes);
   graph.headroom.resize(nodes);
-  graph.area.assign(nodes, 0);
+  graph.area.resize(nodes);  // written by the pass below
   graph.flags.assign(nodes, 0);
   // Per node, in one parallel pass: the floor, its area (from its triangle; modifier volumes
   // after) and the edge rules' standing-box bottom of its float32 normal.
@@ -258,9 +258,10 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
 
   // ---- edges ----
   report.begin("edges", static_cast<std::size_t>(grid.depth_cells));
-  graph.neighbor.assign(nodes * kDirectionCount, kNoNode);
-  graph.edge_kind.assign(nodes * kDirectionCount, static_cast<uint8_t>(EdgeKind::None));
-  graph.edge_cost.assign(nodes * kDirectionCount, 0.0f);
+  // Unset until the parallel pass below writes every slot (NodeArray: no serial fill first).
+  graph.neighbor.resize(nodes * kDirectionCount);
+  graph.edge_kind.resize(nodes * kDirectionCount);
+  graph.edge_cost.resize(nodes * kDirectionCount);
   std::vector<uint8_t> climbable;
   if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
   // Sweeps are tested on the triangles binned near them (exact, as the index would answer).

@@ -205,10 +205,16 @@ class NodeEdges {
           if (blocking) break;
         }
       }
+      // Every slot is written, edge or none: the bake leaves the edge arrays unset before this
+      // pass (NodeArray).
       const std::size_t slot = static_cast<std::size_t>(n) * kDirectionCount + d;
-      if (best.kind == EdgeKind::None) continue;
-      const double area_cost = g_.area_costs[g_.area[best.node]];
-      if (!std::isfinite(area_cost)) continue;
+      const double area_cost = best.kind == EdgeKind::None ? 0.0 : g_.area_costs[g_.area[best.node]];
+      if (best.kind == EdgeKind::None || !std::isfinite(area_cost)) {
+        g_.neighbor[slot] = kNoNode;
+        g_.edge_kind[slot] = static_cast<uint8_t>(EdgeKind::None);
+        g_.edge_cost[slot] = 0.0f;
+        continue;
+      }
       g_.neighbor[slot] = best.node;
       g_.edge_kind[slot] = static_cast<uint8_t>(best.kind);
       g_.edge_cost[slot] = static_cast<float>(edgeCost(s_, best.kind, best.horizontal, best.rise, area_cost));
