@@ -25,6 +25,9 @@
 #include <cmath>
 #include <mutex>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "strata/nav/corridor.h"
 
 namespace strata::nav {
@@ -73,7 +76,7 @@ struct Edges {
   }
   // Twin clusters (see the file comment): `rep[n]` is the lowest node of n's cluster; the
   // members of a cluster are consecutive nodes of one column.
-  const std::vector<NodeId>& rep;
+  const NodeArray<NodeId>& rep;
 
   // The cluster every member of cluster `r` reaches by a walk edge in direction d (its
   // representative), kNoNode when a member has no such edge or they disagree.
@@ -100,18 +103,28 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
   const std::size_t nodes = g.nodeCount();
   // 0. Twin clusters: floors of one column closer than the step height (and of one area), which
   // the bake can leave on stairs and ramps, are one cluster; the decomposition works on clusters.
+  // The per-node tables below are sized without zeroing (NodeArray) and filled in parallel: on a
+  // world of tens of millions of nodes, serial fills of fresh memory were most of the build.
   rep_.resize(nodes);
   const double twin_gap = view.agent().step_height;
   const std::size_t columns = g.column_offsets.empty() ? 0 : g.column_offsets.size() - 1;
-  for (std::size_t c = 0; c < columns; ++c)
-    for (uint32_t n = g.column_offsets[c]; n < g.column_offsets[c + 1] && n < nodes; ++n) {
-      const bool joins = n > g.column_offsets[c] && g.area[n] == g.area[rep_[n - 1]] &&
-                         double(g.height[n]) - double(g.height[rep_[n - 1]]) < twin_gap;
-      rep_[n] = joins ? rep_[n - 1] : n;
-    }
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, columns, 4096), [&](const tbb::blocked_range<std::size_t>& range) {
+    for (std::size_t c = range.begin(); c != range.end(); ++c)
+      for (uint32_t n = g.column_offsets[c]; n < g.column_offsets[c + 1] && n < nodes; ++n) {
+        const bool joins = n > g.column_offsets[c] && g.area[n] == g.area[rep_[n - 1]] &&
+                           double(g.height[n]) - double(g.height[rep_[n - 1]]) < twin_gap;
+        rep_[n] = joins ? rep_[n - 1] : n;
+      }
+  });
   const Edges edges{g, view, rep_};
+  auto fill = [](auto& array, std::size_t size, auto value) {
+    array.resize(size);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, size, 1 << 16), [&](const tbb::blocked_range<std::size_t>& range) {
+      std::fill(array.begin() + static_cast<std::ptrdiff_t>(range.begin()), array.begin() + static_cast<std::ptrdiff_t>(range.end()), value);
+    });
+  };
   const int32_t cap = settings.max_side_cells > 0 ? settings.max_side_cells : std::numeric_limits<int32_t>::max();
-  rect_of_.assign(nodes, kNoNode);
+  fill(rect_of_, nodes, kNoNode);
 
   // 1. Rectangles. Each seed grows two candidates, lines along X stacked along +Z and lines
   // along Z stacked along +X; the larger one is kept (ties: along X). `block` holds the nodes of
@@ -169,7 +182,8 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
   }
 
   // 2. Portals, side by side, and the walk slots they cover (covered walk edges are implicit).
-  std::vector<uint8_t> covered(nodes * kDirectionCount, 0);
+  NodeArray<uint8_t> covered;
+  fill(covered, nodes * kDirectionCount, uint8_t{0});
   auto cover = [&](NodeId r, int d) {  // the slots of every member of cluster r
     for (NodeId m = r; m < nodes && rep_[m] == r; ++m)
       covered[static_cast<std::size_t>(m) * kDirectionCount + static_cast<std::size_t>(d)] = 1;
@@ -300,19 +314,24 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
   }
 
   // 6. Line-walk tables: walk steps into the adjacent column, heights and areas side by side.
-  walk_to_.assign(nodes * kDirectionCount, kNoNode);
+  walk_to_.resize(nodes * kDirectionCount);
   floors_.resize(nodes);
-  for (NodeId n = 0; n < nodes; ++n) {
-    floors_[n] = {g.height[n], g.area[n]};
-    const auto c = view.column(n);
-    for (int d = 0; d < kDirectionCount; ++d) {
-      const std::size_t slot = static_cast<std::size_t>(n) * kDirectionCount + static_cast<std::size_t>(d);
-      const NodeId to = g.neighbor[slot];
-      if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk || to == kNoNode || to >= nodes) continue;
-      const auto t = view.column(to);
-      if (t[0] == c[0] + kDirectionDx[d] && t[1] == c[1] + kDirectionDz[d]) walk_to_[slot] = to;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 4096), [&](const tbb::blocked_range<std::size_t>& range) {
+    for (std::size_t n = range.begin(); n != range.end(); ++n) {
+      floors_[n] = {g.height[n], g.area[n]};
+      const auto c = view.column(static_cast<NodeId>(n));
+      for (int d = 0; d < kDirectionCount; ++d) {
+        const std::size_t slot = n * kDirectionCount + static_cast<std::size_t>(d);
+        const NodeId to = g.neighbor[slot];
+        NodeId step = kNoNode;
+        if (static_cast<EdgeKind>(g.edge_kind[slot]) == EdgeKind::Walk && to != kNoNode && to < nodes) {
+          const auto t = view.column(to);
+          if (t[0] == c[0] + kDirectionDx[d] && t[1] == c[1] + kDirectionDz[d]) step = to;
+        }
+        walk_to_[slot] = step;
+      }
     }
-  }
+  });
 
   // 7. Portal ends that are corners of the walkable plane (the route search turns only there):
   // an end is flat when the columns one step beyond it, on both sides, are joined to the end

@@ -57,10 +57,11 @@ struct CorridorRect {
   int64_t cellCount() const { return int64_t(x1 - x0 + 1) * int64_t(z1 - z0 + 1); }
 };
 
-/// A node's height and area, packed for line walks.
+/// A node's height and area, packed for line walks. Plain data (no default member values), so
+/// that the index's per-node table of them is sized without a serial zero-fill (NodeArray).
 struct CorridorFloor {
-  float height = 0;   ///< floor height, metres
-  uint16_t area = 0;  ///< area id
+  float height;   ///< floor height, metres
+  uint16_t area;  ///< area id
 };
 
 /// One edge of the rectangle graph: a portal to an adjacent rectangle, or a special edge.
@@ -133,13 +134,13 @@ class CorridorIndex {
  private:
   const LayeredSearchGraph* view_;
   std::vector<CorridorRect> rects_;
-  std::vector<uint32_t> rect_of_;        // per node
-  std::vector<NodeId> rep_;              // per node: lowest node of its twin cluster
+  NodeArray<uint32_t> rect_of_;          // per node
+  NodeArray<NodeId> rep_;                // per node: lowest node of its twin cluster
   std::vector<uint32_t> edge_offsets_;   // size rects + 1
   std::vector<CorridorEdge> edges_;
   std::size_t portal_count_ = 0;
-  std::vector<NodeId> walk_to_;          // per node * 8 + direction
-  std::vector<CorridorFloor> floors_;    // per node
+  NodeArray<NodeId> walk_to_;            // per node * 8 + direction
+  NodeArray<CorridorFloor> floors_;      // per node
   double uniform_area_cost_ = 0;
   std::vector<uint32_t> dead_parent_;    // per rectangle: the neighbour a dead end hangs from (itself at a tree's top; ~0u: not in one)
   std::vector<uint32_t> dead_first_;     // per rectangle: depth-first number of its dead-end subtree (0: none)
