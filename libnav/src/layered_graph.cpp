@@ -2,6 +2,9 @@
 
 #include "strata/nav/layered_graph.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -100,6 +103,23 @@ int LayeredGraph::findField(const std::string& name) const {
   return -1;
 }
 
+namespace {
+
+// The lowest index in [0, count) where ok(i) is false, `count` when there is none; in parallel.
+template <class Ok>
+std::size_t firstFailing(std::size_t count, const Ok& ok) {
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, count, 1 << 16), count,
+      [&](const tbb::blocked_range<std::size_t>& range, std::size_t found) {
+        for (std::size_t i = range.begin(); i != range.end() && i < found; ++i)
+          if (!ok(i)) return i;
+        return found;
+      },
+      [](std::size_t a, std::size_t b) { return std::min(a, b); });
+}
+
+}  // namespace
+
 std::string LayeredGraph::validate() const {
   if (!(grid.cell_size > 0) || !std::isfinite(grid.cell_size)) return "grid cell_size must be positive";
   if (grid.width_cells < 0 || grid.depth_cells < 0) return "grid size must not be negative";
@@ -117,13 +137,16 @@ std::string LayeredGraph::validate() const {
       edge_cost.size() != nodes * kDirectionCount)
     return "per-direction arrays must have 8 entries per node";
   if (area_names.size() != area_costs.size() || area_names.empty()) return "area tables are inconsistent";
-  for (std::size_t n = 0; n < nodes; ++n) {
-    if (area[n] >= area_names.size()) return "node " + std::to_string(n) + ": area out of range";
-    if (component[n] >= component_count) return "node " + std::to_string(n) + ": component out of range";
-  }
+  // The per-node and per-slot checks run in parallel (a large world has hundreds of millions of
+  // slots); each reports the lowest failing index, as a serial scan would.
+  const std::size_t bad_node =
+      firstFailing(nodes, [&](std::size_t n) { return area[n] < area_names.size() && component[n] < component_count; });
+  if (bad_node < nodes)
+    return "node " + std::to_string(bad_node) +
+           (area[bad_node] >= area_names.size() ? ": area out of range" : ": component out of range");
   if (region.size() != nodes) return "region has the wrong length";
-  for (std::size_t n = 0; n < nodes; ++n)
-    if (region[n] >= region_count) return "node " + std::to_string(n) + ": region out of range";
+  const std::size_t bad_region = firstFailing(nodes, [&](std::size_t n) { return region[n] < region_count; });
+  if (bad_region < nodes) return "node " + std::to_string(bad_region) + ": region out of range";
   if (region_reach_offsets.size() != static_cast<std::size_t>(region_count) + 1 ||
       region_reach_offsets.back() != region_reach.size())
     return "region_reach_offsets is inconsistent";
@@ -133,12 +156,15 @@ std::string LayeredGraph::validate() const {
       if (region_reach[i] >= region_count || (i > region_reach_offsets[r] && region_reach[i] <= region_reach[i - 1]))
         return "region_reach of region " + std::to_string(r) + " is not sorted or out of range";
   }
-  for (std::size_t s = 0; s < neighbor.size(); ++s) {
-    if (edge_kind[s] > static_cast<uint8_t>(EdgeKind::Link)) return "slot " + std::to_string(s) + ": bad edge kind";
+  auto slotProblem = [&](std::size_t s) -> const char* {
+    if (edge_kind[s] > static_cast<uint8_t>(EdgeKind::Link)) return "bad edge kind";
     const bool empty = edge_kind[s] == static_cast<uint8_t>(EdgeKind::None);
-    if (empty != (neighbor[s] == kNoNode)) return "slot " + std::to_string(s) + ": kind and neighbour disagree";
-    if (!empty && neighbor[s] >= nodes) return "slot " + std::to_string(s) + ": neighbour out of range";
-  }
+    if (empty != (neighbor[s] == kNoNode)) return "kind and neighbour disagree";
+    if (!empty && neighbor[s] >= nodes) return "neighbour out of range";
+    return nullptr;
+  };
+  const std::size_t bad_slot = firstFailing(neighbor.size(), [&](std::size_t s) { return slotProblem(s) == nullptr; });
+  if (bad_slot < neighbor.size()) return "slot " + std::to_string(bad_slot) + ": " + slotProblem(bad_slot);
   if (link_offsets.size() != nodes + 1 || link_offsets.back() != links.size()) return "link_offsets is inconsistent";
   for (std::size_t i = 1; i < link_offsets.size(); ++i)
     if (link_offsets[i] < link_offsets[i - 1]) return "link_offsets is not monotone";

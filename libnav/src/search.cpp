@@ -78,7 +78,7 @@ Status LayeredSearchLimits::validate() const {
 std::vector<NodeId> SearchState::pathTo(NodeId node) const {
   std::vector<NodeId> path;
   if (!reached(node)) return path;
-  for (NodeId n = node; n != kNoNode; n = records_[n].parent) path.push_back(n);
+  for (NodeId n = node; n != kNoNode; n = records_.get()[n].parent) path.push_back(n);
   std::reverse(path.begin(), path.end());
   return path;
 }
@@ -86,7 +86,7 @@ std::vector<NodeId> SearchState::pathTo(NodeId node) const {
 std::vector<MoveAction> SearchState::actionsTo(NodeId node) const {
   std::vector<MoveAction> actions;
   if (!reached(node)) return actions;
-  for (NodeId n = node; n != kNoNode; n = records_[n].parent) actions.push_back(records_[n].arrive);
+  for (NodeId n = node; n != kNoNode; n = records_.get()[n].parent) actions.push_back(records_.get()[n].arrive);
   std::reverse(actions.begin(), actions.end());
   if (!actions.empty()) actions.front() = MoveAction::Walk;
   return actions;

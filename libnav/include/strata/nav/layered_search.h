@@ -121,8 +121,8 @@ class LayeredSearchGraph {
   const LayeredGraph* graph_;
   const AgentSettings* agent_;
   double cost_per_metre_ = 1.0;
-  std::vector<int32_t> node_x_;  // column x per node (nodeColumn is a binary search)
-  std::vector<int32_t> node_z_;  // column z per node
+  NodeArray<int32_t> node_x_;    // column x per node (nodeColumn is a binary search)
+  NodeArray<int32_t> node_z_;    // column z per node
   std::vector<uint32_t> scc_;    // strongly connected component per node
   std::vector<uint8_t> source_;  // per node: its SCC has no edge entering from another SCC
   std::vector<uint32_t> reach_;  // reachability component of non-source nodes (kNoNode for source nodes)

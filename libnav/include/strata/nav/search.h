@@ -22,8 +22,13 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <memory>
+#include <new>
 #include <optional>
+#include <type_traits>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -156,10 +161,13 @@ class SearchState {
   };
 
   /// Starts a new search over a graph of `node_count` nodes: O(1) unless the graph grew.
+  /// The records are zeroed memory from the system (calloc): a zero stamp is never current, and
+  /// only the pages of records a search touches are ever written, so a search over a few
+  /// thousand nodes of a 50-million-node world costs no 1.5 GB fill.
   void begin(std::size_t node_count) {
-    if (records_.size() < node_count) records_.resize(node_count);
+    if (record_count_ < node_count) allocate(node_count, false);
     if (++generation_ == 0) {  // the stamp wrapped: old records could look current
-      for (Record& r : records_) r.stamp = 0;
+      allocate(record_count_, false);
       generation_ = 1;
     }
     heap_.clear();
@@ -169,9 +177,9 @@ class SearchState {
   /// search builds columns as it goes), which invalidates references from earlier calls: the
   /// core never holds one across a touch().
   Record& touch(NodeId node) {
-    if (node >= records_.size()) [[unlikely]]
-      records_.resize(std::max<std::size_t>(std::size_t(node) + 1, records_.size() * 2));
-    Record& r = records_[node];
+    if (node >= record_count_) [[unlikely]]
+      allocate(std::max<std::size_t>(std::size_t(node) + 1, record_count_ * 2), true);
+    Record& r = records_.get()[node];
     if (r.stamp != generation_) {
       r.g = std::numeric_limits<double>::infinity();
       r.parent = kNoNode;
@@ -183,9 +191,9 @@ class SearchState {
     return r;
   }
   /// True when this search has reached `node`.
-  bool reached(NodeId node) const { return node < records_.size() && records_[node].stamp == generation_; }
+  bool reached(NodeId node) const { return node < record_count_ && records_.get()[node].stamp == generation_; }
   /// The record of a node this search has touched (check `reached` first).
-  const Record& record(NodeId node) const { return records_[node]; }
+  const Record& record(NodeId node) const { return records_.get()[node]; }
 
   /// Pushes an open-set entry (sift up).
   void push(HeapEntry entry) {
@@ -231,7 +239,21 @@ class SearchState {
   static bool before(const HeapEntry& a, const HeapEntry& b) {
     return a.f < b.f || (a.f == b.f && a.g > b.g);
   }
-  std::vector<Record> records_;
+  static_assert(std::is_trivially_copyable_v<Record> && std::is_aggregate_v<Record>,
+                "records live in calloc'd memory");
+  struct Free {
+    void operator()(Record* p) const { std::free(p); }
+  };
+  // `count` zeroed records; `keep`: the current ones copied over (a graph that grew mid-search).
+  void allocate(std::size_t count, bool keep) {
+    auto* fresh = static_cast<Record*>(std::calloc(count, sizeof(Record)));
+    if (fresh == nullptr && count > 0) throw std::bad_alloc();
+    if (keep && record_count_ > 0) std::memcpy(static_cast<void*>(fresh), records_.get(), record_count_ * sizeof(Record));
+    records_.reset(fresh);
+    record_count_ = count;
+  }
+  std::unique_ptr<Record, Free> records_;
+  std::size_t record_count_ = 0;
   std::vector<HeapEntry> heap_;
   std::uint32_t generation_ = 0;
 };

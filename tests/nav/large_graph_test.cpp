@@ -1,0 +1,110 @@
+// What large worlds rely on: a search's records cost only the memory the search touches
+// (SearchState), and LayeredGraph::validate, which checks the per-node and per-slot arrays in
+// parallel, still names the first bad node or slot, as a serial scan would.
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "bake_fixtures.h"
+#include "strata/nav/search.h"
+
+using namespace strata;
+using strata::nav::EdgeKind;
+using strata::nav::kNoNode;
+
+namespace {
+
+// Resident memory of this process, bytes (Linux /proc/self/statm).
+std::size_t residentBytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0, resident = 0;
+  const int read = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  return read == 2 ? resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+}  // namespace
+
+TEST_CASE("SearchState: a search over a huge graph writes only the records it touches", "[nav][search]") {
+  nav::SearchState state;
+  constexpr std::size_t kNodes = 40'000'000;  // 1.28 GB of records
+  const std::size_t before = residentBytes();
+  state.begin(kNodes);
+  for (nav::NodeId n : {0u, 12'345'678u, 39'999'999u}) {
+    nav::SearchState::Record& r = state.touch(n);
+    CHECK(r.g == std::numeric_limits<double>::infinity());
+    CHECK(r.parent == kNoNode);
+    CHECK_FALSE(r.closed);
+    r.g = 1.5;
+  }
+  CHECK(state.reached(12'345'678u));
+  CHECK_FALSE(state.reached(12'345'679u));
+  CHECK_FALSE(state.reached(20'000'000u));
+  // Sanitizers keep their own allocator and shadow memory: the resident figure means nothing there.
+  if (!kSanitized) CHECK(residentBytes() - before < (64u << 20));
+
+  // A new search forgets the old records; records stay valid when a graph grows mid-search.
+  state.begin(kNodes);
+  CHECK_FALSE(state.reached(12'345'678u));
+  state.touch(7).g = 3.0;
+  state.touch(kNodes + 100);  // beyond the records: they grow, the search's records are kept
+  CHECK(state.reached(7));
+  CHECK(state.record(7).g == 3.0);
+  CHECK(state.reached(kNodes + 100));
+  CHECK_FALSE(state.reached(8));
+}
+
+TEST_CASE("LayeredGraph::validate names the first bad node and the first bad slot", "[nav][bake]") {
+  // A 70 m x 70 m floor at 0.25 m: 78,400 nodes and 627,200 slots, several of validate's
+  // parallel blocks (65,536 entries each) for both.
+  test::MeshBuilder level;
+  level.floor(0, 0, 70, 70, 0);
+  const nav::BakedAgent baked = test::bakeOne(level.mesh(), test::testAgent(), 2);
+  const nav::LayeredGraph& good = baked.graph;
+  REQUIRE(good.nodeCount() == 78'400);
+  REQUIRE(good.validate().empty());
+  const auto bad_area = static_cast<uint16_t>(good.area_names.size());
+
+  SECTION("nodes") {
+    nav::LayeredGraph g = good;
+    g.area[70'000] = bad_area;
+    CHECK(g.validate() == "node 70000: area out of range");
+    g.component[1'000] = g.component_count;
+    CHECK(g.validate() == "node 1000: component out of range");
+    g.area[999] = bad_area;
+    CHECK(g.validate() == "node 999: area out of range");
+    g = good;
+    g.region[77'000] = g.region_count;
+    g.region[66'000] = g.region_count + 3;
+    CHECK(g.validate() == "node 66000: region out of range");
+  }
+  SECTION("slots") {
+    nav::LayeredGraph g = good;
+    g.edge_kind[600'000] = 200;
+    CHECK(g.validate() == "slot 600000: bad edge kind");
+    g.neighbor[300'001] = static_cast<uint32_t>(good.nodeCount() + 5);
+    g.edge_kind[300'001] = static_cast<uint8_t>(EdgeKind::Walk);
+    CHECK(g.validate() == "slot 300001: neighbour out of range");
+    g.edge_kind[70'000] = static_cast<uint8_t>(EdgeKind::None);
+    g.neighbor[70'000] = 0;
+    CHECK(g.validate() == "slot 70000: kind and neighbour disagree");
+  }
+}
