@@ -128,7 +128,11 @@ struct UninitializedAllocator : std::allocator<T> {
   UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
   template <class U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
+    // Plain aggregates such as sim::Vec3f (whose members have default values) are left as the
+    // allocation made them: it already holds such objects (C++20 implicit object creation), and
+    // writing the default values would be the serial fill this allocator exists to skip.
+    if constexpr (!(std::is_aggregate_v<U> && std::is_trivially_copyable_v<U> && std::is_trivially_destructible_v<U>))
+      ::new (static_cast<void*>(p)) U;
   }
   template <class U, class... Args>
   void construct(U* p, Args&&... args) {
