@@ -171,16 +171,14 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   auto link_labels = h5::readStringTable(at, "link_labels");
   if (!link_labels) return link_labels.error();
   g.link_labels = std::move(*link_labels);
-  g.link_offsets.assign(nodes + 1, 0);
   for (std::size_t i = 0; i < link_count; ++i) {
     const std::uint32_t* row = &links[5 * i];
     if (row[0] >= nodes || row[1] >= nodes || row[2] >= g.link_labels.size() || row[4] > 1 ||
         (i > 0 && row[0] < links[5 * (i - 1)]) || !(link_costs[i] > 0) || !std::isfinite(link_costs[i]))
       return Error::badInput(at.where("links") + ": link " + std::to_string(i) + " is malformed");
     g.links.push_back({row[0], row[1], link_costs[i], row[2], row[3], row[4] == 1});
-    ++g.link_offsets[row[0] + 1];
   }
-  for (std::size_t n = 0; n < nodes; ++n) g.link_offsets[n + 1] += g.link_offsets[n];
+  g.indexLinkOffsets();  // the links are sorted by source node and in range (checked above)
   auto field_names = h5::readStringTable(at, "field_names");
   if (!field_names) return field_names.error();
   const std::size_t fields = field_names->size();

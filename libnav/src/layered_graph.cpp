@@ -3,6 +3,7 @@
 #include "strata/nav/layered_graph.h"
 
 #include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
 #include <algorithm>
@@ -81,6 +82,21 @@ uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal
       }
     }
   return best;
+}
+
+void LayeredGraph::indexLinkOffsets() {
+  // link_offsets[n] = the number of links leaving nodes below n: each block finds its first
+  // link by binary search, then walks the sorted links alongside its nodes.
+  const std::size_t nodes = nodeCount();
+  link_offsets.resize(nodes + 1);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes + 1, 1 << 16), [&](const tbb::blocked_range<std::size_t>& range) {
+    auto link = std::lower_bound(links.begin(), links.end(), range.begin(),
+                                 [](const OffMeshLink& l, std::size_t n) { return l.from_node < n; });
+    for (std::size_t n = range.begin(); n != range.end(); ++n) {
+      while (link != links.end() && link->from_node < n) ++link;
+      link_offsets[n] = static_cast<uint32_t>(link - links.begin());
+    }
+  });
 }
 
 bool LayeredGraph::hasRegions() const {

@@ -40,15 +40,12 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
 }
 
 void indexLinks(LayeredGraph& graph) {
-  const std::size_t nodes = graph.nodeCount();
   std::stable_sort(graph.links.begin(), graph.links.end(), [](const OffMeshLink& a, const OffMeshLink& b) {
     if (a.from_node != b.from_node) return a.from_node < b.from_node;
     if (a.profile_index != b.profile_index) return a.profile_index < b.profile_index;
     return a.to_node < b.to_node;
   });
-  graph.link_offsets.assign(nodes + 1, 0);
-  for (const OffMeshLink& link : graph.links) ++graph.link_offsets[link.from_node + 1];
-  for (std::size_t n = 0; n < nodes; ++n) graph.link_offsets[n + 1] += graph.link_offsets[n];
+  graph.indexLinkOffsets();
 }
 
 }  // namespace strata::nav

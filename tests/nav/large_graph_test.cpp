@@ -1,14 +1,18 @@
 // What large worlds rely on: a search's records cost only the memory the search touches
-// (SearchState), and LayeredGraph::validate, which checks the per-node and per-slot arrays in
-// parallel, still names the first bad node or slot, as a serial scan would.
+// (SearchState); LayeredGraph::validate, which checks the per-node and per-slot arrays in
+// parallel, still names the first bad node or slot, as a serial scan would; link offsets built
+// in parallel equal a serial count.
 
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "bake_fixtures.h"
 #include "strata/nav/search.h"
@@ -107,4 +111,27 @@ TEST_CASE("LayeredGraph::validate names the first bad node and the first bad slo
     g.neighbor[70'000] = 0;
     CHECK(g.validate() == "slot 70000: kind and neighbour disagree");
   }
+}
+
+TEST_CASE("LayeredGraph::indexLinkOffsets matches a serial count over many parallel blocks", "[nav][bake]") {
+  nav::LayeredGraph g;
+  g.height.assign(200'000, 0.0f);  // nodeCount(): about three blocks of 65,536
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<uint32_t> node(0, 199'999);
+  for (int i = 0; i < 5'000; ++i) g.links.push_back({node(rng), node(rng), 1.0f, 0, 0, false});
+  // Runs of links from one node, nodes at the ends and at block edges.
+  for (uint32_t n : {0u, 0u, 65'535u, 65'536u, 65'536u, 131'072u, 199'999u, 199'999u}) g.links.push_back({n, 1, 1.0f, 0, 0, false});
+  std::sort(g.links.begin(), g.links.end(), [](const auto& a, const auto& b) { return a.from_node < b.from_node; });
+  g.indexLinkOffsets();
+  std::vector<uint32_t> expected(g.nodeCount() + 1, 0);
+  for (const nav::OffMeshLink& link : g.links) ++expected[link.from_node + 1];
+  for (std::size_t n = 0; n + 1 < expected.size(); ++n) expected[n + 1] += expected[n];
+  REQUIRE(g.link_offsets.size() == expected.size());
+  CHECK(std::equal(expected.begin(), expected.end(), g.link_offsets.begin()));
+  for (const uint32_t n : {0u, 65'536u, 199'999u})
+    for (uint32_t i = g.link_offsets[n]; i < g.link_offsets[n + 1]; ++i) CHECK(g.links[i].from_node == n);
+
+  g.links.clear();  // no links: all zero
+  g.indexLinkOffsets();
+  CHECK(std::all_of(g.link_offsets.begin(), g.link_offsets.end(), [](uint32_t v) { return v == 0; }));
 }

@@ -165,7 +165,7 @@ struct LayeredGraph {
   NodeArray<float> edge_cost;         ///< per node * 8 + direction: cost (0 when no edge)
 
   std::vector<OffMeshLink> links;       ///< sorted by (from_node, profile_index, to_node)
-  std::vector<uint32_t> link_offsets;   ///< size nodeCount() + 1; links leaving node n are [off[n], off[n+1])
+  NodeArray<uint32_t> link_offsets;     ///< size nodeCount() + 1; links leaving node n are [off[n], off[n+1])
   std::vector<std::string> link_labels; ///< labels of the profile's links
 
   std::vector<std::string> area_names;  ///< area 0 is "default" (cost 1)
@@ -219,6 +219,9 @@ struct LayeredGraph {
   /// components differ (false) or their regions match (true), else a binary search. Needs
   /// hasRegions().
   bool canReach(uint32_t from, uint32_t to) const;
+  /// Rebuilds link_offsets (size nodeCount() + 1) from `links`, which must be sorted by
+  /// from_node with every from_node below nodeCount(); in parallel over the nodes.
+  void indexLinkOffsets();
   /// Index of the named field, or -1.
   int findField(const std::string& name) const;
   /// Empty string when the arrays are mutually consistent (sizes, offsets monotone, indices in
