@@ -109,8 +109,8 @@ Result<ColourScale> makeColourScale(const nav::LayeredGraph& graph, const Render
   ColourScale scale;
   scale.channel = settings.channel;
   switch (settings.channel) {
-    case RenderChannel::Height: scale.continuous = true, scale.values = graph.height; scale.unit = "height (m)"; break;
-    case RenderChannel::Clearance: scale.continuous = true, scale.values = graph.clearance; scale.unit = "clearance (m)"; break;
+    case RenderChannel::Height: scale.continuous = true; scale.values = graph.height; scale.unit = "height (m)"; break;
+    case RenderChannel::Clearance: scale.continuous = true; scale.values = graph.clearance; scale.unit = "clearance (m)"; break;
     case RenderChannel::Field: {
       const int index = graph.findField(settings.field_name);
       if (index < 0) {
@@ -119,7 +119,8 @@ Result<ColourScale> makeColourScale(const nav::LayeredGraph& graph, const Render
         return Error::badInput(fmt::format("--color field:{}: no such field (fields: {})", settings.field_name,
                                            names.empty() ? "none" : names));
       }
-      scale.continuous = true, scale.values = graph.fields[static_cast<std::size_t>(index)].distance;
+      scale.continuous = true;
+      scale.values = graph.fields[static_cast<std::size_t>(index)].distance;
       scale.unit = fmt::format("field {} (route m)", settings.field_name);
       break;
     }

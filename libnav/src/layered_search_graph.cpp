@@ -25,27 +25,31 @@ namespace strata::nav {
 LayeredSearchGraph::LayeredSearchGraph(const LayeredGraph& graph, const AgentSettings& agent)
     : graph_(&graph), agent_(&agent), corridor_(makeLazyCorridor()) {
   const std::size_t nodes = graph.nodeCount();
-  // In a valid graph every node lies in one column, so every entry is written: sized without
-  // zeroing (NodeArray) and filled in parallel over columns. (Anything else starts at 0.)
-  const bool covered = !graph.column_offsets.empty() && graph.column_offsets.front() == 0 &&
-                       graph.column_offsets.back() == nodes &&
-                       std::is_sorted(graph.column_offsets.begin(), graph.column_offsets.end());
-  if (covered) {
-    node_x_.resize(nodes);
-    node_z_.resize(nodes);
-  } else {
-    node_x_.assign(nodes, 0);
-    node_z_.assign(nodes, 0);
-  }
+  // In a valid graph every node lies in exactly one column, so every entry is written once:
+  // sized without zeroing (NodeArray) and filled in parallel over columns. Anything else (a
+  // graph built by hand, not yet valid) starts at 0 and is filled serially, as before.
+  const bool valid_columns = !graph.column_offsets.empty() && graph.column_offsets.front() == 0 &&
+                             graph.column_offsets.back() == nodes &&
+                             std::is_sorted(graph.column_offsets.begin(), graph.column_offsets.end());
   const int32_t width = std::max(graph.grid.width_cells, 1);
   const std::size_t columns = graph.column_offsets.empty() ? 0 : graph.column_offsets.size() - 1;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, columns, 4096), [&](const tbb::blocked_range<std::size_t>& range) {
-    for (std::size_t c = range.begin(); c != range.end(); ++c)
+  auto fillColumns = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t c = begin; c != end; ++c)
       for (uint32_t n = graph.column_offsets[c]; n < graph.column_offsets[c + 1] && n < nodes; ++n) {
         node_x_[n] = static_cast<int32_t>(c % static_cast<std::size_t>(width));
         node_z_[n] = static_cast<int32_t>(c / static_cast<std::size_t>(width));
       }
-  });
+  };
+  if (valid_columns) {
+    node_x_.resize(nodes);
+    node_z_.resize(nodes);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, columns, 4096),
+                      [&](const tbb::blocked_range<std::size_t>& range) { fillColumns(range.begin(), range.end()); });
+  } else {
+    node_x_.assign(nodes, 0);
+    node_z_.assign(nodes, 0);
+    fillColumns(0, columns);
+  }
   // The heuristic must never exceed the true cost: scale by the cheapest area cost, and by the
   // cheapest link cost per horizontal metre when a link is cheaper than walking its span.
   double scale = std::numeric_limits<double>::infinity();

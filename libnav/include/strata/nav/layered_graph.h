@@ -152,17 +152,17 @@ struct LayeredGraph {
 
   std::vector<uint32_t> column_offsets; ///< size columnCount() + 1; nodes of column c are [off[c], off[c+1])
 
-  NodeArray<float> height;            ///< per node: floor height (Y), metres
-  NodeArray<sim::Vec3f> normal;       ///< per node: unit surface normal of the floor (y > 0)
-  NodeArray<uint16_t> area;           ///< per node: index into area_names / area_costs
-  NodeArray<float> headroom;          ///< per node: vertical distance to the next surface above the floor at the column centre, metres (+inf: none)
-  NodeArray<float> clearance;         ///< per node: horizontal distance from the node to the edge of walkable space, metres (>= agent radius)
-  NodeArray<uint32_t> component;      ///< per node: connected-component id (edges taken as undirected), 0-based, assigned in node order
-  NodeArray<uint8_t> flags;           ///< per node: NodeFlag bits
+  NodeArray<float> height;              ///< per node: floor height (Y), metres
+  NodeArray<sim::Vec3f> normal;         ///< per node: unit surface normal of the floor (y > 0)
+  NodeArray<uint16_t> area;             ///< per node: index into area_names / area_costs
+  NodeArray<float> headroom;            ///< per node: vertical distance to the next surface above the floor at the column centre, metres (+inf: none)
+  NodeArray<float> clearance;           ///< per node: horizontal distance from the node to the edge of walkable space, metres (>= agent radius)
+  NodeArray<uint32_t> component;        ///< per node: connected-component id (edges taken as undirected), 0-based, assigned in node order
+  NodeArray<uint8_t> flags;             ///< per node: NodeFlag bits
 
-  NodeArray<uint32_t> neighbor;       ///< per node * 8 + direction: destination node or kNoNode
-  NodeArray<uint8_t> edge_kind;       ///< per node * 8 + direction: EdgeKind
-  NodeArray<float> edge_cost;         ///< per node * 8 + direction: cost (0 when no edge)
+  NodeArray<uint32_t> neighbor;         ///< per node * 8 + direction: destination node or kNoNode
+  NodeArray<uint8_t> edge_kind;         ///< per node * 8 + direction: EdgeKind
+  NodeArray<float> edge_cost;           ///< per node * 8 + direction: cost (0 when no edge)
 
   std::vector<OffMeshLink> links;       ///< sorted by (from_node, profile_index, to_node)
   NodeArray<uint32_t> link_offsets;     ///< size nodeCount() + 1; links leaving node n are [off[n], off[n+1])

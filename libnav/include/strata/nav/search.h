@@ -28,8 +28,8 @@
 #include <memory>
 #include <new>
 #include <optional>
-#include <type_traits>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
