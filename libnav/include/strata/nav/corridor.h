@@ -57,11 +57,10 @@ struct CorridorRect {
   int64_t cellCount() const { return int64_t(x1 - x0 + 1) * int64_t(z1 - z0 + 1); }
 };
 
-/// A node's height and area, packed for line walks. Plain data (no default member values), so
-/// that the index's per-node table of them is sized without a serial zero-fill (NodeArray).
+/// A node's height and area, packed for line walks.
 struct CorridorFloor {
-  float height;   ///< floor height, metres
-  uint16_t area;  ///< area id
+  float height = 0;   ///< floor height, metres
+  uint16_t area = 0;  ///< area id
 };
 
 /// One edge of the rectangle graph: a portal to an adjacent rectangle, or a special edge.
