@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libcli11-dev libassimp-dev libtbb-dev libhdf5-dev hdf5-tools libfmt-dev
-  libtomlplusplus-dev nlohmann-json3-dev libpng-dev zlib1g-dev catch2
+  libtomlplusplus-dev nlohmann-json3-dev libpng-dev zlib1g-dev libdeflate-dev catch2
   clang libclang-rt-14-dev python3 python3-h5py
 )
 if [[ "${1:-}" == "--bench" ]]; then

@@ -1,6 +1,6 @@
 #include "hdf5_io.h"
 
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <algorithm>
 #include <array>
@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 #include <tbb/parallel_pipeline.h>
@@ -124,11 +125,29 @@ void shuffleBytes(const unsigned char* in, std::size_t size, std::size_t element
   }
 }
 
-// One chunk through the pipeline datasetCreationList declares, as HDF5's filters would store
-// it: shuffle (for elements of `element` bytes), deflate at kDeflateLevel (a zlib stream),
-// then the Fletcher-32 of the deflated bytes appended little-endian, into `out`. The scratch
-// buffers are per thread and reused (fresh 256 KiB buffers per chunk cost a page fault per
-// 4 KiB). False when zlib fails.
+// Per-thread libdeflate state, allocated on first use and kept (a compressor is a few hundred
+// KiB of tables; allocating one per chunk would cost more than compressing it).
+struct FreeCompressor {
+  void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+};
+struct FreeDecompressor {
+  void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+};
+libdeflate_compressor* threadCompressor() {
+  thread_local std::unique_ptr<libdeflate_compressor, FreeCompressor> compressor(
+      libdeflate_alloc_compressor(static_cast<int>(kDeflateLevel)));
+  return compressor.get();
+}
+libdeflate_decompressor* threadDecompressor() {
+  thread_local std::unique_ptr<libdeflate_decompressor, FreeDecompressor> decompressor(libdeflate_alloc_decompressor());
+  return decompressor.get();
+}
+
+// One chunk through the pipeline datasetCreationList declares: shuffle (for elements of
+// `element` bytes), deflate at kDeflateLevel as a zlib stream (RFC 1950, what HDF5's deflate
+// filter stores and inflates; libdeflate's encoder), then the Fletcher-32 of the deflated bytes
+// appended little-endian, into `out`. The scratch buffers are per thread and reused (fresh
+// 256 KiB buffers per chunk cost a page fault per 4 KiB). False when compression fails.
 bool filterChunk(const unsigned char* raw, std::size_t size, std::size_t element, std::vector<unsigned char>& out) {
   thread_local std::vector<unsigned char> shuffled, packed_buffer;
   const unsigned char* input = raw;
@@ -137,10 +156,12 @@ bool filterChunk(const unsigned char* raw, std::size_t size, std::size_t element
     shuffleBytes<true>(raw, size, element, shuffled.data());
     input = shuffled.data();
   }
-  uLongf packed = compressBound(static_cast<uLong>(size));
-  packed_buffer.resize(packed);
-  if (compress2(packed_buffer.data(), &packed, input, static_cast<uLong>(size), static_cast<int>(kDeflateLevel)) != Z_OK)
-    return false;
+  libdeflate_compressor* compressor = threadCompressor();
+  if (compressor == nullptr) return false;
+  const std::size_t bound = libdeflate_zlib_compress_bound(compressor, size);
+  if (packed_buffer.size() < bound) packed_buffer.resize(bound);
+  const std::size_t packed = libdeflate_zlib_compress(compressor, input, size, packed_buffer.data(), bound);
+  if (packed == 0) return false;
   out.reserve(packed + 4);
   out.assign(packed_buffer.begin(), packed_buffer.begin() + static_cast<std::ptrdiff_t>(packed));
   const uint32_t sum = fletcher32(out.data(), packed);
@@ -465,7 +486,7 @@ bool readChunksInParallel(hid_t dataset, std::size_t element, std::size_t row_by
   const std::size_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
   // A chunk not stored (size 0) or larger than deflate's bound plus the checksum stops the
   // decoding below, and HDF5 then reads the whole array over whatever was decoded.
-  const std::size_t max_stored = compressBound(static_cast<uLong>(chunk_bytes)) + 4;
+  const std::size_t max_stored = chunk_bytes + chunk_bytes / 1000 + 1024;  // above zlib's and libdeflate's bounds
   struct Raw {
     std::size_t index = 0;
     uint32_t mask = 0;
@@ -521,8 +542,12 @@ bool readChunksInParallel(hid_t dataset, std::size_t element, std::size_t row_by
             const unsigned char* data = r.bytes.data();
             if (!(r.mask & 2u)) {
               inflated.resize(chunk_bytes);
-              uLongf produced = static_cast<uLongf>(chunk_bytes);
-              if (uncompress(inflated.data(), &produced, data, static_cast<uLong>(size)) != Z_OK || produced != chunk_bytes) {
+              // Exactly chunk_bytes or an error (a null length pointer asks for the whole buffer);
+              // libdeflate checks the stream's Adler-32.
+              libdeflate_decompressor* decompressor = threadDecompressor();
+              if (decompressor == nullptr ||
+                  libdeflate_zlib_decompress(decompressor, data, size, inflated.data(), chunk_bytes, nullptr) !=
+                      LIBDEFLATE_SUCCESS) {
                 failed = true;
                 return;
               }
