@@ -21,9 +21,9 @@
 
 #include "bake_stages.h"
 #include "edge_builder.h"
-#include "raw_array.h"
 #include "rect_buckets.h"
 #include "strata/nav/column_builder.h"
+#include "strata/nav/layered_graph.h"
 #include "triangle_bins.h"
 
 namespace strata::nav {
@@ -153,7 +153,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   {
     const uint32_t triangles = mesh.triangleCount();
     const auto slack = static_cast<int32_t>(std::ceil(settings.radius / grid.cell_size)) + 1;
-    RawArray<BucketRange> range;  // tx0, tx1, tz0, tz1 (empty: tx0 > tx1); every entry written below
+    NodeArray<BucketRange> range;  // tx0, tx1, tz0, tz1 (empty: tx0 > tx1); every entry written below
     range.resize(triangles);
     tbb::parallel_for(tbb::blocked_range<uint32_t>(0, triangles, 1024), [&](const tbb::blocked_range<uint32_t>& r) {
       for (uint32_t t = r.begin(); t != r.end(); ++t) {
@@ -233,7 +233,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   // Per node, in one parallel pass: the floor, its area (from its triangle; modifier volumes
   // after) and the edge rules' standing-box bottom of its float32 normal.
   const std::vector<uint16_t> triangle_area = triangleAreas(mesh, agent, graph);
-  RawArray<double> box_bottom;  // every node's entry is written below
+  NodeArray<double> box_bottom;  // every node's entry is written below
   box_bottom.resize(nodes);
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t z = r.begin(); z != r.end(); ++z)
@@ -267,7 +267,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
   const TriangleBins bins(mesh, grid, kSweepBinCells);
   EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
-  const RawArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
+  const NodeArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
   inputs.diagonal_free = &diagonal_free;
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t z = r.begin(); z != r.end(); ++z) {

@@ -30,7 +30,7 @@
 #include <utility>
 
 #include "bake_stages.h"
-#include "raw_array.h"
+#include "strata/nav/layered_graph.h"
 
 namespace strata::nav {
 namespace {
@@ -116,7 +116,7 @@ void computeComponents(LayeredGraph& g) {
   const std::size_t nodes = g.nodeCount();
   const GridFrame& grid = g.grid;
   const uint32_t* neighbor = g.neighbor.data();
-  RawArray<uint32_t> parent;  // every entry is set by its band below
+  NodeArray<uint32_t> parent;  // every entry is set by its band below
   parent.resize(nodes);
   const int32_t bands = std::max<int32_t>(1, (grid.depth_cells + kBandRows - 1) / kBandRows);
   std::vector<std::vector<Arc>> crossing(static_cast<std::size_t>(bands));  // two-way pairs across a band border
@@ -153,7 +153,7 @@ void computeComponents(LayeredGraph& g) {
 
   // Pieces (the contracted sets), numbered in node order: a root is its set's lowest node and
   // parent[n] <= n, so one ascending pass resolves every node.
-  RawArray<uint32_t> piece;  // every entry is written by the pass below
+  NodeArray<uint32_t> piece;  // every entry is written by the pass below
   piece.resize(nodes);
   uint32_t pieces = 0;
   for (uint32_t n = 0; n < nodes; ++n) piece[n] = parent[n] == n ? pieces++ : piece[parent[n]];

@@ -317,8 +317,8 @@ double edgeCost(const AgentSettings& settings, EdgeKind kind, double horizontal,
   }
 }
 
-RawArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs) {
-  RawArray<uint16_t> bits;  // every node's entry is written below
+NodeArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs) {
+  NodeArray<uint16_t> bits;  // every node's entry is written below
   bits.resize(graph.nodeCount());
   const GridFrame& grid = graph.grid;
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {

@@ -7,9 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "raw_array.h"
-#include "strata/nav/column_builder.h"
 #include "strata/nav/layered_graph.h"
+#include "strata/nav/column_builder.h"
 
 namespace strata::nav {
 
@@ -20,8 +19,8 @@ struct EdgeInputs {
   const ColumnBuilder* columns = nullptr;       ///< settings, index, grid
   const std::vector<uint8_t>* climbable = nullptr; ///< per mesh triangle: 1 when its label is climbable (null: none)
   const TriangleBins* bins = nullptr;           ///< sweeps tested on these (same answers); null: the query index
-  const RawArray<double>* box_bottom = nullptr;  ///< per node: columns->standingBoxBottom(its normal); null: computed
-  const RawArray<uint16_t>* diagonal_free = nullptr; ///< diagonalBandsFree(); null: every diagonal decided in place
+  const NodeArray<double>* box_bottom = nullptr;  ///< per node: columns->standingBoxBottom(its normal); null: computed
+  const NodeArray<uint16_t>* diagonal_free = nullptr; ///< diagonalBandsFree(); null: every diagonal decided in place
 };
 
 /// The diagonal walk rule (side columns, then the band, swept where the standing boxes do not
@@ -29,7 +28,7 @@ struct EdgeInputs {
 /// + i of node n is set when n and the i-th node of the column diagonally ahead toward +z
 /// (slot 0: +x, 1: -x), within a step of n, may walk to each other. Needs `inputs` without
 /// `diagonal_free`; thread-safe, parallel over rows.
-RawArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs);
+NodeArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs);
 /// Nodes of the column ahead covered by diagonalBandsFree (a band to a higher one is swept directly).
 inline constexpr uint32_t kBandsPerDirection = 8;
 

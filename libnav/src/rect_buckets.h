@@ -22,7 +22,7 @@ namespace strata::nav {
 /// Bucket rectangle of one item: x0, x1, z0, z1 (inclusive; empty when x0 > x1 or z0 > z1).
 using BucketRange = std::array<int32_t, 4>;
 
-/// Fills `offsets` (buckets + 1 entries) and `entries` (a std::vector or RawArray, resized
+/// Fills `offsets` (buckets + 1 entries) and `entries` (a std::vector or NodeArray, resized
 /// here) so that bucket b (row-major, `buckets_x` wide, `buckets` in all) holds
 /// entries[offsets[b] .. offsets[b + 1]): value(i) for every item i whose ranges[i] covers b, in
 /// ascending i.

@@ -23,7 +23,7 @@ TriangleBins::TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid,
   bins_z_ = std::max<int32_t>(1, (grid.depth_cells + bin_cells - 1) / bin_cells);
   const uint32_t count = mesh.triangleCount();
   records_.resize(count);  // uninitialised: every record is written below
-  RawArray<BucketRange> range;  // x0, x1, z0, z1 per triangle; every entry written below
+  NodeArray<BucketRange> range;  // x0, x1, z0, z1 per triangle; every entry written below
   range.resize(count);
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, count, 1024), [&](const tbb::blocked_range<uint32_t>& q) {
     for (uint32_t t = q.begin(); t != q.end(); ++t) {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "local_overlap.h"
-#include "raw_array.h"
 #include "strata/nav/layered_graph.h"
 #include "strata/sim/mesh.h"
 
@@ -36,9 +35,9 @@ class TriangleBins {
     uint32_t triangle;
   };
 
-  RawArray<CandidateTriangle> records_;     // per mesh triangle (filled in parallel)
+  NodeArray<CandidateTriangle> records_;     // per mesh triangle (filled in parallel)
   std::vector<uint32_t> offsets_;           // per bin (row-major), into items_
-  RawArray<Item> items_;                    // ascending triangle id within a bin (filled in parallel)
+  NodeArray<Item> items_;                    // ascending triangle id within a bin (filled in parallel)
 };
 
 }  // namespace strata::nav
