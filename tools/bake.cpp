@@ -130,7 +130,8 @@ int runBake(BakeCommandOptions& options) {
   formats::World world;
   const auto import_start = Clock::now();
   if (lowerExtension(options.input) == ".h5") {
-    auto read = formats::readWorldFile(options.input);
+    // Its agents are baked anew: their stored graphs are not read.
+    auto read = formats::readWorldFile(options.input, {formats::WorldReadOptions::Agents::ProfilesOnly, {}});
     if (!read) return reportError(read.error());
     world = std::move(*read);
     world.agents.clear();

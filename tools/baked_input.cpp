@@ -54,7 +54,8 @@ void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::
   sub->add_option("WORLD", options.input,
                   "a world file (.h5) with baked agents, or a mesh file (baked in memory with --profile)")
       ->required();
-  sub->add_option("--agent", options.agent, "the agent to " + what + " (default: the first one)");
+  sub->add_option("--agent", options.agent,
+                  "the agent to " + what + " (default: the first one; only its graph is read from a world file)");
   sub->add_option("--profile", options.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)");
 }
 
@@ -64,7 +65,8 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   if (lowerExtension(options.input) == ".h5") {
     if (!options.profile.empty())
       return Error::badInput(options.input + ": --profile applies to mesh inputs only (a world file is already baked)");
-    auto world = formats::readWorldFile(options.input);
+    // Only the chosen agent's graph is read (a world may hold several large ones).
+    auto world = formats::readWorldFile(options.input, {formats::WorldReadOptions::Agents::One, options.agent});
     if (!world) return world.error();
     if (world->agents.empty())
       return Error::badInput(options.input + ": has no baked agents (bake it with strata bake, or pass the mesh itself "
@@ -88,7 +90,8 @@ Result<UnbakedInput> loadUnbakedInput(const BakedInputOptions& options) {
   UnbakedInput loaded;
   std::vector<nav::AgentProfile> agents;
   if (lowerExtension(options.input) == ".h5") {
-    auto world = formats::readWorldFile(options.input);
+    // The geometry and the agents' profiles: on-demand search never reads a baked graph.
+    auto world = formats::readWorldFile(options.input, {formats::WorldReadOptions::Agents::ProfilesOnly, {}});
     if (!world) return world.error();
     loaded.mesh = std::move(world->geometry);
     for (nav::BakedAgent& a : world->agents) agents.push_back(std::move(a.profile));

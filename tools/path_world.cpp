@@ -258,7 +258,8 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   auto group = sub->add_option_group("World", "Routes over a baked world (a .h5 world file, or a mesh baked in memory)");
   group->add_option("--from", options->from, "Start X,Y,Z in metres (snaps to the floor below it)");
   group->add_option("--to", options->to, "Goal X,Y,Z in metres (snaps to the floor below it)");
-  group->add_option("--agent", options->agent, "Agent name (default: the first agent of the world)");
+  group->add_option("--agent", options->agent,
+                    "Agent name (default: the first agent of the world; only the agents used are read)");
   group->add_option("--profile", options->profile, "Bake profile (.toml) when INPUT is a mesh instead of a world file");
   group->add_option("--spacing", options->spacing,
                     "Extra waypoints at most this far apart along walking legs, metres (0 = none; else >= 0.05)")

@@ -306,7 +306,8 @@ Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   if (ext == ".h5") {
-    auto world = formats::readWorldFile(path);
+    // Geometry queries: no baked graph is read.
+    auto world = formats::readWorldFile(path, {formats::WorldReadOptions::Agents::ProfilesOnly, {}});
     if (!world) return world.error();
     return std::move(world.value().geometry);
   }

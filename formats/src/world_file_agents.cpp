@@ -4,6 +4,7 @@
 // validating readers, and the assembled graph checked by LayeredGraph::validate() so a world
 // that reads is safe to search.
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -100,18 +101,26 @@ Status get(const h5::Location& at, const char* name, nav::NodeArray<T>& out, std
   return h5::readArrayInto<T>(at, name, columns, rows, std::span<T>(out));
 }
 
-Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string& name) {
-  auto group = h5::openGroup(agents, name);
-  if (!group) return group.error();
-  const h5::Location at = agents.child(*group, name);
-  nav::BakedAgent baked;
+// The stored profile of the agent in group `at` (named `name`).
+Result<nav::AgentProfile> readAgentProfile(const h5::Location& at, const std::string& name) {
   auto toml = h5::readStringAttribute(at, "profile");
   if (!toml) return toml.error();
   auto profile = parseProfile(*toml, at.self() + " (attribute profile)");
   if (!profile) return profile.error();
   if (profile->agents.size() != 1 || profile->agents[0].settings.name != name)
     return Error::badInput(at.self() + ": attribute profile does not describe agent '" + name + "'");
-  baked.profile = std::move(profile->agents[0]);
+  return std::move(profile->agents[0]);
+}
+
+Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string& name, bool graph) {
+  auto group = h5::openGroup(agents, name);
+  if (!group) return group.error();
+  const h5::Location at = agents.child(*group, name);
+  nav::BakedAgent baked;
+  auto profile = readAgentProfile(at, name);
+  if (!profile) return profile.error();
+  baked.profile = std::move(*profile);
+  if (!graph) return baked;
   nav::LayeredGraph& g = baked.graph;
   auto components = h5::readIntegerAttribute(at, "component_count");
   if (!components) return components.error();
@@ -223,7 +232,7 @@ Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAge
   return Ok{};
 }
 
-Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root) {
+Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, const WorldReadOptions& options) {
   std::vector<nav::BakedAgent> agents;
   auto has = h5::hasLink(root, "navigation");
   if (!has) return has.error();
@@ -236,10 +245,24 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root) {
   auto agents_group = h5::openGroup(navigation, "agents");
   if (!agents_group) return agents_group.error();
   const h5::Location at = navigation.child(*agents_group, "agents");
-  for (const std::string& name : *names) {
+  for (const std::string& name : *names)
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
       return Error::badInput(navigation.where("agent_names") + ": bad agent name '" + name + "'");
-    auto agent = readAgent(at, name);
+  using Agents = WorldReadOptions::Agents;
+  if (options.agents == Agents::One && !names->empty()) {
+    const std::string& wanted = options.agent.empty() ? names->front() : options.agent;
+    if (std::find(names->begin(), names->end(), wanted) == names->end()) {
+      std::string list;
+      for (const std::string& name : *names) list += (list.empty() ? "" : ", ") + name;
+      return Error::badInput(root.file + ": no agent '" + wanted + "' (agents: " + list + ")");
+    }
+    auto agent = readAgent(at, wanted, true);
+    if (!agent) return agent.error();
+    agents.push_back(std::move(*agent));
+    return agents;
+  }
+  for (const std::string& name : *names) {
+    auto agent = readAgent(at, name, options.agents != Agents::ProfilesOnly);
     if (!agent) return agent.error();
     agents.push_back(std::move(*agent));
   }

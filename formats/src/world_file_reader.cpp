@@ -42,16 +42,16 @@ h5::PropertyList readAccessList() {
   return fapl;
 }
 
-Result<World> readOpenFile(const h5::File& file, const std::string& name) {
+Result<World> readOpenFile(const h5::File& file, const std::string& name, const WorldReadOptions& options = {}) {
   if (!file) return Error::badInput(name + ": not a readable HDF5 file (truncated or corrupt)" + h5::errorSuffix());
-  return detail::readWorldContents(h5::Location{file.get(), name, "/"});
+  return detail::readWorldContents(h5::Location{file.get(), name, "/"}, options);
 }
 
 }  // namespace
 
 namespace detail {
 
-Result<World> readWorldContents(const h5::Location& root) {
+Result<World> readWorldContents(const h5::Location& root, const WorldReadOptions& options) {
   auto has_version = h5::hasAttribute(root, "schema_version");
   if (!has_version) return has_version.error();
   if (!*has_version)
@@ -69,7 +69,7 @@ Result<World> readWorldContents(const h5::Location& root) {
   auto geometry = readGeometry(root);
   if (!geometry) return geometry.error();
   world.geometry = std::move(*geometry);
-  auto agents = readNavigation(root);
+  auto agents = readNavigation(root, options);
   if (!agents) return agents.error();
   world.agents = std::move(*agents);
   return world;
@@ -95,7 +95,7 @@ Result<World> readWorldImage(std::span<const std::byte> image, const std::string
 
 }  // namespace detail
 
-Result<World> readWorldFile(const std::filesystem::path& path) {
+Result<World> readWorldFile(const std::filesystem::path& path, const WorldReadOptions& options) {
   const std::string name = path.string();
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
@@ -119,7 +119,7 @@ Result<World> readWorldFile(const std::filesystem::path& path) {
   h5::PropertyList fapl = readAccessList();
   if (!fapl) return Error::runtime(name + ": cannot set up HDF5 file access" + h5::errorSuffix());
   h5::File file(H5Fopen(name.c_str(), H5F_ACC_RDONLY, fapl.get()));
-  return readOpenFile(file, name);
+  return readOpenFile(file, name, options);
 }
 
 }  // namespace strata::formats

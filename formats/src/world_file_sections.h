@@ -12,8 +12,8 @@ namespace strata::formats::detail {
 
 /// Writes the root attribute and every section into an open, empty file.
 Status writeWorldContents(const h5::Location& root, const World& world);
-/// Checks the root attribute and reads every section of an open file.
-Result<World> readWorldContents(const h5::Location& root);
+/// Checks the root attribute and reads every section of an open file (the agents `options` asks for).
+Result<World> readWorldContents(const h5::Location& root, const WorldReadOptions& options = {});
 
 /// /metadata: tool version, inputs (paths, SHA-256, sizes), import options JSON.
 Status writeMetadata(const h5::Location& root, const Provenance& provenance);
@@ -24,9 +24,10 @@ Status writeGeometry(const h5::Location& root, const sim::TriangleMesh& mesh);
 Result<sim::TriangleMesh> readGeometry(const h5::Location& root);
 
 /// /navigation: per agent the baked layered graph (world_file_agents.cpp). Nothing is written for
-/// an empty list; a file without /navigation reads as no agents.
+/// an empty list; a file without /navigation reads as no agents. Reads the agents `options`
+/// asks for (WorldReadOptions).
 Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAgent>& agents);
-Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root);
+Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, const WorldReadOptions& options = {});
 
 /// Empty when `provenance` can be stored (SHA-256 values are 64 hex digits), else the problem.
 std::string validateProvenance(const Provenance& provenance);

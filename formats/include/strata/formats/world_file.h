@@ -39,10 +39,25 @@ struct World {
 /// into place (the last one wins).
 Status writeWorldFile(const std::filesystem::path& path, const World& world);
 
+/// Which baked graphs readWorldFile reads. A world may hold several agents of millions of nodes
+/// each; a command that uses one of them (or none) need not read and validate the others.
+struct WorldReadOptions {
+  enum class Agents {
+    All,           ///< every agent, profile and graph (the default)
+    One,           ///< only agent `agent` (empty: the first stored); the others are not read
+    ProfilesOnly,  ///< every agent's profile; graphs left empty (grid included), nothing of them read
+  };
+  Agents agents = Agents::All;
+  std::string agent;  ///< the agent to read with Agents::One; empty = the first stored agent
+};
+
 /// Reads and validates a world file (schema version, datasets, shapes, dtypes, checksums, index
 /// ranges, vertex bounds); a World that reads satisfies every TriangleMesh invariant. Every
 /// failure is BadInput with a one-line message naming the file and the dataset, e.g.
-/// "w.h5: /geometry/triangles: triangle 5: index 8 out of range (8 vertices)".
-Result<World> readWorldFile(const std::filesystem::path& path);
+/// "w.h5: /geometry/triangles: triangle 5: index 8 out of range (8 vertices)". With
+/// `options`, only the agents asked for are read and validated; asking for an agent the file
+/// does not hold is BadInput "w.h5: no agent 'x' (agents: a, b)" (a world without agents reads
+/// with none, whatever the options).
+Result<World> readWorldFile(const std::filesystem::path& path, const WorldReadOptions& options = {});
 
 }  // namespace strata::formats

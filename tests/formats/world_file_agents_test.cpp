@@ -1,0 +1,144 @@
+// World file: reading one agent, or the agents' profiles only (WorldReadOptions). The graphs read
+// must be exactly those a full read gives, and the graphs not asked for must not be read at all:
+// a world whose other agent is damaged still reads.
+
+#include <catch2/catch.hpp>
+
+#include "hdf5_handles.h"
+#include "strata/formats/profile.h"
+#include "strata/formats/world_file.h"
+#include "strata/nav/bake.h"
+#include "test_support.h"
+#include "world_file_fixtures.h"
+
+using namespace strata;
+using strata::test::TempDir;
+using Agents = formats::WorldReadOptions::Agents;
+namespace h5 = strata::formats::h5;
+
+namespace {
+
+// A terrain baked for two agents of different sizes, "walker" and "crawler" (stored in the
+// profile's order).
+formats::World twoAgentWorld() {
+  formats::World world = test::terrainWorld(24);
+  auto profile = formats::parseProfile(R"(
+[agent.walker]
+radius = 0.3
+height = 1.8
+
+[agent.crawler]
+radius = 0.2
+height = 0.6
+cell_size = 0.2
+)",
+                                       "two.toml");
+  REQUIRE(profile.ok());
+  auto baked = nav::bakeWorld(world.geometry, *profile, nav::BakeOptions{}, "terrain");
+  REQUIRE(baked.ok());
+  world.agents = std::move(baked->agents);
+  REQUIRE(world.agents.size() == 2);
+  return world;
+}
+
+void checkSameGraph(const nav::LayeredGraph& a, const nav::LayeredGraph& b) {
+  CHECK(a.grid.width_cells == b.grid.width_cells);
+  CHECK(a.grid.depth_cells == b.grid.depth_cells);
+  CHECK(a.grid.cell_size == b.grid.cell_size);
+  CHECK(a.column_offsets == b.column_offsets);
+  CHECK(a.height == b.height);
+  CHECK(a.clearance == b.clearance);
+  CHECK(a.component == b.component);
+  CHECK(a.neighbor == b.neighbor);
+  CHECK(a.edge_kind == b.edge_kind);
+  CHECK(a.edge_cost == b.edge_cost);
+  CHECK(a.component_count == b.component_count);
+}
+
+}  // namespace
+
+TEST_CASE("world reader: one agent is read as a full read gives it, alone", "[formats][world_file]") {
+  TempDir dir;
+  const std::filesystem::path path = dir / "two.h5";
+  REQUIRE(formats::writeWorldFile(path, twoAgentWorld()).ok());
+  auto all = formats::readWorldFile(path);
+  REQUIRE(all.ok());
+  REQUIRE(all->agents.size() == 2);
+  const std::string first_name = all->agents[0].profile.settings.name;
+  const std::string second_name = all->agents[1].profile.settings.name;
+  CHECK(first_name != second_name);
+  REQUIRE(all->agents[0].graph.nodeCount() > 0);
+  REQUIRE(all->agents[1].graph.nodeCount() > 0);
+
+  auto second = formats::readWorldFile(path, {Agents::One, second_name});
+  REQUIRE(second.ok());
+  REQUIRE(second->agents.size() == 1);
+  CHECK(second->agents[0].profile.settings.name == second_name);
+  checkSameGraph(second->agents[0].graph, all->agents[1].graph);
+  CHECK(test::sameWorld(*second, *all));  // geometry and provenance as before
+
+  auto first = formats::readWorldFile(path, {Agents::One, ""});  // no name: the first stored
+  REQUIRE(first.ok());
+  REQUIRE(first->agents.size() == 1);
+  CHECK(first->agents[0].profile.settings.name == first_name);
+  checkSameGraph(first->agents[0].graph, all->agents[0].graph);
+
+  auto ghost = formats::readWorldFile(path, {Agents::One, "ghost"});
+  REQUIRE_FALSE(ghost.ok());
+  CHECK(ghost.error().kind == ErrorKind::BadInput);
+  CHECK(ghost.error().message ==
+        path.string() + ": no agent 'ghost' (agents: " + first_name + ", " + second_name + ")");
+}
+
+TEST_CASE("world reader: profiles only, every agent, no graph", "[formats][world_file]") {
+  TempDir dir;
+  const std::filesystem::path path = dir / "two.h5";
+  const formats::World world = twoAgentWorld();
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  auto profiles = formats::readWorldFile(path, {Agents::ProfilesOnly, {}});
+  REQUIRE(profiles.ok());
+  REQUIRE(profiles->agents.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    INFO("agent " << i);
+    CHECK(profiles->agents[i].profile.settings.name == world.agents[i].profile.settings.name);
+    CHECK(profiles->agents[i].profile.settings.radius == world.agents[i].profile.settings.radius);
+    CHECK(profiles->agents[i].profile.settings.cell_size == world.agents[i].profile.settings.cell_size);
+    CHECK(profiles->agents[i].graph.nodeCount() == 0);
+    CHECK(profiles->agents[i].graph.column_offsets.empty());
+  }
+  CHECK(test::sameWorld(*profiles, world));
+}
+
+TEST_CASE("world reader: an agent not asked for is not read, so its damage does not matter", "[formats][world_file]") {
+  TempDir dir;
+  const std::filesystem::path path = dir / "two.h5";
+  REQUIRE(formats::writeWorldFile(path, twoAgentWorld()).ok());
+  {
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    REQUIRE(H5Ldelete(file.get(), "/navigation/agents/crawler/height", H5P_DEFAULT) >= 0);
+  }
+  auto all = formats::readWorldFile(path);
+  REQUIRE_FALSE(all.ok());
+  CHECK(all.error().message.find("/navigation/agents/crawler/height") != std::string::npos);
+  auto walker = formats::readWorldFile(path, {Agents::One, "walker"});
+  REQUIRE(walker.ok());
+  CHECK(walker->agents.size() == 1);
+  CHECK(formats::readWorldFile(path, {Agents::ProfilesOnly, {}}).ok());
+  // The damaged agent itself is still refused, naming the dataset.
+  auto crawler = formats::readWorldFile(path, {Agents::One, "crawler"});
+  REQUIRE_FALSE(crawler.ok());
+  CHECK(crawler.error().message.find("/navigation/agents/crawler/height") != std::string::npos);
+}
+
+TEST_CASE("world reader: a world without agents reads with none, whatever the options", "[formats][world_file]") {
+  TempDir dir;
+  const std::filesystem::path path = dir / "cube.h5";
+  REQUIRE(formats::writeWorldFile(path, test::cubeWorld()).ok());
+  for (const formats::WorldReadOptions& options :
+       {formats::WorldReadOptions{Agents::One, "walker"}, formats::WorldReadOptions{Agents::ProfilesOnly, {}}}) {
+    auto world = formats::readWorldFile(path, options);
+    REQUIRE(world.ok());
+    CHECK(world->agents.empty());
+  }
+}
