@@ -314,7 +314,7 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
   }
 
   // 6. Line-walk tables: walk steps into the adjacent column, heights and areas side by side.
-  walk_to_.resize(nodes * kDirectionCount);
+  walk_step_.resize(nodes * kDirectionCount);
   floors_.resize(nodes);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 4096), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t n = range.begin(); n != range.end(); ++n) {
@@ -323,12 +323,15 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       for (int d = 0; d < kDirectionCount; ++d) {
         const std::size_t slot = n * kDirectionCount + static_cast<std::size_t>(d);
         const NodeId to = g.neighbor[slot];
-        NodeId step = kNoNode;
+        uint8_t step = kNoWalkStep;
         if (static_cast<EdgeKind>(g.edge_kind[slot]) == EdgeKind::Walk && to != kNoNode && to < nodes) {
           const auto t = view.column(to);
-          if (t[0] == c[0] + kDirectionDx[d] && t[1] == c[1] + kDirectionDz[d]) step = to;
+          if (t[0] == c[0] + kDirectionDx[d] && t[1] == c[1] + kDirectionDz[d]) {
+            const uint32_t index = to - g.columnBegin(t[0], t[1]);
+            step = index < kFarWalkStep ? static_cast<uint8_t>(index) : kFarWalkStep;
+          }
         }
-        walk_to_[slot] = step;
+        walk_step_[slot] = step;
       }
     }
   });
@@ -417,6 +420,15 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
     dead_end_[r] = dead_first_[r] + size[r];
   }
   dead_count_ = order.size();
+}
+
+NodeId CorridorIndex::walkTarget(NodeId node, int d) const {
+  const std::size_t slot = static_cast<std::size_t>(node) * kDirectionCount + static_cast<std::size_t>(d);
+  const uint8_t step = walk_step_[slot];
+  if (step == kNoWalkStep) return kNoNode;
+  if (step == kFarWalkStep) return view_->graph().neighbor[slot];
+  const auto c = view_->column(node);
+  return view_->graph().columnBegin(c[0] + kDirectionDx[d], c[1] + kDirectionDz[d]) + step;
 }
 
 NodeId CorridorIndex::nodeAt(uint32_t rect, int32_t x, int32_t z) const {

@@ -163,10 +163,12 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   const auto ca = view.column(a), cb = view.column(b);
   const int32_t dx = cb[0] - ca[0], dz = cb[1] - ca[1];
   const double length = std::sqrt(double(dx) * double(dx) + double(dz) * double(dz)) * g.grid.cell_size;
-  // One table of walk steps into the adjacent column and one of heights and areas (built with
-  // the index), so a step reads two rows instead of the graph's kind, neighbour, column, height
-  // and area arrays.
-  const NodeId* walk_to = index.walkTargets();
+  // One table of walk steps into the adjacent column (a byte per step: the destination's index
+  // in its column) and one of heights and areas (built with the index), so a step reads two
+  // rows and the column's first node instead of the graph's kind, neighbour, column, height and
+  // area arrays.
+  const uint8_t* walk_step = index.walkSteps();
+  const NodeId* neighbor = g.neighbor.data();
   const CorridorFloor* floors = index.floors();
   const uint32_t* offsets = g.column_offsets.data();
   const int64_t width = g.grid.width_cells;
@@ -180,18 +182,22 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
     ahead.step();
     px += ahead.stepX(), pz += ahead.stepZ();
     const uint32_t guess = offsets[pz * width + px];
-    __builtin_prefetch(walk_to + static_cast<std::size_t>(guess) * kDirectionCount);
+    __builtin_prefetch(walk_step + static_cast<std::size_t>(guess) * kDirectionCount);
     __builtin_prefetch(floors + guess);
   };
   for (int k = 0; k < kLookahead && !ahead.done(); ++k) lookahead();
   NodeId current = a;
+  int64_t cx = ca[0], cz = ca[1];
   CorridorFloor here = floors[a];
   double run_cost = areaCostOf(view, a), run_start = 0, run_rise = 0, sum = 0;
   ColumnLine line(dx, dz);
   while (!line.done()) {
     const int direction = line.step();
-    const NodeId next = walk_to[static_cast<std::size_t>(current) * kDirectionCount + static_cast<std::size_t>(direction)];
-    if (next == kNoNode) return false;
+    const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + static_cast<std::size_t>(direction);
+    const uint8_t step = walk_step[slot];
+    if (step == CorridorIndex::kNoWalkStep) return false;
+    cx += line.stepX(), cz += line.stepZ();
+    const NodeId next = step == CorridorIndex::kFarWalkStep ? neighbor[slot] : offsets[cz * width + cx] + step;
     if (!ahead.done()) lookahead();
     const CorridorFloor there = floors[next];
     const double rise = std::fabs(double(there.height) - double(here.height));
@@ -221,7 +227,6 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
 bool tightenCorners(const CorridorIndex& index, std::vector<NodeId>& nodes, const std::vector<MoveAction>& actions,
                     const std::vector<float>& special_cost, std::vector<AreaCrossing>& probe) {
   const LayeredSearchGraph& view = index.view();
-  const NodeId* walk_to = index.walkTargets();
   auto walking = [&](std::size_t i) { return actions[i] == MoveAction::Walk && special_cost[i] == 0; };
   auto passes = [&](NodeId a, NodeId b) {
     probe.clear();
@@ -244,7 +249,7 @@ bool tightenCorners(const CorridorIndex& index, std::vector<NodeId>& nodes, cons
     std::array<Candidate, kDirectionCount> candidates{};
     int count = 0;
     for (int d = 0; d < kDirectionCount; ++d) {
-      const NodeId m = walk_to[static_cast<std::size_t>(nodes[i]) * kDirectionCount + static_cast<std::size_t>(d)];
+      const NodeId m = index.walkTarget(nodes[i], d);
       if (m == kNoNode) continue;
       const double gain = now - length(c[0] + kDirectionDx[d], c[1] + kDirectionDz[d]);
       if (gain > 1e-9) candidates[count++] = {gain, m};

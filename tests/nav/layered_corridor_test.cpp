@@ -84,7 +84,9 @@ void checkDecomposition(const LayeredSearchGraph& view, const CorridorIndex& ind
       const NodeId to = g.neighborOf(n, d);
       const bool step = g.edgeKind(n, d) == EdgeKind::Walk && to != kNoNode && view.column(to)[0] == c[0] + kDirectionDx[d] &&
                         view.column(to)[1] == c[1] + kDirectionDz[d];
-      CHECK(index.walkTargets()[std::size_t(n) * kDirectionCount + std::size_t(d)] == (step ? to : kNoNode));
+      CHECK(index.walkTarget(n, d) == (step ? to : kNoNode));
+      const uint8_t code = index.walkSteps()[std::size_t(n) * kDirectionCount + std::size_t(d)];
+      CHECK((code == CorridorIndex::kNoWalkStep) == !step);
     }
   }
 }
@@ -188,6 +190,35 @@ TEST_CASE("corridor: an open floor is one rectangle and a route inside it is one
   CHECK(r.waypoints.size() == 2);
   CHECK(r.expansions == 0);
   CHECK(r.length == Approx(std::hypot(9.3, 5.1)));
+}
+
+TEST_CASE("corridor: columns of more floors than a byte can index still walk", "[nav][layered][corridor]") {
+  // 300 storeys 2 m apart: a walk step to a floor at index 254 or above is stored as "far" and
+  // read from the graph's neighbour array. A hole in the top row splits each storey into
+  // several rectangles, so the straight line below it is walked step by step.
+  LayeredBuilder b(8, 3);
+  for (int z = 0; z < 3; ++z)
+    for (int x = 0; x < 8; ++x)
+      if (z != 2 || x != 4)
+        for (int storey = 0; storey < 300; ++storey) b.addFloor(x, z, 2.0f * storey);
+  const auto g = b.build();
+  const LayeredSearchGraph view(g, defaultAgent());
+  const CorridorIndex& index = view.corridor();
+  checkDecomposition(view, index);  // every walk step decodes to the graph's walk edge
+  CHECK(index.rectCount() > 300);
+  std::size_t far = 0;
+  for (std::size_t slot = 0; slot < g.nodeCount() * kDirectionCount; ++slot)
+    far += index.walkSteps()[slot] == CorridorIndex::kFarWalkStep ? 1 : 0;
+  CHECK(far > 0);
+  for (const int storey : {3, 253, 254, 280, 299}) {
+    INFO("storey " << storey);
+    const float h = 2.0f * storey;
+    const auto r = run(g, {0.5, h + 0.1, 0.5}, {7.5, h + 0.1, 1.5});
+    REQUIRE(r.ok());
+    for (NodeId n : r.nodes) CHECK(g.height[n] == h);
+    CHECK(r.length == Approx(std::hypot(7.0, 1.0)));
+    CHECK(r.expansions == 0);  // the straight line test walked it (no search)
+  }
 }
 
 TEST_CASE("corridor: the decomposition respects walls, areas, stacked floors and cliffs", "[nav][layered][corridor]") {

@@ -122,11 +122,17 @@ class CorridorIndex {
   std::size_t deadEndCount() const { return dead_count_; }
   /// The wrapped search view.
   const LayeredSearchGraph& view() const { return *view_; }
-  /// Per node and direction (node * 8 + d, see kDirectionDx): the destination of its walk edge
-  /// when that edge lands in the adjacent column, kNoNode otherwise (the steps the walking line
-  /// test may take), so that a line walk reads one table instead of the graph's kind, neighbour
-  /// and column arrays.
-  const NodeId* walkTargets() const { return walk_to_.data(); }
+  /// Per node and direction (node * 8 + d, see kDirectionDx), one byte: where its walk edge lands
+  /// when it lands in the adjacent column (the steps the walking line test may take), so that a
+  /// line walk reads one small table instead of the graph's kind, neighbour and column arrays:
+  /// the destination's index among the floors of that column (its node is the column's first
+  /// node plus the index), kNoWalkStep when there is no such edge, kFarWalkStep when the index
+  /// does not fit in a byte (the graph's neighbour array holds the destination then).
+  const uint8_t* walkSteps() const { return walk_step_.data(); }
+  static constexpr uint8_t kNoWalkStep = 255;
+  static constexpr uint8_t kFarWalkStep = 254;
+  /// walkSteps() decoded: the destination of node's walk step in direction d, kNoNode when none.
+  NodeId walkTarget(NodeId node, int d) const;
   /// Per node: its height and area together (the other two reads of a line walk step).
   const CorridorFloor* floors() const { return floors_.data(); }
 
@@ -138,7 +144,7 @@ class CorridorIndex {
   std::vector<uint32_t> edge_offsets_;   // size rects + 1
   std::vector<CorridorEdge> edges_;
   std::size_t portal_count_ = 0;
-  NodeArray<NodeId> walk_to_;            // per node * 8 + direction
+  NodeArray<uint8_t> walk_step_;         // per node * 8 + direction (walkSteps())
   NodeArray<CorridorFloor> floors_;      // per node
   double uniform_area_cost_ = 0;
   std::vector<uint32_t> dead_parent_;    // per rectangle: the neighbour a dead end hangs from (itself at a tree's top; ~0u: not in one)
