@@ -11,6 +11,9 @@
 #include <tbb/task_arena.h>
 
 #include <array>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -253,6 +256,12 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   });
   tile_floors.clear();
   tile_floors.shrink_to_fit();
+#if defined(__GLIBC__)
+  // The tiles' floors (48 bytes a node, 2.2 GB on a 47-million-node world) were many vectors
+  // below glibc's mmap threshold, so their freed memory stays in the heaps of the threads that
+  // built them; handing it back now lowers the rest of the bake's peak (7.2 -> 6.0 GB there).
+  malloc_trim(0);
+#endif
   applyModifierVolumes(agent, graph);
   report.end();
 
@@ -262,20 +271,25 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   graph.neighbor.resize(nodes * kDirectionCount);
   graph.edge_kind.resize(nodes * kDirectionCount);
   graph.edge_cost.resize(nodes * kDirectionCount);
-  std::vector<uint8_t> climbable;
-  if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
-  // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
-  const TriangleBins bins(mesh, grid, kSweepBinCells);
-  EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
-  const NodeArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
-  inputs.diagonal_free = &diagonal_free;
-  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
-    for (int32_t z = r.begin(); z != r.end(); ++z) {
-      for (int32_t x = 0; x < grid.width_cells; ++x)
-        for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n) buildNodeEdges(graph, inputs, n, x, z);
-      report.advance();
-    }
-  });
+  {
+    std::vector<uint8_t> climbable;
+    if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
+    // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
+    const TriangleBins bins(mesh, grid, kSweepBinCells);
+    EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
+    const NodeArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
+    inputs.diagonal_free = &diagonal_free;
+    tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
+      for (int32_t z = r.begin(); z != r.end(); ++z) {
+        for (int32_t x = 0; x < grid.width_cells; ++x)
+          for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n) buildNodeEdges(graph, inputs, n, x, z);
+        report.advance();
+      }
+    });
+  }
+  // The edge stage's scratch (standing-box bottoms, diagonal bits, bins) is released here, before
+  // the later stages allocate theirs: 10 bytes a node off a large world's peak.
+  NodeArray<double>().swap(box_bottom);
   report.end();
 
   // ---- links ----
