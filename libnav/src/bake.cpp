@@ -11,9 +11,6 @@
 #include <tbb/task_arena.h>
 
 #include <array>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -21,6 +18,10 @@
 #include <numeric>
 #include <optional>
 #include <span>
+
+#if defined(__GLIBC__)
+#include <malloc.h>  // malloc_trim
+#endif
 
 #include "bake_stages.h"
 #include "edge_builder.h"

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "strata/nav/layered_graph.h"
 #include "strata/nav/column_builder.h"
+#include "strata/nav/layered_graph.h"
 
 namespace strata::nav {
 

@@ -35,9 +35,9 @@ class TriangleBins {
     uint32_t triangle;
   };
 
-  NodeArray<CandidateTriangle> records_;     // per mesh triangle (filled in parallel)
-  std::vector<uint32_t> offsets_;           // per bin (row-major), into items_
-  NodeArray<Item> items_;                    // ascending triangle id within a bin (filled in parallel)
+  NodeArray<CandidateTriangle> records_;  // per mesh triangle (filled in parallel)
+  std::vector<uint32_t> offsets_;         // per bin (row-major), into items_
+  NodeArray<Item> items_;                 // ascending triangle id within a bin (filled in parallel)
 };
 
 }  // namespace strata::nav
