@@ -72,7 +72,7 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
       return Error::badInput(options.input + ": has no baked agents (bake it with strata bake, or pass the mesh itself "
                                              "with --profile)");
     if (geometry != nullptr) *geometry = std::move(world->geometry);
-    return pickAgent(std::move(world->agents), options);
+    return std::move(world->agents.front());  // the reader found the one asked for (or refused)
   }
   auto profile = profileOf(options);
   if (!profile) return profile.error();
