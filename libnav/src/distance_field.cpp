@@ -31,16 +31,16 @@ std::optional<DistanceField> distanceField(Grid& grid, const sim::Vec3& origin, 
   state.push({0.0, 0.0, source});
   while (!state.heapEmpty()) {
     const SearchState::HeapEntry top = state.pop();
-    SearchState::Record& current = state.touch(top.node);
-    if (current.closed) continue;  // stale entry
-    current.closed = true;
-    field.metres[top.node] = current.g * cell_size;
-    const double g = current.g;
+    if (state.closed(top.node)) continue;  // stale entry
+    state.close(top.node);
+    const double g = state.record(top.node).g;
+    field.metres[top.node] = g * cell_size;
     graph.forEachEdge(top.node, kNoNode, [&](NodeId to, double cost, MoveAction) {
       const double next_g = g + cost;
       if (next_g > limit_cells) return;
+      if (state.closed(to)) return;
       SearchState::Record& next = state.touch(to);
-      if (next.closed || next_g >= next.g) return;
+      if (next_g >= next.g) return;
       next.g = next_g;
       state.push({next_g, next_g, to});
     });

@@ -86,7 +86,7 @@ std::vector<NodeId> SearchState::pathTo(NodeId node) const {
 std::vector<MoveAction> SearchState::actionsTo(NodeId node) const {
   std::vector<MoveAction> actions;
   if (!reached(node)) return actions;
-  for (NodeId n = node; n != kNoNode; n = records_.get()[n].parent) actions.push_back(records_.get()[n].arrive);
+  for (NodeId n = node; n != kNoNode; n = records_.get()[n].parent) actions.push_back(arrival(n));
   std::reverse(actions.begin(), actions.end());
   if (!actions.empty()) actions.front() = MoveAction::Walk;
   return actions;

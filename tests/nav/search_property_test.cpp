@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <random>
 
 #include "grid_fixtures.h"
@@ -127,4 +129,70 @@ TEST_CASE("search state: a reused state gives the same answers as fresh ones", "
       CHECK(a.cost == b.cost);
       CHECK(a.nodes == b.nodes);
     }
+}
+
+// The open set (SearchState::push / pop): whatever the order of pushes, every pop returns an
+// entry of the smallest f among those in the set, including pushes below the f popped last (a
+// heuristic that is not consistent, e.g. Theta*'s shortcuts), against a brute-force list. Among
+// equal f the deeper entry (larger g) comes first while no entry waits on the stack of ties.
+TEST_CASE("search state: the open set pops a smallest f every time", "[nav][search][property]") {
+  std::mt19937 rng(20261130);
+  for (int trial = 0; trial < 200; ++trial) {
+    SearchState state;
+    state.begin(1000);
+    std::vector<std::pair<double, double>> oracle;  // (f, g) of every entry in the set
+    std::uniform_int_distribution<int> op(0, 2), small(0, 6), node(0, 999);
+    double last_f = 0;
+    int popped = 0;
+    for (int step = 0; step < 400; ++step) {
+      if (op(rng) != 0 || oracle.empty()) {
+        // Mostly pushes at or above the f popped last; one in four anywhere (even below).
+        const double f = (small(rng) < 5 ? last_f : 0.0) + 0.5 * small(rng);
+        const double g = std::min(f, 0.25 * small(rng));
+        state.push({f, g, NodeId(node(rng))});
+        oracle.push_back({f, g});
+        continue;
+      }
+      REQUIRE_FALSE(state.heapEmpty());
+      const SearchState::HeapEntry top = state.pop();
+      const double f = std::bit_cast<double>(top.f_order);
+      const double g = double(std::bit_cast<float>(~top.g_order));
+      double min_f = oracle.front().first;
+      for (const auto& e : oracle) min_f = std::min(min_f, e.first);
+      REQUIRE(f == min_f);
+      const auto it = std::find(oracle.begin(), oracle.end(), std::pair<double, double>{f, g});
+      REQUIRE(it != oracle.end());
+      oracle.erase(it);
+      last_f = f;
+      ++popped;
+    }
+    while (!state.heapEmpty()) {
+      const SearchState::HeapEntry top = state.pop();
+      const double f = std::bit_cast<double>(top.f_order);
+      double min_f = oracle.front().first;
+      for (const auto& e : oracle) min_f = std::min(min_f, e.first);
+      REQUIRE(f == min_f);
+      oracle.erase(std::find_if(oracle.begin(), oracle.end(), [&](const auto& e) {
+        return e.first == f && float(e.second) == std::bit_cast<float>(~top.g_order);
+      }));
+    }
+    REQUIRE(oracle.empty());
+    REQUIRE(popped > 0);
+  }
+}
+
+TEST_CASE("search state: equal f pops the deeper entry, then the smaller node", "[nav][search]") {
+  SearchState state;
+  state.begin(16);
+  // Pushed while the current f (0 after begin) differs from theirs: all go to the heap.
+  state.push({5.0, 1.0, 7});
+  state.push({5.0, 3.0, 9});
+  state.push({5.0, 3.0, 4});
+  state.push({4.0, 0.5, 12});
+  auto node = [&] { return state.pop().node; };
+  CHECK(node() == 12);
+  CHECK(node() == 4);
+  CHECK(node() == 9);
+  CHECK(node() == 7);
+  CHECK(state.heapEmpty());
 }

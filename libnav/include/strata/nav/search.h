@@ -19,6 +19,7 @@
 ///   octile overestimates a straight segment and an inadmissible heuristic gives worse paths).
 
 #include <algorithm>
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -134,73 +135,96 @@ struct SearchOutcome {
   NodeId closest = kNoNode;                    ///< closest expanded node (track_closest only)
 };
 
-/// Reusable per-thread search memory: node records stamped with a generation, and the heap.
+/// Reusable per-thread search memory: per node a stamp (4 bytes: the search generation that
+/// reached it, closed or not, and how it was arrived at) and a record (16 bytes), and the open
+/// set. The stamps are a separate, small array, so the test whether a node is new or closed --
+/// made for every edge a search looks at -- reads 4 bytes instead of the record's cache line.
 /// Starting a search costs O(1) (plus growth the first time a larger graph is searched).
 /// Not thread-safe: give each thread its own.
 class SearchState {
  public:
-  /// One node's search record; valid only while `stamp` equals the state's generation.
+  /// One node's search record; valid only while the node is reached() by the current search.
   struct Record {
-    double g = 0;                          ///< best known cost from the start
-    NodeId parent = kNoNode;               ///< predecessor on the best known route (the grandparent after a shortcut)
-    NodeId from = kNoNode;                 ///< node whose expansion gave the best known route (== parent without shortcuts)
-    std::uint32_t stamp = 0;               ///< generation in which this record was written
-    MoveAction arrive = MoveAction::Walk;  ///< kind of the edge from `parent`
-    bool closed = false;                   ///< expanded
+    double g = 0;             ///< best known cost from the start
+    NodeId parent = kNoNode;  ///< predecessor on the best known route (the grandparent after a shortcut)
+    NodeId from = kNoNode;    ///< node whose expansion gave the best known route (== parent without shortcuts)
   };
-  /// One open-set entry. Ties on f prefer the larger g (deeper node), which expands fewer nodes.
-  /// 16 bytes. Stale entries need no test of their own: a node's entries share its heuristic,
-  /// so the one with the best g pops first and closes the node, and the others pop closed.
+  /// One open-set entry, ordered by f ascending, then g descending (the deeper node first,
+  /// which expands fewer nodes), then node id ascending: a total order, so the pop sequence does
+  /// not depend on how the heap arranges its entries. 16 bytes, laid out so that on a
+  /// little-endian machine the entry read as one unsigned 128-bit number is its order key:
+  /// non-negative IEEE numbers order like their bit patterns, and g's bits are stored inverted.
+  /// Stale entries need no test of their own: a node's entries share its heuristic, so the one
+  /// with the best g pops first and closes the node, and the others pop closed.
   struct HeapEntry {
-    double f;     ///< g + heuristic
-    float g;      ///< g at push time (tie-breaking only)
-    NodeId node;  ///< the node
+    NodeId node;             ///< the node
+    std::uint32_t g_order;   ///< ~bits of g at push time as a float (tie-breaking only)
+    std::uint64_t f_order;   ///< bits of f = g + heuristic
     HeapEntry() = default;
-    /// An entry for `node` with priority `f_` and cost so far `g_`.
-    HeapEntry(double f_, double g_, NodeId node_) : f(f_), g(static_cast<float>(g_)), node(node_) {}
+    /// An entry for `node` with priority `f` (>= 0) and cost so far `g` (>= 0).
+    HeapEntry(double f, double g, NodeId node_)
+        : node(node_),
+          g_order(~std::bit_cast<std::uint32_t>(static_cast<float>(g) + 0.0f)),  // + 0: -0 reads as +0
+          f_order(std::bit_cast<std::uint64_t>(f + 0.0)) {}
   };
 
   /// Starts a new search over a graph of `node_count` nodes: O(1) unless the graph grew.
-  /// The records are zeroed memory from the system (calloc): a zero stamp is never current, and
-  /// only the pages of records a search touches are ever written, so a search over a few
-  /// thousand nodes of a 50-million-node world costs no 1.5 GB fill.
+  /// Stamps and records are zeroed memory from the system (calloc): a zero stamp is never
+  /// current, and only the pages a search touches are ever written, so a search over a few
+  /// thousand nodes of a 50-million-node world costs no gigabyte fill.
   void begin(std::size_t node_count) {
     if (record_count_ < node_count) allocate(node_count, false);
-    if (++generation_ == 0) {  // the stamp wrapped: old records could look current
+    if (++generation_ >= kGenerations) {  // the stamps wrapped: old ones could look current
       allocate(record_count_, false);
       generation_ = 1;
     }
+    tag_ = generation_ << kGenerationShift;
     heap_.clear();
+    ties_.clear();
+    current_f_ = 0;
   }
-  /// The record of `node`, initialised (g = infinity, open) if this search has not touched it.
-  /// Grows the records when a graph discovers nodes while it is searched (the on-demand layered
-  /// search builds columns as it goes), which invalidates references from earlier calls: the
-  /// core never holds one across a touch().
+  /// The record of `node`, initialised (g = infinity, open, arrived at by walking) if this
+  /// search has not touched it. Grows the records when a graph discovers nodes while it is
+  /// searched (the on-demand layered search builds columns as it goes), which invalidates
+  /// references from earlier calls: the core never holds one across a touch().
   Record& touch(NodeId node) {
     if (node >= record_count_) [[unlikely]]
       allocate(std::max<std::size_t>(std::size_t(node) + 1, record_count_ * 2), true);
     Record& r = records_.get()[node];
-    if (r.stamp != generation_) {
-      r.g = std::numeric_limits<double>::infinity();
-      r.parent = kNoNode;
-      r.from = kNoNode;
-      r.stamp = generation_;
-      r.arrive = MoveAction::Walk;
-      r.closed = false;
+    std::uint32_t& stamp = stamps_.get()[node];
+    if ((stamp & ~kLowBits) != tag_) {
+      r = Record{std::numeric_limits<double>::infinity(), kNoNode, kNoNode};
+      stamp = tag_;
     }
     return r;
   }
   /// True when this search has reached `node`.
-  bool reached(NodeId node) const { return node < record_count_ && records_.get()[node].stamp == generation_; }
+  bool reached(NodeId node) const { return node < record_count_ && (stamps_.get()[node] & ~kLowBits) == tag_; }
+  /// True when this search has expanded (closed) `node`.
+  bool closed(NodeId node) const { return node < record_count_ && (stamps_.get()[node] & ~kArriveBits) == (tag_ | kClosed); }
+  /// Marks a reached node expanded.
+  void close(NodeId node) { stamps_.get()[node] |= kClosed; }
+  /// How a reached node was arrived at: the kind of the edge from its parent.
+  MoveAction arrival(NodeId node) const { return static_cast<MoveAction>(stamps_.get()[node] & kArriveBits); }
+  /// Sets how a reached node was arrived at.
+  void setArrival(NodeId node, MoveAction kind) {
+    std::uint32_t& stamp = stamps_.get()[node];
+    stamp = (stamp & ~kArriveBits) | static_cast<std::uint32_t>(kind);
+  }
   /// The record of a node this search has touched (check `reached` first).
   const Record& record(NodeId node) const { return records_.get()[node]; }
 
-  /// Pushes an open-set entry (sift up).
+  /// Pushes an open-set entry. An entry with the f of the entry popped last goes on a stack
+  /// beside the heap instead (A* on a consistent heuristic pops such entries next anyway).
   void push(HeapEntry entry) {
+    if (entry.f_order == current_f_) {
+      ties_.push_back(entry);
+      return;
+    }
     heap_.push_back(entry);
     std::size_t i = heap_.size() - 1;
     while (i > 0) {
-      const std::size_t up = (i - 1) / 2;
+      const std::size_t up = (i - 1) / kArity;
       if (!before(entry, heap_[up])) break;
       heap_[i] = heap_[up];
       i = up;
@@ -208,25 +232,27 @@ class SearchState {
     heap_[i] = entry;
   }
   /// True when the open set is empty.
-  bool heapEmpty() const { return heap_.empty(); }
-  /// Removes and returns the best open-set entry (sift down).
+  bool heapEmpty() const { return heap_.empty() && ties_.empty(); }
+  /// Removes and returns the best open-set entry: the last one pushed on the stack of entries
+  /// with the current f while no heap entry has a smaller f (so the popped f never goes below
+  /// the minimum: the search stays exact), else the heap's top.
   HeapEntry pop() {
-    const HeapEntry top = heap_.front();
-    const HeapEntry last = heap_.back();
-    heap_.pop_back();
-    const std::size_t n = heap_.size();
-    if (n > 0) {
-      std::size_t i = 0;
-      for (;;) {
-        std::size_t child = 2 * i + 1;
-        if (child >= n) break;
-        if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
-        if (!before(heap_[child], last)) break;
-        heap_[i] = heap_[child];
-        i = child;
+    if (!ties_.empty()) {
+      if (heap_.empty() || heap_.front().f_order >= current_f_) {
+        const HeapEntry top = ties_.back();
+        ties_.pop_back();
+        return top;
       }
-      heap_[i] = last;
+      // A heap entry below the current f (a heuristic that is not consistent): the stack's
+      // entries go back to the heap, which orders them all.
+      const std::uint64_t f = current_f_;
+      current_f_ = ~std::uint64_t{0};
+      for (const HeapEntry& e : ties_) push(e);
+      ties_.clear();
+      current_f_ = f;
     }
+    const HeapEntry top = popHeap();
+    current_f_ = top.f_order;
     return top;
   }
 
@@ -236,26 +262,92 @@ class SearchState {
   std::vector<MoveAction> actionsTo(NodeId node) const;
 
  private:
-  static bool before(const HeapEntry& a, const HeapEntry& b) {
-    return a.f < b.f || (a.f == b.f && a.g > b.g);
+  // Removes and returns the heap's top. Floyd's bottom-up deletion: the hole left at
+  // the top moves down to a leaf along the best children, then the last entry rises from there
+  // (it belongs near the bottom, so the rise is short).
+  HeapEntry popHeap() {
+    const HeapEntry top = heap_.front();
+    const HeapEntry last = heap_.back();
+    heap_.pop_back();
+    const std::size_t n = heap_.size();
+    if (n > 0) {
+      HeapEntry* h = heap_.data();
+      std::size_t i = 0;
+      for (std::size_t first = 1; first < n; first = kArity * i + 1) {
+        std::size_t best = first;
+        if (first + kArity <= n) {  // all four children: a tournament without branches
+          const std::size_t a = before(h[first + 1], h[first]) ? first + 1 : first;
+          const std::size_t b = before(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
+          best = before(h[b], h[a]) ? b : a;
+        } else {
+          for (std::size_t c = first + 1; c < n; ++c) best = before(h[c], h[best]) ? c : best;
+        }
+        h[i] = h[best];
+        i = best;
+      }
+      while (i > 0) {
+        const std::size_t up = (i - 1) / kArity;
+        if (!before(last, h[up])) break;
+        h[i] = h[up];
+        i = up;
+      }
+      h[i] = last;
+    }
+    return top;
   }
+
+  // The order of entries as one unsigned 128-bit key (f's bits, g's inverted bits, the node),
+  // so that one wide comparison replaces three branches. (GCC and Clang: __int128 is an
+  // extension, hence the marker for -Wpedantic.)
+  __extension__ using Key = unsigned __int128;
+  static Key key(const HeapEntry& e) {
+    if constexpr (std::endian::native == std::endian::little) {
+      Key k;
+      std::memcpy(&k, &e, sizeof k);
+      return k;
+    } else {
+      return (static_cast<Key>(e.f_order) << 64) | (static_cast<Key>(e.g_order) << 32) | e.node;
+    }
+  }
+  static bool before(const HeapEntry& a, const HeapEntry& b) { return key(a) < key(b); }
+  static constexpr std::size_t kArity = 4;  // a 4-ary heap: half the levels of a binary one
+  static_assert(sizeof(HeapEntry) == sizeof(Key) && std::is_trivially_copyable_v<HeapEntry>, "an entry is its key");
   static_assert(std::is_trivially_copyable_v<Record> && std::is_aggregate_v<Record>,
                 "records live in calloc'd memory");
+  // A stamp: the generation above kGenerationShift, then the closed bit, then the arrival kind.
+  static constexpr std::uint32_t kArriveBits = 7, kClosed = 8, kLowBits = 15;
+  static constexpr int kGenerationShift = 4;
+  static constexpr std::uint32_t kGenerations = std::uint32_t{1} << (32 - kGenerationShift);
+  static_assert(static_cast<std::uint32_t>(MoveAction::Link) <= kArriveBits, "every MoveAction fits in the stamp");
   struct Free {
-    void operator()(Record* p) const { std::free(p); }
+    void operator()(void* p) const { std::free(p); }
   };
-  // `count` zeroed records; `keep`: the current ones copied over (a graph that grew mid-search).
+  // `count` zeroed stamps and records; `keep`: the current ones copied over (a graph that grew
+  // mid-search).
   void allocate(std::size_t count, bool keep) {
-    auto* fresh = static_cast<Record*>(std::calloc(count, sizeof(Record)));
-    if (fresh == nullptr && count > 0) throw std::bad_alloc();
-    if (keep && record_count_ > 0) std::memcpy(static_cast<void*>(fresh), records_.get(), record_count_ * sizeof(Record));
-    records_.reset(fresh);
+    auto* records = static_cast<Record*>(std::calloc(count, sizeof(Record)));
+    auto* stamps = static_cast<std::uint32_t*>(std::calloc(count, sizeof(std::uint32_t)));
+    if ((records == nullptr || stamps == nullptr) && count > 0) {
+      std::free(records);
+      std::free(stamps);
+      throw std::bad_alloc();
+    }
+    if (keep && record_count_ > 0) {
+      std::memcpy(static_cast<void*>(records), records_.get(), record_count_ * sizeof(Record));
+      std::memcpy(stamps, stamps_.get(), record_count_ * sizeof(std::uint32_t));
+    }
+    records_.reset(records);
+    stamps_.reset(stamps);
     record_count_ = count;
   }
   std::unique_ptr<Record, Free> records_;
+  std::unique_ptr<std::uint32_t, Free> stamps_;
   std::size_t record_count_ = 0;
   std::vector<HeapEntry> heap_;
+  std::vector<HeapEntry> ties_;     // entries pushed with f == current_f_, popped last in first out
+  std::uint64_t current_f_ = 0;     // f_order of the entry popped last
   std::uint32_t generation_ = 0;
+  std::uint32_t tag_ = 0;           // generation_ << kGenerationShift
 };
 
 /// What the search core needs from a graph. All calls are made on a const graph; a provider
@@ -307,9 +399,9 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
   double closest_h = std::numeric_limits<double>::infinity();
   while (!state.heapEmpty()) {
     const SearchState::HeapEntry top = state.pop();
-    SearchState::Record& current = state.touch(top.node);
-    if (current.closed) continue;  // a stale entry: the node popped earlier with a better g
-    current.closed = true;
+    if (state.closed(top.node)) continue;  // a stale entry: the node popped earlier with a better g
+    state.close(top.node);
+    const SearchState::Record& current = state.record(top.node);
     if (top.node == goal) {
       outcome.status = SearchStatus::Found;
       outcome.cost = current.g;
@@ -329,11 +421,11 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
     const double node_g = current.g;
     const NodeId parent = current.parent;
     const NodeId from = current.from;
-    const bool can_shortcut = any_angle && parent != kNoNode && current.arrive == MoveAction::Walk;
+    const bool can_shortcut = any_angle && parent != kNoNode && state.arrival(node) == MoveAction::Walk;
     const double parent_g = can_shortcut ? state.record(parent).g : 0.0;
     const auto offer = [&](NodeId to, double cost, MoveAction kind) {
+      if (state.closed(to)) return;
       SearchState::Record& next = state.touch(to);
-      if (next.closed) return;
       double g = node_g + cost;
       NodeId via = node;
       if (can_shortcut && kind == MoveAction::Walk) {
@@ -347,7 +439,7 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
         next.g = g;
         next.parent = via;
         next.from = node;
-        next.arrive = kind;
+        state.setArrival(to, kind);
         state.push({g + graph.heuristic(to, goal, any_angle), g, to});
       }
     };
@@ -356,25 +448,25 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
     // at a lower or equal cost by another expansion offers nothing new; at equal cost from this
     // expansion it is the same middle node offering its next successor.
     const auto offer_through = [&](NodeId via, double via_cost, NodeId to, double cost) {
+      if (state.closed(via)) return;
       SearchState::Record& middle = state.touch(via);
-      if (middle.closed) return;
       const double g_middle = node_g + via_cost;
       if (g_middle < middle.g) {
         middle.g = g_middle;
         middle.parent = node;
         middle.from = node;
-        middle.arrive = MoveAction::Walk;
+        state.setArrival(via, MoveAction::Walk);
       } else if (g_middle > middle.g || middle.parent != node) {
         return;
       }
+      if (state.closed(to)) return;
       SearchState::Record& next = state.touch(to);
-      if (next.closed) return;
       const double g = g_middle + cost;
       if (g < next.g) {
         next.g = g;
         next.parent = via;
         next.from = via;
-        next.arrive = MoveAction::Walk;
+        state.setArrival(to, MoveAction::Walk);
         state.push({g + graph.heuristic(to, goal, any_angle), g, to});
       }
     };
