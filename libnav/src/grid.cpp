@@ -191,6 +191,26 @@ const GridBitmap* Grid::bitmap() {
       set(b.columns, b.line_words_z, x + 1, GridBitmap::kPad + z);
       set(b.columns_reversed, b.line_words_z, x + 1, GridBitmap::kPad + (d - 1 - z));
     }
+  // Stop bits of line l from lines l - 1, l and l + 1: ~mid | (side & ~side shifted one cell on).
+  auto stops = [](const std::vector<std::uint64_t>& table, int words, std::vector<std::uint64_t>& out) {
+    out.assign(table.size(), 0);
+    const std::size_t lines = table.size() / static_cast<std::size_t>(words);
+    for (std::size_t l = 1; l + 1 < lines; ++l) {
+      const std::uint64_t* mid = table.data() + l * static_cast<std::size_t>(words);
+      const std::uint64_t* a = mid - words;
+      const std::uint64_t* b = mid + words;
+      std::uint64_t* o = out.data() + l * static_cast<std::size_t>(words);
+      for (int k = 0; k < words; ++k) {
+        const std::uint64_t a_before = (a[k] << 1) | (k > 0 ? a[k - 1] >> 63 : 0);
+        const std::uint64_t b_before = (b[k] << 1) | (k > 0 ? b[k - 1] >> 63 : 0);
+        o[k] = ~mid[k] | (a[k] & ~a_before) | (b[k] & ~b_before);
+      }
+    }
+  };
+  stops(b.rows, b.line_words_x, b.rows_stops);
+  stops(b.rows_reversed, b.line_words_x, b.rows_reversed_stops);
+  stops(b.columns, b.line_words_z, b.columns_stops);
+  stops(b.columns_reversed, b.line_words_z, b.columns_reversed_stops);
   bitmap_valid_ = true;
   return &bitmap_;
 }

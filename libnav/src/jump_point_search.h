@@ -8,8 +8,9 @@
 //    neighbours, and a straight move east from p to n forces n's north (south) neighbour (and
 //    the diagonal beyond it) exactly when that neighbour is open while the cell north (south)
 //    of p is blocked.
-//  - A straight jump reads 64 cells of its line and of the two lines beside it at once: the
-//    first blocked cell, forced neighbour or goal is found with one count-trailing-zeros.
+//  - A straight jump reads 64 cells of its line's stop bits at once (blocked cells and forced
+//    neighbours, precomputed with the grid's bitmap): the first blocked cell, forced neighbour
+//    or goal is found with one count-trailing-zeros.
 //  - A diagonal jump steps one cell at a time and stops where a straight jump from it finds
 //    something.
 //
@@ -113,16 +114,16 @@ class JumpPointGraph {
     return v;
   }
 
-  // Scans `mid` forward from bit `from` (exclusive): the first cell that is blocked (-1), the
-  // goal, or has a forced neighbour on line `a` or `b` (open there while the cell behind is not).
-  static int scan(const std::uint64_t* mid, const std::uint64_t* a, const std::uint64_t* b, int from, int goal) {
+  // Scans a line forward from bit `from` (exclusive) for the first cell that is blocked (-1),
+  // the goal, or has a forced neighbour: the line's stop bits (GridBitmap) with the goal's bit,
+  // 64 cells at a time; `mid` tells a blocked stop from the others.
+  static int scan(const std::uint64_t* mid, const std::uint64_t* stop_bits, int from, int goal) {
     for (int p = from + 1;; p += 64) {
-      const std::uint64_t m = window(mid, p);
-      std::uint64_t stops = ~m | (window(a, p) & ~window(a, p - 1)) | (window(b, p) & ~window(b, p - 1));
+      std::uint64_t stops = window(stop_bits, p);
       if (goal >= p && goal < p + 64) stops |= std::uint64_t{1} << (goal - p);
       if (stops != 0) {
-        const int i = std::countr_zero(stops);
-        return ((m >> i) & 1) ? p + i : -1;
+        const int q = p + std::countr_zero(stops);
+        return ((mid[q >> 6] >> (q & 63)) & 1) ? q : -1;
       }
     }
   }
@@ -131,22 +132,22 @@ class JumpPointGraph {
     const GridBitmap& b = *bits_;
     if (dx != 0) {
       const std::uint64_t* table = dx > 0 ? b.rows.data() : b.rows_reversed.data();
-      const std::size_t words = std::size_t(b.line_words_x);
-      const auto line = [&](int l) { return table + std::size_t(l) * words; };
+      const std::uint64_t* stops = dx > 0 ? b.rows_stops.data() : b.rows_reversed_stops.data();
+      const std::size_t line = std::size_t(z + 1) * std::size_t(b.line_words_x);
       const int along = dx > 0 ? x : width_ - 1 - x;
       const int goal = goal_z_ == z ? kPad + (dx > 0 ? goal_x_ : width_ - 1 - goal_x_) : -1;
-      const int p = scan(line(z + 1), line(z), line(z + 2), kPad + along, goal);
+      const int p = scan(table + line, stops + line, kPad + along, goal);
       if (p < 0) return false;
       jx = dx > 0 ? p - kPad : width_ - 1 - (p - kPad);
       jz = z;
       return true;
     }
     const std::uint64_t* table = dz > 0 ? b.columns.data() : b.columns_reversed.data();
-    const std::size_t words = std::size_t(b.line_words_z);
-    const auto line = [&](int l) { return table + std::size_t(l) * words; };
+    const std::uint64_t* stops = dz > 0 ? b.columns_stops.data() : b.columns_reversed_stops.data();
+    const std::size_t line = std::size_t(x + 1) * std::size_t(b.line_words_z);
     const int along = dz > 0 ? z : depth_ - 1 - z;
     const int goal = goal_x_ == x ? kPad + (dz > 0 ? goal_z_ : depth_ - 1 - goal_z_) : -1;
-    const int p = scan(line(x + 1), line(x), line(x + 2), kPad + along, goal);
+    const int p = scan(table + line, stops + line, kPad + along, goal);
     if (p < 0) return false;
     jx = x;
     jz = dz > 0 ? p - kPad : depth_ - 1 - (p - kPad);

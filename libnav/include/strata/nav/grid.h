@@ -73,6 +73,10 @@ struct GridBitmap {
   std::vector<std::uint64_t> rows_reversed;    ///< line z + 1, bit kPad + (width - 1 - x)
   std::vector<std::uint64_t> columns;          ///< line x + 1, bit kPad + z
   std::vector<std::uint64_t> columns_reversed; ///< line x + 1, bit kPad + (depth - 1 - z)
+  /// Per table above, the same lines of "stop" bits for a straight jump along the line in its
+  /// bit order: the cell is blocked, or a line beside it is open there while it was blocked one
+  /// cell before (a forced neighbour).
+  std::vector<std::uint64_t> rows_stops, rows_reversed_stops, columns_stops, columns_reversed_stops;
 };
 
 /// A lazily rasterized grid with cached walkability and ground heights.
