@@ -9,17 +9,23 @@
 //   cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_BENCH=ON
 //   cmake --build build-bench --target bench_grid
 //   build-bench/tests/bench/bench_grid --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+// The maps are the shared data's movingai/ set; STRATA_BENCH_MOVINGAI=DIR runs every NAME.map of
+// DIR that has a NAME.map.scen beside it instead (other Moving AI benchmark maps).
 
 #include <benchmark/benchmark.h>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/astar_search.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "strata/nav/grid_search.h"
@@ -39,16 +45,41 @@ struct MapData {
   std::vector<MovingAiScenario> sample;
 };
 
-const std::vector<std::string> kMaps = {"arena", "den312d", "8room_000", "random512-10-0", "maze512-1-0"};
+// The directory of the maps: STRATA_BENCH_MOVINGAI, else the shared data's movingai/.
+std::filesystem::path mapDirectory() {
+  const char* dir = std::getenv("STRATA_BENCH_MOVINGAI");
+  return dir != nullptr && *dir != 0 ? std::filesystem::path(dir) : std::filesystem::path(STRATA_SHARED_DATA) / "movingai";
+}
+
+// The shared set in its usual order; for another directory, every map with a .scen, by name.
+std::vector<std::string> mapNames() {
+  if (std::getenv("STRATA_BENCH_MOVINGAI") == nullptr) return {"arena", "den312d", "8room_000", "random512-10-0", "maze512-1-0"};
+  std::vector<std::string> names;
+  std::error_code error;
+  std::filesystem::directory_iterator it(mapDirectory(), error);
+  if (error) {
+    std::fprintf(stderr, "bench_grid: %s: %s\n", mapDirectory().c_str(), error.message().c_str());
+    std::exit(2);
+  }
+  for (const auto& entry : it) {
+    const std::filesystem::path& path = entry.path();
+    if (path.extension() == ".map" && std::filesystem::exists(path.string() + ".scen")) names.push_back(path.stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 MapData& mapData(const std::string& name) {
   static std::map<std::string, std::unique_ptr<MapData>> cache;
   auto& slot = cache[name];
   if (!slot) {
-    const std::filesystem::path dir = std::filesystem::path(STRATA_SHARED_DATA) / "movingai";
+    const std::filesystem::path dir = mapDirectory();
     auto map = loadMovingAiMap(dir / (name + ".map"));
     auto scen = loadMovingAiScenarios(dir / (name + ".map.scen"));
-    if (!map || !scen) throw std::runtime_error("cannot load " + name);
+    if (!map || !scen) {
+      std::fprintf(stderr, "bench_grid: %s\n", (!map ? map.error() : scen.error()).message.c_str());
+      std::exit(2);
+    }
     slot = std::make_unique<MapData>();
     slot->name = name;
     slot->map = std::move(*map);
@@ -156,7 +187,7 @@ void runBoost(benchmark::State& state, const std::string& name) {
 }
 
 const bool kRegistered = [] {
-  for (const std::string& name : kMaps) {
+  for (const std::string& name : mapNames()) {
     const std::size_t n = mapData(name).sample.size();
     benchmark::RegisterBenchmark(("strata_astar/" + name).c_str(), [name](benchmark::State& s) { runStrata(s, name, SearchMethod::AStar); })
         ->Iterations(std::int64_t(n))->Unit(benchmark::kMicrosecond);
