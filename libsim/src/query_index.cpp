@@ -31,7 +31,6 @@ using detail::Triangle;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint32_t kColliderLeafSize = 4;
 
 struct MeshData {
