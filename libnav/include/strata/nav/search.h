@@ -222,14 +222,7 @@ class SearchState {
       return;
     }
     heap_.push_back(entry);
-    std::size_t i = heap_.size() - 1;
-    while (i > 0) {
-      const std::size_t up = (i - 1) / kArity;
-      if (!before(entry, heap_[up])) break;
-      heap_[i] = heap_[up];
-      i = up;
-    }
-    heap_[i] = entry;
+    siftUp(heap_.size() - 1, entry);
   }
   /// True when the open set is empty.
   bool heapEmpty() const { return heap_.empty() && ties_.empty(); }
@@ -285,15 +278,20 @@ class SearchState {
         h[i] = h[best];
         i = best;
       }
-      while (i > 0) {
-        const std::size_t up = (i - 1) / kArity;
-        if (!before(last, h[up])) break;
-        h[i] = h[up];
-        i = up;
-      }
-      h[i] = last;
+      siftUp(i, last);
     }
     return top;
+  }
+  // Puts `entry` into the hole at `i`, moving it up past the parents it comes before.
+  void siftUp(std::size_t i, const HeapEntry& entry) {
+    HeapEntry* h = heap_.data();
+    while (i > 0) {
+      const std::size_t up = (i - 1) / kArity;
+      if (!before(entry, h[up])) break;
+      h[i] = h[up];
+      i = up;
+    }
+    h[i] = entry;
   }
 
   // The order of entries as one unsigned 128-bit key (f's bits, g's inverted bits, the node),
