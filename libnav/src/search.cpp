@@ -61,10 +61,14 @@ std::string_view actionName(MoveAction action) {
 }
 
 double horizontalLength(const std::vector<Waypoint>& waypoints) {
+  // sqrt(dx^2 + dz^2), not std::hypot: world coordinates are far from overflow, and hypot's
+  // care was 2 % of a corridor query.
   double total = 0;
-  for (std::size_t i = 1; i < waypoints.size(); ++i)
-    total += std::hypot(waypoints[i].position.x - waypoints[i - 1].position.x,
-                        waypoints[i].position.z - waypoints[i - 1].position.z);
+  for (std::size_t i = 1; i < waypoints.size(); ++i) {
+    const double dx = waypoints[i].position.x - waypoints[i - 1].position.x;
+    const double dz = waypoints[i].position.z - waypoints[i - 1].position.z;
+    total += std::sqrt(dx * dx + dz * dz);
+  }
   return total;
 }
 
