@@ -19,6 +19,7 @@
 ///   octile overestimates a straight segment and an inadmissible heuristic gives worse paths).
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <concepts>
 #include <cstddef>
@@ -137,7 +138,10 @@ struct SearchOutcome {
 
 /// Reusable per-thread search memory: per node a stamp (4 bytes: the search generation that
 /// reached it, closed or not, and how it was arrived at) and a record (16 bytes), and the open
-/// set. The stamps are a separate, small array, so the test whether a node is new or closed --
+/// set: a radix heap on f (entries at or above the f it is based on: every entry, with a
+/// consistent heuristic) beside a 4-ary heap (entries below it: Theta*'s shortcuts can make f
+/// drop). Every pop is an entry of the smallest f, so A* stays exact; among equal f the order is
+/// deterministic (the last pushed first within the radix heap's lowest bucket). The stamps are a separate, small array, so the test whether a node is new or closed --
 /// made for every edge a search looks at -- reads 4 bytes instead of the record's cache line.
 /// Starting a search costs O(1) (plus growth the first time a larger graph is searched).
 /// Not thread-safe: give each thread its own.
@@ -149,13 +153,12 @@ class SearchState {
     NodeId parent = kNoNode;  ///< predecessor on the best known route (the grandparent after a shortcut)
     NodeId from = kNoNode;    ///< node whose expansion gave the best known route (== parent without shortcuts)
   };
-  /// One open-set entry, ordered by f ascending, then g descending (the deeper node first,
-  /// which expands fewer nodes), then node id ascending: a total order, so the pop sequence does
-  /// not depend on how the heap arranges its entries. 16 bytes, laid out so that on a
-  /// little-endian machine the entry read as one unsigned 128-bit number is its order key:
-  /// non-negative IEEE numbers order like their bit patterns, and g's bits are stored inverted.
+  /// One open-set entry. 16 bytes: f's IEEE bits (non-negative numbers order like their bit
+  /// patterns, which the radix buckets use), g's bits inverted and the node, laid out so that on
+  /// a little-endian machine the entry read as one unsigned 128-bit number is the heap's order
+  /// key (f ascending, then g descending: the deeper node first, then node id ascending).
   /// Stale entries need no test of their own: a node's entries share its heuristic, so the one
-  /// with the best g pops first and closes the node, and the others pop closed.
+  /// with the best g (the smallest f) pops first and closes the node, and the others pop closed.
   struct HeapEntry {
     NodeId node;             ///< the node
     std::uint32_t g_order;   ///< ~bits of g at push time as a float (tie-breaking only)
@@ -180,8 +183,12 @@ class SearchState {
     }
     tag_ = generation_ << kGenerationShift;
     heap_.clear();
-    ties_.clear();
-    current_f_ = 0;
+    buckets_[0].clear();
+    for (std::uint64_t bits = occupied_; bits != 0; bits &= bits - 1)
+      buckets_[static_cast<std::size_t>(std::countr_zero(bits)) + 1].clear();
+    occupied_ = 0;
+    bucketed_ = 0;
+    base_f_ = 0;
   }
   /// The record of `node`, initialised (g = infinity, open, arrived at by walking) if this
   /// search has not touched it. Grows the records when a graph discovers nodes while it is
@@ -214,38 +221,38 @@ class SearchState {
   /// The record of a node this search has touched (check `reached` first).
   const Record& record(NodeId node) const { return records_.get()[node]; }
 
-  /// Pushes an open-set entry. An entry with the f of the entry popped last goes on a stack
-  /// beside the heap instead (A* on a consistent heuristic pops such entries next anyway).
+  /// Pushes an open-set entry: into the radix buckets when its f is at least the f they are
+  /// based on (always, for a consistent heuristic), else into the heap.
   void push(HeapEntry entry) {
-    if (entry.f_order == current_f_) {
-      ties_.push_back(entry);
+    if (entry.f_order >= base_f_) {
+      bucketPush(entry);
       return;
     }
     heap_.push_back(entry);
     siftUp(heap_.size() - 1, entry);
   }
   /// True when the open set is empty.
-  bool heapEmpty() const { return heap_.empty() && ties_.empty(); }
-  /// Removes and returns the best open-set entry: the last one pushed on the stack of entries
-  /// with the current f while no heap entry has a smaller f (so the popped f never goes below
-  /// the minimum: the search stays exact), else the heap's top.
+  bool heapEmpty() const { return heap_.empty() && bucketed_ == 0; }
+  /// Removes and returns an entry of the smallest f: the heap's top while the heap holds any
+  /// (they lie below every bucketed f), else the last entry of bucket 0 (f equal to the base),
+  /// after rebasing on the smallest f of the lowest non-empty bucket when bucket 0 is empty.
   HeapEntry pop() {
-    if (!ties_.empty()) {
-      if (heap_.empty() || heap_.front().f_order >= current_f_) {
-        const HeapEntry top = ties_.back();
-        ties_.pop_back();
-        return top;
-      }
-      // A heap entry below the current f (a heuristic that is not consistent): the stack's
-      // entries go back to the heap, which orders them all.
-      const std::uint64_t f = current_f_;
-      current_f_ = ~std::uint64_t{0};
-      for (const HeapEntry& e : ties_) push(e);
-      ties_.clear();
-      current_f_ = f;
+    if (!heap_.empty()) return popHeap();
+    std::vector<HeapEntry>& zero = buckets_[0];
+    if (zero.empty()) {
+      const int b = std::countr_zero(occupied_) + 1;
+      std::vector<HeapEntry>& from = buckets_[static_cast<std::size_t>(b)];
+      occupied_ &= ~(std::uint64_t{1} << (b - 1));
+      std::uint64_t m = from.front().f_order;
+      for (const HeapEntry& e : from) m = std::min(m, e.f_order);
+      base_f_ = m;
+      bucketed_ -= from.size();
+      for (const HeapEntry& e : from) bucketPush(e);
+      from.clear();
     }
-    const HeapEntry top = popHeap();
-    current_f_ = top.f_order;
+    const HeapEntry top = zero.back();
+    zero.pop_back();
+    --bucketed_;
     return top;
   }
 
@@ -281,6 +288,15 @@ class SearchState {
       siftUp(i, last);
     }
     return top;
+  }
+  // Radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) on f's bits: bucket 0 holds f equal to
+  // the base, bucket b the f whose highest bit differing from the base is b - 1.
+  void bucketPush(const HeapEntry& entry) {
+    const std::uint64_t diff = entry.f_order ^ base_f_;
+    const int b = diff == 0 ? 0 : 64 - std::countl_zero(diff);
+    buckets_[static_cast<std::size_t>(b)].push_back(entry);
+    if (b != 0) occupied_ |= std::uint64_t{1} << (b - 1);
+    ++bucketed_;
   }
   // Puts `entry` into the hole at `i`, moving it up past the parents it comes before.
   void siftUp(std::size_t i, const HeapEntry& entry) {
@@ -342,8 +358,10 @@ class SearchState {
   std::unique_ptr<std::uint32_t, Free> stamps_;
   std::size_t record_count_ = 0;
   std::vector<HeapEntry> heap_;
-  std::vector<HeapEntry> ties_;     // entries pushed with f == current_f_, popped last in first out
-  std::uint64_t current_f_ = 0;     // f_order of the entry popped last
+  std::array<std::vector<HeapEntry>, 65> buckets_;  // radix buckets (bucketPush)
+  std::uint64_t occupied_ = 0;      // bit b - 1 set: bucket b (1..64) is not empty
+  std::size_t bucketed_ = 0;        // entries in the buckets
+  std::uint64_t base_f_ = 0;        // the f the buckets are based on (never above a bucketed f)
   std::uint32_t generation_ = 0;
   std::uint32_t tag_ = 0;           // generation_ << kGenerationShift
 };
