@@ -141,8 +141,9 @@ struct SearchOutcome {
 /// set: a radix heap on f (entries at or above the f it is based on: every entry, with a
 /// consistent heuristic) beside a 4-ary heap (entries below it: Theta*'s shortcuts can make f
 /// drop). Every pop is an entry of the smallest f, so A* stays exact; among equal f the order is
-/// deterministic (the last pushed first within the radix heap's lowest bucket). The stamps are a separate, small array, so the test whether a node is new or closed --
-/// made for every edge a search looks at -- reads 4 bytes instead of the record's cache line.
+/// deterministic (the last pushed first within the radix heap's lowest bucket). The stamps are a
+/// separate, small array, so the test whether a node is new or closed -- made for every edge a
+/// search looks at -- reads 4 bytes instead of the record's cache line.
 /// Starting a search costs O(1) (plus growth the first time a larger graph is searched).
 /// Not thread-safe: give each thread its own.
 class SearchState {
@@ -241,6 +242,8 @@ class SearchState {
     std::vector<HeapEntry>& zero = buckets_[0];
     if (zero.empty()) {
       const int b = std::countr_zero(occupied_) + 1;
+      // Every entry of bucket b agrees with the base above bit b - 1 and has that bit set, as
+      // does their minimum: rebased on it, they all land in buckets below b.
       std::vector<HeapEntry>& from = buckets_[static_cast<std::size_t>(b)];
       occupied_ &= ~(std::uint64_t{1} << (b - 1));
       std::uint64_t m = from.front().f_order;
