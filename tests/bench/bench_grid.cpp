@@ -45,15 +45,21 @@ struct MapData {
   std::vector<MovingAiScenario> sample;
 };
 
+// STRATA_BENCH_MOVINGAI when set and not empty: another directory of maps.
+const char* customMapDirectory() {
+  const char* dir = std::getenv("STRATA_BENCH_MOVINGAI");
+  return dir != nullptr && *dir != 0 ? dir : nullptr;
+}
+
 // The directory of the maps: STRATA_BENCH_MOVINGAI, else the shared data's movingai/.
 std::filesystem::path mapDirectory() {
-  const char* dir = std::getenv("STRATA_BENCH_MOVINGAI");
-  return dir != nullptr && *dir != 0 ? std::filesystem::path(dir) : std::filesystem::path(STRATA_SHARED_DATA) / "movingai";
+  const char* dir = customMapDirectory();
+  return dir != nullptr ? std::filesystem::path(dir) : std::filesystem::path(STRATA_SHARED_DATA) / "movingai";
 }
 
 // The shared set in its usual order; for another directory, every map with a .scen, by name.
 std::vector<std::string> mapNames() {
-  if (std::getenv("STRATA_BENCH_MOVINGAI") == nullptr) return {"arena", "den312d", "8room_000", "random512-10-0", "maze512-1-0"};
+  if (customMapDirectory() == nullptr) return {"arena", "den312d", "8room_000", "random512-10-0", "maze512-1-0"};
   std::vector<std::string> names;
   std::error_code error;
   std::filesystem::directory_iterator it(mapDirectory(), error);
