@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -173,6 +174,9 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     fillRectBuckets(std::span<const BucketRange>(range.data(), range.size()), tiles_x, tile_count, tile_offsets,
                     tile_triangles, [](uint32_t t) { return t; });
   }
+  // Candidate records of every triangle, once, for the tiles' standing-room tests and the edge
+  // stage's bins (released after the edge stage).
+  auto candidates = std::make_unique<const TriangleCandidates>(mesh);
   std::vector<RectFloors> tile_floors(tile_count);
   {
     // Tiles with the most triangles first, each worker taking the next tile from a shared
@@ -190,7 +194,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
         const int32_t x0 = tx * tile, z0 = tz * tile;
         const int32_t x1 = std::min(x0 + tile, grid.width_cells), z1 = std::min(z0 + tile, grid.depth_cells);
         builder.buildRect(x0, z0, x1, z1, std::span<const uint32_t>(tile_triangles.data() + tile_offsets[t], cost(t)),
-                          tile_floors[t]);
+                          tile_floors[t], candidates.get());
         report.advance();
       }
     });
@@ -280,7 +284,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     std::vector<uint8_t> climbable;
     if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
     // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
-    const TriangleBins bins(mesh, grid, kSweepBinCells);
+    const TriangleBins bins(*candidates, grid, kSweepBinCells);
     EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
     const NodeArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
     inputs.diagonal_free = &diagonal_free;
@@ -292,9 +296,11 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
       }
     });
   }
-  // The edge stage's scratch (standing-box bottoms, diagonal bits, bins) is released here, before
-  // the later stages allocate theirs: 10 bytes a node off a large world's peak.
+  // The edge stage's scratch (standing-box bottoms, diagonal bits, bins, candidate records) is
+  // released here, before the later stages allocate theirs: 10 bytes a node off a large world's
+  // peak.
   NodeArray<double>().swap(box_bottom);
+  candidates.reset();
   report.end();
 
   // ---- links ----

@@ -146,7 +146,7 @@ std::vector<ColumnFloor> ColumnBuilder::buildColumn(int32_t x, int32_t z) const 
 }
 
 void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, std::span<const uint32_t> triangles,
-                              RectFloors& out) const {
+                              RectFloors& out, const TriangleCandidates* shared) const {
   const int32_t width = x1 - x0, depth = z1 - z0;
   const std::size_t columns = static_cast<std::size_t>(width) * static_cast<std::size_t>(depth);
   out.floors.clear();
@@ -210,18 +210,29 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
   // rounding allowance bounded by near_pad_): every triangle whose bounds can meet the bounds of
   // its standing boxes, so every triangle the exact test could accept. Flat lists (counted, then
   // filled) of indices into `records`; columns without hits need none.
-  std::vector<CandidateTriangle> records(triangles.size());
-  std::vector<TriangleBounds> bounds(triangles.size());
-  for (std::size_t i = 0; i < triangles.size(); ++i) {
-    const CandidateTriangle& t = records[i] = makeCandidate(mesh_, triangles[i]);
-    bounds[i] = {t.min_x, t.max_x, t.min_y, t.max_y, t.min_z, t.max_z};
+  // With `shared`, the lists hold mesh triangle ids into its arrays; otherwise indices into
+  // records of this rectangle's own.
+  std::vector<CandidateTriangle> own_records;
+  std::vector<TriangleBounds> own_bounds;
+  if (shared == nullptr) {
+    own_records.resize(triangles.size());
+    own_bounds.resize(triangles.size());
+    for (std::size_t i = 0; i < triangles.size(); ++i) {
+      const CandidateTriangle& t = own_records[i] = makeCandidate(mesh_, triangles[i]);
+      own_bounds[i] = {t.min_x, t.max_x, t.min_y, t.max_y, t.min_z, t.max_z};
+    }
   }
+  const std::span<const CandidateTriangle> records =
+      shared ? std::span<const CandidateTriangle>(shared->records.data(), shared->records.size()) : own_records;
+  const std::span<const TriangleBounds> bounds =
+      shared ? std::span<const TriangleBounds>(shared->bounds.data(), shared->bounds.size()) : own_bounds;
+  const auto id = [&](std::size_t i) { return shared ? triangles[i] : static_cast<uint32_t>(i); };
   const double r = settings_.radius;
   const auto hasHits = [&](std::size_t column) { return offsets[column] != offsets[column + 1]; };
-  std::vector<std::array<int32_t, 4>> near_range(records.size());  // x0, x1, z0, z1 per record
+  std::vector<std::array<int32_t, 4>> near_range(triangles.size());  // x0, x1, z0, z1 per triangle
   std::vector<uint32_t> near_offsets(columns + 1, 0);
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const CandidateTriangle& t = records[i];
+  for (std::size_t i = 0; i < triangles.size(); ++i) {
+    const TriangleBounds& t = bounds[id(i)];
     auto& [nx0, nx1, nz0, nz1] = near_range[i];
     nx0 = std::max(x0, static_cast<int32_t>(std::ceil((t.min_x - r - near_pad_ - grid_.origin_x) / cs - 0.5)));
     nx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((t.max_x + r + near_pad_ - grid_.origin_x) / cs - 0.5)));
@@ -237,12 +248,12 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
   std::vector<uint32_t> near(near_offsets.back());
   {
     std::vector<uint32_t> cursor(near_offsets.begin(), near_offsets.end() - 1);
-    for (uint32_t i = 0; i < records.size(); ++i) {
+    for (std::size_t i = 0; i < triangles.size(); ++i) {
       const auto [nx0, nx1, nz0, nz1] = near_range[i];
       for (int32_t z = nz0; z <= nz1; ++z)
         for (int32_t x = nx0; x <= nx1; ++x) {
           const auto column = static_cast<std::size_t>((z - z0) * width + (x - x0));
-          if (hasHits(column)) near[cursor[column]++] = i;
+          if (hasHits(column)) near[cursor[column]++] = id(i);
         }
     }
   }

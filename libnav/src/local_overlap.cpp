@@ -20,6 +20,9 @@
 
 #include "local_overlap.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -39,6 +42,18 @@ CandidateTriangle makeCandidate(const sim::TriangleMesh& mesh, uint32_t t) {
   r.offset = sim::dot(r.normal, a);
   r.normal_length = sim::length(r.normal);
   return r;
+}
+
+TriangleCandidates::TriangleCandidates(const sim::TriangleMesh& mesh) {
+  const uint32_t count = mesh.triangleCount();
+  records.resize(count);  // uninitialised: every entry is written below
+  bounds.resize(count);
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, count, 1024), [&](const tbb::blocked_range<uint32_t>& q) {
+    for (uint32_t t = q.begin(); t != q.end(); ++t) {
+      const CandidateTriangle& r = records[t] = makeCandidate(mesh, t);
+      bounds[t] = {r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z};
+    }
+  });
 }
 
 LocalBoxTest::LocalBoxTest(const sim::Aabb& box) : box_(sim::OrientedBox::fromAabb(box)) { prepare(); }

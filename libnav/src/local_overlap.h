@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "strata/nav/layered_graph.h"
 #include "strata/sim/math.h"
 #include "strata/sim/mesh.h"
 #include "strata/sim/query_index.h"
@@ -31,6 +32,15 @@ struct TriangleBounds {
 
 /// The candidate record of mesh triangle `t`.
 CandidateTriangle makeCandidate(const sim::TriangleMesh& mesh, uint32_t t);
+
+/// The candidate record and bounds of every triangle of a mesh, built once per bake (in
+/// parallel) and shared by the column stage's tiles and the edge stage's bins: a tile would
+/// otherwise build records of every triangle it touches, and a large triangle touches many tiles.
+struct TriangleCandidates {
+  explicit TriangleCandidates(const sim::TriangleMesh& mesh);
+  NodeArray<CandidateTriangle> records;  ///< per mesh triangle
+  NodeArray<TriangleBounds> bounds;      ///< per mesh triangle: the bounds of records[t]
+};
 
 /// One query box (axis-aligned or oriented about Y) and the exact test of one triangle against it.
 class LocalBoxTest {

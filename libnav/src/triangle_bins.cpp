@@ -16,24 +16,23 @@
 
 namespace strata::nav {
 
-TriangleBins::TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid, int32_t bin_cells)
+TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame& grid, int32_t bin_cells)
     : origin_x_(grid.origin_x), origin_z_(grid.origin_z), bin_size_(grid.cell_size * bin_cells),
-      inverse_bin_size_(1.0 / bin_size_) {
+      inverse_bin_size_(1.0 / bin_size_), records_(candidates.records.data()) {
   bins_x_ = std::max<int32_t>(1, (grid.width_cells + bin_cells - 1) / bin_cells);
   bins_z_ = std::max<int32_t>(1, (grid.depth_cells + bin_cells - 1) / bin_cells);
-  const uint32_t count = mesh.triangleCount();
-  records_.resize(count);  // uninitialised: every record is written below
+  const auto count = static_cast<uint32_t>(candidates.records.size());
   NodeArray<BucketRange> range;  // x0, x1, z0, z1 per triangle; every entry written below
   range.resize(count);
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, count, 1024), [&](const tbb::blocked_range<uint32_t>& q) {
     for (uint32_t t = q.begin(); t != q.end(); ++t) {
-      const CandidateTriangle& r = records_[t] = makeCandidate(mesh, t);
+      const TriangleBounds& r = candidates.bounds[t];
       range[t] = {binX(r.min_x), binX(r.max_x), binZ(r.min_z), binZ(r.max_z)};
     }
   });
   fillRectBuckets(std::span<const BucketRange>(range.data(), range.size()), bins_x_,
                   static_cast<std::size_t>(bins_x_) * bins_z_, offsets_, items_, [&](uint32_t t) {
-    const CandidateTriangle& r = records_[t];
+    const TriangleBounds& r = candidates.bounds[t];
     const BucketRange& b = range[t];
     return Item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, b[0], b[2], t};
   });

@@ -15,8 +15,9 @@ namespace strata::nav {
 /// Read-only after construction; thread-safe queries.
 class TriangleBins {
  public:
-  /// Bins of `bin_cells` x `bin_cells` columns of `grid` (which must cover the mesh bounds).
-  TriangleBins(const sim::TriangleMesh& mesh, const GridFrame& grid, int32_t bin_cells);
+  /// Bins of `bin_cells` x `bin_cells` columns of `grid` (which must cover the mesh bounds) over
+  /// the records of `candidates` (built over the same mesh; referenced, so it must outlive the bins).
+  TriangleBins(const TriangleCandidates& candidates, const GridFrame& grid, int32_t bin_cells);
 
   /// True when no triangle of the mesh overlaps the box (touching counts): the answer of
   /// QueryIndex::overlapsBox / overlapsOrientedBox, negated. Each triangle is tested once.
@@ -35,7 +36,7 @@ class TriangleBins {
     uint32_t triangle;
   };
 
-  NodeArray<CandidateTriangle> records_;  // per mesh triangle (filled in parallel)
+  const CandidateTriangle* records_;     // per mesh triangle (TriangleCandidates::records)
   std::vector<uint32_t> offsets_;         // per bin (row-major), into items_
   NodeArray<Item> items_;                 // ascending triangle id within a bin (filled in parallel)
 };

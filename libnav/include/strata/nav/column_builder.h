@@ -65,6 +65,8 @@ struct RectFloors {
 /// the cell size, at least one column each way.
 GridFrame makeGridFrame(const sim::Aabb& bounds, double cell_size);
 
+struct TriangleCandidates;  // libnav/src/local_overlap.h
+
 /// Builds the floors of columns. Thread-safe const methods; holds references to its inputs.
 class ColumnBuilder {
  public:
@@ -82,9 +84,10 @@ class ColumnBuilder {
   /// triangles (every triangle whose x/z bounds come within the radius of the rectangle's column
   /// centres must be included; others are ignored). Rule 4 is decided on these triangles with
   /// the query index's exact per-triangle test (same answer as hasStandingRoom, without a tree
-  /// walk per floor).
+  /// walk per floor). `shared`: the candidate records of every mesh triangle, built once (the
+  /// bake's); without it the rectangle builds records of its own triangles.
   void buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, std::span<const uint32_t> triangles,
-                 RectFloors& out) const;
+                 RectFloors& out, const TriangleCandidates* shared = nullptr) const;
 
   /// Shared rules 1-5 over the hits of one column centred at (center_x, center_z), standing room
   /// through the query index. Sorts `hits`.
