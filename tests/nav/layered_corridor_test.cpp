@@ -486,21 +486,29 @@ TEST_CASE("corridor and interval: random graphs with heights, areas, jumps and l
   }
 }
 
-TEST_CASE("corridor: samples and Recast meshes, walkable routes wherever A* finds one", "[nav][layered][corridor][property]") {
+TEST_CASE("corridor: samples, Recast and real meshes, walkable routes wherever A* finds one", "[nav][layered][corridor][property]") {
   struct Case {
     std::filesystem::path mesh, profile;
+    double scale = 1;
   };
   const auto samples = test::sourceDir() / "samples";
   const auto recast = test::sharedData() / "meshes" / "recast";
+  const auto real = test::sharedData() / "meshes" / "real";
+  // The real meshes with the default agent, which jumps and drops: take-offs and landings inside
+  // stairs, ledges and stacked floors of levels nobody here modelled.
   const std::vector<Case> cases{{samples / "tower.obj", samples / "tower.toml"},
                                 {samples / "course.obj", samples / "course.toml"},
                                 {samples / "maze.obj", samples / "maze.toml"},
                                 {recast / "dungeon.obj", {}},
                                 {recast / "nav_test.obj", {}},
-                                {recast / "undulating.obj", {}}};
+                                {recast / "undulating.obj", {}},
+                                {real / "godot-demo-projects" / "level_mesh.obj", {}},
+                                {real / "game-maps-obj" / "fdm6.obj", {}, 0.05},
+                                {real / "game-maps-obj" / "dutility.obj", {}, 0.05}};
   for (const Case& c : cases) {
     formats::ImportOptions import;
     import.in_process = true;
+    import.scale = c.scale;
     auto imported = formats::importMeshes({c.mesh}, import);
     REQUIRE(imported.ok());
     AgentProfile agent = test::testAgent();
