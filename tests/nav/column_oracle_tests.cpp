@@ -9,6 +9,7 @@
 #include <random>
 
 #include "bake_fixtures.h"
+#include "local_overlap.h"
 #include "strata/formats/import.h"
 #include "strata/nav/column_builder.h"
 #include "strata/sim/query_index.h"
@@ -53,10 +54,11 @@ sim::TriangleMesh importMesh(const MeshCase& c) {
   return std::move(imported->mesh);
 }
 
-/// Compares the bake path (buildRect over the triangles touching the column) with the on-demand
-/// path (buildColumn: raycastAll) for one column.
-void compareColumn(const nav::ColumnBuilder& builder, const sim::QueryIndex& index, int32_t x, int32_t z,
-                   const sim::Aabb& bounds) {
+/// Compares the bake path (buildRect over the triangles touching the column, with the bake's
+/// shared candidate records and with records of its own) with the on-demand path (buildColumn:
+/// raycastAll) for one column.
+void compareColumn(const nav::ColumnBuilder& builder, const nav::TriangleCandidates& candidates,
+                   const sim::QueryIndex& index, int32_t x, int32_t z, const sim::Aabb& bounds) {
   const auto& grid = builder.grid();
   // The column's footprint grown by the agent radius: every triangle that can touch the column
   // centre or its standing box (buildRect's contract).
@@ -68,19 +70,22 @@ void compareColumn(const nav::ColumnBuilder& builder, const sim::QueryIndex& ind
   index.overlapBox(footprint, touching);
   std::vector<uint32_t> triangles;
   for (const auto& hit : touching) triangles.push_back(hit.triangle);
-  nav::RectFloors rect;
-  builder.buildRect(x, z, x + 1, z + 1, triangles, rect);
   const auto by_ray = builder.buildColumn(x, z);
   INFO("column " << x << ", " << z << " centre " << grid.centerX(x) << ", " << grid.centerZ(z));
-  REQUIRE(rect.offsets.size() == 2);
-  const auto floors = rect.column(0);
-  REQUIRE(floors.size() == by_ray.size());
-  for (std::size_t i = 0; i < by_ray.size(); ++i) {
-    CHECK(floors[i].height == Approx(by_ray[i].height).margin(1e-9));
-    CHECK(floors[i].triangle == by_ray[i].triangle);
-    CHECK(floors[i].normal.y == Approx(by_ray[i].normal.y).margin(1e-12));
-    if (std::isinf(by_ray[i].headroom)) CHECK(std::isinf(floors[i].headroom));
-    else CHECK(floors[i].headroom == Approx(by_ray[i].headroom).margin(1e-9));
+  for (const nav::TriangleCandidates* shared : {&candidates, static_cast<const nav::TriangleCandidates*>(nullptr)}) {
+    INFO((shared ? "shared candidate records" : "records of its own"));
+    nav::RectFloors rect;
+    builder.buildRect(x, z, x + 1, z + 1, triangles, rect, shared);
+    REQUIRE(rect.offsets.size() == 2);
+    const auto floors = rect.column(0);
+    REQUIRE(floors.size() == by_ray.size());
+    for (std::size_t i = 0; i < by_ray.size(); ++i) {
+      CHECK(floors[i].height == Approx(by_ray[i].height).margin(1e-9));
+      CHECK(floors[i].triangle == by_ray[i].triangle);
+      CHECK(floors[i].normal.y == Approx(by_ray[i].normal.y).margin(1e-12));
+      if (std::isinf(by_ray[i].headroom)) CHECK(std::isinf(floors[i].headroom));
+      else CHECK(floors[i].headroom == Approx(by_ray[i].headroom).margin(1e-9));
+    }
   }
 }
 
@@ -97,6 +102,7 @@ TEST_CASE("rasterized columns equal all-hits rays on every real mesh and sample"
     const sim::Aabb bounds = mesh.bounds();
     const nav::GridFrame grid = nav::makeGridFrame(bounds, settings.cell_size);
     const nav::ColumnBuilder builder(mesh, index, settings, grid);
+    const nav::TriangleCandidates candidates(mesh);
     std::mt19937_64 rng(20261129);
     // Half the columns uniformly over the grid, half under random triangles (where floors are).
     for (int i = 0; i < 300; ++i) {
@@ -114,7 +120,7 @@ TEST_CASE("rasterized columns equal all-hits rays on every real mesh and sample"
         x = std::clamp(grid.columnX(p.x), 0, grid.width_cells - 1);
         z = std::clamp(grid.columnZ(p.z), 0, grid.depth_cells - 1);
       }
-      compareColumn(builder, index, x, z, bounds);
+      compareColumn(builder, candidates, index, x, z, bounds);
       if (!builder.buildColumn(x, z).empty()) ++columns_with_floors;
     }
   }
