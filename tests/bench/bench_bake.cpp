@@ -15,7 +15,9 @@
 // Peak memory: `peak_rss_MB` (process high-water mark after the run) and `graph_MB` (the baked
 // arrays). godot/town_model (a 2 km ground plane: 46 M columns at 0.3 m, about 8 GB and half a
 // minute per bake) runs only with STRATA_BENCH_LARGE=1 set, and BM_BakeVsRecast then takes 3
-// rounds on it. Reproduce: see docs/performance.md, "Bake (issue 4)".
+// rounds on it. STRATA_BENCH_MESHES=PATH[@SCALE][,PATH[@SCALE]...] adds meshes of your own
+// (any format `strata import` reads; a relative PATH is taken from the working directory), named
+// extra/<file name>. Reproduce: see docs/performance.md, "Bake (issue 4)".
 
 #include <Recast.h>
 #include <benchmark/benchmark.h>
@@ -25,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -39,13 +42,41 @@ using namespace strata;
 
 struct BenchMesh {
   std::string name;
-  std::string path;
+  std::string path;  ///< relative to the shared data, unless `absolute`
   double scale;
-  bool large = false;  ///< registered only with STRATA_BENCH_LARGE=1
+  bool large = false;     ///< registered only with STRATA_BENCH_LARGE=1
+  bool absolute = false;  ///< `path` as given (STRATA_BENCH_MESHES)
 };
 
+/// STRATA_BENCH_MESHES: comma-separated PATH[@SCALE] entries.
+std::vector<BenchMesh> extraMeshes() {
+  std::vector<BenchMesh> extra;
+  const char* text = std::getenv("STRATA_BENCH_MESHES");
+  if (text == nullptr) return extra;
+  std::string list = text;
+  for (std::size_t begin = 0; begin <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', begin), list.size());
+    std::string entry = list.substr(begin, comma - begin);
+    begin = comma + 1;
+    if (entry.empty()) continue;
+    double scale = 1;
+    if (const std::size_t at = entry.rfind('@'); at != std::string::npos) {
+      char* end = nullptr;
+      scale = std::strtod(entry.c_str() + at + 1, &end);
+      if (end == entry.c_str() + at + 1 || *end != '\0' || !(scale > 0)) {
+        std::fprintf(stderr, "bench_bake: STRATA_BENCH_MESHES: bad scale in '%s' (PATH[@SCALE], SCALE > 0)\n", entry.c_str());
+        std::exit(2);
+      }
+      entry.resize(at);
+    }
+    const std::string file = std::filesystem::path(entry).filename().string();
+    extra.push_back({"extra/" + file + (scale != 1 ? "@" + std::to_string(scale) : ""), entry, scale, false, true});
+  }
+  return extra;
+}
+
 const std::vector<BenchMesh>& benchMeshes() {
-  static const std::vector<BenchMesh> meshes = {
+  static const std::vector<BenchMesh> meshes{
       {"recast/dungeon", "meshes/recast/dungeon.obj", 1},
       {"recast/nav_test", "meshes/recast/nav_test.obj", 1},
       {"recast/undulating", "meshes/recast/undulating.obj", 1},
@@ -56,7 +87,12 @@ const std::vector<BenchMesh>& benchMeshes() {
       {"cube/dutility@0.05", "meshes/real/game-maps-obj/dutility.obj", 0.05},
       {"godot/town_model", "meshes/real/godot-demo-projects/town_model.gltf", 1, true},
   };
-  return meshes;
+  static const std::vector<BenchMesh> all = [] {
+    std::vector<BenchMesh> list = meshes;
+    for (BenchMesh& m : extraMeshes()) list.push_back(std::move(m));
+    return list;
+  }();
+  return all;
 }
 
 const sim::TriangleMesh& loadMesh(const BenchMesh& m) {
@@ -66,7 +102,7 @@ const sim::TriangleMesh& loadMesh(const BenchMesh& m) {
   formats::ImportOptions options;
   options.scale = m.scale;
   options.in_process = true;
-  auto imported = formats::importMeshes({std::string(STRATA_SHARED_DATA) + "/" + m.path}, options);
+  auto imported = formats::importMeshes({m.absolute ? m.path : std::string(STRATA_SHARED_DATA) + "/" + m.path}, options);
   if (!imported.ok()) {
     std::fprintf(stderr, "bench_bake: %s\n", imported.error().message.c_str());
     std::exit(1);
