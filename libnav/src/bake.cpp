@@ -290,8 +290,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     inputs.diagonal_free = &diagonal_free;
     tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
       for (int32_t z = r.begin(); z != r.end(); ++z) {
-        for (int32_t x = 0; x < grid.width_cells; ++x)
-          for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n) buildNodeEdges(graph, inputs, n, x, z);
+        buildRowEdges(graph, inputs, z);
         report.advance();
       }
     });

@@ -46,7 +46,13 @@ struct Candidate {
 class NodeEdges {
  public:
   NodeEdges(LayeredGraph& graph, const EdgeInputs& inputs)
-      : g_(graph), in_(inputs), s_(inputs.columns->settings()), grid_(graph.grid) {}
+      : g_(graph), in_(inputs), s_(inputs.columns->settings()), grid_(graph.grid), cs_(graph.grid.cell_size),
+        ledge_cells_(static_cast<int>(std::ceil(2 * s_.radius / cs_)) + 1),
+        jump_cells_(s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / cs_ + 1e-9)) : 0),
+        max_cells_(std::max(ledge_cells_, jump_cells_)),
+        any_climbable_(s_.can_climb && inputs.climbable != nullptr),
+        step_(s_.step_height + kHeightTolerance), jump_height_(s_.jump_height + kHeightTolerance),
+        max_drop_(s_.max_drop + kHeightTolerance), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {}
 
   double bottomOf(uint32_t n) const {
     if (in_.box_bottom != nullptr) return (*in_.box_bottom)[n];
@@ -117,14 +123,13 @@ class NodeEdges {
     const double hn = g_.height[n];
     const double bn = bottomOf(n);
     const double ax = grid_.centerX(x), az = grid_.centerZ(z);
-    const double cs = grid_.cell_size;
-    const int ledge_cells = static_cast<int>(std::ceil(2 * s_.radius / cs)) + 1;
-    const int jump_cells = s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / cs + 1e-9)) : 0;
-    const int max_cells = std::max(ledge_cells, jump_cells);
-    const bool any_climbable = s_.can_climb && in_.climbable != nullptr;
-    const double step = s_.step_height + kHeightTolerance;
-    const double jump_height = s_.jump_height + kHeightTolerance;
-    const double max_drop = s_.max_drop + kHeightTolerance;
+    const double cs = cs_;
+    const int ledge_cells = ledge_cells_;
+    const int max_cells = max_cells_;
+    const bool any_climbable = any_climbable_;
+    const double step = step_;
+    const double jump_height = jump_height_;
+    const double max_drop = max_drop_;
 
     for (int d = 0; d < kDirectionCount; ++d) {
       Candidate best;
@@ -137,7 +142,15 @@ class NodeEdges {
         const double horizontal = cs * k * (diagonal ? M_SQRT2 : 1.0);
         const uint32_t begin = g_.columnBegin(mx, mz), end = g_.columnEnd(mx, mz);
         // 1. Walk (adjacent columns only): the closest height first.
-        if (k == 1) {
+        if (k == 1 && end - begin == 1) {
+          // One floor in the column ahead (most columns): no ordering to do.
+          const uint32_t m = begin;
+          const double hm = g_.height[m];
+          if (std::fabs(hm - hn) <= step &&
+              (diagonal ? walkDiagonal(n, m, x, z, d) : walkCardinal(n, bn, m, ax, az, bx, bz)))
+            best = {m, EdgeKind::Walk, hm - hn, horizontal};
+          if (diagonal) break;
+        } else if (k == 1) {
           uint32_t order[64];
           uint32_t count = 0;
           for (uint32_t m = begin; m < end && count < 64; ++m)
@@ -153,7 +166,7 @@ class NodeEdges {
           for (uint32_t i = 0; i < count && best.kind == EdgeKind::None; ++i) {
             const uint32_t m = order[i];
             const double hm = g_.height[m];
-            if (diagonal ? walkDiagonal(n, m, x, z, d) : walkCardinal(n, m, ax, az, bx, bz))
+            if (diagonal ? walkDiagonal(n, m, x, z, d) : walkCardinal(n, bn, m, ax, az, bx, bz))
               best = {m, EdgeKind::Walk, hm - hn, horizontal};
           }
           if (diagonal) break;
@@ -221,13 +234,14 @@ class NodeEdges {
     }
   }
 
-  bool walkCardinal(uint32_t n, uint32_t m, double ax, double az, double bx, double bz) const {
+  // `bn`: bottomOf(n).
+  bool walkCardinal(uint32_t n, double bn, uint32_t m, double ax, double az, double bx, double bz) const {
     const double hn = g_.height[n], hm = g_.height[m];
-    const double lo = std::max(hn, hm) + std::max(bottomOf(n), bottomOf(m));
+    const double lo = std::max(hn, hm) + std::max(bn, bottomOf(m));
     const double hi = std::min(hn, hm) + s_.height;
     if (!(hi > lo)) return false;
     // Covered by the two free standing boxes (see the file comment)?
-    if (grid_.cell_size <= 2 * s_.radius) return true;
+    if (boxes_cover_cardinal_) return true;
     return sweepFree(ax, az, bx, bz, lo, hi, /*ends_free=*/true);
   }
 
@@ -303,19 +317,17 @@ class NodeEdges {
   const EdgeInputs& in_;
   const AgentSettings& s_;  // limits compared with kHeightTolerance slack
   const GridFrame& grid_;
+  // Per bake, from the settings (the same expressions for every node).
+  const double cs_;
+  const int ledge_cells_;   // columns examined past a ledge (the clearance gap)
+  const int jump_cells_;    // columns a jump reaches (0: cannot jump)
+  const int max_cells_;
+  const bool any_climbable_;
+  const double step_, jump_height_, max_drop_;  // with kHeightTolerance
+  const bool boxes_cover_cardinal_;  // cell_size <= 2 * radius: cardinal sweeps covered by the end boxes
 };
 
 }  // namespace
-
-double edgeCost(const AgentSettings& settings, EdgeKind kind, double horizontal, double rise, double area_cost) {
-  switch (kind) {
-    case EdgeKind::Walk: return (horizontal + 0.5 * std::fabs(rise)) * area_cost;
-    case EdgeKind::Jump: return (horizontal + 0.5 * std::fabs(rise)) * area_cost + settings.jump_penalty;
-    case EdgeKind::Drop: return (horizontal + 0.5 * std::fabs(rise)) * area_cost + settings.drop_penalty;
-    case EdgeKind::Climb: return (horizontal + std::fabs(rise)) * area_cost + settings.climb_penalty;
-    default: return (horizontal + 0.5 * std::fabs(rise)) * area_cost;
-  }
-}
 
 NodeArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs) {
   NodeArray<uint16_t> bits;  // every node's entry is written below
@@ -332,6 +344,12 @@ NodeArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inp
 
 void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z) {
   NodeEdges(graph, inputs).build(node, x, z);
+}
+
+void buildRowEdges(LayeredGraph& graph, const EdgeInputs& inputs, int32_t z) {
+  NodeEdges edges(graph, inputs);
+  for (int32_t x = 0; x < graph.grid.width_cells; ++x)
+    for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n) edges.build(n, x, z);
 }
 
 }  // namespace strata::nav

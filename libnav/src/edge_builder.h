@@ -4,6 +4,7 @@
 // limits"). Fills neighbor / edge_kind / edge_cost of a graph whose nodes, areas and column
 // offsets are set.
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -34,10 +35,20 @@ inline constexpr uint32_t kBandsPerDirection = 8;
 
 /// The outgoing edges of one node, all 8 directions (deterministic, thread-safe).
 void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z);
+/// buildNodeEdges for every node of row z (the same edges, with the per-bake constants set up once).
+void buildRowEdges(LayeredGraph& graph, const EdgeInputs& inputs, int32_t z);
 
 /// Cost of an edge of `kind` covering `horizontal` metres and `rise` metres into area cost
 /// `area_cost` (spec: horizontal distance plus half the absolute height change, times the
 /// destination area's cost, plus jump/drop penalties; climbing counts the full height change).
-double edgeCost(const AgentSettings& settings, EdgeKind kind, double horizontal, double rise, double area_cost);
+inline double edgeCost(const AgentSettings& settings, EdgeKind kind, double horizontal, double rise, double area_cost) {
+  switch (kind) {
+    case EdgeKind::Walk: return (horizontal + 0.5 * std::fabs(rise)) * area_cost;
+    case EdgeKind::Jump: return (horizontal + 0.5 * std::fabs(rise)) * area_cost + settings.jump_penalty;
+    case EdgeKind::Drop: return (horizontal + 0.5 * std::fabs(rise)) * area_cost + settings.drop_penalty;
+    case EdgeKind::Climb: return (horizontal + std::fabs(rise)) * area_cost + settings.climb_penalty;
+    default: return (horizontal + 0.5 * std::fabs(rise)) * area_cost;
+  }
+}
 
 }  // namespace strata::nav
