@@ -52,7 +52,9 @@ class NodeEdges {
         max_cells_(std::max(ledge_cells_, jump_cells_)),
         any_climbable_(s_.can_climb && inputs.climbable != nullptr),
         step_(s_.step_height + kHeightTolerance), jump_height_(s_.jump_height + kHeightTolerance),
-        max_drop_(s_.max_drop + kHeightTolerance), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {}
+        max_drop_(s_.max_drop + kHeightTolerance), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {
+    for (int d = 0; d < kDirectionCount; ++d) horizontal_[d] = cs_ * 1 * (isDiagonal(d) ? M_SQRT2 : 1.0);
+  }
 
   double bottomOf(uint32_t n) const {
     if (in_.box_bottom != nullptr) return (*in_.box_bottom)[n];
@@ -131,9 +133,39 @@ class NodeEdges {
     const double jump_height = jump_height_;
     const double max_drop = max_drop_;
 
+    // Columns all of whose neighbours lie in the grid take a short path for the most common
+    // case, a walk edge to the only floor of the adjacent column; anything else (several
+    // floors, no walk) goes through the general rules below, which give the same edge.
+    const bool interior = x > 0 && z > 0 && x + 1 < grid_.width_cells && z + 1 < grid_.depth_cells;
+    const uint32_t* offsets = g_.column_offsets.data();
+    const std::size_t column = grid_.columnIndex(x, z);
     for (int d = 0; d < kDirectionCount; ++d) {
-      Candidate best;
       const bool diagonal = isDiagonal(d);
+      if (interior) {
+        const std::size_t c = column + static_cast<std::size_t>(static_cast<std::ptrdiff_t>(kDirectionDz[d]) * grid_.width_cells +
+                                                                kDirectionDx[d]);
+        const uint32_t m = offsets[c];
+        if (offsets[c + 1] - m == 1) {
+          const double hm = g_.height[m];
+          if (std::fabs(hm - hn) <= step &&
+              (diagonal ? walkDiagonal(n, m, x, z, d)
+                        : walkCardinal(n, bn, m, ax, az, grid_.centerX(x + kDirectionDx[d]), grid_.centerZ(z + kDirectionDz[d])))) {
+            const std::size_t slot = static_cast<std::size_t>(n) * kDirectionCount + d;
+            const double area_cost = g_.area_costs[g_.area[m]];
+            if (!std::isfinite(area_cost)) {
+              g_.neighbor[slot] = kNoNode;
+              g_.edge_kind[slot] = static_cast<uint8_t>(EdgeKind::None);
+              g_.edge_cost[slot] = 0.0f;
+            } else {
+              g_.neighbor[slot] = m;
+              g_.edge_kind[slot] = static_cast<uint8_t>(EdgeKind::Walk);
+              g_.edge_cost[slot] = static_cast<float>(edgeCost(s_, EdgeKind::Walk, horizontal_[d], hm - hn, area_cost));
+            }
+            continue;
+          }
+        }
+      }
+      Candidate best;
       const int reach = diagonal ? 1 : max_cells;
       for (int k = 1; k <= reach && best.kind == EdgeKind::None; ++k) {
         const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
@@ -251,18 +283,22 @@ class NodeEdges {
   // ends; the band needs no sweep when the side nodes' free standing boxes cover [lo, hi].
   // Symmetric in n and m (a move and its reverse get the same answer, lo and hi).
   Band diagonalCheck(uint32_t n, uint32_t m, int32_t x, int32_t z, int d, double& lo, double& hi) const {
-    const double hn = g_.height[n], hm = g_.height[m];
-    lo = std::max(hn, hm) + std::max(bottomOf(n), bottomOf(m));
+    return diagonalCheck(g_.height[n], bottomOf(n), m, x, z, d, lo, hi);
+  }
+  // The same with n's height and standing-box bottom given.
+  Band diagonalCheck(double hn, double bn, uint32_t m, int32_t x, int32_t z, int d, double& lo, double& hi) const {
+    const double hm = g_.height[m];
+    lo = std::max(hn, hm) + std::max(bn, bottomOf(m));
     hi = std::min(hn, hm) + s_.height;
     if (!(hi > lo)) return Band::Blocked;
-    bool covered = grid_.cell_size <= 2 * s_.radius;
-    const int32_t sides[2][2] = {{x + kDirectionDx[d], z}, {x, z + kDirectionDz[d]}};
-    for (const auto& side : sides) {
+    bool covered = boxes_cover_cardinal_;  // the four columns' squares leave no gap (cell_size <= 2 * radius)
+    const std::size_t sides[2] = {grid_.columnIndex(x + kDirectionDx[d], z), grid_.columnIndex(x, z + kDirectionDz[d])};
+    const uint32_t* offsets = g_.column_offsets.data();
+    for (const std::size_t side : sides) {
       bool ok = false;
-      for (uint32_t s = g_.columnBegin(side[0], side[1]); s < g_.columnEnd(side[0], side[1]) && !ok; ++s) {
+      for (uint32_t s = offsets[side]; s < offsets[side + 1] && !ok; ++s) {
         const double hs = g_.height[s];
-        const double step = s_.step_height + kHeightTolerance;
-        if (std::fabs(hs - hn) > step || std::fabs(hs - hm) > step) continue;
+        if (std::fabs(hs - hn) > step_ || std::fabs(hs - hm) > step_) continue;
         ok = true;
         if (lo < hs + bottomOf(s) || hi > hs + s_.height) covered = false;
       }
@@ -291,8 +327,8 @@ class NodeEdges {
   // Bits of diagonalBandsFree for node n at column (x, z).
   uint16_t bandsFrom(uint32_t n, int32_t x, int32_t z) const {
     uint16_t bits = 0;
-    const double hn = g_.height[n];
-    const double step = s_.step_height + kHeightTolerance;
+    const double hn = g_.height[n], bn = bottomOf(n);
+    const double step = step_;
     for (int slot = 0; slot < 2; ++slot) {
       const int d = slot == 0 ? 1 : 3;  // the two diagonals toward +z
       const int32_t mx = x + kDirectionDx[d], mz = z + kDirectionDz[d];
@@ -302,7 +338,7 @@ class NodeEdges {
       for (uint32_t m = begin; m < end; ++m) {
         if (std::fabs(g_.height[m] - hn) > step) continue;  // never a walk candidate
         double lo, hi;
-        const Band band = diagonalCheck(n, m, x, z, d, lo, hi);
+        const Band band = diagonalCheck(hn, bn, m, x, z, d, lo, hi);
         if (band == Band::Blocked) continue;
         if (band == Band::Free || sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz),
                                             lo, hi, /*ends_free=*/true))
@@ -325,6 +361,7 @@ class NodeEdges {
   const bool any_climbable_;
   const double step_, jump_height_, max_drop_;  // with kHeightTolerance
   const bool boxes_cover_cardinal_;  // cell_size <= 2 * radius: cardinal sweeps covered by the end boxes
+  double horizontal_[kDirectionCount];  // length of a step to the adjacent column (the general rules' expression at k = 1)
 };
 
 }  // namespace
