@@ -56,7 +56,23 @@ TriangleCandidates::TriangleCandidates(const sim::TriangleMesh& mesh) {
   });
 }
 
-LocalBoxTest::LocalBoxTest(const sim::Aabb& box) : box_(sim::OrientedBox::fromAabb(box)) { prepare(); }
+LocalBoxTest::LocalBoxTest(const sim::Aabb& box) {
+  // prepare() specialised to the identity axes of OrientedBox::fromAabb: the same values (the
+  // products with 0 and 1 and the sums with 0 it leaves out are exact).
+  box_.center = box.center();
+  box_.half_extents = box.extent() * 0.5;
+  const sim::Vec3& c = box_.center;
+  const sim::Vec3& h = box_.half_extents;
+  margin_ = 1e-4 + 1e-6 * (std::fabs(c.x) + std::fabs(c.y) + std::fabs(c.z) + h.x + h.y + h.z);
+  half_[0] = {h.x, 0, 0};
+  half_[1] = {0, h.y, 0};
+  half_[2] = {0, 0, h.z};
+  const sim::Vec3 extent{std::fabs(h.x) + margin_, std::fabs(h.y) + margin_, std::fabs(h.z) + margin_};
+  bounds_.min = c - extent;
+  bounds_.max = c + extent;
+  upright_ = true;
+  axis_aligned_ = true;
+}
 
 LocalBoxTest::LocalBoxTest(const sim::OrientedBox& box) : box_(box) { prepare(); }
 
