@@ -53,7 +53,11 @@ class NodeEdges {
         any_climbable_(s_.can_climb && inputs.climbable != nullptr),
         step_(s_.step_height + kHeightTolerance), jump_height_(s_.jump_height + kHeightTolerance),
         max_drop_(s_.max_drop + kHeightTolerance), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {
-    for (int d = 0; d < kDirectionCount; ++d) horizontal_[d] = cs_ * 1 * (isDiagonal(d) ? M_SQRT2 : 1.0);
+    for (int d = 0; d < kDirectionCount; ++d) {
+      horizontal_[d] = cs_ * 1 * (isDiagonal(d) ? M_SQRT2 : 1.0);
+      column_step_[d] = static_cast<std::ptrdiff_t>(kDirectionDz[d]) * grid_.width_cells + kDirectionDx[d];
+      band_slot_[d] = ((kDirectionDz[d] > 0 ? d : oppositeDirection(d)) == 1) ? 0 : 1;
+    }
   }
 
   double bottomOf(uint32_t n) const {
@@ -142,14 +146,26 @@ class NodeEdges {
     for (int d = 0; d < kDirectionCount; ++d) {
       const bool diagonal = isDiagonal(d);
       if (interior) {
-        const std::size_t c = column + static_cast<std::size_t>(static_cast<std::ptrdiff_t>(kDirectionDz[d]) * grid_.width_cells +
-                                                                kDirectionDx[d]);
+        const std::size_t c = column + static_cast<std::size_t>(column_step_[d]);
         const uint32_t m = offsets[c];
         if (offsets[c + 1] - m == 1) {
           const double hm = g_.height[m];
-          if (std::fabs(hm - hn) <= step &&
-              (diagonal ? walkDiagonal(n, m, x, z, d)
-                        : walkCardinal(n, bn, m, ax, az, grid_.centerX(x + kDirectionDx[d]), grid_.centerZ(z + kDirectionDz[d])))) {
+          bool walk = false;
+          if (std::fabs(hm - hn) <= step) {
+            if (!diagonal) {
+              walk = walkCardinal(n, bn, m, ax, az, grid_.centerX(x + kDirectionDx[d]), grid_.centerZ(z + kDirectionDz[d]));
+            } else if (in_.diagonal_free != nullptr) {
+              // walkDiagonal's lookup with m the only node of its column: toward +z the bit of
+              // node n and index 0, toward -z the bit of m and n's index in its own column.
+              const bool up = kDirectionDz[d] > 0;
+              const uint32_t index = up ? 0 : n - offsets[column];
+              walk = index < kBandsPerDirection ? (((*in_.diagonal_free)[up ? n : m] >> (band_slot_[d] * kBandsPerDirection + index)) & 1u) != 0
+                                                : walkDiagonal(n, m, x, z, d);
+            } else {
+              walk = walkDiagonal(n, m, x, z, d);
+            }
+          }
+          if (walk) {
             const std::size_t slot = static_cast<std::size_t>(n) * kDirectionCount + d;
             const double area_cost = g_.area_costs[g_.area[m]];
             if (!std::isfinite(area_cost)) {
@@ -362,6 +378,8 @@ class NodeEdges {
   const double step_, jump_height_, max_drop_;  // with kHeightTolerance
   const bool boxes_cover_cardinal_;  // cell_size <= 2 * radius: cardinal sweeps covered by the end boxes
   double horizontal_[kDirectionCount];  // length of a step to the adjacent column (the general rules' expression at k = 1)
+  std::ptrdiff_t column_step_[kDirectionCount];  // column index offset of the adjacent column
+  int band_slot_[kDirectionCount];  // diagonals: walkDiagonal's slot of diagonalBandsFree
 };
 
 }  // namespace
