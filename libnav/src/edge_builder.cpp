@@ -48,8 +48,7 @@ class NodeEdges {
   NodeEdges(LayeredGraph& graph, const EdgeInputs& inputs)
       : g_(graph), in_(inputs), s_(inputs.columns->settings()), grid_(graph.grid), cs_(graph.grid.cell_size),
         ledge_cells_(static_cast<int>(std::ceil(2 * s_.radius / cs_)) + 1),
-        jump_cells_(s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / cs_ + 1e-9)) : 0),
-        max_cells_(std::max(ledge_cells_, jump_cells_)),
+        max_cells_(std::max(ledge_cells_, s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / cs_ + 1e-9)) : 0)),
         any_climbable_(s_.can_climb && inputs.climbable != nullptr),
         step_(s_.step_height + kHeightTolerance), jump_height_(s_.jump_height + kHeightTolerance),
         max_drop_(s_.max_drop + kHeightTolerance), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {
@@ -159,8 +158,7 @@ class NodeEdges {
               // node n and index 0, toward -z the bit of m and n's index in its own column.
               const bool up = kDirectionDz[d] > 0;
               const uint32_t index = up ? 0 : n - offsets[column];
-              walk = index < kBandsPerDirection ? (((*in_.diagonal_free)[up ? n : m] >> (band_slot_[d] * kBandsPerDirection + index)) & 1u) != 0
-                                                : walkDiagonal(n, m, x, z, d);
+              walk = index < kBandsPerDirection ? bandBit(up ? n : m, d, index) : walkDiagonal(n, m, x, z, d);
             } else {
               walk = walkDiagonal(n, m, x, z, d);
             }
@@ -329,15 +327,20 @@ class NodeEdges {
       // Decided once per pair, from the lower row (diagonalBandsFree; the rule is symmetric).
       const bool up = kDirectionDz[d] > 0;
       const uint32_t lower = up ? n : m, upper = up ? m : n;
-      const int slot = (up ? d : oppositeDirection(d)) == 1 ? 0 : 1;
       const uint32_t index = upper - (up ? g_.columnBegin(mx, mz) : g_.columnBegin(x, z));
-      if (index < kBandsPerDirection) return ((*in_.diagonal_free)[lower] >> (slot * kBandsPerDirection + index)) & 1u;
+      if (index < kBandsPerDirection) return bandBit(lower, d, index);
     }
     double lo, hi;
     const Band band = diagonalCheck(n, m, x, z, d, lo, hi);
     if (band != Band::NeedsSweep) return band == Band::Free;
     return sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), lo, hi,
                      /*ends_free=*/true);
+  }
+
+  // The bit of diagonalBandsFree for a move in diagonal direction d between `lower` (the end in
+  // the lower row) and the `index`-th node of the column diagonally ahead of it.
+  bool bandBit(uint32_t lower, int d, uint32_t index) const {
+    return (((*in_.diagonal_free)[lower] >> (band_slot_[d] * kBandsPerDirection + index)) & 1u) != 0;
   }
 
   // Bits of diagonalBandsFree for node n at column (x, z).
@@ -372,8 +375,7 @@ class NodeEdges {
   // Per bake, from the settings (the same expressions for every node).
   const double cs_;
   const int ledge_cells_;   // columns examined past a ledge (the clearance gap)
-  const int jump_cells_;    // columns a jump reaches (0: cannot jump)
-  const int max_cells_;
+  const int max_cells_;     // the larger of that and the columns a jump reaches
   const bool any_climbable_;
   const double step_, jump_height_, max_drop_;  // with kHeightTolerance
   const bool boxes_cover_cardinal_;  // cell_size <= 2 * radius: cardinal sweeps covered by the end boxes
