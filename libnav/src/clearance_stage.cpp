@@ -94,8 +94,9 @@ void computeClearance(double radius, LayeredGraph& graph) {
   const int32_t width = grid.width_cells;
 
   // Relaxes node n over the walk edges in `directions`, reading nodes outside [lo, hi) from
-  // `copied`; true when its distance dropped.
-  auto relax = [&](uint32_t n, uint8_t directions, uint32_t lo, uint32_t hi) {
+  // `copied`; true when its distance dropped. kInside: every walk neighbour of n lies in
+  // [lo, hi) (n is not on a band's first or last row), so no node is read from `copied`.
+  auto relax = [&]<bool kInside>(uint32_t n, uint8_t directions, uint32_t lo, uint32_t hi) {
     const double current = distance[n];
     if (current == 0) return false;  // a border node: nothing is shorter
     double best = current;
@@ -105,7 +106,7 @@ void computeClearance(double radius, LayeredGraph& graph) {
       const int d = __builtin_ctz(mask);
       mask &= mask - 1;
       const uint32_t m = slots[d];
-      const double via = (m >= lo && m < hi ? distance[m] : copied[m]) + step[d & 1];
+      const double via = (kInside || (m >= lo && m < hi) ? distance[m] : copied[m]) + step[d & 1];
       if (via < best) best = via;
     }
     if (!(best < current)) return false;
@@ -126,16 +127,25 @@ void computeClearance(double radius, LayeredGraph& graph) {
         const uint32_t lo = graph.column_offsets[grid.columnIndex(0, z0)];
         const uint32_t hi = graph.column_offsets[grid.columnIndex(0, z1 - 1) + width];
         std::vector<Located>& list = changed[static_cast<std::size_t>(b)];
-        auto column = [&](std::size_t c) {
-          const uint32_t begin = graph.column_offsets[c], end = graph.column_offsets[c + 1];
-          for (uint32_t n = begin; n < end; ++n)
-            if (relax(n, directions, lo, hi) && last) list.emplace_back(n, static_cast<uint32_t>(c));
+        // Row by row, in node order (forward) or against it; a walk edge joins adjacent rows
+        // only, so nodes off the band's first and last rows read no copies.
+        auto row = [&]<bool kInside>(int32_t z) {
+          const std::size_t first = grid.columnIndex(0, z), end = first + static_cast<std::size_t>(width);
+          auto column = [&](std::size_t c) {
+            const uint32_t begin = graph.column_offsets[c], stop = graph.column_offsets[c + 1];
+            for (uint32_t n = begin; n < stop; ++n)
+              if (relax.template operator()<kInside>(n, directions, lo, hi) && last) list.emplace_back(n, static_cast<uint32_t>(c));
+          };
+          if (forward)
+            for (std::size_t c = first; c < end; ++c) column(c);
+          else
+            for (std::size_t c = end; c-- > first;) column(c);
         };
-        const std::size_t first = grid.columnIndex(0, z0), end = grid.columnIndex(0, z1 - 1) + width;
-        if (forward)
-          for (std::size_t c = first; c < end; ++c) column(c);
-        else
-          for (std::size_t c = end; c-- > first;) column(c);
+        for (int32_t i = 0; i < z1 - z0; ++i) {
+          const int32_t z = forward ? z0 + i : z1 - 1 - i;
+          if (z == z0 || z == z1 - 1) row.template operator()<false>(z);
+          else row.template operator()<true>(z);
+        }
       }
     });
     // Refresh the copies of the band edge rows (read by the adjacent bands in the next sweep).
@@ -188,7 +198,7 @@ void computeClearance(double radius, LayeredGraph& graph) {
   for (std::size_t head = 0; head < queue.size(); ++head) {
     const auto [n, c] = queue[head];
     queued[n] = 0;
-    if (relax(n, kAllDirections, 0, static_cast<uint32_t>(nodes))) pushPredecessors(n, c);
+    if (relax.template operator()<true>(n, kAllDirections, 0, static_cast<uint32_t>(nodes))) pushPredecessors(n, c);
     if (head >= 65536 && head * 2 >= queue.size()) {  // drop the processed front now and then
       queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(head) + 1);
       head = static_cast<std::size_t>(-1);
