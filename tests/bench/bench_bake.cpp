@@ -60,6 +60,7 @@ std::vector<BenchMesh> extraMeshes() {
     begin = comma + 1;
     if (entry.empty()) continue;
     double scale = 1;
+    std::string suffix;  // "@SCALE" as written, in the benchmark's name
     if (const std::size_t at = entry.rfind('@'); at != std::string::npos) {
       char* end = nullptr;
       scale = std::strtod(entry.c_str() + at + 1, &end);
@@ -67,10 +68,11 @@ std::vector<BenchMesh> extraMeshes() {
         std::fprintf(stderr, "bench_bake: STRATA_BENCH_MESHES: bad scale in '%s' (PATH[@SCALE], SCALE > 0)\n", entry.c_str());
         std::exit(2);
       }
+      suffix = entry.substr(at);
       entry.resize(at);
     }
     const std::string file = std::filesystem::path(entry).filename().string();
-    extra.push_back({"extra/" + file + (scale != 1 ? "@" + std::to_string(scale) : ""), entry, scale, false, true});
+    extra.push_back({"extra/" + file + suffix, entry, scale, false, true});
   }
   return extra;
 }
