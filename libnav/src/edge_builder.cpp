@@ -128,13 +128,6 @@ class NodeEdges {
     const double hn = g_.height[n];
     const double bn = bottomOf(n);
     const double ax = grid_.centerX(x), az = grid_.centerZ(z);
-    const double cs = cs_;
-    const int ledge_cells = ledge_cells_;
-    const int max_cells = max_cells_;
-    const bool any_climbable = any_climbable_;
-    const double step = step_;
-    const double jump_height = jump_height_;
-    const double max_drop = max_drop_;
 
     // Columns all of whose neighbours lie in the grid take a short path for the most common
     // case, a walk edge to the only floor of the adjacent column; anything else (several
@@ -150,7 +143,7 @@ class NodeEdges {
         if (offsets[c + 1] - m == 1) {
           const double hm = g_.height[m];
           bool walk = false;
-          if (std::fabs(hm - hn) <= step) {
+          if (std::fabs(hm - hn) <= step_) {
             if (!diagonal) {
               walk = walkCardinal(n, bn, m, ax, az, grid_.centerX(x + kDirectionDx[d]), grid_.centerZ(z + kDirectionDz[d]));
             } else if (in_.diagonal_free != nullptr) {
@@ -164,43 +157,25 @@ class NodeEdges {
             }
           }
           if (walk) {
-            const std::size_t slot = static_cast<std::size_t>(n) * kDirectionCount + d;
-            const double area_cost = g_.area_costs[g_.area[m]];
-            if (!std::isfinite(area_cost)) {
-              g_.neighbor[slot] = kNoNode;
-              g_.edge_kind[slot] = static_cast<uint8_t>(EdgeKind::None);
-              g_.edge_cost[slot] = 0.0f;
-            } else {
-              g_.neighbor[slot] = m;
-              g_.edge_kind[slot] = static_cast<uint8_t>(EdgeKind::Walk);
-              g_.edge_cost[slot] = static_cast<float>(edgeCost(s_, EdgeKind::Walk, horizontal_[d], hm - hn, area_cost));
-            }
+            write(n, d, {m, EdgeKind::Walk, hm - hn, horizontal_[d]});
             continue;
           }
         }
       }
       Candidate best;
-      const int reach = diagonal ? 1 : max_cells;
+      const int reach = diagonal ? 1 : max_cells_;
       for (int k = 1; k <= reach && best.kind == EdgeKind::None; ++k) {
         const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
         if (!grid_.contains(mx, mz)) break;
         const double bx = grid_.centerX(mx), bz = grid_.centerZ(mz);
-        const double horizontal = cs * k * (diagonal ? M_SQRT2 : 1.0);
+        const double horizontal = cs_ * k * (diagonal ? M_SQRT2 : 1.0);
         const uint32_t begin = g_.columnBegin(mx, mz), end = g_.columnEnd(mx, mz);
         // 1. Walk (adjacent columns only): the closest height first.
-        if (k == 1 && end - begin == 1) {
-          // One floor in the column ahead (most columns): no ordering to do.
-          const uint32_t m = begin;
-          const double hm = g_.height[m];
-          if (std::fabs(hm - hn) <= step &&
-              (diagonal ? walkDiagonal(n, m, x, z, d) : walkCardinal(n, bn, m, ax, az, bx, bz)))
-            best = {m, EdgeKind::Walk, hm - hn, horizontal};
-          if (diagonal) break;
-        } else if (k == 1) {
+        if (k == 1) {
           uint32_t order[64];
           uint32_t count = 0;
           for (uint32_t m = begin; m < end && count < 64; ++m)
-            if (std::fabs(g_.height[m] - hn) <= step) order[count++] = m;
+            if (std::fabs(g_.height[m] - hn) <= step_) order[count++] = m;
           // Insertion sort (a column holds few floors): by height change, then node index.
           for (uint32_t i = 1; i < count; ++i)
             for (uint32_t j = i; j > 0; --j) {
@@ -218,12 +193,12 @@ class NodeEdges {
           if (diagonal) break;
         }
         // 2. Climb along a climbable surface (up or down).
-        if (any_climbable && best.kind == EdgeKind::None) {
+        if (any_climbable_ && best.kind == EdgeKind::None) {
           for (uint32_t m = begin; m < end; ++m) {
             const double hm = g_.height[m];
-            if (std::fabs(hm - hn) <= step) continue;
+            if (std::fabs(hm - hn) <= step_) continue;
             const double low = std::min(hn, hm), high = std::max(hn, hm);
-            if (!climbableBetween(ax, az, bx, bz, low + step, high)) continue;
+            if (!climbableBetween(ax, az, bx, bz, low + step_, high)) continue;
             if (best.kind == EdgeKind::None || std::fabs(hm - hn) < std::fabs(best.rise))
               best = {m, EdgeKind::Climb, hm - hn, horizontal};
           }
@@ -235,14 +210,14 @@ class NodeEdges {
             const double hm = g_.height[m];
             const double rise = hm - hn;
             EdgeKind kind;
-            if (rise > step || (k > 1 && rise >= -step)) {
+            if (rise > step_ || (k > 1 && rise >= -step_)) {
               // Up a ledge, or across a gap at about the same level: a jump.
-              if (!s_.can_jump || rise > jump_height || horizontal > s_.jump_distance + 1e-9) continue;
+              if (!s_.can_jump || rise > jump_height_ || horizontal > s_.jump_distance + 1e-9) continue;
               kind = EdgeKind::Jump;
-            } else if (rise < -step) {
-              if (-rise > max_drop) continue;
-              if (k > ledge_cells && horizontal > s_.jump_distance + 1e-9) continue;
-              if (k > ledge_cells && !s_.can_jump) continue;
+            } else if (rise < -step_) {
+              if (-rise > max_drop_) continue;
+              if (k > ledge_cells_ && horizontal > s_.jump_distance + 1e-9) continue;
+              if (k > ledge_cells_ && !s_.can_jump) continue;
               kind = EdgeKind::Drop;
             } else {
               continue;  // within a step of an adjacent column: the walk rule decided
@@ -260,24 +235,29 @@ class NodeEdges {
         if (best.kind == EdgeKind::None) {
           bool blocking = false;
           for (uint32_t m = begin; m < end; ++m)
-            if (g_.height[m] - hn >= -step) blocking = true;
+            if (g_.height[m] - hn >= -step_) blocking = true;
           if (blocking) break;
         }
       }
-      // Every slot is written, edge or none: the bake leaves the edge arrays unset before this
-      // pass (NodeArray).
-      const std::size_t slot = static_cast<std::size_t>(n) * kDirectionCount + d;
-      const double area_cost = best.kind == EdgeKind::None ? 0.0 : g_.area_costs[g_.area[best.node]];
-      if (best.kind == EdgeKind::None || !std::isfinite(area_cost)) {
-        g_.neighbor[slot] = kNoNode;
-        g_.edge_kind[slot] = static_cast<uint8_t>(EdgeKind::None);
-        g_.edge_cost[slot] = 0.0f;
-        continue;
-      }
-      g_.neighbor[slot] = best.node;
-      g_.edge_kind[slot] = static_cast<uint8_t>(best.kind);
-      g_.edge_cost[slot] = static_cast<float>(edgeCost(s_, best.kind, best.horizontal, best.rise, area_cost));
+      write(n, d, best);
     }
+  }
+
+  // Writes node n's slot for direction d: `best`, or no edge when there is none or its
+  // destination's area cost is infinite. Every slot is written, edge or none: the bake leaves the
+  // edge arrays unset before this pass (NodeArray).
+  void write(uint32_t n, int d, const Candidate& best) {
+    const std::size_t slot = static_cast<std::size_t>(n) * kDirectionCount + d;
+    const double area_cost = best.kind == EdgeKind::None ? 0.0 : g_.area_costs[g_.area[best.node]];
+    if (best.kind == EdgeKind::None || !std::isfinite(area_cost)) {
+      g_.neighbor[slot] = kNoNode;
+      g_.edge_kind[slot] = static_cast<uint8_t>(EdgeKind::None);
+      g_.edge_cost[slot] = 0.0f;
+      return;
+    }
+    g_.neighbor[slot] = best.node;
+    g_.edge_kind[slot] = static_cast<uint8_t>(best.kind);
+    g_.edge_cost[slot] = static_cast<float>(edgeCost(s_, best.kind, best.horizontal, best.rise, area_cost));
   }
 
   // `bn`: bottomOf(n).

@@ -30,10 +30,10 @@
 #include <Recast.h>
 
 #include <algorithm>
-#include <limits>
 #include <chrono>
 #include <ctime>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
