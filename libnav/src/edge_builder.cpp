@@ -328,11 +328,40 @@ class NodeEdges {
     uint16_t bits = 0;
     const double hn = g_.height[n], bn = bottomOf(n);
     const double step = step_;
+    const uint32_t* offsets = g_.column_offsets.data();
+    const std::size_t column = grid_.columnIndex(x, z);
     for (int slot = 0; slot < 2; ++slot) {
       const int d = slot == 0 ? 1 : 3;  // the two diagonals toward +z
       const int32_t mx = x + kDirectionDx[d], mz = z + kDirectionDz[d];
       if (!grid_.contains(mx, mz)) continue;
-      const uint32_t begin = g_.columnBegin(mx, mz);
+      const std::size_t ahead = column + static_cast<std::size_t>(column_step_[d]);
+      const std::size_t side_x = column + static_cast<std::size_t>(kDirectionDx[d]);
+      const std::size_t side_z = column + static_cast<std::size_t>(column_step_[d] - kDirectionDx[d]);
+      const uint32_t begin = offsets[ahead];
+      if (offsets[ahead + 1] - begin == 1 && offsets[side_x + 1] - offsets[side_x] == 1 &&
+          offsets[side_z + 1] - offsets[side_z] == 1) {
+        // The commonest case, one floor in each of the three columns: diagonalCheck's rule with
+        // its loops unrolled (the same expressions, so the same bit).
+        const double hm = g_.height[begin];
+        if (std::fabs(hm - hn) > step) continue;
+        const double lo = std::max(hn, hm) + std::max(bn, bottomOf(begin));
+        const double hi = std::min(hn, hm) + s_.height;
+        if (!(hi > lo)) continue;
+        bool covered = boxes_cover_cardinal_, blocked = false;
+        for (const uint32_t s : {offsets[side_x], offsets[side_z]}) {
+          const double hs = g_.height[s];
+          if (std::fabs(hs - hn) > step || std::fabs(hs - hm) > step) {
+            blocked = true;
+            break;
+          }
+          if (lo < hs + bottomOf(s) || hi > hs + s_.height) covered = false;
+        }
+        if (blocked) continue;
+        if (covered || sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), lo, hi,
+                                 /*ends_free=*/true))
+          bits = static_cast<uint16_t>(bits | 1u << (slot * kBandsPerDirection));
+        continue;
+      }
       const uint32_t end = std::min(g_.columnEnd(mx, mz), begin + kBandsPerDirection);
       for (uint32_t m = begin; m < end; ++m) {
         if (std::fabs(g_.height[m] - hn) > step) continue;  // never a walk candidate
