@@ -20,6 +20,7 @@
 
 #include "command.h"
 #include "strata/formats/import.h"
+#include "strata/formats/output_file.h"
 #include "strata/formats/profile.h"
 #include "strata/formats/world_file.h"
 #include "strata/nav/bake.h"
@@ -108,11 +109,10 @@ int runBake(BakeCommandOptions& options) {
   std::error_code ec;
   if (!fs::exists(options.input, ec)) return badInput(options.input + ": no such file");
   const fs::path output(options.output);
-  if (fs::exists(output, ec) && fs::equivalent(options.input, output, ec))
-    return badInput(options.output + ": the output file is also the input");
-  const fs::path parent = output.parent_path().empty() ? fs::path(".") : output.parent_path();
-  if (!fs::is_directory(parent, ec)) return badInput(options.output + ": the output directory does not exist");
-  if (fs::is_directory(output, ec)) return badInput(options.output + ": is a directory");
+  // Before any work: the output's directory exists, it is not a directory, device or FIFO, and it
+  // is neither the input nor the profile.
+  if (auto checked = formats::checkOutputPath(output, {options.input, options.profile}); !checked)
+    return reportError(checked.error());
 
   nav::BakeProfile profile = nav::BakeProfile::defaults();
   if (!options.profile.empty()) {
@@ -211,7 +211,7 @@ std::function<int()> setupBake(CLI::App& app) {
       "(imported with --scale/--up) or a world file from strata import. Parallel and deterministic: the file is "
       "byte-identical at any --threads.");
   sub->add_option("INPUT", options->input, "a mesh file (.obj .gltf .glb .fbx .ply .stl) or a world file (.h5)")->required();
-  sub->add_option("-o,--output", options->output, "the world file to write (HDF5, written atomically)")->required();
+  sub->add_option("-o,--output", options->output, "the world file to write (HDF5, written atomically; a symbolic link is written through; never an input, a directory or a device)")->required();
   sub->add_option("--profile", options->profile,
                   "bake profile (TOML, [agent.NAME] tables; see strata-bake(1) and docs/parameters.md); default: one "
                   "agent 'default' (radius 0.3 m, height 1.8 m, max_slope 45, step_height 0.4 m)");

@@ -10,6 +10,7 @@
 #include "baked_input.h"
 #include "command.h"
 #include "strata/formats/export.h"
+#include "strata/formats/output_file.h"
 
 namespace strata::cli {
 namespace {
@@ -23,6 +24,8 @@ struct ExportCommandOptions {
 
 int runExport(ExportCommandOptions& options) {
   options.settings.edges = !options.no_edges;
+  if (auto checked = formats::checkOutputPath(options.output, {options.input.input, options.input.profile}); !checked)
+    return reportError(checked.error());
   auto agent = loadBakedAgent(options.input);
   if (!agent) return reportError(agent.error());
   auto stats = formats::exportDebugMesh(options.output, agent->graph, options.settings);
@@ -43,7 +46,7 @@ std::function<int()> setupExport(CLI::App& app) {
       "lines (glTF/GLB/OBJ; PLY has quads only). Opens in Blender or any glTF viewer over the source level.");
   addBakedInputOptions(sub, options->input, "export");
   sub->add_option("-o,--output", options->output, "the mesh to write: OUT.gltf (+ OUT.bin), OUT.glb, OUT.obj (+ OUT.mtl) "
-                                                  "or OUT.ply")
+                                                  "or OUT.ply (written atomically; a symbolic link is written through; never an input, a directory or a device)")
       ->required();
   sub->add_flag("--flat", options->settings.flat, "horizontal quads instead of quads tilted to the node normal");
   sub->add_flag("--no-edges", options->no_edges, "leave out the edge lines");

@@ -12,6 +12,7 @@
 
 #include "command.h"
 #include "strata/formats/import.h"
+#include "strata/formats/output_file.h"
 #include "strata/formats/world_file.h"
 
 namespace strata::cli {
@@ -68,13 +69,8 @@ int runImport(ImportCommandOptions& options) {
   // Refuse to overwrite an input, and catch a missing output directory before the work.
   namespace fs = std::filesystem;
   const fs::path output(options.output);
-  std::error_code ec;
-  for (const std::string& input : options.inputs)
-    if (fs::exists(output, ec) && fs::equivalent(input, output, ec))
-      return badInput(options.output + ": the output file is also an input");
-  const fs::path parent = output.parent_path().empty() ? fs::path(".") : output.parent_path();
-  if (!fs::is_directory(parent, ec)) return badInput(options.output + ": the output directory does not exist");
-  if (fs::is_directory(output, ec)) return badInput(options.output + ": is a directory");
+  if (auto checked = formats::checkOutputPath(output, {options.inputs.begin(), options.inputs.end()}); !checked)
+    return reportError(checked.error());
 
   std::vector<fs::path> paths(options.inputs.begin(), options.inputs.end());
   auto imported = formats::importMeshes(paths, options.import);
@@ -117,7 +113,7 @@ std::function<int()> setupImport(CLI::App& app) {
       "then parsed by Assimp in a sandboxed child process; NaN/inf or out-of-range coordinates and indices are "
       "errors, zero-area triangles, points and lines are dropped. Nothing is written unless every file imports.");
   sub->add_option("MESH", options->inputs, "mesh files to import and merge, in order")->required();
-  sub->add_option("-o,--output", options->output, "the world file to write (HDF5, written atomically)")->required();
+  sub->add_option("-o,--output", options->output, "the world file to write (HDF5, written atomically; a symbolic link is written through; never an input, a directory or a device)")->required();
   sub->add_option("--scale", options->import.scale,
                   "uniform scale applied after unit conversion (e.g. 0.05 for Cube-engine maps); > 0")
       ->default_val(1.0)

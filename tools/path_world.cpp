@@ -22,6 +22,8 @@
 
 #include "baked_input.h"
 #include "command.h"
+#include "strata/formats/output_file.h"
+#include "strata/formats/render.h"
 #include "strata/nav/layered_search.h"
 #include "strata/nav/movingai.h"
 #include "strata/nav/on_demand.h"
@@ -118,33 +120,14 @@ std::optional<sim::Vec3> jsonPoint(const Json& value) {
   return p;
 }
 
-// Writes `text` to `path` atomically: a temporary file beside it, then a rename.
-Status writeAtomically(const std::string& path, const std::string& text) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp");
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) return Error::runtime(path + ": cannot write (" + temp.string() + ")");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      return Error::runtime(path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    return Error::runtime(path + ": cannot rename the temporary file: " + ec.message());
-  }
-  return Ok{};
-}
-
 int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSearchSettings& defaults,
              const std::string& default_agent, const WorldPathOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(options.batch, ec)) return badInput(options.batch + ": is a directory");
+  // Before any work: the results file can be written and is none of the inputs.
+  if (!options.output.empty())
+    if (auto checked = formats::checkOutputPath(options.output, {input, options.profile, options.batch}); !checked)
+      return reportError(checked.error());
   std::ifstream in(options.batch, std::ios::binary);
   if (!in) return badInput(options.batch + ": cannot open file");
   AgentCache cache(input, options.profile);
@@ -211,7 +194,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   }
   if (options.output.empty()) {
     fmt::print("{}", text);
-  } else if (Status written = writeAtomically(options.output, text); !written) {
+  } else if (Status written = formats::writeFileAtomically(options.output, text); !written) {
     return reportError(written.error());
   }
   return all_found ? kExitOk : kExitNegative;
@@ -268,7 +251,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
                   "When the goal is not reached but the search got closer, answer ClosestNoPath with that route");
   group->add_option("--batch", options->batch,
                     "JSON-lines requests, one per line: {\"from\":[x,y,z],\"to\":[x,y,z],\"agent\":..,\"method\":..}");
-  group->add_option("-o,--output", options->output, "Batch results file (JSON lines, written atomically); default stdout");
+  group->add_option("-o,--output", options->output, "Batch results file (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
   group->add_option("--threads", options->threads, "Batch worker threads (0 = all hardware threads)")->default_str("0");
   group->add_flag("--on-demand", options->on_demand,
                   "Search the geometry itself (an unbaked world or a mesh; astar only): columns are built as the "

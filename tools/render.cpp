@@ -14,6 +14,7 @@
 #include "baked_input.h"
 #include "command.h"
 #include "strata/formats/render.h"
+#include "strata/formats/output_file.h"
 #include "strata/nav/layered_search.h"
 
 namespace strata::cli {
@@ -36,6 +37,8 @@ double metres(float value) { return std::fabs(value) < 0.005f ? 0.0 : static_cas
 
 int runRender(const RenderCommandOptions& options) {
   const std::string& file = options.input.input;
+  if (auto checked = formats::checkOutputPath(options.output, {file, options.input.profile, options.path_results}); !checked)
+    return reportError(checked.error());
   formats::RenderSettings settings;
   if (!formats::parseRenderChannel(options.color, settings.field_name).has_value())
     return badInput(fmt::format("{}: --color {}: use height, area, clearance, component or field:NAME", file, options.color));
@@ -117,7 +120,7 @@ std::function<int()> setupRender(CLI::App& app) {
       "(band k = the k-th floor from the bottom of each column), nodes coloured by a channel, jump/drop/climb/link "
       "edges, paths with their waypoints and actions, a legend and a scale bar. Written atomically.");
   addBakedInputOptions(sub, options->input, "draw");
-  sub->add_option("-o,--output", options->output, "the picture to write: OUT.png or OUT.svg")->required();
+  sub->add_option("-o,--output", options->output, "the picture to write: OUT.png or OUT.svg (written atomically; a symbolic link is written through; never an input, a directory or a device)")->required();
   sub->add_option("--color,--colour", options->color,
                   "node colour: height, area, clearance, component or field:NAME (a route-distance field)")
       ->capture_default_str();

@@ -19,6 +19,7 @@
 
 #include "render_canvas.h"
 #include "strata/formats/export.h"
+#include "strata/formats/output_file.h"
 
 namespace strata::formats {
 namespace {
@@ -128,14 +129,6 @@ std::string lowerExtension(const std::filesystem::path& path) {
   return ext;
 }
 
-// Removes the temporary folder whatever happens.
-struct TemporaryFolder {
-  std::filesystem::path path;
-  ~TemporaryFolder() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-};
 
 }  // namespace
 
@@ -166,11 +159,12 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   if (graph.nodeCount() * 4 > std::numeric_limits<unsigned>::max() / 2)
     return Error::badInput(path.string() + ": the graph has too many nodes for one mesh");
 
-  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  // Symbolic links are followed (the link stays); devices, FIFOs and directories are refused.
+  auto checked = checkOutputPath(path);
+  if (!checked) return checked.error();
+  const std::filesystem::path target = *checked;
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::error_code ec;
-  if (!std::filesystem::is_directory(folder, ec))
-    return Error::badInput(fmt::format("{}: the folder {} does not exist", path.string(), folder.string()));
-  if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
 
   ExportStats stats;
   auto scene = std::make_unique<aiScene>();
@@ -194,19 +188,19 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   stats.quads = graph.nodeCount();
   stats.lines = segments.size();
 
-  TemporaryFolder temporary{folder / fmt::format(".{}.tmp-{}", path.filename().string(), static_cast<long>(::getpid()))};
-  std::filesystem::remove_all(temporary.path, ec);
-  if (!std::filesystem::create_directory(temporary.path, ec))
+  TemporaryFile temporary(temporaryPathFor(target), TemporaryFile::Kind::Folder);
+  std::filesystem::remove_all(temporary.path(), ec);
+  if (!std::filesystem::create_directory(temporary.path(), ec))
     return Error::runtime(fmt::format("{}: cannot create the temporary folder {}: {}", path.string(),
-                                      temporary.path.string(), ec.message()));
+                                      temporary.path().string(), ec.message()));
   Assimp::Exporter exporter;
-  const std::filesystem::path staged = temporary.path / path.filename();
+  const std::filesystem::path staged = temporary.path() / target.filename();
   if (exporter.Export(scene.get(), format_id, staged.string()) != AI_SUCCESS)
     return Error::runtime(fmt::format("{}: Assimp export failed: {}", path.string(), exporter.GetErrorString()));
 
   // Companion files first, the main file last, so the main file never refers to a missing one.
   std::vector<std::filesystem::path> produced;
-  for (const auto& entry : std::filesystem::directory_iterator(temporary.path)) produced.push_back(entry.path());
+  for (const auto& entry : std::filesystem::directory_iterator(temporary.path())) produced.push_back(entry.path());
   std::sort(produced.begin(), produced.end());
   std::stable_partition(produced.begin(), produced.end(), [&](const std::filesystem::path& p) { return p != staged; });
   for (const std::filesystem::path& file : produced) {

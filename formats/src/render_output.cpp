@@ -14,6 +14,7 @@
 #include <fstream>
 #include <string>
 
+#include "strata/formats/output_file.h"
 #include "strata/formats/render.h"
 
 namespace strata::formats {
@@ -28,30 +29,24 @@ std::string lowerExtension(const std::filesystem::path& path) {
 }  // namespace
 
 Status writeFileAtomically(const std::filesystem::path& path, const std::string& bytes) {
-  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  if (!std::filesystem::is_directory(folder, ec))
-    return Error::badInput(fmt::format("{}: the folder {} does not exist", path.string(), folder.string()));
-  if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
-  const std::filesystem::path temporary =
-      folder / fmt::format(".{}.tmp-{}", path.filename().string(), static_cast<long>(::getpid()));
+  auto checked = checkOutputPath(path);
+  if (!checked) return checked.error();
+  const std::filesystem::path& target = *checked;
+  TemporaryFile temporary(temporaryPathFor(target));
   {
-    std::FILE* file = std::fopen(temporary.c_str(), "wb");
-    if (!file) return Error::runtime(fmt::format("{}: cannot create {}: {}", path.string(), temporary.string(), std::strerror(errno)));
+    std::FILE* file = std::fopen(temporary.path().c_str(), "wb");
+    if (!file)
+      return Error::runtime(fmt::format("{}: cannot create {}: {}", path.string(), temporary.path().string(), std::strerror(errno)));
     const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
     const bool flushed = std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
+    const int error = errno;
     const bool closed = std::fclose(file) == 0;
-    if (!written || !flushed || !closed) {
-      std::filesystem::remove(temporary, ec);
-      return Error::runtime(fmt::format("{}: write failed: {}", path.string(), std::strerror(errno)));
-    }
+    if (!written || !flushed || !closed)
+      return Error::runtime(fmt::format("{}: write failed: {}", path.string(), std::strerror(closed ? error : errno)));
   }
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    return Error::runtime(fmt::format("{}: cannot rename the temporary file into place: {}", path.string(), ec.message()));
-  }
+  if (::rename(temporary.path().c_str(), target.c_str()) != 0)
+    return Error::runtime(fmt::format("{}: cannot rename the temporary file into place: {}", path.string(), std::strerror(errno)));
+  temporary.commit();
   return Ok{};
 }
 

@@ -3,9 +3,10 @@
 //
 // The file is built under a temporary name beside the target (same directory, hence same file
 // system), flushed and closed by HDF5, fsync'ed, renamed over the target with rename(2) and the
-// directory fsync'ed. A failure at any step removes the temporary; a killed writer leaves at
-// most a stale `.NAME.tmp-PID-N` file, never a partial file at the target, and an existing
-// target stays untouched until the rename replaces it whole.
+// directory fsync'ed. A failure at any step removes the temporary, and so does SIGINT, SIGTERM
+// or SIGHUP (TemporaryFile); a writer killed otherwise leaves at most a stale
+// `.NAME.tmp-PID-N` file, never a partial file at the target, and an existing target stays
+// untouched until the rename replaces it whole. A symbolic link at the target is followed.
 //
 // Reproducibility: object timestamps are off on every group and dataset (and on the root group
 // through the file creation list), the library-version bounds are pinned to the 1.8 format so
@@ -21,24 +22,13 @@
 #include <cstring>
 #include <system_error>
 
+#include "strata/formats/output_file.h"
 #include "world_file_internal.h"
 #include "world_file_sections.h"
 
 namespace strata::formats {
 
 namespace detail {
-
-std::filesystem::path temporaryPathFor(const std::filesystem::path& target) {
-  static std::atomic<unsigned> counter{0};
-  const std::string name = "." + target.filename().string() + ".tmp-" + std::to_string(getpid()) + "-" +
-                           std::to_string(counter.fetch_add(1));
-  return target.parent_path() / name;
-}
-
-bool isTemporaryNameFor(const std::string& name, const std::string& target_name) {
-  const std::string prefix = "." + target_name + ".tmp-";
-  return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0;
-}
 
 Status writeWorldContents(const h5::Location& root, const World& world) {
   if (auto s = h5::writeInt32Attribute(root, "schema_version", kWorldSchemaVersion); !s) return s;
@@ -52,23 +42,6 @@ Status writeWorldContents(const h5::Location& root, const World& world) {
 namespace {
 
 std::string errnoText(int error) { return std::error_code(error, std::generic_category()).message(); }
-
-// Removes the temporary file on scope exit unless the rename committed it.
-class TemporaryFile {
- public:
-  explicit TemporaryFile(std::filesystem::path path) : path_(std::move(path)) {}
-  ~TemporaryFile() {
-    if (!committed_) ::unlink(path_.c_str());
-  }
-  TemporaryFile(const TemporaryFile&) = delete;
-  TemporaryFile& operator=(const TemporaryFile&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  void commit() { committed_ = true; }
-
- private:
-  std::filesystem::path path_;
-  bool committed_ = false;
-};
 
 // fsync of a file or directory by path; returns 0 or the errno.
 int syncPath(const std::filesystem::path& path, bool directory) {
@@ -93,11 +66,11 @@ Status writeWorldFile(const std::filesystem::path& path, const World& world) {
   if (const std::string problem = detail::validateProvenance(world.provenance); !problem.empty())
     return Error::badInput(name + ": cannot write world: " + problem);
 
-  const std::filesystem::path directory = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  if (!std::filesystem::is_directory(directory, ec))
-    return Error::badInput(name + ": cannot write: directory '" + directory.string() + "' does not exist");
-  if (std::filesystem::is_directory(path, ec)) return Error::badInput(name + ": cannot write: is a directory");
+  // Symbolic links are followed (the link stays); devices, FIFOs and directories are refused.
+  auto checked = checkOutputPath(path);
+  if (!checked) return checked.error();
+  const std::filesystem::path target = *checked;
+  const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
 
   const h5::ErrorSilencer silence;
   h5::PropertyList fcpl(H5Pcreate(H5P_FILE_CREATE));
@@ -107,7 +80,7 @@ Status writeWorldFile(const std::filesystem::path& path, const World& world) {
       H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) < 0 || H5Pset_file_locking(fapl.get(), false, true) < 0)
     return Error::runtime(name + ": cannot set up HDF5 file properties" + h5::errorSuffix());
 
-  TemporaryFile temporary(detail::temporaryPathFor(path));
+  TemporaryFile temporary(temporaryPathFor(target));
   const std::string temporary_name = temporary.path().string();
   {
     h5::File file(H5Fcreate(temporary_name.c_str(), H5F_ACC_EXCL, fcpl.get(), fapl.get()));
@@ -119,7 +92,7 @@ Status writeWorldFile(const std::filesystem::path& path, const World& world) {
   }
   if (const int error = syncPath(temporary.path(), false); error != 0)
     return Error::runtime(name + ": cannot sync " + temporary_name + ": " + errnoText(error));
-  if (::rename(temporary.path().c_str(), path.c_str()) != 0)
+  if (::rename(temporary.path().c_str(), target.c_str()) != 0)
     return Error::runtime(name + ": cannot rename " + temporary_name + " into place: " + errnoText(errno));
   temporary.commit();
   if (const int error = syncPath(directory, true); error != 0)

@@ -101,6 +101,20 @@ TEST_CASE("strata bake reports bad input on one line with exit code 2", "[cli][b
   CHECK(same.exit_code == 2);
   auto threads = runStrata({"bake", sample("maze.obj"), "-o", out, "--threads", "-1"});
   CHECK(threads.exit_code == 2);
+  // Output paths refused before any work: the profile, a device, a missing folder.
+  std::filesystem::copy_file(sourceDir() / "samples" / "maze.toml", dir / "maze.toml");
+  const std::string profile_bytes = strata::test::readFile(dir / "maze.toml");
+  auto onto_profile = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "maze.toml").string(), "-o",
+                                 (dir / "maze.toml").string()});
+  CHECK(onto_profile.exit_code == 2);
+  CHECK_THAT(onto_profile.err, Catch::Contains("maze.toml: the output file is also an input"));
+  CHECK(strata::test::readFile(dir / "maze.toml") == profile_bytes);
+  auto device = runStrata({"bake", sample("maze.obj"), "-o", "/dev/null"});
+  CHECK(device.exit_code == 2);
+  CHECK_THAT(device.err, Catch::Contains("/dev/null: is not a regular file"));
+  auto folder = runStrata({"bake", sample("maze.obj"), "-o", (dir / "no" / "x.h5").string()});
+  CHECK(folder.exit_code == 2);
+  CHECK_THAT(folder.err, Catch::Contains("does not exist"));
   CHECK_FALSE(std::filesystem::exists(out));  // nothing written on failure
 }
 

@@ -227,3 +227,46 @@ TEST_CASE("strata path --on-demand: an imported, unbaked tower from the road to 
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Catch::Contains("nobody"));
 }
+
+TEST_CASE("strata path --batch -o: never an input, a directory, a device or a missing folder", "[cli][path][layered][batch]") {
+  strata::test::TempDir dir;
+  // Copies of the sample, so that a failure here cannot damage the source tree.
+  std::filesystem::copy_file(sourceDir() / "samples" / "tower.obj", dir / "tower.obj");
+  std::filesystem::copy_file(sourceDir() / "samples" / "tower.toml", dir / "tower.toml");
+  { std::ofstream(dir / "requests.jsonl") << R"({"from":[0,0,-25],"to":[0,8,-4]})" << "\n"; }
+  const std::string world = (dir / "tower.obj").string(), profile = (dir / "tower.toml").string(),
+                    requests = (dir / "requests.jsonl").string();
+  const std::string world_bytes = strata::test::readFile(dir / "tower.obj");
+  const std::string request_bytes = strata::test::readFile(dir / "requests.jsonl");
+  const auto batch = [&](const std::string& batch_file, const std::string& out) {
+    return runStrata({"path", world, "--profile", profile, "--batch", batch_file, "-o", out});
+  };
+  for (const std::string& out : {world, requests, profile}) {
+    INFO(out);
+    const auto r = batch(requests, out);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(out + ": the output file is also an input"));
+  }
+  CHECK(strata::test::readFile(dir / "tower.obj") == world_bytes);
+  CHECK(strata::test::readFile(dir / "requests.jsonl") == request_bytes);
+  auto r = batch(requests, (dir / "nodir" / "r.jsonl").string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("does not exist"));
+  r = batch(requests, "/dev/null");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/dev/null: is not a regular file"));
+  r = batch(requests, dir.path().string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("is a directory"));
+  // The requests "file" is a directory.
+  r = batch(dir.path().string(), (dir / "r.jsonl").string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(dir.path().string() + ": is a directory"));
+  CHECK_FALSE(std::filesystem::exists(dir / "r.jsonl"));
+  // Through a symbolic link: the file it names is written, the link stays.
+  std::filesystem::create_symlink("results-v1.jsonl", dir / "results.jsonl");
+  r = batch(requests, (dir / "results.jsonl").string());
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::is_symlink(dir / "results.jsonl"));
+  CHECK_THAT(strata::test::readFile(dir / "results-v1.jsonl"), Catch::Contains("\"found\":true"));
+}

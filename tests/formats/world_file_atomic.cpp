@@ -11,6 +11,7 @@
 
 #include "test_support.h"
 #include "world_file_fixtures.h"
+#include "strata/formats/output_file.h"
 #include "world_file_internal.h"
 
 using namespace strata;
@@ -22,20 +23,20 @@ namespace {
 std::vector<std::filesystem::path> temporaries(const std::filesystem::path& dir, const std::string& target_name) {
   std::vector<std::filesystem::path> found;
   for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (formats::detail::isTemporaryNameFor(entry.path().filename().string(), target_name)) found.push_back(entry.path());
+    if (formats::isTemporaryNameFor(entry.path().filename().string(), target_name)) found.push_back(entry.path());
   return found;
 }
 
 }  // namespace
 
 TEST_CASE("world file: temporary names sit beside the target and are unique", "[formats][world_file][atomic]") {
-  const auto a = formats::detail::temporaryPathFor("/data/out/world.h5");
-  const auto b = formats::detail::temporaryPathFor("/data/out/world.h5");
+  const auto a = formats::temporaryPathFor("/data/out/world.h5");
+  const auto b = formats::temporaryPathFor("/data/out/world.h5");
   CHECK(a.parent_path() == "/data/out");
   CHECK(a != b);
-  CHECK(formats::detail::isTemporaryNameFor(a.filename().string(), "world.h5"));
-  CHECK_FALSE(formats::detail::isTemporaryNameFor("world.h5", "world.h5"));
-  CHECK(formats::detail::temporaryPathFor("w.h5").parent_path().empty());
+  CHECK(formats::isTemporaryNameFor(a.filename().string(), "world.h5"));
+  CHECK_FALSE(formats::isTemporaryNameFor("world.h5", "world.h5"));
+  CHECK(formats::temporaryPathFor("w.h5").parent_path().empty());
 }
 
 TEST_CASE("world file: writing into a missing directory fails clearly", "[formats][world_file][atomic]") {
@@ -44,7 +45,7 @@ TEST_CASE("world file: writing into a missing directory fails clearly", "[format
   const Status status = formats::writeWorldFile(target, test::cubeWorld());
   REQUIRE_FALSE(status.ok());
   CHECK(status.error().kind == ErrorKind::BadInput);
-  CHECK(status.error().message == target.string() + ": cannot write: directory '" + (dir / "no-such-dir").string() +
+  CHECK(status.error().message == target.string() + ": the output directory '" + (dir / "no-such-dir").string() +
                                       "' does not exist");
   CHECK_FALSE(std::filesystem::exists(target));
 }

@@ -1,0 +1,60 @@
+#pragma once
+/// \file
+/// What every command that writes a file shares: the checks on an output path before any work,
+/// and the temporary file that becomes the output by rename(2) when it is complete.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "strata/sim/result.h"
+
+namespace strata::formats {
+
+/// Checks the output path `path` and returns the file the write will replace.
+///
+/// - A symbolic link is followed (also a chain of them, and one whose target does not exist
+///   yet): the file it names is replaced and the link stays a link.
+/// - Bad input (each a one-line message naming `path`): no file name; the directory does not
+///   exist; `path` is a directory; `path` exists and is not a regular file (a device such as
+///   /dev/null, a FIFO, a socket: renaming over it would replace it, so it is refused); `path`
+///   is the same file as one of `inputs` (those that do not exist are skipped).
+Result<std::filesystem::path> checkOutputPath(const std::filesystem::path& path,
+                                              const std::vector<std::filesystem::path>& inputs = {});
+
+/// A fresh temporary path beside `target` (same directory, so rename(2) is atomic):
+/// `<dir>/.<name>.tmp-<pid>-<n>`, n counting up within the process.
+std::filesystem::path temporaryPathFor(const std::filesystem::path& target);
+
+/// True when `name` is the file name of a temporary for `target_name` (temporaryPathFor).
+bool isTemporaryNameFor(const std::string& name, const std::string& target_name);
+
+/// A temporary file that is removed when this object is destroyed unless commit() was called,
+/// and also when the process is ended by SIGINT, SIGTERM or SIGHUP before then: a TemporaryFile
+/// installs, for each of those signals whose action is still the default one, a handler that
+/// removes every live temporary and then ends the process by the same signal (its default
+/// action), so an interrupted write leaves nothing behind. Signals the program ignores or
+/// handles itself are left alone. At most 64 temporaries are covered at once (more are still removed on
+/// destruction). The path is not created here.
+/// A Folder's entries are files (no subfolders).
+class TemporaryFile {
+ public:
+  /// File: one file at `path`. Folder: a folder at `path` and the files in it (removed whole).
+  enum class Kind { File, Folder };
+  explicit TemporaryFile(std::filesystem::path path, Kind kind = Kind::File);
+  ~TemporaryFile();
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  /// The file has been renamed into place: do not remove it.
+  void commit();
+
+ private:
+  std::filesystem::path path_;
+  Kind kind_ = Kind::File;
+  int slot_ = -1;  ///< index in the signal handlers' table, or -1
+  bool committed_ = false;
+};
+
+}  // namespace strata::formats

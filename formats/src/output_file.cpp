@@ -1,0 +1,180 @@
+// Output paths and temporary files shared by every writer (world files, pictures, debug meshes,
+// batch results): see strata/formats/output_file.h.
+//
+// The signal cleanup keeps a fixed table of live temporaries in static storage. A slot is
+// claimed with a compare-and-swap (free -> claimed), filled, then published (claimed -> live);
+// the handler reads only live slots and calls only open(2), getdents64(2), unlinkat(2),
+// close(2), rmdir(2), unlink(2), signal(2) and raise(3), all async-signal-safe.
+
+#include "strata/formats/output_file.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/syscall.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <system_error>
+
+namespace strata::formats {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kSlots = 64;
+enum SlotState : int { kFree = 0, kClaimed = 1, kLive = 2 };
+
+struct Slot {
+  std::atomic<int> state{kFree};
+  bool folder = false;  // a folder of files (debug mesh exports), removed with its entries
+  char path[PATH_MAX];
+};
+
+Slot g_slots[kSlots];
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// Removes the entries of a folder, then the folder, with system calls only (getdents64 rather
+// than readdir, which may allocate).
+void removeFolderInHandler(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    alignas(8) char buffer[4096];
+    for (;;) {
+      const long got = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+      if (got <= 0) break;
+      for (long at = 0; at < got;) {
+        struct Entry {
+          uint64_t ino;
+          int64_t off;
+          unsigned short reclen;
+          unsigned char type;
+          char name[1];
+        };
+        const auto* entry = reinterpret_cast<const Entry*>(buffer + at);
+        const char* name = buffer + at + offsetof(Entry, name);
+        if (!(name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))) ::unlinkat(fd, name, 0);
+        at += entry->reclen;
+      }
+    }
+    ::close(fd);
+  }
+  ::rmdir(path);
+}
+
+extern "C" void removeTemporariesAndDie(int sig) {
+  for (Slot& slot : g_slots) {
+    if (slot.state.load(std::memory_order_acquire) != kLive) continue;
+    if (slot.folder)
+      removeFolderInHandler(slot.path);
+    else
+      ::unlink(slot.path);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);  // delivered with the default action once this handler returns
+}
+
+// Installs the handler for each of kSignals whose action is the default one; a signal the
+// program ignores (nohup) or handles itself is left alone. Checked for every temporary, so a
+// handler reset by someone else in between is put back.
+void installHandlers() {
+  for (const int sig : kSignals) {
+    struct sigaction current {};
+    if (::sigaction(sig, nullptr, &current) != 0) continue;
+    if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
+    struct sigaction action {};
+    action.sa_handler = removeTemporariesAndDie;
+    sigemptyset(&action.sa_mask);
+    for (const int other : kSignals) sigaddset(&action.sa_mask, other);
+    ::sigaction(sig, &action, nullptr);
+  }
+}
+
+int claimSlot(const fs::path& path, bool folder) {
+  const std::string& text = path.native();
+  if (text.size() >= PATH_MAX) return -1;
+  installHandlers();
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = kFree;
+    if (!g_slots[i].state.compare_exchange_strong(expected, kClaimed, std::memory_order_acq_rel)) continue;
+    std::memcpy(g_slots[i].path, text.c_str(), text.size() + 1);
+    g_slots[i].folder = folder;
+    g_slots[i].state.store(kLive, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void releaseSlot(int slot) {
+  if (slot >= 0) g_slots[slot].state.store(kFree, std::memory_order_release);
+}
+
+Error outputError(const fs::path& path, const std::string& problem) { return Error::badInput(path.string() + ": " + problem); }
+
+}  // namespace
+
+Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::path>& inputs) {
+  if (path.empty() || !path.has_filename())
+    return outputError(path.empty() ? fs::path("output") : path, "the output path names no file");
+  std::error_code ec;
+  // Follow symbolic links to the file they name, so the rename replaces that file and the link
+  // stays.
+  fs::path target = path;
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(target, ec)); ++hops) {
+    if (hops == 40) return outputError(path, "too many levels of symbolic links");
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) return outputError(path, "cannot read the symbolic link: " + ec.message());
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  if (!target.has_filename()) return outputError(path, "the output path names no file");
+  const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(directory, ec))
+    return outputError(path, "the output directory '" + directory.string() + "' does not exist");
+  const fs::file_status status = fs::status(target, ec);
+  if (fs::is_directory(status)) return outputError(path, "is a directory");
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    return outputError(path, "is not a regular file (a device, FIFO or socket); refusing to replace it");
+  if (fs::exists(status))
+    for (const fs::path& input : inputs)
+      if (fs::exists(input, ec) && fs::equivalent(input, target, ec))
+        return outputError(path, "the output file is also an input (" + input.string() + ")");
+  return target;
+}
+
+fs::path temporaryPathFor(const fs::path& target) {
+  static std::atomic<unsigned> counter{0};
+  const std::string name = "." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(counter.fetch_add(1));
+  return target.parent_path() / name;
+}
+
+bool isTemporaryNameFor(const std::string& name, const std::string& target_name) {
+  const std::string prefix = "." + target_name + ".tmp-";
+  return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0;
+}
+
+TemporaryFile::TemporaryFile(fs::path path, Kind kind)
+    : path_(std::move(path)), kind_(kind), slot_(claimSlot(path_, kind == Kind::Folder)) {}
+
+TemporaryFile::~TemporaryFile() {
+  if (!committed_) {
+    std::error_code ignored;
+    if (kind_ == Kind::Folder)
+      fs::remove_all(path_, ignored);
+    else
+      ::unlink(path_.c_str());
+  }
+  releaseSlot(slot_);
+}
+
+void TemporaryFile::commit() {
+  releaseSlot(slot_);
+  slot_ = -1;
+  committed_ = true;
+}
+
+}  // namespace strata::formats

@@ -1,0 +1,214 @@
+// Output paths (checkOutputPath) and the temporary files every writer uses: symbolic links are
+// written through, devices, FIFOs, directories and inputs are refused, and a writer ended by
+// SIGINT, SIGTERM or SIGHUP leaves no temporary behind.
+
+#include <catch2/catch.hpp>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "strata/formats/output_file.h"
+#include "strata/formats/render.h"
+#include "test_support.h"
+#include "world_file_fixtures.h"
+
+using namespace strata;
+using strata::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> temporaries(const fs::path& dir, const std::string& target_name) {
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (formats::isTemporaryNameFor(entry.path().filename().string(), target_name)) found.push_back(entry.path());
+  return found;
+}
+
+void writeText(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+}  // namespace
+
+TEST_CASE("output path: a plain file, new or existing, is its own target", "[formats][output]") {
+  TempDir dir;
+  auto fresh = formats::checkOutputPath(dir / "new.h5");
+  REQUIRE(fresh.ok());
+  CHECK(*fresh == dir / "new.h5");
+  writeText(dir / "old.h5", "x");
+  auto existing = formats::checkOutputPath(dir / "old.h5", {dir / "input.obj"});  // a missing input is skipped
+  REQUIRE(existing.ok());
+  CHECK(*existing == dir / "old.h5");
+}
+
+TEST_CASE("output path: refused cases are bad input naming the path", "[formats][output]") {
+  TempDir dir;
+  const auto refused = [](const fs::path& path, const std::vector<fs::path>& inputs, const std::string& problem) {
+    auto r = formats::checkOutputPath(path, inputs);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().kind == ErrorKind::BadInput);
+    CHECK(r.error().message.rfind(path.string() + ": ", 0) == 0);
+    CHECK_THAT(r.error().message, Catch::Contains(problem));
+    CHECK(r.error().message.find('\n') == std::string::npos);
+  };
+  refused(dir / "missing" / "w.h5", {}, "the output directory '" + (dir / "missing").string() + "' does not exist");
+  refused(dir.path(), {}, "is a directory");
+  fs::create_directory(dir / "sub");
+  refused(dir / "sub", {}, "is a directory");
+  refused("/dev/null", {}, "is not a regular file");
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  refused(dir / "fifo", {}, "is not a regular file");
+  writeText(dir / "in.obj", "v 0 0 0\n");
+  refused(dir / "in.obj", {dir / "other.obj", dir / "in.obj"}, "the output file is also an input");
+  // The same file under another name: a hard link, and a symbolic link to the input.
+  fs::create_hard_link(dir / "in.obj", dir / "hard.obj");
+  refused(dir / "hard.obj", {dir / "in.obj"}, "also an input");
+  fs::create_symlink("in.obj", dir / "soft.obj");
+  refused(dir / "soft.obj", {dir / "in.obj"}, "also an input");
+  // A symbolic link to a device, and a loop of links.
+  fs::create_symlink("/dev/null", dir / "null.h5");
+  refused(dir / "null.h5", {}, "is not a regular file");
+  fs::create_symlink("loop-b", dir / "loop-a");
+  fs::create_symlink("loop-a", dir / "loop-b");
+  refused(dir / "loop-a", {}, "too many levels of symbolic links");
+  auto empty = formats::checkOutputPath("");
+  REQUIRE_FALSE(empty.ok());
+  CHECK_THAT(empty.error().message, Catch::Contains("names no file"));
+}
+
+TEST_CASE("output path: a symbolic link is written through and stays a link", "[formats][output]") {
+  TempDir dir;
+  fs::create_directory(dir / "builds");
+  writeText(dir / "builds" / "v1.txt", "old");
+  fs::create_symlink("builds/v1.txt", dir / "current.txt");  // relative to the link's folder
+  auto target = formats::checkOutputPath(dir / "current.txt");
+  REQUIRE(target.ok());
+  CHECK(fs::equivalent(*target, dir / "builds" / "v1.txt"));
+  REQUIRE(formats::writeFileAtomically(dir / "current.txt", "new").ok());
+  CHECK(fs::is_symlink(dir / "current.txt"));
+  CHECK(test::readFile(dir / "builds" / "v1.txt") == "new");
+  CHECK(temporaries(dir / "builds", "v1.txt").empty());
+  // A link whose target does not exist yet: the target is created.
+  fs::create_symlink("builds/v2.txt", dir / "next.txt");
+  REQUIRE(formats::writeFileAtomically(dir / "next.txt", "two").ok());
+  CHECK(fs::is_symlink(dir / "next.txt"));
+  CHECK(test::readFile(dir / "builds" / "v2.txt") == "two");
+  // A world file through a link.
+  fs::create_symlink("builds/w.h5", dir / "w.h5");
+  REQUIRE(formats::writeWorldFile(dir / "w.h5", test::cubeWorld()).ok());
+  CHECK(fs::is_symlink(dir / "w.h5"));
+  CHECK(formats::readWorldFile(dir / "builds" / "w.h5").ok());
+}
+
+TEST_CASE("output path: writers refuse a device and leave it alone", "[formats][output]") {
+  struct stat before {};
+  REQUIRE(::stat("/dev/null", &before) == 0);
+  const Status world = formats::writeWorldFile("/dev/null", test::cubeWorld());
+  REQUIRE_FALSE(world.ok());
+  CHECK(world.error().kind == ErrorKind::BadInput);
+  const Status text = formats::writeFileAtomically("/dev/null", "x");
+  REQUIRE_FALSE(text.ok());
+  CHECK(text.error().kind == ErrorKind::BadInput);
+  struct stat after {};
+  REQUIRE(::stat("/dev/null", &after) == 0);
+  CHECK(S_ISCHR(after.st_mode));
+  CHECK(after.st_ino == before.st_ino);
+}
+
+TEST_CASE("temporary file: removed unless committed", "[formats][output]") {
+  TempDir dir;
+  const fs::path path = formats::temporaryPathFor(dir / "a.txt");
+  {
+    formats::TemporaryFile temporary(path);
+    writeText(temporary.path(), "x");
+  }
+  CHECK_FALSE(fs::exists(path));
+  const fs::path kept = formats::temporaryPathFor(dir / "a.txt");
+  {
+    formats::TemporaryFile temporary(kept);
+    writeText(temporary.path(), "x");
+    temporary.commit();
+  }
+  CHECK(fs::exists(kept));
+}
+
+TEST_CASE("temporary file: a writer ended by SIGINT, SIGTERM or SIGHUP leaves no temporary", "[formats][output][atomic]") {
+  const formats::World big = test::terrainWorld(1500);  // several seconds of deflate
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    INFO("signal " << sig);
+    TempDir dir;
+    const auto target = dir / "w.h5";
+    REQUIRE(formats::writeWorldFile(target, test::cubeWorld()).ok());
+    const std::string before = test::readFile(target);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      // The test runner handles some of these signals itself; a command-line process does not.
+      for (const int s : {SIGINT, SIGTERM, SIGHUP}) ::signal(s, SIG_DFL);
+      _exit(formats::writeWorldFile(target, big).ok() ? 0 : 1);
+    }
+    bool seen_temporary = false;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!seen_temporary && std::chrono::steady_clock::now() < deadline) {
+      seen_temporary = !temporaries(dir.path(), "w.h5").empty();
+      if (!seen_temporary) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ::kill(child, sig);
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(seen_temporary);
+    REQUIRE(WIFSIGNALED(status));  // ended by the signal itself, with its default action
+    CHECK(WTERMSIG(status) == sig);
+    CHECK(temporaries(dir.path(), "w.h5").empty());
+    CHECK(test::readFile(target) == before);
+  }
+}
+
+TEST_CASE("temporary file: the signal handler removes live files and folders, not committed ones", "[formats][output]") {
+  TempDir dir;
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGTERM, SIG_DFL);
+    formats::TemporaryFile file(dir / "f.tmp");
+    writeText(file.path(), "x");
+    formats::TemporaryFile folder(dir / "d.tmp", formats::TemporaryFile::Kind::Folder);
+    fs::create_directory(folder.path());
+    for (int i = 0; i < 300; ++i) writeText(folder.path() / ("part-" + std::to_string(i) + ".bin"), "y");  // > one getdents buffer
+    formats::TemporaryFile kept(dir / "kept.txt");
+    writeText(kept.path(), "z");
+    kept.commit();
+    ::raise(SIGTERM);
+    _exit(0);  // not reached
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);
+  CHECK_FALSE(fs::exists(dir / "f.tmp"));
+  CHECK_FALSE(fs::exists(dir / "d.tmp"));
+  CHECK(fs::exists(dir / "kept.txt"));
+}
+
+TEST_CASE("temporary file: an ignored signal stays ignored", "[formats][output]") {
+  TempDir dir;
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGHUP, SIG_IGN);  // as under nohup
+    formats::TemporaryFile file(dir / "f.tmp");
+    writeText(file.path(), "x");
+    ::raise(SIGHUP);
+    _exit(fs::exists(dir / "f.tmp") ? 7 : 8);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 7);
+  CHECK(fs::exists(dir / "f.tmp"));  // the child survived the signal and _exit ran no destructor
+}
