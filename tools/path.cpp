@@ -155,8 +155,9 @@ std::function<int()> setupPath(CLI::App& app) {
                   "chosen by an exact interval search and corners tightened; slower, routes as short as theta's)")
       ->default_str("astar");
   sub->add_option("--budget", options->budget,
-                  "Expansion budget per search; 0 = unlimited (the default; the library's grid default is 8192)")
-      ->default_str("0");
+                  "Node expansions per search before it gives up (BudgetExhausted); 0 = unlimited. Default:\n"
+                  "400000 on a world (each batch request may set its own \"budget\"), unlimited on a Moving AI map")
+      ->default_str("400000 (world) / 0 (map)");
   sub->add_flag("--json", options->json,
                 "Print one JSON document: scenarios, mismatches, failures, mean_us, p99_us and results in .scen order");
   sub->add_flag("--no-jump-points", options->no_jump_points,
