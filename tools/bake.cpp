@@ -217,14 +217,14 @@ std::function<int()> setupBake(CLI::App& app) {
                   "agent 'default' (radius 0.3 m, height 1.8 m, max_slope 45, step_height 0.4 m)");
   sub->add_option("--threads", options->threads, "worker threads for the bake and for compressing the world file (0 = all hardware threads); never changes the result")
       ->default_val(0)
-      ->check(CLI::Range(0, 1024));
+      ->check(integerRange(0, 1024));
   sub->add_flag("--json", options->json,
                 "print one JSON document: output, threads, timings_ms (import, index, columns, edges, links, "
                 "clearance, components, fields, total = the bake itself, write) and per agent name, cell_size, "
                 "columns, nodes, edges, links, components, regions, fields");
   sub->add_option("--scale", options->import.scale, "mesh inputs: uniform scale (e.g. 0.05 for Cube-engine maps); > 0")
       ->default_val(1.0)
-      ->check(CLI::PositiveNumber);
+      ->check(positiveNumber());
   sub->add_option("--up", options->up, "mesh inputs: source up axis, y (default) or z")
       ->default_val("y")
       ->check(CLI::IsMember({"y", "z"}));

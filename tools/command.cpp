@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -55,5 +56,35 @@ std::optional<sim::Vec3> parseVec3(const std::string& text) {
 }
 
 bool stderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
+
+CLI::Validator positiveNumber(double max) {
+  const bool bounded = std::isfinite(max);
+  const std::string allowed = bounded ? fmt::format("a number > 0 and <= {}", max) : std::string("a number > 0");
+  return CLI::Validator(
+      [max, allowed](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0) || v > max)
+          return fmt::format("'{}' is not {}", text, allowed);
+        return {};
+      },
+      bounded ? fmt::format("(0, {}]", max) : std::string("> 0"), "POSITIVE");
+}
+
+CLI::Validator integerRange(long long lo, long long hi) {
+  const std::string allowed = fmt::format("an integer from {} to {}", lo, hi);
+  return CLI::Validator(
+      [lo, hi, allowed](std::string& text) -> std::string {
+        long long v = 0;
+        const char* begin = text.c_str();
+        const char* end = begin + text.size();
+        const auto [ptr, ec] = std::from_chars(begin, end, v);
+        if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
+          return fmt::format("'{}' is not {}", text, allowed);
+        return {};
+      },
+      fmt::format("{}..{}", lo, hi), "INTEGER_RANGE");
+}
 
 }  // namespace strata::cli

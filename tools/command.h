@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include <array>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <string>
@@ -57,5 +58,12 @@ std::optional<std::vector<double>> parseNumbers(const std::string& text, std::si
 
 /// True when stderr is a terminal (progress bars and colour only then).
 bool stderrIsTerminal();
+
+/// Option validators whose messages say what was typed and what is allowed, on one line
+/// (CLI11's own print a 300-digit bound for an unbounded range, and "not in range" for a word):
+/// a finite number > 0 and <= `max` (no bound when max is infinite)...
+CLI::Validator positiveNumber(double max = HUGE_VAL);
+/// ... and an integer in [lo, hi].
+CLI::Validator integerRange(long long lo, long long hi);
 
 }  // namespace strata::cli

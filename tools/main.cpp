@@ -77,7 +77,21 @@ int main(int argc, char** argv) {
         if (!best.empty()) message += fmt::format(" (did you mean '{}'?)", best);
       }
     }
-    fmt::print(stderr, "strata: error: {}\nRun 'strata --help' for usage.\n", message);
+    // CLI11's conversion failure ("Could not convert: --threads = abc"): every typed option
+    // here is a number.
+    const std::string prefix = "Could not convert: ";
+    if (message.rfind(prefix, 0) == 0) {
+      const std::size_t eq = message.find(" = ", prefix.size());
+      if (eq != std::string::npos)
+        message = fmt::format("{}: '{}' is not a number", message.substr(prefix.size(), eq - prefix.size()), message.substr(eq + 3));
+    }
+    // One line, as every other error: the problem, then where the usage is.
+    std::string help = "strata --help";
+    for (const CLI::App* sub : app.get_subcommands())
+      if (sub->parsed()) help = "strata " + sub->get_name() + " --help";
+    for (char& c : message)
+      if (c == '\n' || c == '\r') c = ' ';
+    fmt::print(stderr, "strata: error: {} (usage: {})\n", message, help);
     return kExitBadInput;
   }
 
