@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -140,8 +141,33 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     const std::string where = fmt::format("{}:{}", options.batch, number);
-    Json request = Json::parse(line, nullptr, false);
-    if (request.is_discarded() || !request.is_object()) return badInput(where + ": not a JSON object");
+    // Parsed with the reason kept (a syntax error, a number out of range such as 1e400), and the
+    // request's own members checked: a duplicate or unknown member (a typo) is an error.
+    std::set<std::string> members;
+    std::string duplicate;
+    Json request;
+    try {
+      request = Json::parse(line, [&](int depth, Json::parse_event_t event, Json& parsed) {
+        if (event == Json::parse_event_t::key && depth == 1 && !members.insert(parsed.get<std::string>()).second &&
+            duplicate.empty())
+          duplicate = parsed.get<std::string>();
+        return true;
+      });
+    } catch (const Json::exception& e) {
+      std::string reason = e.what();
+      if (const std::size_t close = reason.find("] "); reason.rfind("[json.exception", 0) == 0 && close != std::string::npos)
+        reason = reason.substr(close + 2);
+      return badInput(where + ": not valid JSON: " + reason);
+    }
+    if (!request.is_object()) return badInput(where + ": not a JSON object");
+    if (!duplicate.empty()) return badInput(where + ": member \"" + duplicate + "\" given twice");
+    for (const auto& [key, value] : request.items()) {
+      (void)value;
+      if (key != "from" && key != "to" && key != "agent" && key != "method" && key != "budget" && key != "spacing" &&
+          key != "closest")
+        return badInput(where + ": unknown member \"" + key +
+                        "\" (a request has from, to, agent, method, budget, spacing, closest)");
+    }
     nav::LayeredPathRequest r;
     r.settings = defaults;
     const auto from = request.contains("from") ? jsonPoint(request["from"]) : std::nullopt;
@@ -168,6 +194,10 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     if (request.contains("spacing")) {
       if (!request["spacing"].is_number()) return badInput(where + ": \"spacing\" must be a number");
       r.settings.waypoint_spacing = request["spacing"].get<double>();
+    }
+    if (request.contains("closest")) {
+      if (!request["closest"].is_boolean()) return badInput(where + ": \"closest\" must be true or false");
+      r.settings.return_closest = request["closest"].get<bool>();
     }
     if (Status valid = r.settings.validate(); !valid) return badInput(where + ": " + valid.error().message);
     auto index = cache.get(agent);
@@ -250,7 +280,9 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_flag("--closest", options->closest,
                   "When the goal is not reached but the search got closer, answer ClosestNoPath with that route");
   group->add_option("--batch", options->batch,
-                    "JSON-lines requests, one per line: {\"from\":[x,y,z],\"to\":[x,y,z],\"agent\":..,\"method\":..}");
+                    "JSON-lines requests, one per line: {\"from\":[x,y,z],\"to\":[x,y,z]} and optionally \"agent\",\n"
+                    "\"method\", \"budget\", \"spacing\", \"closest\" (override the options for that request; any other\n"
+                    "member is an error)");
   group->add_option("-o,--output", options->output, "Batch results file (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
   group->add_option("--threads", options->threads, "Batch worker threads (0 = all hardware threads)")->default_str("0");
   group->add_flag("--on-demand", options->on_demand,

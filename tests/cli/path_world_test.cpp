@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -125,6 +126,28 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("bad.jsonl:2:") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "bad_out.jsonl"));
+
+  // A misspelt member, a member given twice, a number out of range, a bad "closest": each an
+  // error naming the line, before any search.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"metod":"theta"})", ":1: unknown member \"metod\""},
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"method":"theta","method":"astar"})", ":1: member \"method\" given twice"},
+      {R"({"from":[0,0,1e400],"to":[0,8,-4]})", ":1: not valid JSON: "},
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"closest":1})", ":1: \"closest\" must be true or false"},
+      {R"([1,2,3])", ":1: not a JSON object"},
+  };
+  for (const auto& [text, message] : refused) {
+    INFO(text);
+    { std::ofstream(dir / "refused.jsonl") << text << "\n"; }
+    const auto r = path("tower", {"--batch", (dir / "refused.jsonl").string(), "-o", (dir / "refused_out.jsonl").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("refused.jsonl" + message));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(std::filesystem::exists(dir / "refused_out.jsonl"));
+  }
+  // "closest" is accepted per request.
+  { std::ofstream(dir / "closest.jsonl") << R"({"from":[0,0,-25],"to":[0,8,-4],"closest":true})" << "\n"; }
+  CHECK(path("tower", {"--batch", (dir / "closest.jsonl").string()}).exit_code == 0);
 }
 
 TEST_CASE("strata path --method corridor and interval: stairs, bridge, gap and sealed room like the exact methods", "[cli][path][layered][corridor]") {
