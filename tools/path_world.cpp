@@ -269,8 +269,8 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
 std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   auto options = std::make_shared<WorldPathOptions>();
   auto group = sub->add_option_group("World", "Routes over a baked world (a .h5 world file, or a mesh baked in memory)");
-  group->add_option("--from", options->from, "Start X,Y,Z in metres (snaps to the floor below it)");
-  group->add_option("--to", options->to, "Goal X,Y,Z in metres (snaps to the floor below it)");
+  group->add_option("--from", options->from, "Start X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoStartNode)");
+  group->add_option("--to", options->to, "Goal X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoGoalNode)");
   group->add_option("--agent", options->agent,
                     "Agent name (default: the first agent of the world; only the agents used are read)");
   group->add_option("--profile", options->profile, "Bake profile (.toml) when INPUT is a mesh instead of a world file");

@@ -63,7 +63,7 @@ auto setupNearest(CLI::App& sub) {
   auto radius = std::make_shared<double>(8 * 0.3);
   addCommon(sub, *common);
   sub.add_option("--at", *at, "the point X,Y,Z (metres)")->required();
-  sub.add_option("--radius", *radius, "search radius, metres (rings of columns out to it)")->default_str("2.4");
+  sub.add_option("--radius", *radius, "search radius, metres, measured from the point itself (rings of columns out to it)")->default_str("2.4");
   return [=](const std::string& world, bool json) -> int {
     const auto p = vec("--at", *at);
     if (!p) return kExitBadInput;

@@ -1,8 +1,10 @@
 // Point queries on the layered graph: the floor below a point, the ring search of
 // nearestWalkable, the floors of a column, components and clearance.
 //
-// Ring search after spec/grid-pathfinding-library.md ("Forgiving inputs"): clamp into the grid,
-// then square rings outward. On stacked floors each column offers the floor *below* the point
+// Ring search after spec/grid-pathfinding-library.md ("Forgiving inputs"): square rings outward
+// from the point's column, distances measured from the point itself (a point off the grid finds
+// a floor only within the radius of where it really is: a path endpoint 20 m outside the world
+// is NoStartNode, not a 20 m leg to the edge). On stacked floors each column offers the floor *below* the point
 // (the highest one not more than `above` over it), so a point on the road under a bridge lands
 // on the road, and a point on the roof lands on the roof, whichever is nearer in 3-D.
 
@@ -42,19 +44,29 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   if (grid.width_cells <= 0 || grid.depth_cells <= 0 || graph.column_offsets.size() != grid.columnCount() + 1)
     return std::nullopt;
   if (!std::isfinite(point.x) || !std::isfinite(point.y) || !std::isfinite(point.z)) return std::nullopt;
+  // Every distance is measured from the point itself. A point off the grid by more than the
+  // radius has no candidate; otherwise the rings start at the grid column nearest to it.
+  const double min_x = grid.origin_x, max_x = grid.origin_x + grid.width_cells * grid.cell_size;
+  const double min_z = grid.origin_z, max_z = grid.origin_z + grid.depth_cells * grid.cell_size;
+  const double gap_x = std::max({min_x - point.x, 0.0, point.x - max_x});
+  const double gap_z = std::max({min_z - point.z, 0.0, point.z - max_z});
+  if (std::hypot(gap_x, gap_z) > snap.max_horizontal) return std::nullopt;
+  const bool inside = gap_x == 0 && gap_z == 0;
   const int32_t cx = clampedColumn(point.x, grid.origin_x, grid.cell_size, grid.width_cells);
   const int32_t cz = clampedColumn(point.z, grid.origin_z, grid.cell_size, grid.depth_cells);
-  // A point clamped in from outside the grid measures from the clamped column centre.
-  const double px = std::clamp(point.x, grid.centerX(0), grid.centerX(grid.width_cells - 1));
-  const double pz = std::clamp(point.z, grid.centerZ(0), grid.centerZ(grid.depth_cells - 1));
-  const int32_t max_ring = static_cast<int32_t>(
-      std::min(std::ceil(snap.max_horizontal / grid.cell_size), static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
+  // The point's larger axis distance to the start column's centre: a column on ring r lies
+  // r * cell_size from that centre along some axis, so at least r * cell_size - offset from the
+  // point (offset <= cell_size / 2 for a point on the grid).
+  const double offset = std::max(std::fabs(grid.centerX(cx) - point.x), std::fabs(grid.centerZ(cz) - point.z));
+  const int32_t max_ring = static_cast<int32_t>(std::min(std::ceil((snap.max_horizontal + offset) / grid.cell_size),
+                                                         static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
   FloorHit best;
   auto consider = [&](int32_t x, int32_t z) {
     const NodeId n = floorBelow(graph, x, z, point.y, snap.above, snap.below);
     if (n == kNoNode) return;
-    const double d = std::hypot(grid.centerX(x) - px, grid.centerZ(z) - pz);
-    if (d > snap.max_horizontal && !(x == cx && z == cz)) return;
+    const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
+    // The point's own column is always a candidate (its centre may lie up to half a diagonal away).
+    if (d > snap.max_horizontal && !(inside && x == cx && z == cz)) return;
     if (best.node == kNoNode || d < best.horizontal_distance || (d == best.horizontal_distance && n < best.node)) {
       best.node = n;
       best.horizontal_distance = d;
@@ -62,8 +74,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     }
   };
   for (int32_t ring = 0; ring <= max_ring; ++ring) {
-    // Every column of ring r is at least (r - 0.5) cells away: stop once that beats the best.
-    if (best.node != kNoNode && (ring - 0.5) * grid.cell_size > best.horizontal_distance) break;
+    if (best.node != kNoNode && ring * grid.cell_size - offset > best.horizontal_distance) break;
     if (ring == 0) {
       consider(cx, cz);
       continue;

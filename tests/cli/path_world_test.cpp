@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -292,4 +293,28 @@ TEST_CASE("strata path --batch -o: never an input, a directory, a device or a mi
   CHECK(r.exit_code == 0);
   CHECK(std::filesystem::is_symlink(dir / "results.jsonl"));
   CHECK_THAT(strata::test::readFile(dir / "results-v1.jsonl"), Catch::Contains("\"found\":true"));
+}
+
+TEST_CASE("strata path and query: a point far off the grid snaps to nothing, baked or on demand", "[cli][path][layered]") {
+  // The tower's grid ends near z = -30; a goal 10 m beyond it is farther than the 1 m snap.
+  auto r = path("tower", {"--from", "0,0,-25", "--to", "0,0,-40", "--json"});
+  CHECK(r.exit_code == 3);
+  CHECK(Json::parse(r.out)["reason"] == "NoGoalNode");
+  r = path("tower", {"--from", "0,0,-25", "--to", "0,0,-40", "--json", "--on-demand"});
+  CHECK(r.exit_code == 3);
+  CHECK(Json::parse(r.out)["reason"] == "NoGoalNode");
+  r = path("tower", {"--from", "0,0,-45", "--to", "0,0,-25", "--json"});
+  CHECK(r.exit_code == 3);
+  CHECK(Json::parse(r.out)["reason"] == "NoStartNode");
+  const std::string tower = (sourceDir() / "samples" / "tower.obj").string();
+  const std::string profile = (sourceDir() / "samples" / "tower.toml").string();
+  // nearest: the distance is from the point itself.
+  r = runStrata({"query", tower, "nearest", "--at", "40,0,40", "--profile", profile, "--json"});
+  CHECK(r.exit_code == 3);
+  r = runStrata({"query", tower, "nearest", "--at", "40,0,40", "--radius", "20", "--profile", profile, "--json"});
+  REQUIRE(r.exit_code == 0);
+  const Json doc = Json::parse(r.out);
+  const double dx = doc["position"][0].get<double>() - 40, dz = doc["position"][2].get<double>() - 40;
+  CHECK(doc["distance"].get<double>() == Approx(std::hypot(dx, dz)));
+  CHECK(doc["distance"].get<double>() > 10);
 }

@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <random>
+
 #include "layered_fixtures.h"
 #include "strata/nav/nav_queries.h"
 #include "test_support.h"
@@ -32,7 +35,7 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   CHECK(hit->position.y == Approx(3));
 }
 
-TEST_CASE("nearestWalkable: ring search snaps beside a wall and clamps into the grid", "[nav][query]") {
+TEST_CASE("nearestWalkable: ring search snaps beside a wall; off the grid, distances from the point itself", "[nav][query]") {
   LayeredBuilder b(7, 7);
   b.fromAscii({".......", ".......", ".......", "...##..", ".......", ".......", "......."});
   const auto g = b.build();
@@ -43,9 +46,14 @@ TEST_CASE("nearestWalkable: ring search snaps beside a wall and clamps into the 
   CHECK(hit->horizontal_distance == Approx(1));
   CHECK(hit->position.x == Approx(3.5));  // ties go to the lower node id: column (3, 2)
   CHECK(hit->position.z == Approx(2.5));
-  hit = nearestWalkable(g, {-20, 0, 3.5}, snap);  // off the grid: clamped in
+  // Off the grid: 20 m out is too far for a 3 m radius (no snapping to the edge column), 1 m out
+  // reaches the edge column 1.5 m away.
+  CHECK_FALSE(nearestWalkable(g, {-20, 0, 3.5}, snap));
+  CHECK_FALSE(nearestWalkable(g, {3.5, 0, 100}, snap));
+  hit = nearestWalkable(g, {-1, 0, 3.5}, snap);
   REQUIRE(hit);
   CHECK(hit->position.x == Approx(0.5));
+  CHECK(hit->horizontal_distance == Approx(1.5));
   snap.max_horizontal = 0.4;
   CHECK_FALSE(nearestWalkable(g, {3.5, 0, 3.5}, snap));
   LayeredBuilder empty(3, 3);
@@ -173,4 +181,41 @@ TEST_CASE("distance fields: baked lookup and the on-demand flood agree", "[nav][
   const auto near = floodDistanceField(view, origin, 2.0);
   CHECK(std::isinf(near[g.columnBegin(5, 3)]));
   CHECK(near[g.columnBegin(2, 0)] == Approx(2));
+}
+
+TEST_CASE("nearestWalkable equals a brute force over every column, on and off the grid", "[nav][query][oracle]") {
+  std::mt19937 rng(20261130);
+  for (int trial = 0; trial < 20; ++trial) {
+    LayeredBuilder b(3 + int(rng() % 12), 3 + int(rng() % 12));
+    b.addRandomFloors(rng);
+    for (int k = 0; k < 6; ++k) b.addFloor(int(rng() % b.width), int(rng() % b.depth), float(1 + rng() % 6));
+    const auto g = b.build();
+    std::uniform_real_distribution<double> x(-6, b.width + 6), z(-6, b.depth + 6), y(-1, 7), r(0, 5);
+    for (int q = 0; q < 400; ++q) {
+      const sim::Vec3 p{x(rng), y(rng), z(rng)};
+      SnapSettings snap;
+      snap.max_horizontal = q % 10 == 0 ? 0.0 : r(rng);
+      // Brute force: every column; its floor below the point; the distance from the point to the
+      // column centre within the radius, or the column holding the point.
+      const bool inside = p.x >= 0 && p.x <= b.width && p.z >= 0 && p.z <= b.depth;
+      const int own_x = std::min(b.width - 1, int(std::floor(p.x))), own_z = std::min(b.depth - 1, int(std::floor(p.z)));
+      NodeId best = kNoNode;
+      double best_d = 0;
+      for (int cz = 0; cz < b.depth; ++cz)
+        for (int cx = 0; cx < b.width; ++cx) {
+          const NodeId n = floorBelow(g, cx, cz, p.y, snap.above, snap.below);
+          if (n == kNoNode) continue;
+          const double d = std::hypot(cx + 0.5 - p.x, cz + 0.5 - p.z);
+          if (d > snap.max_horizontal && !(inside && cx == own_x && cz == own_z)) continue;
+          if (best == kNoNode || d < best_d || (d == best_d && n < best)) best = n, best_d = d;
+        }
+      const auto hit = nearestWalkable(g, p, snap);
+      INFO("trial " << trial << " point " << p.x << "," << p.y << "," << p.z << " radius " << snap.max_horizontal);
+      REQUIRE(hit.has_value() == (best != kNoNode));
+      if (hit) {
+        CHECK(hit->node == best);
+        CHECK(hit->horizontal_distance == best_d);
+      }
+    }
+  }
 }

@@ -34,10 +34,11 @@ struct FloorHit {
 /// kNoNode when none or when the column is outside the grid.
 NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, double above, double below);
 
-/// Ring search for the nearest walkable floor: clamps the point's column into the grid, then
-/// searches square rings of columns outward (ring r = Chebyshev distance r) up to
-/// `snap.max_horizontal`, taking in each column the floor below the point; returns the
-/// horizontally nearest (ties: lower node id). nullopt when no ring has one.
+/// Ring search for the nearest walkable floor: square rings of columns outward from the point's
+/// column (the nearest grid column for a point off the grid), taking in each column the floor
+/// below the point, among columns whose centre lies within `snap.max_horizontal` of the point
+/// itself (the point's own column always counts); returns the horizontally nearest (ties: lower
+/// node id). nullopt when there is none, e.g. for a point farther than that off the grid.
 std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap);
 
 /// One floor of a column (the `height` query).
