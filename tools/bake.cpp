@@ -220,8 +220,9 @@ std::function<int()> setupBake(CLI::App& app) {
       ->check(integerRange(0, 1024));
   sub->add_flag("--json", options->json,
                 "print one JSON document: output, threads, timings_ms (import, index, columns, edges, links, "
-                "clearance, components, fields, total = the bake itself, write) and per agent name, cell_size, "
-                "columns, nodes, edges, links, components, regions, fields");
+                "clearance, components, fields, total = the bake itself, write) and agents: per agent name, cell_size, "
+                "grid (column counts along x and z), columns, nodes, edges, links, components, regions, fields and its own "
+                "timings_ms");
   sub->add_option("--scale", options->import.scale, "mesh inputs: uniform scale (e.g. 0.05 for Cube-engine maps); > 0")
       ->default_val(1.0)
       ->check(positiveNumber());
@@ -235,7 +236,14 @@ std::function<int()> setupBake(CLI::App& app) {
       "strata: error: FILE: problem (unreadable mesh or world, profile errors as FILE:LINE:COLUMN: key: problem,\n"
       "a link or field endpoint with no floor near it). A progress bar with ETA is drawn on stderr only when it\n"
       "is a terminal. See strata-bake(1).");
-  return [options] { return runBake(*options); };
+  return [options, sub] {
+    // The import options have no meaning for a world file (its geometry is already imported).
+    if (lowerExtension(options->input) == ".h5")
+      for (const char* mesh_only : {"--scale", "--up", "--in-process"})
+        if (sub->count(mesh_only) > 0)
+          return badInput(options->input + ": " + mesh_only + " applies to mesh inputs, not to world files");
+    return runBake(*options);
+  };
 }
 
 }  // namespace

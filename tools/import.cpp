@@ -122,8 +122,8 @@ std::function<int()> setupImport(CLI::App& app) {
       ->default_val("y")
       ->check(CLI::IsMember({"y", "z"}));
   sub->add_flag("--json", options->json,
-                "print one JSON document: output, triangles, vertices, bounds, degenerate_dropped, inputs "
-                "(path, bytes, sha256), warnings");
+                "print one JSON document: output, triangles, vertices, labels, tags, meshes, bounds, "
+                "degenerate_dropped, non_triangles_dropped, inputs (path, bytes, sha256), warnings");
   sub->add_flag("--in-process", options->import.in_process,
                 "parse in this process without the sandbox (faster; trusted inputs only)");
   sub->add_option("--timeout", options->import.timeout_seconds,

@@ -159,9 +159,11 @@ std::function<int()> setupPath(CLI::App& app) {
                   "400000 on a world (each batch request may set its own \"budget\"), unlimited on a Moving AI map")
       ->default_str("400000 (world) / 0 (map)");
   sub->add_flag("--json", options->json,
-                "Print one JSON document: scenarios, mismatches, failures, mean_us, p99_us and results in .scen order");
+                "Print one JSON document. A map: scenarios, mismatches, failures, mean_us, p99_us and results in\n"
+                ".scen order. A world: found, reason, agent, method, length, cost, expansions, waypoints (and\n"
+                "on_demand with --on-demand). --batch always writes JSON lines");
   sub->add_flag("--no-jump-points", options->no_jump_points,
-                "Run astar on the plain search core instead of the jump point search fast path");
+                "Run astar on the plain search core instead of the jump point search fast path (maps only)");
   auto world = addWorldPathOptions(sub);  // world mode: tools/path_world.cpp
   return [options, world, sub]() -> int {
     if (isWorldPathInput(options->input))
@@ -173,6 +175,11 @@ std::function<int()> setupPath(CLI::App& app) {
     if (!method || *method == nav::SearchMethod::Direct)
       return badInput("--method: expected astar or theta, got '" + options->method + "'");
     if (options->budget < 0) return badInput("--budget: must be >= 0 (0 = unlimited)");
+    // The world options have no meaning on a map: say so rather than ignore them.
+    for (const char* world_only : {"--from", "--to", "--agent", "--profile", "--spacing", "--closest", "--batch", "--output",
+                                   "--threads", "--on-demand", "--margin"})
+      if (sub->count(world_only) > 0)
+        return badInput(options->input + ": " + world_only + " applies to worlds, not to Moving AI maps");
     const std::string head = readHead(options->input, 256);
     if (head.empty() && !std::ifstream(options->input)) return badInput(options->input + ": cannot open file");
     if (!nav::looksLikeMovingAiMap(head))

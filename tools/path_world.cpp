@@ -268,7 +268,7 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
 
 std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   auto options = std::make_shared<WorldPathOptions>();
-  auto group = sub->add_option_group("World", "Routes over a baked world (a .h5 world file, or a mesh baked in memory)");
+  auto group = sub->add_option_group("World", "Routes over a baked world (a .h5 world file, or a mesh baked in memory); errors with a Moving AI map");
   group->add_option("--from", options->from, "Start X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoStartNode)");
   group->add_option("--to", options->to, "Goal X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoGoalNode)");
   group->add_option("--agent", options->agent,
@@ -284,7 +284,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
                     "\"method\", \"budget\", \"spacing\", \"closest\" (override the options for that request; any other\n"
                     "member is an error)");
   group->add_option("-o,--output", options->output, "Batch results file (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
-  group->add_option("--threads", options->threads, "Batch worker threads (0 = all hardware threads)")->default_str("0");
+  group->add_option("--threads", options->threads, "Batch worker threads (0 = all hardware threads); with --batch only")->default_str("0");
   group->add_flag("--on-demand", options->on_demand,
                   "Search the geometry itself (an unbaked world or a mesh; astar only): columns are built as the "
                   "search reaches them, in a region around the endpoints (cell size: the larger of the region's "
@@ -317,7 +317,9 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   settings.return_closest = options.closest;
   if (Status valid = settings.validate(); !valid) return badInput("--spacing: " + valid.error().message);
   if (sub.count("--scen") > 0) return badInput(input + ": --scen applies to Moving AI maps, not to worlds");
+  if (sub.count("--no-jump-points") > 0) return badInput(input + ": --no-jump-points applies to Moving AI maps, not to worlds");
   if (options.threads < 0) return badInput("--threads: must be >= 0 (0 = all hardware threads)");
+  if (sub.count("--threads") > 0 && options.batch.empty()) return badInput("--threads applies to --batch only");
 
   if (!options.batch.empty()) {
     if (!options.from.empty() || !options.to.empty()) return badInput("--batch: give either --batch or --from/--to, not both");

@@ -323,8 +323,8 @@ std::function<int()> setupQuery(CLI::App& app) {
   auto common = std::make_shared<QueryCommonOptions>();
   query->add_option("WORLD", common->world, "world file (.h5), or a mesh file imported in memory")->required();
   query->add_flag("--json", common->json, "print one JSON document");
-  query->add_option("--tag", common->include_tags, "only hits whose tag is this tag or under it (repeatable)");
-  query->add_option("--exclude-tag", common->exclude_tags, "never hits whose tag is this tag or under it (repeatable)");
+  query->add_option("--tag", common->include_tags, "ray, overlap, cast: only hits whose tag is this tag or under it (repeatable)");
+  query->add_option("--exclude-tag", common->exclude_tags, "ray, overlap, cast: never hits whose tag is this tag or under it (repeatable)");
   query->require_subcommand(1);
   query->fallthrough();
   struct Runner {
@@ -344,7 +344,12 @@ std::function<int()> setupQuery(CLI::App& app) {
     // Navigation kinds read the world (or bake the mesh) themselves: reading it here as well
     // would load a large world twice.
     for (const Runner& r : *runners)
-      if (r.sub->parsed() && !r.geometry) return r.run(ctx);
+      if (r.sub->parsed() && !r.geometry) {
+        if (!common->include_tags.empty() || !common->exclude_tags.empty())
+          return badInput(common->world + ": --tag and --exclude-tag apply to ray, overlap and cast, not to " +
+                          r.sub->get_name());
+        return r.run(ctx);
+      }
     auto mesh = loadGeometry(common->world);
     if (!mesh) return reportError(mesh.error());
     ctx.mesh = std::move(mesh.value());
@@ -360,7 +365,7 @@ std::function<int()> setupQuery(CLI::App& app) {
     }
     for (const Runner& r : *runners)
       if (r.sub->parsed()) return r.run(ctx);
-    return badInput("query: give a kind (ray, overlap, cast)");
+    return badInput("query: give a kind (ray, overlap, cast, nearest, height, los, sight, field, component, clearance)");
   };
 }
 

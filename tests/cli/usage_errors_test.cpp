@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "test_support.h"
 
@@ -33,4 +34,38 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK(r.err.size() < 200);  // no 300-digit bound
   }
+}
+
+TEST_CASE("usage errors: options that do not apply to the input are refused, not ignored", "[cli][usage]") {
+  const std::string samples = (strata::test::sourceDir() / "samples").string();
+  const std::string tower = samples + "/tower.obj", profile = samples + "/tower.toml";
+  strata::test::TempDir dir;
+  // A world file for bake's world input.
+  REQUIRE(runStrata({"import", tower, "-o", (dir / "w.h5").string()}).exit_code == 0);
+  const std::string map = (strata::test::sharedData() / "movingai" / "arena.map").string();
+  struct Case {
+    std::vector<std::string> args;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {{"bake", (dir / "w.h5").string(), "-o", (dir / "b.h5").string(), "--scale", "0.05"},
+       "w.h5: --scale applies to mesh inputs, not to world files"},
+      {{"bake", (dir / "w.h5").string(), "-o", (dir / "b.h5").string(), "--up", "z"}, "--up applies to mesh inputs"},
+      {{"path", tower, "--profile", profile, "--from", "0,0,-25", "--to", "0,8,-4", "--threads", "2"},
+       "--threads applies to --batch only"},
+      {{"path", tower, "--profile", profile, "--from", "0,0,-25", "--to", "0,8,-4", "--no-jump-points"},
+       "--no-jump-points applies to Moving AI maps, not to worlds"},
+      {{"path", map, "--scen", map + ".scen", "--from", "1,0,1"}, "arena.map: --from applies to worlds, not to Moving AI maps"},
+      {{"path", map, "--scen", map + ".scen", "--batch", "r.jsonl"}, "--batch applies to worlds"},
+      {{"query", tower, "nearest", "--at", "0,0,-25", "--profile", profile, "--tag", "level"},
+       "--tag and --exclude-tag apply to ray, overlap and cast, not to nearest"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.expected);
+    const auto r = runStrata(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("strata: error: ") && Catch::Contains(c.expected));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "b.h5"));
 }
