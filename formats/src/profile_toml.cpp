@@ -2,10 +2,12 @@
 // misspelt key is an error, not a silently ignored setting; values are range-checked through the
 // settings' validate() and the error is located at the offending key.
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -25,11 +27,16 @@ class Parser {
  public:
   explicit Parser(std::string source) : source_(std::move(source)) {}
 
-  [[noreturn]] void fail(const toml::node* node, const std::string& key, const std::string& problem) const {
+  // "P.toml:LINE:COLUMN" of a node, or just "P.toml" when toml++ does not know.
+  std::string location(const toml::node* node) const {
     std::string where = source_;
     if (node != nullptr && node->source().begin.line > 0)
       where += ":" + std::to_string(node->source().begin.line) + ":" + std::to_string(node->source().begin.column);
-    throw ProfileError{where + ": " + key + (key.empty() ? "" : ": ") + problem};
+    return where;
+  }
+
+  [[noreturn]] void fail(const toml::node* node, const std::string& key, const std::string& problem) const {
+    throw ProfileError{location(node) + ": " + key + (key.empty() ? "" : ": ") + problem};
   }
 
   void checkKeys(const toml::table& table, const std::string& path, const std::set<std::string>& known) const {
@@ -129,6 +136,16 @@ class Parser {
         profile.climbable.push_back(*v);
       }
     }
+    // The one rule between two keys, at the key written (either may be a default).
+    if (s.step_height >= s.height && (table.get("step_height") != nullptr || table.get("height") != nullptr)) {
+      const auto metres = [](double v) { return fmt::format("{:g} m", v); };
+      if (table.get("step_height") != nullptr)
+        fail(table.get("step_height"), path + ".step_height",
+             metres(s.step_height) + " must be below height (" + metres(s.height) +
+                 (table.get("height") != nullptr ? ")" : ", the default)"));
+      fail(table.get("height"), path + ".height",
+           metres(s.height) + " must be above step_height (" + metres(s.step_height) + ", the default)");
+    }
     if (std::string e = s.validate(); !e.empty()) {
       const std::string key = e.substr(0, e.find(':'));
       fail(table.get(key) ? table.get(key) : &table, path + "." + key, e.substr(e.find(':') + 2));
@@ -175,6 +192,7 @@ class Parser {
         if (t.get("cost") && !(link.cost > 0 && std::isfinite(link.cost)))
           fail(t.get("cost"), p + ".cost", "must be positive and finite");
         link.bidirectional = boolean(t, p, "bidirectional", false);
+        link.source = location(&t) + ": " + p;
         profile.links.push_back(link);
       }
     if (const toml::array* fields = tableArray(table, path, "fields"))
@@ -188,9 +206,22 @@ class Parser {
         field.max_distance = number(t, p, "max_distance", field.max_distance);
         if (!(field.max_distance > 0) || !std::isfinite(field.max_distance))
           fail(t.get("max_distance"), p + ".max_distance", "must be positive and finite");
+        field.source = location(&t) + ": " + p;
         profile.fields.push_back(field);
       }
-    if (std::string e = profile.validate(); !e.empty()) fail(&table, path, e.substr(e.find(": ") + 2));
+    if (std::string e = profile.validate(); !e.empty()) {
+      // "agent A: fields[1]: duplicate ..." -> at that element of the array when there is one.
+      e = e.substr(e.find(": ") + 2);
+      const std::size_t open = e.find('['), close = e.find("]: ");
+      if (open != std::string::npos && close != std::string::npos && open < close && e.find(' ') > close) {
+        const std::string array = e.substr(0, open);
+        const std::size_t index = std::strtoul(e.c_str() + open + 1, nullptr, 10);
+        if (const toml::array* elements = table.get(array) ? table.get(array)->as_array() : nullptr;
+            elements != nullptr && index < elements->size())
+          fail(elements->get(index), path + "." + e.substr(0, close + 1), e.substr(close + 3));
+      }
+      fail(&table, path, e);
+    }
     return profile;
   }
 

@@ -22,9 +22,16 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     const LinkSpec& spec = profile.links[i];
     const uint32_t from = graph.nearestNode(spec.from, snap);
     const uint32_t to = graph.nearestNode(spec.to, snap);
-    const std::string name = source + ": agent " + profile.settings.name + ": link " + std::to_string(i) + " ('" + spec.label + "')";
-    if (from == kNoNode) return Error::badInput(name + ": no floor within " + std::to_string(snap) + " m of from " + where(spec.from));
-    if (to == kNoNode) return Error::badInput(name + ": no floor within " + std::to_string(snap) + " m of to " + where(spec.to));
+    // Named where it was written when the profile parser says so (the geometry is the other party).
+    const std::string link = "link " + std::to_string(i) + " ('" + spec.label + "')";
+    const std::string name = spec.source.empty()
+                                 ? source + ": agent " + profile.settings.name + ": " + link
+                                 : spec.source + " ('" + spec.label + "')";
+    const std::string in = spec.source.empty() ? std::string() : " in " + source;
+    char reach[32];
+    std::snprintf(reach, sizeof reach, "%g", snap);
+    if (from == kNoNode) return Error::badInput(name + ": no floor within " + reach + " m of from " + where(spec.from) + in);
+    if (to == kNoNode) return Error::badInput(name + ": no floor within " + reach + " m of to " + where(spec.to) + in);
     auto label_it = std::find(graph.link_labels.begin(), graph.link_labels.end(), spec.label);
     if (label_it == graph.link_labels.end()) label_it = graph.link_labels.insert(graph.link_labels.end(), spec.label);
     const auto label = static_cast<uint32_t>(label_it - graph.link_labels.begin());

@@ -9,6 +9,7 @@
 #include "strata/nav/on_demand.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -66,9 +67,15 @@ class OnDemandGraph {
       const LinkSpec& spec = agent_.links[i];
       if (!inside(spec.from) || !inside(spec.to)) continue;
       const uint32_t from = nearestNode(spec.from, snap), to = nearestNode(spec.to, snap);
-      const std::string name = source + ": agent " + settings_.name + ": link " + std::to_string(i) + " ('" + spec.label + "')";
-      if (from == kNoNode) return Error::badInput(name + ": no floor within " + std::to_string(snap) + " m of its from point");
-      if (to == kNoNode) return Error::badInput(name + ": no floor within " + std::to_string(snap) + " m of its to point");
+      // As the bake words it: where the link was written, when the profile parser says so.
+      const std::string name = spec.source.empty()
+                                   ? source + ": agent " + settings_.name + ": link " + std::to_string(i) + " ('" + spec.label + "')"
+                                   : spec.source + " ('" + spec.label + "')";
+      const std::string in = spec.source.empty() ? std::string() : " in " + source;
+      char reach[32];
+      std::snprintf(reach, sizeof reach, "%g", snap);
+      if (from == kNoNode) return Error::badInput(name + ": no floor within " + reach + " m of its from point" + in);
+      if (to == kNoNode) return Error::badInput(name + ": no floor within " + reach + " m of its to point" + in);
       auto label = std::find(link_labels_.begin(), link_labels_.end(), spec.label);
       if (label == link_labels_.end()) label = link_labels_.insert(link_labels_.end(), spec.label);
       const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));

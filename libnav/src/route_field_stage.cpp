@@ -54,9 +54,14 @@ Status computeRouteFields(const AgentProfile& profile, LayeredGraph& graph, cons
     if (field.origin_node == kNoNode) {
       char where[96];
       std::snprintf(where, sizeof where, "(%g, %g, %g)", spec.origin.x, spec.origin.y, spec.origin.z);
-      return Error::badInput(source + ": agent " + profile.settings.name + ": field '" + spec.name +
-                             "': no floor within " + std::to_string(profile.settings.link_snap_distance) +
-                             " m of origin " + where);
+      char reach[32];
+      std::snprintf(reach, sizeof reach, "%g", profile.settings.link_snap_distance);
+      // Named where it was written when the profile parser says so (the geometry is the other party).
+      const std::string name = spec.source.empty()
+                                   ? source + ": agent " + profile.settings.name + ": field '" + spec.name + "'"
+                                   : spec.source + " ('" + spec.name + "')";
+      return Error::badInput(name + ": no floor within " + reach + " m of origin " + where +
+                             (spec.source.empty() ? std::string() : " in " + source));
     }
     graph.fields.push_back(std::move(field));
   }

@@ -96,7 +96,16 @@ TEST_CASE("strata bake reports bad input on one line with exit code 2", "[cli][b
   }
   auto link = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "far.toml").string(), "-o", out});
   CHECK(link.exit_code == 2);
-  CHECK_THAT(link.err, Catch::Contains("link 1") || Catch::Contains("link 0 ('nowhere')"));
+  // Located in the profile, where the link was written; the mesh named as the other party.
+  CHECK_THAT(link.err, Catch::Contains("far.toml:2:1: agent.a.links[0] ('nowhere'): no floor within 2 m of to (500, 0, 500) in ") &&
+                           Catch::Contains("maze.obj"));
+  {
+    std::ofstream far(dir / "field.toml");
+    far << "[agent.a]\n[[agent.a.fields]]\nname = \"exit\"\norigin = [500, 0, 500]\n";
+  }
+  auto field = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "field.toml").string(), "-o", out});
+  CHECK(field.exit_code == 2);
+  CHECK_THAT(field.err, Catch::Contains("field.toml:2:1: agent.a.fields[0] ('exit'): no floor within 2 m of origin (500, 0, 500)"));
   auto same = runStrata({"bake", sample("maze.obj"), "-o", sample("maze.obj")});
   CHECK(same.exit_code == 2);
   auto threads = runStrata({"bake", sample("maze.obj"), "-o", out, "--threads", "-1"});

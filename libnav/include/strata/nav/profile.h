@@ -34,6 +34,7 @@ struct LinkSpec {
   std::string label;        ///< label kept on the edge (e.g. "ladder", "teleport")
   double cost = -1;         ///< traversal cost; < 0 = the straight-line distance
   bool bidirectional = false; ///< also from `to` to `from`
+  std::string source;       ///< where it was written ("P.toml:12:1: agent.a.links[0]"), for messages; empty = unknown. Not stored.
 };
 
 /// A named route-distance field (the spec's distanceField).
@@ -41,6 +42,7 @@ struct FieldSpec {
   std::string name;         ///< field name, unique per agent
   sim::Vec3 origin;         ///< flood origin, metres (snaps to the nearest node)
   double max_distance = 100;///< flood limit (metres-equivalent). [Limit: > 0]
+  std::string source;       ///< where it was written ("P.toml:12:1: agent.a.fields[0]"), for messages; empty = unknown. Not stored.
 };
 
 /// Everything baked for one agent type.
