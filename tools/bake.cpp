@@ -220,7 +220,7 @@ std::function<int()> setupBake(CLI::App& app) {
       ->check(integerRange(0, 1024));
   sub->add_flag("--json", options->json,
                 "print one JSON document: output, threads, timings_ms (import, index, columns, edges, links, "
-                "clearance, components, fields, total = the bake itself, write) and agents: per agent name, cell_size, "
+                "clearance, components, fields, total = the bake itself, write; index is built only for climbing agents) and agents: per agent name, cell_size, "
                 "grid (column counts along x and z), columns, nodes, edges, links, components, regions, fields and its own "
                 "timings_ms");
   sub->add_option("--scale", options->import.scale, "mesh inputs: uniform scale (e.g. 0.05 for Cube-engine maps); > 0")
