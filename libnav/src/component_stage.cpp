@@ -133,6 +133,9 @@ void computeComponents(LayeredGraph& g) {
       std::vector<Arc>& arcs = one_way[static_cast<std::size_t>(b)];
       for (uint32_t n = lo; n < hi; ++n) {
         const uint32_t* slots = neighbor + static_cast<std::size_t>(n) * kDirectionCount;
+        // n's root, found once: it stays a root below, since a union either hangs the other root
+        // under it or hangs it under the other root, which then becomes n's root.
+        uint32_t root = findRoot(parent.data(), n);
         for (int d = 0; d < kDirectionCount; ++d) {
           const uint32_t m = slots[d];
           if (m == kNoNode) continue;
@@ -140,8 +143,18 @@ void computeComponents(LayeredGraph& g) {
           if (neighbor[static_cast<std::size_t>(m) * kDirectionCount + oppositeDirection(d)] != n) {
             arcs.emplace_back(n, m);
           } else if (n < m) {  // each pair once
-            if (m < hi) unite(parent.data(), n, m);
-            else cross.emplace_back(n, m);
+            if (m < hi) {
+              // unite(n, m) with n's root known: the smaller root becomes the parent.
+              const uint32_t other = findRoot(parent.data(), m);
+              if (other < root) {
+                parent[root] = other;
+                root = other;
+              } else if (other > root) {
+                parent[other] = root;
+              }
+            } else {
+              cross.emplace_back(n, m);
+            }
           }
         }
         for (uint32_t l = g.link_offsets[n]; l < g.link_offsets[n + 1]; ++l) arcs.emplace_back(n, g.links[l].to_node);
