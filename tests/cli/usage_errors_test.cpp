@@ -10,12 +10,29 @@
 
 using strata::test::runStrata;
 
+namespace {
+
+struct Case {
+  std::vector<std::string> args;
+  std::string expected;  ///< part of the one line on stderr
+};
+
+// Each case: exit code 2 and one short line on stderr, `strata: error: ...` holding `expected`.
+void checkRefused(const std::vector<Case>& cases) {
+  for (const Case& c : cases) {
+    INFO(c.expected);
+    const auto r = runStrata(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("strata: error: ") && Catch::Contains(c.expected));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.size() < 300);  // no 300-digit bound
+  }
+}
+
+}  // namespace
+
 TEST_CASE("usage errors: one line naming the option, the value and the allowed range", "[cli][usage]") {
-  struct Case {
-    std::vector<std::string> args;
-    std::string expected;
-  };
-  const std::vector<Case> cases = {
+  checkRefused({
       {{"bake", "x.obj", "-o", "y.h5", "--scale", "0"}, "--scale: '0' is not a number > 0 (usage: strata bake --help)"},
       {{"bake", "x.obj", "-o", "y.h5", "--scale", "nan"}, "--scale: 'nan' is not a number > 0"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads", "abc"}, "--threads: 'abc' is not an integer from 0 to 1024"},
@@ -25,15 +42,7 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"path", "x.h5", "--threads", "abc"}, "--threads: 'abc' is not a number (usage: strata path --help)"},
       {{"bake"}, "INPUT is required (usage: strata bake --help)"},
       {{"bak"}, "unknown subcommand 'bak' (did you mean 'bake'?) (usage: strata --help)"},
-  };
-  for (const Case& c : cases) {
-    INFO(c.expected);
-    const auto r = runStrata(c.args);
-    CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::StartsWith("strata: error: ") && Catch::Contains(c.expected));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    CHECK(r.err.size() < 200);  // no 300-digit bound
-  }
+  });
 }
 
 TEST_CASE("usage errors: options that do not apply to the input are refused, not ignored", "[cli][usage]") {
@@ -43,11 +52,7 @@ TEST_CASE("usage errors: options that do not apply to the input are refused, not
   // A world file for bake's world input.
   REQUIRE(runStrata({"import", tower, "-o", (dir / "w.h5").string()}).exit_code == 0);
   const std::string map = (strata::test::sharedData() / "movingai" / "arena.map").string();
-  struct Case {
-    std::vector<std::string> args;
-    std::string expected;
-  };
-  const std::vector<Case> cases = {
+  checkRefused({
       {{"bake", (dir / "w.h5").string(), "-o", (dir / "b.h5").string(), "--scale", "0.05"},
        "w.h5: --scale applies to mesh inputs, not to world files"},
       {{"bake", (dir / "w.h5").string(), "-o", (dir / "b.h5").string(), "--up", "z"}, "--up applies to mesh inputs"},
@@ -59,13 +64,6 @@ TEST_CASE("usage errors: options that do not apply to the input are refused, not
       {{"path", map, "--scen", map + ".scen", "--batch", "r.jsonl"}, "--batch applies to worlds"},
       {{"query", tower, "nearest", "--at", "0,0,-25", "--profile", profile, "--tag", "level"},
        "--tag and --exclude-tag apply to ray, overlap and cast, not to nearest"},
-  };
-  for (const Case& c : cases) {
-    INFO(c.expected);
-    const auto r = runStrata(c.args);
-    CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::StartsWith("strata: error: ") && Catch::Contains(c.expected));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  }
+  });
   CHECK_FALSE(std::filesystem::exists(dir / "b.h5"));
 }
