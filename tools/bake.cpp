@@ -20,7 +20,7 @@
 
 #include "command.h"
 #include "strata/formats/import.h"
-#include "strata/formats/output_file.h"
+#include "baked_input.h"
 #include "strata/formats/profile.h"
 #include "strata/formats/world_file.h"
 #include "strata/nav/bake.h"
@@ -111,8 +111,7 @@ int runBake(BakeCommandOptions& options) {
   const fs::path output(options.output);
   // Before any work: the output's directory exists, it is not a directory, device or FIFO, and it
   // is neither the input nor the profile.
-  if (auto checked = formats::checkOutputPath(output, {options.input, options.profile}); !checked)
-    return reportError(checked.error());
+  if (const int code = checkOutput(options.output, {options.input, options.profile}); code != kExitOk) return code;
 
   nav::BakeProfile profile = nav::BakeProfile::defaults();
   if (!options.profile.empty()) {

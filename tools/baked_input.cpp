@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "command.h"
 #include "strata/formats/import.h"
+#include "strata/formats/output_file.h"
 #include "strata/formats/profile.h"
 #include "strata/formats/world_file.h"
 
@@ -57,6 +59,21 @@ void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::
   sub->add_option("--agent", options.agent,
                   "the agent to " + what + " (default: the first one; only its graph is read from a world file)");
   sub->add_option("--profile", options.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)");
+}
+
+int checkOutput(const std::string& output, const std::vector<std::string>& inputs) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(output, ec);
+  for (const std::string& input : inputs) {
+    if (input.empty()) continue;
+    files.emplace_back(input);
+    // Companions matter only when the output already exists (a new file cannot be one of them).
+    if (exists)
+      for (std::filesystem::path& companion : formats::meshCompanionFiles(input)) files.push_back(std::move(companion));
+  }
+  if (auto checked = formats::checkOutputPath(output, files); !checked) return reportError(checked.error());
+  return kExitOk;
 }
 
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry) {

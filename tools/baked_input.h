@@ -4,6 +4,7 @@
 // profile), exactly as `strata bake` would bake it.
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -24,6 +25,11 @@ struct BakedInputOptions {
 /// Declares the WORLD positional and the --agent and --profile options on `sub`; `what` names
 /// what the command does with the agent ("draw", "export").
 void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::string& what);
+
+/// Checks `output` before any work (formats::checkOutputPath) against the command's input files
+/// and the files those make the importer read (an OBJ's .mtl, a glTF's .bin: a write over one
+/// would break the mesh). Returns the error line's exit code, or kExitOk.
+int checkOutput(const std::string& output, const std::vector<std::string>& inputs);
 
 /// The chosen agent (effective profile and graph). Errors name the input file. With `geometry`,
 /// the world's triangles are stored there too (the file's /geometry, or the imported mesh).

@@ -10,7 +10,6 @@
 #include "baked_input.h"
 #include "command.h"
 #include "strata/formats/export.h"
-#include "strata/formats/output_file.h"
 
 namespace strata::cli {
 namespace {
@@ -24,8 +23,10 @@ struct ExportCommandOptions {
 
 int runExport(ExportCommandOptions& options) {
   options.settings.edges = !options.no_edges;
-  if (auto checked = formats::checkOutputPath(options.output, {options.input.input, options.input.profile}); !checked)
-    return reportError(checked.error());
+  if (const int code = checkOutput(options.output, {options.input.input, options.input.profile}); code != kExitOk) return code;
+  for (const std::filesystem::path& companion : formats::exportCompanionFiles(options.output))
+    if (const int code = checkOutput(companion.string(), {options.input.input, options.input.profile}); code != kExitOk)
+      return code;
   auto agent = loadBakedAgent(options.input);
   if (!agent) return reportError(agent.error());
   auto stats = formats::exportDebugMesh(options.output, agent->graph, options.settings);

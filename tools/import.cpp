@@ -12,7 +12,7 @@
 
 #include "command.h"
 #include "strata/formats/import.h"
-#include "strata/formats/output_file.h"
+#include "baked_input.h"
 #include "strata/formats/world_file.h"
 
 namespace strata::cli {
@@ -69,8 +69,7 @@ int runImport(ImportCommandOptions& options) {
   // Refuse to overwrite an input, and catch a missing output directory before the work.
   namespace fs = std::filesystem;
   const fs::path output(options.output);
-  if (auto checked = formats::checkOutputPath(output, {options.inputs.begin(), options.inputs.end()}); !checked)
-    return reportError(checked.error());
+  if (const int code = checkOutput(options.output, options.inputs); code != kExitOk) return code;
 
   std::vector<fs::path> paths(options.inputs.begin(), options.inputs.end());
   auto imported = formats::importMeshes(paths, options.import);

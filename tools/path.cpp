@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -166,6 +167,9 @@ std::function<int()> setupPath(CLI::App& app) {
                 "Run astar on the plain search core instead of the jump point search fast path (maps only)");
   auto world = addWorldPathOptions(sub);  // world mode: tools/path_world.cpp
   return [options, world, sub]() -> int {
+    std::error_code ec;
+    if (!std::filesystem::exists(options->input, ec)) return badInput(options->input + ": no such file");
+    if (std::filesystem::is_directory(options->input, ec)) return badInput(options->input + ": is a directory");
     if (isWorldPathInput(options->input))
       return runWorldPath(*sub, options->input, options->method, options->budget, options->json, *world);
     const auto method = nav::parseMethod(options->method);

@@ -127,8 +127,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   if (std::filesystem::is_directory(options.batch, ec)) return badInput(options.batch + ": is a directory");
   // Before any work: the results file can be written and is none of the inputs.
   if (!options.output.empty())
-    if (auto checked = formats::checkOutputPath(options.output, {input, options.profile, options.batch}); !checked)
-      return reportError(checked.error());
+    if (const int code = checkOutput(options.output, {input, options.profile, options.batch}); code != kExitOk) return code;
   std::ifstream in(options.batch, std::ios::binary);
   if (!in) return badInput(options.batch + ": cannot open file");
   AgentCache cache(input, options.profile);
@@ -320,6 +319,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   if (sub.count("--no-jump-points") > 0) return badInput(input + ": --no-jump-points applies to Moving AI maps, not to worlds");
   if (options.threads < 0) return badInput("--threads: must be >= 0 (0 = all hardware threads)");
   if (sub.count("--threads") > 0 && options.batch.empty()) return badInput("--threads applies to --batch only");
+  if (sub.count("--output") > 0 && options.output.empty()) return badInput("-o/--output: the output path names no file");
 
   if (!options.batch.empty()) {
     if (!options.from.empty() || !options.to.empty()) return badInput("--batch: give either --batch or --from/--to, not both");

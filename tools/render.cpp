@@ -14,7 +14,6 @@
 #include "baked_input.h"
 #include "command.h"
 #include "strata/formats/render.h"
-#include "strata/formats/output_file.h"
 #include "strata/nav/layered_search.h"
 
 namespace strata::cli {
@@ -37,8 +36,7 @@ double metres(float value) { return std::fabs(value) < 0.005f ? 0.0 : static_cas
 
 int runRender(const RenderCommandOptions& options) {
   const std::string& file = options.input.input;
-  if (auto checked = formats::checkOutputPath(options.output, {file, options.input.profile, options.path_results}); !checked)
-    return reportError(checked.error());
+  if (const int code = checkOutput(options.output, {file, options.input.profile, options.path_results}); code != kExitOk) return code;
   formats::RenderSettings settings;
   if (!formats::parseRenderChannel(options.color, settings.field_name).has_value())
     return badInput(fmt::format("{}: --color {}: use height, area, clearance, component or field:NAME", file, options.color));

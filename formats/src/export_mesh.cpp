@@ -142,6 +142,14 @@ const std::vector<std::string>& exportExtensions() {
   return kExtensions;
 }
 
+std::vector<std::filesystem::path> exportCompanionFiles(const std::filesystem::path& path) {
+  const std::string ext = lowerExtension(path);
+  std::filesystem::path companion = path;
+  if (ext == ".gltf") return {companion.replace_extension(".bin")};
+  if (ext == ".obj") return {companion.replace_extension(".mtl")};
+  return {};
+}
+
 Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav::LayeredGraph& graph,
                                     const ExportSettings& settings) {
   if (std::string problem = settings.validate(); !problem.empty()) return Error::badInput(path.string() + ": " + problem);
@@ -165,6 +173,14 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   const std::filesystem::path target = *checked;
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::error_code ec;
+  // The companion files get the same checks; where each one really goes, by its name.
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> destinations;  // (file name, target)
+  for (const std::filesystem::path& companion : exportCompanionFiles(target)) {
+    auto companion_target = checkOutputPath(companion);
+    if (!companion_target) return companion_target.error();
+    destinations.emplace_back(companion.filename(), *companion_target);
+  }
+  destinations.emplace_back(target.filename(), target);
 
   ExportStats stats;
   auto scene = std::make_unique<aiScene>();
@@ -204,7 +220,10 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   std::sort(produced.begin(), produced.end());
   std::stable_partition(produced.begin(), produced.end(), [&](const std::filesystem::path& p) { return p != staged; });
   for (const std::filesystem::path& file : produced) {
-    const std::filesystem::path target = folder / file.filename();
+    std::filesystem::path target = folder / file.filename();
+    for (const auto& [name, destination] : destinations)
+      if (name == file.filename()) target = destination;
+    keepModeOf(target, file);
     std::filesystem::rename(file, target, ec);
     if (ec)
       return Error::runtime(fmt::format("{}: cannot move {} into place: {}", path.string(), target.string(), ec.message()));

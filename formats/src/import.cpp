@@ -91,6 +91,21 @@ std::string ImportOptions::validate() const {
   return {};
 }
 
+std::vector<fs::path> meshCompanionFiles(const fs::path& path) {
+  std::vector<fs::path> files;
+  const auto format = formatFromExtension(path.extension().string());
+  std::error_code ec;
+  if (!format || !fs::is_regular_file(path, ec)) return files;
+  auto bytes = readBytes(path, path.string());
+  if (!bytes) return files;
+  const PrecheckResult precheck = precheckContent(*format, bytes.value());
+  if (!precheck.ok()) return files;
+  const fs::path directory = path.parent_path();
+  for (const ExternalBuffer& buffer : precheck.external_buffers) files.push_back(directory / buffer.uri);
+  for (const std::string& library : precheck.material_libraries) files.push_back(directory / library);
+  return files;
+}
+
 const std::vector<std::string>& supportedExtensions() {
   static const std::vector<std::string> extensions = {".gltf", ".glb", ".obj", ".fbx", ".ply", ".stl"};
   return extensions;

@@ -12,9 +12,11 @@
 #include <limits.h>
 #include <sys/syscall.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -115,6 +117,17 @@ void releaseSlot(int slot) {
 
 Error outputError(const fs::path& path, const std::string& problem) { return Error::badInput(path.string() + ": " + problem); }
 
+constexpr std::size_t kNameMax = 255;  // bytes in one file name (NAME_MAX of Linux file systems)
+
+// "." + the target's name, shortened so that the whole temporary name (with ".tmp-PID-N")
+// stays within kNameMax, + ".tmp-".
+std::string temporaryPrefix(const std::string& target_name) {
+  constexpr std::size_t kSuffix = 48;  // ".tmp-" + pid + "-" + counter, with room to spare
+  const std::string name = target_name.size() + 1 + kSuffix > kNameMax ? target_name.substr(0, kNameMax - 1 - kSuffix) + "~"
+                                                                         : target_name;
+  return "." + name + ".tmp-";
+}
+
 }  // namespace
 
 Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::path>& inputs) {
@@ -131,9 +144,15 @@ Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::pat
     target = next.is_absolute() ? next : target.parent_path() / next;
   }
   if (!target.has_filename()) return outputError(path, "the output path names no file");
+  if (target.filename().native().size() > kNameMax)
+    return outputError(path, "the file name is longer than " + std::to_string(kNameMax) + " bytes");
   const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (!fs::is_directory(directory, ec))
     return outputError(path, "the output directory '" + directory.string() + "' does not exist");
+  // The temporary is created in that directory, so it must be writable (and searchable).
+  if (::access(directory.c_str(), W_OK | X_OK) != 0)
+    return outputError(path, "cannot write in the output directory '" + directory.string() + "': " +
+                                 std::error_code(errno, std::generic_category()).message());
   const fs::file_status status = fs::status(target, ec);
   if (fs::is_directory(status)) return outputError(path, "is a directory");
   if (fs::exists(status) && !fs::is_regular_file(status))
@@ -147,14 +166,25 @@ Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::pat
 
 fs::path temporaryPathFor(const fs::path& target) {
   static std::atomic<unsigned> counter{0};
-  const std::string name = "." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+  const std::string name = temporaryPrefix(target.filename().string()) + std::to_string(::getpid()) + "-" +
                            std::to_string(counter.fetch_add(1));
   return target.parent_path() / name;
 }
 
 bool isTemporaryNameFor(const std::string& name, const std::string& target_name) {
-  const std::string prefix = "." + target_name + ".tmp-";
+  const std::string prefix = temporaryPrefix(target_name);
   return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0;
+}
+
+void keepModeOf(const fs::path& target, const fs::path& temporary) {
+  struct stat existing {};
+  if (::stat(target.c_str(), &existing) != 0 || !S_ISREG(existing.st_mode)) return;
+  // Owner and group first (only the owner's group or root may change them; failures leave the
+  // new file the writer's), then the mode, which chown may have cleared set-id bits of.
+  if (::chown(temporary.c_str(), existing.st_uid, existing.st_gid) != 0) {
+    [[maybe_unused]] const int group_only = ::chown(temporary.c_str(), static_cast<uid_t>(-1), existing.st_gid);
+  }
+  [[maybe_unused]] const int mode = ::chmod(temporary.c_str(), existing.st_mode & 07777);
 }
 
 TemporaryFile::TemporaryFile(fs::path path, Kind kind)

@@ -44,6 +44,7 @@ Status writeFileAtomically(const std::filesystem::path& path, const std::string&
     if (!written || !flushed || !closed)
       return Error::runtime(fmt::format("{}: write failed: {}", path.string(), std::strerror(closed ? error : errno)));
   }
+  keepModeOf(target, temporary.path());
   if (::rename(temporary.path().c_str(), target.c_str()) != 0)
     return Error::runtime(fmt::format("{}: cannot rename the temporary file into place: {}", path.string(), std::strerror(errno)));
   temporary.commit();

@@ -92,6 +92,7 @@ Status writeWorldFile(const std::filesystem::path& path, const World& world) {
   }
   if (const int error = syncPath(temporary.path(), false); error != 0)
     return Error::runtime(name + ": cannot sync " + temporary_name + ": " + errnoText(error));
+  keepModeOf(target, temporary.path());
   if (::rename(temporary.path().c_str(), target.c_str()) != 0)
     return Error::runtime(name + ": cannot rename " + temporary_name + " into place: " + errnoText(errno));
   temporary.commit();

@@ -6,7 +6,11 @@
 #include <assimp/Importer.hpp>
 #include <assimp/scene.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "test_support.h"
@@ -60,4 +64,32 @@ TEST_CASE("strata export: bad input exits 2 with one line naming the file", "[cl
   CHECK_THAT(ext.err, Catch::StartsWith("strata: error: ") && Catch::Contains("a.fbx: unknown mesh type"));
   CHECK_FALSE(std::filesystem::exists(dir / "a.glb"));
   CHECK_FALSE(std::filesystem::exists(dir / "a.fbx"));
+}
+
+TEST_CASE("strata export: the companion files get the output checks; an .obj's .mtl is an input", "[cli][export][output]") {
+  test::TempDir dir;
+  const std::string tower = sample("tower.obj"), profile = sample("tower.toml");
+  // OUT.bin of OUT.gltf: a symbolic link is written through, a FIFO refused before any work.
+  { std::ofstream(dir / "real.bin") << "old"; }
+  std::filesystem::create_symlink("real.bin", dir / "linked.bin");
+  auto r = test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "linked.gltf").string()});
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::is_symlink(dir / "linked.bin"));
+  CHECK(std::filesystem::file_size(dir / "real.bin") > 3);
+  REQUIRE(::mkfifo((dir / "piped.mtl").c_str(), 0600) == 0);
+  r = test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "piped.obj").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("piped.mtl: is not a regular file"));
+  CHECK_FALSE(std::filesystem::exists(dir / "piped.obj"));
+  // Writing over the material library of the mesh being read would break the mesh.
+  std::filesystem::copy_file(sample("tower.obj"), dir / "tower.obj");
+  std::filesystem::copy_file(sample("tower.mtl"), dir / "tower.mtl");
+  const std::string mtl = test::readFile(dir / "tower.mtl");
+  for (const char* command : {"import", "bake"}) {
+    INFO(command);
+    r = test::runStrata({command, (dir / "tower.obj").string(), "-o", (dir / "tower.mtl").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("tower.mtl: the output file is also an input"));
+  }
+  CHECK(test::readFile(dir / "tower.mtl") == mtl);
 }

@@ -64,6 +64,10 @@ TEST_CASE("usage errors: options that do not apply to the input are refused, not
       {{"path", map, "--scen", map + ".scen", "--batch", "r.jsonl"}, "--batch applies to worlds"},
       {{"query", tower, "nearest", "--at", "0,0,-25", "--profile", profile, "--tag", "level"},
        "--tag and --exclude-tag apply to ray, overlap and cast, not to nearest"},
+      // Not a map option problem: the input is missing.
+      {{"path", (dir / "nonexist.h5").string(), "--from", "0,0,0", "--to", "1,1,1"}, "nonexist.h5: no such file"},
+      {{"path", tower, "--profile", profile, "--batch", (dir / "r.jsonl").string(), "-o", ""},
+       "-o/--output: the output path names no file"},
   });
   CHECK_FALSE(std::filesystem::exists(dir / "b.h5"));
 }

@@ -212,3 +212,26 @@ TEST_CASE("temporary file: an ignored signal stays ignored", "[formats][output]"
   CHECK(WEXITSTATUS(status) == 7);
   CHECK(fs::exists(dir / "f.tmp"));  // the child survived the signal and _exit ran no destructor
 }
+
+TEST_CASE("output path: long names, and a replaced file keeps its permission bits", "[formats][output]") {
+  TempDir dir;
+  // 244 bytes is a legal name; its temporary is shortened to stay within 255 bytes.
+  const std::string long_name = std::string(240, 'c') + ".png";
+  REQUIRE(formats::writeFileAtomically(dir / long_name, "x").ok());
+  CHECK(test::readFile(dir / long_name) == "x");
+  CHECK(formats::temporaryPathFor(dir / long_name).filename().native().size() <= 255);
+  CHECK(formats::isTemporaryNameFor(formats::temporaryPathFor(dir / long_name).filename().string(), long_name));
+  auto too_long = formats::checkOutputPath(dir / (std::string(300, 'c') + ".png"));
+  REQUIRE_FALSE(too_long.ok());
+  CHECK(too_long.error().kind == ErrorKind::BadInput);
+  CHECK_THAT(too_long.error().message, Catch::Contains("the file name is longer than 255 bytes"));
+  // A private file stays private when replaced, by either writer.
+  writeText(dir / "private.txt", "old");
+  fs::permissions(dir / "private.txt", fs::perms::owner_read | fs::perms::owner_write);
+  REQUIRE(formats::writeFileAtomically(dir / "private.txt", "new").ok());
+  CHECK(fs::status(dir / "private.txt").permissions() == (fs::perms::owner_read | fs::perms::owner_write));
+  REQUIRE(formats::writeWorldFile(dir / "w.h5", test::cubeWorld()).ok());
+  fs::permissions(dir / "w.h5", fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  REQUIRE(formats::writeWorldFile(dir / "w.h5", test::cubeWorld()).ok());
+  CHECK(fs::status(dir / "w.h5").permissions() == (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
+}

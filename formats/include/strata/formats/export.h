@@ -39,6 +39,11 @@ struct ExportStats {
 /// The output extensions accepted (".gltf", ".glb", ".obj", ".ply").
 const std::vector<std::string>& exportExtensions();
 
+/// The files an export to `path` writes besides it, beside it: OUT.bin for OUT.gltf, OUT.mtl for
+/// OUT.obj; none for .glb and .ply. They get the same output checks as `path` (and a symbolic
+/// link among them is written through).
+std::vector<std::filesystem::path> exportCompanionFiles(const std::filesystem::path& path);
+
 /// Writes the debug mesh of `graph` to `path`, the format chosen by the extension. Every file is
 /// written to a temporary folder beside the target and renamed into place when complete. Errors
 /// name `path`.

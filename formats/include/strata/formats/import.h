@@ -57,6 +57,12 @@ struct ImportedMesh {
 /// Imports and merges one or more mesh files. Errors name the file and the problem.
 Result<ImportedMesh> importMeshes(const std::vector<std::filesystem::path>& paths, const ImportOptions& options);
 
+/// The files a mesh file makes the importer read besides itself: a glTF's external buffers, an
+/// OBJ's material libraries (`mtllib`), as paths beside the mesh. Empty for other formats, and
+/// for a file that cannot be read or does not pass the pre-check (the import reports those).
+/// Commands refuse to write over any of them.
+std::vector<std::filesystem::path> meshCompanionFiles(const std::filesystem::path& path);
+
 /// The extensions accepted by importMeshes (lower case, with the dot).
 const std::vector<std::string>& supportedExtensions();
 

@@ -15,19 +15,25 @@ namespace strata::formats {
 ///
 /// - A symbolic link is followed (also a chain of them, and one whose target does not exist
 ///   yet): the file it names is replaced and the link stays a link.
-/// - Bad input (each a one-line message naming `path`): no file name; the directory does not
-///   exist; `path` is a directory; `path` exists and is not a regular file (a device such as
+/// - Bad input (each a one-line message naming `path`): no file name, or one longer than 255
+///   bytes; the directory does not exist or cannot be written in; `path` is a directory; `path` exists and is not a regular file (a device such as
 ///   /dev/null, a FIFO, a socket: renaming over it would replace it, so it is refused); `path`
 ///   is the same file as one of `inputs` (those that do not exist are skipped).
 Result<std::filesystem::path> checkOutputPath(const std::filesystem::path& path,
                                               const std::vector<std::filesystem::path>& inputs = {});
 
 /// A fresh temporary path beside `target` (same directory, so rename(2) is atomic):
-/// `<dir>/.<name>.tmp-<pid>-<n>`, n counting up within the process.
+/// `<dir>/.<name>.tmp-<pid>-<n>`, n counting up within the process (a long name is shortened
+/// so the temporary's stays within 255 bytes).
 std::filesystem::path temporaryPathFor(const std::filesystem::path& target);
 
 /// True when `name` is the file name of a temporary for `target_name` (temporaryPathFor).
 bool isTemporaryNameFor(const std::string& name, const std::string& target_name);
+
+/// Before a temporary replaces `target`: when `target` is an existing regular file, gives the
+/// temporary its permission bits and, where allowed, its owner and group, so a replaced file
+/// keeps them (a private 0600 file stays private). Nothing when `target` does not exist.
+void keepModeOf(const std::filesystem::path& target, const std::filesystem::path& temporary);
 
 /// A temporary file that is removed when this object is destroyed unless commit() was called,
 /// and also when the process is ended by SIGINT, SIGTERM or SIGHUP before then: a TemporaryFile
