@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <limits>
 
 namespace strata::cli {
 
@@ -57,23 +59,40 @@ std::optional<sim::Vec3> parseVec3(const std::string& text) {
 
 bool stderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
-CLI::Validator positiveNumber(double max) {
-  const bool bounded = std::isfinite(max);
-  const std::string allowed = bounded ? fmt::format("a number > 0 and <= {}", max) : std::string("a number > 0");
+namespace {
+
+// A validator of one finite number for which `allowed(v)` holds; `what` completes "'x' is not ...".
+CLI::Validator numberValidator(std::function<bool(double)> allowed, const std::string& what, const std::string& description) {
   return CLI::Validator(
-      [max, allowed](std::string& text) -> std::string {
+      [allowed, what](std::string& text) -> std::string {
         char* end = nullptr;
-        errno = 0;
         const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0) || v > max)
-          return fmt::format("'{}' is not {}", text, allowed);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !allowed(v))
+          return fmt::format("'{}' is not {}", text, what);
         return {};
       },
-      bounded ? fmt::format("(0, {}]", max) : std::string("> 0"), "POSITIVE");
+      description, what);
+}
+
+}  // namespace
+
+CLI::Validator positiveNumber(double max) {
+  if (!std::isfinite(max)) return numberValidator([](double v) { return v > 0; }, "a number > 0", "> 0");
+  return numberValidator([max](double v) { return v > 0 && v <= max; }, fmt::format("a number > 0 and <= {}", max),
+                         fmt::format("(0, {}]", max));
+}
+
+CLI::Validator nonNegativeNumber() {
+  return numberValidator([](double v) { return v >= 0; }, "a number >= 0", ">= 0");
+}
+
+CLI::Validator finiteNumber() {
+  return numberValidator([](double) { return true; }, "a finite number", "finite");
 }
 
 CLI::Validator integerRange(long long lo, long long hi) {
-  const std::string allowed = fmt::format("an integer from {} to {}", lo, hi);
+  const bool unbounded = hi == std::numeric_limits<long long>::max();
+  const std::string allowed = unbounded ? fmt::format("an integer >= {}", lo) : fmt::format("an integer from {} to {}", lo, hi);
   return CLI::Validator(
       [lo, hi, allowed](std::string& text) -> std::string {
         long long v = 0;
@@ -84,7 +103,7 @@ CLI::Validator integerRange(long long lo, long long hi) {
           return fmt::format("'{}' is not {}", text, allowed);
         return {};
       },
-      fmt::format("{}..{}", lo, hi), "INTEGER_RANGE");
+      unbounded ? fmt::format(">= {}", lo) : fmt::format("{}..{}", lo, hi), allowed);
 }
 
 }  // namespace strata::cli

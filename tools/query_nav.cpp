@@ -63,7 +63,7 @@ auto setupNearest(CLI::App& sub) {
   auto radius = std::make_shared<double>(8 * 0.3);
   addCommon(sub, *common);
   sub.add_option("--at", *at, "the point X,Y,Z (metres)")->required();
-  sub.add_option("--radius", *radius, "search radius, metres, measured from the point itself (rings of columns out to it)")->default_str("2.4");
+  sub.add_option("--radius", *radius, "search radius, metres, measured from the point itself (rings of columns out to it)")->default_str("2.4")->check(nonNegativeNumber());
   return [=](const std::string& world, bool json) -> int {
     const auto p = vec("--at", *at);
     if (!p) return kExitBadInput;
@@ -125,7 +125,7 @@ auto setupLine(CLI::App& sub, bool eyes) {
   addCommon(sub, *common);
   sub.add_option("--from", *from, "first point X,Y,Z (snaps to the floor below it)")->required();
   sub.add_option("--to", *to, "second point X,Y,Z (snaps to the floor below it)")->required();
-  if (eyes) sub.add_option("--eye", *eye, "eye height above each floor, metres")->default_str("1.6");
+  if (eyes) sub.add_option("--eye", *eye, "eye height above each floor, metres")->default_str("1.6")->check(nonNegativeNumber());
   return [=](const std::string& world, bool json) -> int {
     const auto a = vec("--from", *from);
     if (!a) return kExitBadInput;
@@ -161,11 +161,15 @@ auto setupField(CLI::App& sub) {
   sub.add_option("--at", *at, "the point X,Y,Z whose route distance is asked")->required();
   sub.add_option("--name", *name, "a baked route-distance field of the profile");
   sub.add_option("--origin", *origin, "flood a field on demand from this X,Y,Z instead (Dijkstra)");
-  sub.add_option("--max", *max, "flood limit for --origin (metres-equivalent)")->default_str("1000");
+  sub.add_option("--max", *max, "flood limit for --origin (metres-equivalent; only with --origin)")
+      ->default_str("1000")
+      ->check(positiveNumber());
+  CLI::App* self = &sub;
   return [=](const std::string& world, bool json) -> int {
     const auto p = vec("--at", *at);
     if (!p) return kExitBadInput;
     if (name->empty() == origin->empty()) return badInput("field: give either --name NAME or --origin X,Y,Z");
+    if (!name->empty() && self->count("--max") > 0) return badInput("--max applies to --origin only (a baked field has its own)");
     if (!(*max > 0)) return badInput("--max: must be > 0");
     auto agent = load(world, *common);
     if (!agent) return reportError(agent.error());

@@ -131,7 +131,7 @@ std::function<int()> setupRender(CLI::App& app) {
                   "RESULTS.jsonl: overlay the paths of `strata path --batch` output (lines with a waypoints array)");
   sub->add_option("--region", options->region, "minx,minz,maxx,maxz: the world rectangle to show, metres "
                                                "(default: every node)");
-  sub->add_option("--width", options->width, "picture width in pixels, 200..8192")->capture_default_str();
+  sub->add_option("--width", options->width, "picture width in pixels, 200..8192")->capture_default_str()->check(integerRange(200, 8192));
   sub->add_flag("--no-edges", options->no_edges, "leave out jump, drop, climb and link edges");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown field, bad region or\n"
               "band; one line: strata: error: FILE: problem); 3 a --path found no path (the picture is still\n"

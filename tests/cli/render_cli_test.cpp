@@ -83,7 +83,6 @@ TEST_CASE("strata render: bad input exits 2 with one line naming the file and th
       {{"--region", "500,500,600,600"}, "outside the graph's grid"},
       {{"--layers", "7"}, "--layers 7: no such band"},
       {{"--layers", "top"}, "--layers top"},
-      {{"--width", "50"}, "--width: 50 px is outside 200..8192"},
       {{"--path", "0,0,25"}, "--path 0,0,25: expected X,Y,Z:X,Y,Z"},
   };
   for (const Case& c : cases) {
@@ -96,6 +95,10 @@ TEST_CASE("strata render: bad input exits 2 with one line naming the file and th
     CHECK(lineCount(run.err) == 1);
     CHECK_FALSE(std::filesystem::exists(out));
   }
+  // A usage error names the option (not the world file).
+  const auto width = test::runStrata({"render", tower, "--profile", profile, "-o", out, "--width", "50"});
+  CHECK(width.exit_code == 2);
+  CHECK(width.err == "strata: error: --width: '50' is not an integer from 200 to 8192 (usage: strata render --help)\n");
   const auto missing = test::runStrata({"render", (dir / "nothing.h5").string(), "-o", out});
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Catch::Contains("nothing.h5: no such file"));

@@ -39,7 +39,12 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"bake", "x.obj", "-o", "y.h5", "--threads", "2.5"}, "--threads: '2.5' is not an integer from 0 to 1024"},
       {{"import", "x.obj", "-o", "y.h5", "--timeout", "1e9"}, "--timeout: '1e9' is not a number > 0 and <= 86400"},
       {{"import", "x.obj", "-o", "y.h5", "--memory-limit", "9"}, "--memory-limit: '9' is not an integer from 64 to 1073741824"},
-      {{"path", "x.h5", "--threads", "abc"}, "--threads: 'abc' is not a number (usage: strata path --help)"},
+      {{"path", "x.h5", "--threads", "abc"}, "--threads: 'abc' is not an integer from 0 to 1024 (usage: strata path --help)"},
+      {{"path", "x.h5", "--budget", ""}, "--budget: '' is not an integer >= 0"},
+      {{"path", "x.h5", "--margin", ""}, "--margin: '' is not a number >= 0"},
+      {{"query", "x.h5", "nearest", "--at", "0,0,0", "--radius", ""}, "--radius: '' is not a number >= 0"},
+      {{"query", "x.h5", "field", "--at", "0,0,0", "--origin", "0,0,1", "--max", "inf"}, "--max: 'inf' is not a number > 0"},
+      {{"query", "x.h5", "ray", "--from", "0,0,0", "--dir", "0,-1,0", "--max", "-1"}, "--max: '-1' is not a number > 0"},
       {{"bake"}, "INPUT is required (usage: strata bake --help)"},
       {{"bak"}, "unknown subcommand 'bak' (did you mean 'bake'?) (usage: strata --help)"},
   });
@@ -64,6 +69,8 @@ TEST_CASE("usage errors: options that do not apply to the input are refused, not
       {{"path", map, "--scen", map + ".scen", "--batch", "r.jsonl"}, "--batch applies to worlds"},
       {{"query", tower, "nearest", "--at", "0,0,-25", "--profile", profile, "--tag", "level"},
        "--tag and --exclude-tag apply to ray, overlap and cast, not to nearest"},
+      {{"query", tower, "field", "--at", "0,0,20", "--name", "from_road", "--max", "5", "--profile", profile},
+       "--max applies to --origin only"},
       // Not a map option problem: the input is missing.
       {{"path", (dir / "nonexist.h5").string(), "--from", "0,0,0", "--to", "1,1,1"}, "nonexist.h5: no such file"},
       {{"path", tower, "--profile", profile, "--batch", (dir / "r.jsonl").string(), "-o", ""},
