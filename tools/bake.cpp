@@ -18,9 +18,9 @@
 #include <string>
 #include <thread>
 
+#include "baked_input.h"
 #include "command.h"
 #include "strata/formats/import.h"
-#include "baked_input.h"
 #include "strata/formats/profile.h"
 #include "strata/formats/world_file.h"
 #include "strata/nav/bake.h"

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "baked_input.h"
 #include "command.h"
 #include "strata/formats/import.h"
-#include "baked_input.h"
 #include "strata/formats/world_file.h"
 
 namespace strata::cli {

@@ -23,7 +23,6 @@
 
 #include "baked_input.h"
 #include "command.h"
-#include "strata/formats/output_file.h"
 #include "strata/formats/render.h"
 #include "strata/nav/layered_search.h"
 #include "strata/nav/movingai.h"
