@@ -1,4 +1,5 @@
-// Loading the baked graph of one agent for `strata render` and `strata export` (baked_input.h).
+// Loading the baked graph of one agent for `strata render` and `strata export`, and the output
+// check of every writing command (baked_input.h).
 
 #include "baked_input.h"
 

@@ -1,7 +1,8 @@
 #pragma once
 // The input of `strata render` and `strata export`: the baked graph of one agent, read from a
 // world file (.h5) or, for a mesh file, baked in memory with a profile (--profile, or the default
-// profile), exactly as `strata bake` would bake it.
+// profile), exactly as `strata bake` would bake it. Also the output check every writing command
+// makes before its work (checkOutput).
 
 #include <string>
 #include <vector>
