@@ -303,7 +303,7 @@ TEST_CASE("custom links snap to the nearest floors and keep label and direction"
   MeshBuilder level;
   level.floor(0, 0, 5, 5, 0).floor(10, 10, 15, 15, 2);
   auto agent = testAgent();
-  agent.links.push_back({{2.1, 0.5, 2.1}, {12.1, 2, 12.1}, "teleport", 3.0, false});
+  agent.links.push_back({{2.1, 0.5, 2.1}, {12.1, 2, 12.1}, "teleport", 3.0, false, ""});
   auto baked = bakeOne(level.mesh(), agent);
   auto& g = baked.graph;
   REQUIRE(g.links.size() == 1);
@@ -369,7 +369,7 @@ TEST_CASE("route-distance fields equal a brute-force shortest-route oracle", "[n
   MeshBuilder level;
   level.floor(0, 0, 4, 1.5, 0).floor(0, 1.5, 1.5, 4, 0).box({2.5, 0, 0}, {4, 0.3, 1.5}).box({0, 0, 3}, {1.5, 0.8, 4});
   auto agent = testAgent();
-  agent.fields.push_back({"origin", {0.2, 0, 0.2}, 6.0});
+  agent.fields.push_back({"origin", {0.2, 0, 0.2}, 6.0, ""});
   const auto baked = bakeOne(level.mesh(), agent);
   const auto& g = baked.graph;
   REQUIRE(g.fields.size() == 1);
@@ -402,7 +402,7 @@ TEST_CASE("the bake is identical at 1 and 2 threads", "[nav][bake][determinism]"
   MeshBuilder level;
   level.floor(0, 0, 20, 20, 0).box({5, 0, 5}, {8, 0.6, 9}).box({10, 2.8, 0}, {14, 3, 20}).box({2, 0, 12}, {2.05, 2, 18});
   auto agent = testAgent();
-  agent.fields.push_back({"f", {1, 0, 1}, 50});
+  agent.fields.push_back({"f", {1, 0, 1}, 50, ""});
   const auto one = bakeOne(level.mesh(), agent, 1);
   const auto two = bakeOne(level.mesh(), agent, 2);
   const auto& a = one.graph;
