@@ -180,7 +180,6 @@ std::function<int()> setupPath(CLI::App& app) {
                       " searches baked worlds only; a Moving AI map takes astar or theta");
     if (!method || *method == nav::SearchMethod::Direct)
       return badInput("--method: expected astar or theta, got '" + options->method + "'");
-    if (options->budget < 0) return badInput("--budget: must be >= 0 (0 = unlimited)");
     // The world options have no meaning on a map: say so rather than ignore them.
     for (const char* world_only : {"--from", "--to", "--agent", "--profile", "--spacing", "--closest", "--batch", "--output",
                                    "--threads", "--on-demand", "--margin"})

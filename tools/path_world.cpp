@@ -311,16 +311,12 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   const auto method = nav::parseMethod(method_name);
   if (!method) return badInput("--method: expected astar, theta, direct, corridor or interval, got '" + method_name + "'");
   settings.method = *method;
-  if (sub.count("--budget") > 0) {
-    if (budget < 0) return badInput("--budget: must be >= 0 (0 = unlimited)");
-    settings.limits.max_expansions = budget;
-  }
+  if (sub.count("--budget") > 0) settings.limits.max_expansions = budget;  // >= 0: checked at parse time
   settings.waypoint_spacing = options.spacing;
   settings.return_closest = options.closest;
   if (Status valid = settings.validate(); !valid) return badInput("--spacing: " + valid.error().message);
   if (sub.count("--scen") > 0) return badInput(input + ": --scen applies to Moving AI maps, not to worlds");
   if (sub.count("--no-jump-points") > 0) return badInput(input + ": --no-jump-points applies to Moving AI maps, not to worlds");
-  if (options.threads < 0) return badInput("--threads: must be >= 0 (0 = all hardware threads)");
   if (sub.count("--threads") > 0 && options.batch.empty()) return badInput("--threads applies to --batch only");
   if (sub.count("--output") > 0 && options.output.empty()) return badInput("-o/--output: the output path names no file");
 

@@ -67,7 +67,6 @@ auto setupNearest(CLI::App& sub) {
   return [=](const std::string& world, bool json) -> int {
     const auto p = vec("--at", *at);
     if (!p) return kExitBadInput;
-    if (!std::isfinite(*radius) || *radius < 0) return badInput("--radius: must be a finite number >= 0");
     auto agent = load(world, *common);
     if (!agent) return reportError(agent.error());
     nav::SnapSettings snap;
@@ -170,7 +169,6 @@ auto setupField(CLI::App& sub) {
     if (!p) return kExitBadInput;
     if (name->empty() == origin->empty()) return badInput("field: give either --name NAME or --origin X,Y,Z");
     if (!name->empty() && self->count("--max") > 0) return badInput("--max applies to --origin only (a baked field has its own)");
-    if (!(*max > 0)) return badInput("--max: must be > 0");
     auto agent = load(world, *common);
     if (!agent) return reportError(agent.error());
     const nav::SnapSettings snap;

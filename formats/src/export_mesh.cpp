@@ -129,7 +129,6 @@ std::string lowerExtension(const std::filesystem::path& path) {
   return ext;
 }
 
-
 }  // namespace
 
 std::string ExportSettings::validate() const {
