@@ -108,7 +108,7 @@ class Parser {
     checkKeys(table, path,
               {"radius", "height", "max_slope", "step_height", "can_jump", "jump_height", "jump_distance", "max_drop",
                "can_climb", "cell_size", "merge_distance", "jump_penalty", "drop_penalty", "climb_penalty",
-               "link_snap_distance", "climbable", "areas", "modifiers", "links", "fields"});
+               "link_snap_distance", "link_snap_height", "climbable", "areas", "modifiers", "links", "fields"});
     nav::AgentProfile profile;
     nav::AgentSettings& s = profile.settings;
     s.name = name;
@@ -127,6 +127,7 @@ class Parser {
     s.drop_penalty = number(table, path, "drop_penalty", s.drop_penalty);
     s.climb_penalty = number(table, path, "climb_penalty", s.climb_penalty);
     s.link_snap_distance = number(table, path, "link_snap_distance", s.link_snap_distance);
+    s.link_snap_height = number(table, path, "link_snap_height", s.link_snap_height);
     if (const toml::node* node = table.get("climbable")) {
       const toml::array* array = node->as_array();
       if (array == nullptr) fail(node, path + ".climbable", "must be an array of label globs");
@@ -310,7 +311,7 @@ std::string profileToToml(const nav::BakeProfile& profile) {
         << "\ncell_size = " << number(s.cell_size) << "\nmerge_distance = " << number(s.merge_distance)
         << "\njump_penalty = " << number(s.jump_penalty) << "\ndrop_penalty = " << number(s.drop_penalty)
         << "\nclimb_penalty = " << number(s.climb_penalty) << "\nlink_snap_distance = " << number(s.link_snap_distance)
-        << "\n";
+        << "\nlink_snap_height = " << number(s.link_snap_height) << "\n";
     out << "climbable = [";
     for (std::size_t i = 0; i < agent.climbable.size(); ++i) out << (i ? ", " : "") << quoted(agent.climbable[i]);
     out << "]\n";

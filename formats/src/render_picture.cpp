@@ -425,7 +425,7 @@ void drawEdges(Canvas& canvas, const nav::LayeredGraph& graph, const Picture& pi
 }
 
 int waypointBand(const nav::LayeredGraph& graph, const std::vector<std::uint16_t>& bands, const sim::Vec3& point) {
-  const uint32_t node = graph.nearestNode(point, 2.0 * graph.grid.cell_size);
+  const uint32_t node = graph.nearestNode(point, 2.0 * graph.grid.cell_size, std::numeric_limits<double>::infinity());
   return node == nav::kNoNode ? -1 : bands[node];
 }
 

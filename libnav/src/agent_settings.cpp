@@ -50,7 +50,7 @@ std::string AgentSettings::validate() const {
         within("jump_distance", jump_distance, 0, 20), within("max_drop", max_drop, 0, 100),
         within("merge_distance", merge_distance, 0, 1), within("jump_penalty", jump_penalty, 0, 1e6),
         within("drop_penalty", drop_penalty, 0, 1e6), within("climb_penalty", climb_penalty, 0, 1e6),
-        within("link_snap_distance", link_snap_distance, 0.001, 1000)})
+        within("link_snap_distance", link_snap_distance, 0.001, 1000), within("link_snap_height", link_snap_height, 0, 1000)})
     if (!e.empty()) return e;
   if (step_height >= height) return "step_height: must be below height";
   if (cell_size != 0) {

@@ -63,7 +63,7 @@ uint32_t LayeredGraph::findNode(int32_t x, int32_t z, double y, double below, do
   return best;
 }
 
-uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal) const {
+uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical) const {
   if (grid.width_cells <= 0 || grid.depth_cells <= 0) return kNoNode;
   const int32_t x0 = std::max(0, grid.columnX(point.x - max_horizontal));
   const int32_t x1 = std::min(grid.width_cells - 1, grid.columnX(point.x + max_horizontal));
@@ -77,6 +77,7 @@ uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal
       if (dx * dx + dz * dz > max_horizontal * max_horizontal) continue;
       for (uint32_t n = columnBegin(x, z); n < columnEnd(x, z); ++n) {
         const double dy = height[n] - point.y;
+        if (std::fabs(dy) > max_vertical) continue;
         const double d = dx * dx + dy * dy + dz * dz;
         if (best == kNoNode || d < best_distance || (d == best_distance && n < best)) best = n, best_distance = d;
       }

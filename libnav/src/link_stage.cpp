@@ -12,7 +12,7 @@ namespace strata::nav {
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source) {
   graph.links.clear();
   graph.link_labels.clear();
-  const double snap = profile.settings.link_snap_distance;
+  const double snap = profile.settings.link_snap_distance, snap_height = profile.settings.link_snap_height;
   auto where = [](const sim::Vec3& p) {
     char buffer[96];
     std::snprintf(buffer, sizeof buffer, "(%g, %g, %g)", p.x, p.y, p.z);
@@ -20,18 +20,18 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
   };
   for (std::size_t i = 0; i < profile.links.size(); ++i) {
     const LinkSpec& spec = profile.links[i];
-    const uint32_t from = graph.nearestNode(spec.from, snap);
-    const uint32_t to = graph.nearestNode(spec.to, snap);
+    const uint32_t from = graph.nearestNode(spec.from, snap, snap_height);
+    const uint32_t to = graph.nearestNode(spec.to, snap, snap_height);
     // Named where it was written when the profile parser says so (the geometry is the other party).
     const std::string link = "link " + std::to_string(i) + " ('" + spec.label + "')";
     const std::string name = spec.source.empty()
                                  ? source + ": agent " + profile.settings.name + ": " + link
                                  : spec.source + " ('" + spec.label + "')";
     const std::string in = spec.source.empty() ? std::string() : " in " + source;
-    char reach[32];
-    std::snprintf(reach, sizeof reach, "%g", snap);
-    if (from == kNoNode) return Error::badInput(name + ": no floor within " + reach + " m of from " + where(spec.from) + in);
-    if (to == kNoNode) return Error::badInput(name + ": no floor within " + reach + " m of to " + where(spec.to) + in);
+    char reach[80];
+    std::snprintf(reach, sizeof reach, "%g m across and %g m up or down", snap, snap_height);
+    if (from == kNoNode) return Error::badInput(name + ": no floor within " + reach + " of from " + where(spec.from) + in);
+    if (to == kNoNode) return Error::badInput(name + ": no floor within " + reach + " of to " + where(spec.to) + in);
     auto label_it = std::find(graph.link_labels.begin(), graph.link_labels.end(), spec.label);
     if (label_it == graph.link_labels.end()) label_it = graph.link_labels.insert(graph.link_labels.end(), spec.label);
     const auto label = static_cast<uint32_t>(label_it - graph.link_labels.begin());

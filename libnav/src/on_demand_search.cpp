@@ -60,22 +60,22 @@ class OnDemandGraph {
   }
 
   /// Snaps the profile's links whose ends both lie in the region (BadInput naming the link when
-  /// an end has no floor within link_snap_distance, as the bake does).
+  /// an end has no floor within link_snap_distance and link_snap_height, as the bake does).
   Status addLinks(const std::string& source) {
-    const double snap = settings_.link_snap_distance;
+    const double snap = settings_.link_snap_distance, snap_height = settings_.link_snap_height;
     for (std::size_t i = 0; i < agent_.links.size(); ++i) {
       const LinkSpec& spec = agent_.links[i];
       if (!inside(spec.from) || !inside(spec.to)) continue;
-      const uint32_t from = nearestNode(spec.from, snap), to = nearestNode(spec.to, snap);
+      const uint32_t from = nearestNode(spec.from, snap, snap_height), to = nearestNode(spec.to, snap, snap_height);
       // As the bake words it: where the link was written, when the profile parser says so.
       const std::string name = spec.source.empty()
                                    ? source + ": agent " + settings_.name + ": link " + std::to_string(i) + " ('" + spec.label + "')"
                                    : spec.source + " ('" + spec.label + "')";
       const std::string in = spec.source.empty() ? std::string() : " in " + source;
-      char reach[32];
-      std::snprintf(reach, sizeof reach, "%g", snap);
-      if (from == kNoNode) return Error::badInput(name + ": no floor within " + reach + " m of its from point" + in);
-      if (to == kNoNode) return Error::badInput(name + ": no floor within " + reach + " m of its to point" + in);
+      char reach[80];
+      std::snprintf(reach, sizeof reach, "%g m across and %g m up or down", snap, snap_height);
+      if (from == kNoNode) return Error::badInput(name + ": no floor within " + reach + " of its from point" + in);
+      if (to == kNoNode) return Error::badInput(name + ": no floor within " + reach + " of its to point" + in);
       auto label = std::find(link_labels_.begin(), link_labels_.end(), spec.label);
       if (label == link_labels_.end()) label = link_labels_.insert(link_labels_.end(), spec.label);
       const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));
@@ -275,13 +275,13 @@ class OnDemandGraph {
   }
 
   /// LayeredGraph::nearestNode on a window of built columns around the point (a link end).
-  uint32_t nearestNode(const sim::Vec3& point, double max_horizontal) {
+  uint32_t nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical) {
     const GridFrame& grid = region_.grid;
     const int r = static_cast<int>(std::ceil(max_horizontal / grid.cell_size)) + 1;
     LayeredGraph window;
     std::vector<uint32_t> to_global;
     makeWindow(grid.columnX(point.x), grid.columnZ(point.z), r, /*full=*/true, window, to_global);
-    const uint32_t local = window.nearestNode(point, max_horizontal);
+    const uint32_t local = window.nearestNode(point, max_horizontal, max_vertical);
     if (local == kNoNode) return kNoNode;
     link_end_[to_global[local]] = 1;
     return to_global[local];

@@ -50,17 +50,18 @@ Status computeRouteFields(const AgentProfile& profile, LayeredGraph& graph, cons
     field.name = spec.name;
     field.origin = spec.origin;
     field.max_distance = spec.max_distance;
-    field.origin_node = graph.nearestNode(spec.origin, profile.settings.link_snap_distance);
+    field.origin_node = graph.nearestNode(spec.origin, profile.settings.link_snap_distance, profile.settings.link_snap_height);
     if (field.origin_node == kNoNode) {
       char where[96];
       std::snprintf(where, sizeof where, "(%g, %g, %g)", spec.origin.x, spec.origin.y, spec.origin.z);
-      char reach[32];
-      std::snprintf(reach, sizeof reach, "%g", profile.settings.link_snap_distance);
+      char reach[80];
+      std::snprintf(reach, sizeof reach, "%g m across and %g m up or down", profile.settings.link_snap_distance,
+                    profile.settings.link_snap_height);
       // Named where it was written when the profile parser says so (the geometry is the other party).
       const std::string name = spec.source.empty()
                                    ? source + ": agent " + profile.settings.name + ": field '" + spec.name + "'"
                                    : spec.source + " ('" + spec.name + "')";
-      return Error::badInput(name + ": no floor within " + reach + " m of origin " + where +
+      return Error::badInput(name + ": no floor within " + reach + " of origin " + where +
                              (spec.source.empty() ? std::string() : " in " + source));
     }
     graph.fields.push_back(std::move(field));

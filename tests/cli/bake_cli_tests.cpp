@@ -97,15 +97,31 @@ TEST_CASE("strata bake reports bad input on one line with exit code 2", "[cli][b
   auto link = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "far.toml").string(), "-o", out});
   CHECK(link.exit_code == 2);
   // Located in the profile, where the link was written; the mesh named as the other party.
-  CHECK_THAT(link.err, Catch::Contains("far.toml:2:1: agent.a.links[0] ('nowhere'): no floor within 2 m of to (500, 0, 500) in ") &&
+  CHECK_THAT(link.err, Catch::Contains("far.toml:2:1: agent.a.links[0] ('nowhere'): no floor within 2 m across and 2 m up or down of to (500, 0, 500) in ") &&
                            Catch::Contains("maze.obj"));
+  // Under the maze's floor (y = 0) at a column that has one: too far down by default, snapped
+  // when link_snap_height allows it.
+  {
+    std::ofstream deep(dir / "deep.toml");
+    deep << "[agent.a]\n[[agent.a.links]]\nfrom = [0.6, 0, -1]\nto = [0.6, -5, -1]\nlabel = \"down\"\n";
+  }
+  auto deep = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "deep.toml").string(), "-o", out});
+  CHECK(deep.exit_code == 2);
+  CHECK_THAT(deep.err, Catch::Contains("deep.toml:2:1: agent.a.links[0] ('down'): no floor within 2 m across and 2 m up or down of to (0.6, -5, -1)"));
+  CHECK_FALSE(std::filesystem::exists(out));
+  {
+    std::ofstream deep(dir / "deep.toml");
+    deep << "[agent.a]\nlink_snap_height = 5.5\n[[agent.a.links]]\nfrom = [0.6, 0, -1]\nto = [0.6, -5, -1]\nlabel = \"down\"\n";
+  }
+  CHECK(runStrata({"bake", sample("maze.obj"), "--profile", (dir / "deep.toml").string(), "-o", out}).exit_code == 0);
+  std::filesystem::remove(out);
   {
     std::ofstream far(dir / "field.toml");
     far << "[agent.a]\n[[agent.a.fields]]\nname = \"exit\"\norigin = [500, 0, 500]\n";
   }
   auto field = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "field.toml").string(), "-o", out});
   CHECK(field.exit_code == 2);
-  CHECK_THAT(field.err, Catch::Contains("field.toml:2:1: agent.a.fields[0] ('exit'): no floor within 2 m of origin (500, 0, 500)"));
+  CHECK_THAT(field.err, Catch::Contains("field.toml:2:1: agent.a.fields[0] ('exit'): no floor within 2 m across and 2 m up or down of origin (500, 0, 500)"));
   auto same = runStrata({"bake", sample("maze.obj"), "-o", sample("maze.obj")});
   CHECK(same.exit_code == 2);
   auto threads = runStrata({"bake", sample("maze.obj"), "-o", out, "--threads", "-1"});

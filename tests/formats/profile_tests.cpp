@@ -55,6 +55,7 @@ jump_penalty = 2
 drop_penalty = 3
 climb_penalty = 4
 link_snap_distance = 1.5
+link_snap_height = 3
 climbable = ["ladder*", "truss"]
 [[agent.a.areas]]
 label = "water*"
@@ -92,6 +93,8 @@ radius = 1.0
   CHECK(a.settings.can_climb);
   CHECK(a.settings.cell_size == 0.25);
   CHECK(a.settings.link_snap_distance == 1.5);
+  CHECK(a.settings.link_snap_height == 3);
+  CHECK(result->agents[1].settings.link_snap_height == 2.0);  // the default
   REQUIRE(a.climbable.size() == 2);
   REQUIRE(a.areas.size() == 2);
   CHECK(a.areas[0].label_glob == "water*");
@@ -127,6 +130,7 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
       {"[agent.a]\nstep_height = 2.0\n", "agent.a.step_height"},
       {"[agent.a]\ncell_size = 0.001\n", "agent.a.cell_size"},
       {"[agent.a]\nmerge_distance = nan\n", "agent.a.merge_distance"},
+      {"[agent.a]\nlink_snap_height = -1\n", "agent.a.link_snap_height"},
   };
   for (const auto& c : cases) {
     INFO(c[0]);
@@ -178,6 +182,7 @@ TEST_CASE("profileToToml round-trips every setting", "[formats][profile]") {
     auto again = parseProfile(text, "roundtrip.toml");
     REQUIRE(again.ok());
     CHECK(profileToToml(*again) == text);
+    CHECK_THAT(text, Catch::Contains("\nlink_snap_height = 2.0\n"));
     REQUIRE(again->agents.size() == original->agents.size());
     CHECK(again->agents[0].links.size() == original->agents[0].links.size());
     CHECK(again->agents[0].fields.size() == original->agents[0].fields.size());

@@ -25,7 +25,12 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   auto hit = nearestWalkable(g, {2.5, 2.4, 2.5}, snap);
   REQUIRE(hit);
   CHECK(hit->position.y == Approx(0));
-  CHECK(g.nearestNode({2.5, 2.4, 2.5}, 0.5) != hit->node);  // the 3-D nearest would be the roof
+  CHECK(g.nearestNode({2.5, 2.4, 2.5}, 0.5, 10.0) != hit->node);  // the 3-D nearest would be the roof
+  // The vertical limit (link_snap_height): the roof at 3 is 0.6 away, the ground 2.4.
+  CHECK(g.nearestNode({2.5, 2.4, 2.5}, 0.5, 1.0) == g.nearestNode({2.5, 2.4, 2.5}, 0.5, 10.0));
+  CHECK(g.nearestNode({2.5, 2.4, 2.5}, 0.5, 0.5) == kNoNode);
+  CHECK(g.nearestNode({2.5, -1.0, 2.5}, 0.5, 1.0) == hit->node);  // 1 m below the ground
+  CHECK(g.nearestNode({2.5, -1.5, 2.5}, 0.5, 1.0) == kNoNode);
   hit = nearestWalkable(g, {2.5, 3.2, 2.5}, snap);
   REQUIRE(hit);
   CHECK(hit->position.y == Approx(3));

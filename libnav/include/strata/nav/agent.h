@@ -28,6 +28,7 @@ struct AgentSettings {
   double drop_penalty = 0.5;        ///< added to the cost of every drop edge. [Limit: >= 0]
   double climb_penalty = 1.0;       ///< added to the cost of every climb edge. [Limit: >= 0]
   double link_snap_distance = 2.0;  ///< furthest horizontal snap of a link/field endpoint to a floor node, m. [Limit: > 0]
+  double link_snap_height = 2.0;    ///< furthest vertical snap of a link/field endpoint to a floor node (above or below), m. [Limit: >= 0]
 
   /// The cell size actually used: `cell_size` when set, else the radius clamped to
   /// [kMinDerivedCell, kMaxDerivedCell].

@@ -209,9 +209,10 @@ struct LayeredGraph {
   /// The floor node of column (x, z) whose height is closest to `y` within [y - below, y + above],
   /// kNoNode when there is none (or the column is outside the grid).
   uint32_t findNode(int32_t x, int32_t z, double y, double below, double above) const;
-  /// The node nearest to `point` (3-D distance to node positions) among columns within
-  /// `max_horizontal` metres, kNoNode when none. Ties go to the lower node index.
-  uint32_t nearestNode(const sim::Vec3& point, double max_horizontal) const;
+  /// The node nearest to `point` (3-D distance to node positions) among the nodes of columns
+  /// within `max_horizontal` metres whose height is within `max_vertical` metres of the point's,
+  /// kNoNode when none. Ties go to the lower node index.
+  uint32_t nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical) const;
   /// Whether the bake's reachability is present (component, region and region_reach_offsets
   /// sized for the nodes): every bake and every world file has it; canReach needs it.
   bool hasRegions() const;

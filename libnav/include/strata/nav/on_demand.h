@@ -18,7 +18,7 @@
 ///    `vertical_extent` plus the agent height above the higher endpoint, are left out;
 ///  - endpoints more than `LayeredSearchLimits::max_horizontal_distance` apart: NoPath; at most
 ///    `max_expansions` node expansions per region.
-/// Custom links of the profile join the nodes nearest their ends (within link_snap_distance)
+/// Custom links of the profile join the nodes nearest their ends (within link_snap_distance and link_snap_height)
 /// when both ends lie inside the region. Only A* runs on demand (Theta*, Corridor and Direct need
 /// a baked graph). Components are not known on demand, so an unreachable goal costs a full
 /// search of each region.

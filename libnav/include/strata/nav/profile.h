@@ -27,7 +27,8 @@ struct ModifierVolume {
   double cost = 1.0;        ///< cost multiplier ([Limit: >= 1 or inf])
 };
 
-/// A custom off-mesh link; endpoints snap to the nearest floor nodes.
+/// A custom off-mesh link; endpoints snap to the nearest floor nodes (within the agent's
+/// link_snap_distance across and link_snap_height up or down).
 struct LinkSpec {
   sim::Vec3 from;           ///< start point, metres
   sim::Vec3 to;             ///< end point, metres
