@@ -151,10 +151,12 @@ std::function<int()> setupPath(CLI::App& app) {
   sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map");
   sub->add_option("--method", options->method,
                   "astar (8-connected, octile, no corner cutting; exact), theta (any-angle Theta*; on a\n"
-                  "map a mismatch is a route longer than the 8-connected optimum), direct (worlds only),\n"
+                  "map a mismatch is a route longer than the 8-connected optimum), direct (worlds only: one\n"
+                  "straight line, each area crossed costing its share),\n"
                   "corridor (worlds only: A* over a rectangle decomposition + string pulling; fast, any-angle,\n"
                   "walkable, not guaranteed optimal) or interval (worlds only: corridor with the rectangles\n"
-                  "chosen by an exact interval search and corners tightened; slower, routes as short as theta's)")
+                  "chosen by an exact interval search and corners tightened, or corridor's route when cheaper;\n"
+                  "slower, routes as short as theta's)")
       ->default_str("astar");
   sub->add_option("--budget", options->budget,
                   "Node expansions per search before it gives up (BudgetExhausted); 0 = unlimited. Default:\n"

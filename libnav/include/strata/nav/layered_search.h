@@ -91,6 +91,16 @@ class LayeredSearchGraph {
   /// The walking line test of lineOfSight; `same_cost_only` = false drops the area rule (the
   /// `los` query, Direct).
   bool walkLine(NodeId a, NodeId b, bool same_cost_only) const;
+  /// Where a walked line enters another area: at parameter t along it, onto `node`.
+  struct AreaCrossing {
+    double t;
+    NodeId node;
+  };
+  /// walkLine(a, b, false) that also sums the cost of the line as the corridor method does
+  /// (each run of one area: its share of the length times the area cost, plus half its height
+  /// changes times the cost of the area they enter) and lists where it enters another area.
+  /// False (cost and crossings unspecified) when walkLine would be.
+  bool walkLineCost(NodeId a, NodeId b, double& cost, std::vector<AreaCrossing>& crossings) const;
   /// Column (x, z) of a node in O(1).
   std::array<int32_t, 2> column(NodeId node) const { return {node_x_[node], node_z_[node]}; }
   /// Cost multiplier of the node's area.
