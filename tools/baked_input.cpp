@@ -58,7 +58,8 @@ void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::
                   "a world file (.h5) with baked agents, or a mesh file (baked in memory with --profile)")
       ->required();
   sub->add_option("--agent", options.agent,
-                  "the agent to " + what + " (default: the first one; only its graph is read from a world file)");
+                  "the agent to " + what + " (default: the first one; only its graph is read from a world file)")
+      ->check(agentName());
   sub->add_option("--profile", options.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)");
 }
 

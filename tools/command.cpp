@@ -82,12 +82,19 @@ CLI::Validator positiveNumber(double max) {
                          fmt::format("(0, {}]", max));
 }
 
-CLI::Validator nonNegativeNumber() {
-  return numberValidator([](double v) { return v >= 0; }, "a number >= 0", ">= 0");
+CLI::Validator nonNegativeNumber(double max) {
+  if (!std::isfinite(max)) return numberValidator([](double v) { return v >= 0; }, "a number >= 0", ">= 0");
+  return numberValidator([max](double v) { return v >= 0 && v <= max; }, fmt::format("a number >= 0 and <= {}", max),
+                         fmt::format("[0, {}]", max));
 }
 
 CLI::Validator finiteNumber() {
   return numberValidator([](double) { return true; }, "a finite number", "finite");
+}
+
+CLI::Validator agentName() {
+  return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "an agent name cannot be empty" : ""; },
+                        "NAME", "agent name");
 }
 
 CLI::Validator integerRange(long long lo, long long hi) {

@@ -63,11 +63,13 @@ bool stderrIsTerminal();
 /// (CLI11's own print a 300-digit bound for an unbounded range, and "not in range" for a word):
 /// a finite number > 0 and <= `max` (no bound when max is infinite)...
 CLI::Validator positiveNumber(double max = HUGE_VAL);
-/// ... a finite number >= 0 ...
-CLI::Validator nonNegativeNumber();
+/// ... a finite number >= 0 and <= `max` ...
+CLI::Validator nonNegativeNumber(double max = HUGE_VAL);
 /// ... a finite number ...
 CLI::Validator finiteNumber();
 /// ... and an integer in [lo, hi] (hi = LLONG_MAX: no upper bound).
 CLI::Validator integerRange(long long lo, long long hi);
+/// A non-empty agent name (`--agent ''` is an error, not the default agent).
+CLI::Validator agentName();
 
 }  // namespace strata::cli

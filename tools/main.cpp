@@ -5,7 +5,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 
@@ -97,7 +99,16 @@ int main(int argc, char** argv) {
 
   try {
     for (auto& [sub, run] : runners)
-      if (sub->parsed()) return run();
+      if (sub->parsed()) {
+        const int code = run();
+        // Buffered output that could not be written (a full disk, a closed pipe or descriptor)
+        // is a failure, not a success with the answer lost.
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+          fmt::print(stderr, "strata: error: standard output: {}\n", std::strerror(errno));
+          return kExitRuntime;
+        }
+        return code;
+      }
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "strata: error: out of memory\n");
     return kExitRuntime;

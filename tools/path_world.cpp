@@ -130,6 +130,9 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   std::ifstream in(options.batch, std::ios::binary);
   if (!in) return badInput(options.batch + ": cannot open file");
   AgentCache cache(input, options.profile);
+  // The world and the default agent first, whatever the requests hold (an empty batch on a file
+  // that is no world used to succeed, and a world's error was blamed on the first request).
+  if (auto first = cache.get(default_agent); !first) return reportError(first.error());
   std::vector<nav::LayeredPathRequest> requests;
   std::vector<std::size_t> lines;
   std::string line;
@@ -178,6 +181,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     if (request.contains("agent")) {
       if (!request["agent"].is_string()) return badInput(where + ": \"agent\" must be a string");
       agent = request["agent"].get<std::string>();
+      if (agent.empty()) return badInput(where + ": \"agent\" must not be empty (leave it out for the default agent)");
     }
     if (request.contains("method")) {
       const auto m = request["method"].is_string() ? nav::parseMethod(request["method"].get<std::string>()) : std::nullopt;
@@ -234,7 +238,7 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
     return badInput("--on-demand: only --method astar runs without a baked graph");
   nav::OnDemandSettings region;
   region.margin = options.margin;
-  if (Status valid = region.validate(); !valid) return badInput("--margin: must be a finite number >= 0");
+  if (Status valid = region.validate(); !valid) return reportError(valid.error());
   auto loaded = loadUnbakedInput(BakedInputOptions{input, options.agent, options.profile});
   if (!loaded) return reportError(loaded.error());
   const sim::QueryIndex index(loaded->mesh);
@@ -270,7 +274,8 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_option("--from", options->from, "Start X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoStartNode)");
   group->add_option("--to", options->to, "Goal X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoGoalNode)");
   group->add_option("--agent", options->agent,
-                    "Agent name (default: the first agent of the world; only the agents used are read)");
+                    "Agent name (default: the first agent of the world; only the agents used are read)")
+      ->check(agentName());
   group->add_option("--profile", options->profile, "Bake profile (.toml) when INPUT is a mesh instead of a world file");
   group->add_option("--spacing", options->spacing,
                     "Extra waypoints at most this far apart along walking legs, metres (0 = none; else >= 0.05)")
@@ -292,14 +297,16 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
                   "span / 128 and the agent's cell size; regions 1x, 2x, 4x)");
   group->add_option("--margin", options->margin, "On-demand region margin around the endpoints, metres")
       ->default_str("8")
-      ->check(nonNegativeNumber());
+      ->check(nonNegativeNumber(nav::OnDemandSettings::kMaxMargin));
   return options;
 }
 
 bool isWorldPathInput(const std::string& input) {
   const std::string head = readHead(input, 256);
   if (head.rfind("\x89HDF\r\n\x1a\n", 0) == 0) return true;
-  if (head.empty() || nav::looksLikeMovingAiMap(head)) return false;
+  if (nav::looksLikeMovingAiMap(head)) return false;
+  // Anything else, an empty or unreadable file included, by its name: the world reader says
+  // what is wrong with a world, a mesh or an empty file (zero.h5 was called a Moving AI map).
   std::string ext = std::filesystem::path(input).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext != ".map";

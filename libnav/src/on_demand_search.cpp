@@ -341,7 +341,8 @@ class OnDemandView {
 }  // namespace
 
 Status OnDemandSettings::validate() const {
-  if (!std::isfinite(margin) || margin < 0) return Error::badInput("on-demand search: margin must be a finite number >= 0");
+  if (!(margin >= 0 && margin <= kMaxMargin))
+    return Error::badInput("on-demand search: margin must be a number from 0 to 10000 (metres)");
   if (!(max_columns_per_side >= 8) || !std::isfinite(max_columns_per_side))
     return Error::badInput("on-demand search: max_columns_per_side must be a finite number >= 8");
   if (!std::isfinite(vertical_extent) || vertical_extent <= 0)

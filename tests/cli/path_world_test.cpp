@@ -318,3 +318,70 @@ TEST_CASE("strata path and query: a point far off the grid snaps to nothing, bak
   CHECK(doc["distance"].get<double>() == Approx(std::hypot(dx, dz)));
   CHECK(doc["distance"].get<double>() > 10);
 }
+
+TEST_CASE("strata path --method direct costs each area it crosses and marks where it enters it", "[cli][path][layered]") {
+  // Straight up the tower's ramp (area cost 1.5): the same cost as the exact search's straight route.
+  const auto direct = path("tower", {"--from", "0.15,0,18", "--to", "0.15,4,8", "--method", "direct", "--json"});
+  const auto astar = path("tower", {"--from", "0.15,0,18", "--to", "0.15,4,8", "--method", "astar", "--json"});
+  REQUIRE(direct.exit_code == 0);
+  REQUIRE(astar.exit_code == 0);
+  const Json d = Json::parse(direct.out), a = Json::parse(astar.out);
+  CHECK(d["length"].get<double>() == Approx(a["length"].get<double>()).margin(0.01));
+  CHECK(d["cost"].get<double>() == Approx(a["cost"].get<double>()).epsilon(1e-4));
+  CHECK(d["cost"].get<double>() > d["length"].get<double>() * 1.2);  // the ramp is dearer than walking
+  std::vector<std::string> areas;
+  for (const auto& w : d["waypoints"]) areas.push_back(w["area"].get<std::string>());
+  CHECK(std::find(areas.begin(), areas.end(), "ramp") != areas.end());
+  CHECK(areas.back() == "default");
+}
+
+TEST_CASE("strata path --method interval is never longer than corridor (narrow maze passages)", "[cli][path][layered][corridor]") {
+  // The plane of whole column cells cuts every turn of a one-column passage; this route through
+  // the maze's interior was 49.3 m against the corridor method's 44.2 m.
+  const std::vector<std::string> ends{"--from", "11.758,0,5.119", "--to", "0.328,0,1.354", "--json"};
+  auto run = [&](const char* method) {
+    std::vector<std::string> args = ends;
+    args.push_back("--method");
+    args.push_back(method);
+    const auto r = path("maze", args);
+    REQUIRE(r.exit_code == 0);
+    return Json::parse(r.out)["length"].get<double>();
+  };
+  const double interval = run("interval"), corridor = run("corridor"), theta = run("theta");
+  CHECK(interval <= corridor + 1e-9);
+  CHECK(interval <= theta * 1.01);
+}
+
+TEST_CASE("strata path --batch checks the world and the agent even with no requests", "[cli][path][layered][batch]") {
+  strata::test::TempDir dir;
+  const auto empty = (dir / "empty.jsonl").string(), text = (dir / "text.h5").string();
+  std::ofstream(empty).close();
+  std::ofstream(text) << "hello\n";
+  auto r = runStrata({"path", text, "--batch", empty, "-o", (dir / "out.jsonl").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("text.h5: not a Strata world file") && !Catch::Contains("empty.jsonl"));
+  CHECK_FALSE(std::filesystem::exists(dir / "out.jsonl"));
+  std::vector<std::string> args{"path"};
+  for (auto& a : sample("tower")) args.push_back(a);
+  for (auto a : {"--batch", empty.c_str(), "--agent", "nobody"}) args.push_back(a);
+  r = runStrata(args);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("no agent 'nobody'"));
+  // An empty file named like a world is a world that is not there, not a Moving AI map.
+  const auto zero = (dir / "zero.h5").string();
+  std::ofstream(zero).close();
+  r = runStrata({"path", zero, "--from", "0,0,25", "--to", "0,8,-4"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("zero.h5: empty file"));
+  {
+    std::ofstream named(dir / "agent.jsonl");
+    named << R"({"from": [0, 0, -25], "to": [0, 8, -4], "agent": ""})" << "\n";
+  }
+  args = {"path"};
+  for (auto& a : sample("tower")) args.push_back(a);
+  args.push_back("--batch");
+  args.push_back((dir / "agent.jsonl").string());
+  r = runStrata(args);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("agent.jsonl:1: \"agent\" must not be empty"));
+}

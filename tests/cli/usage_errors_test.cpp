@@ -42,6 +42,9 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"path", "x.h5", "--threads", "abc"}, "--threads: 'abc' is not an integer from 0 to 1024 (usage: strata path --help)"},
       {{"path", "x.h5", "--budget", ""}, "--budget: '' is not an integer >= 0"},
       {{"path", "x.h5", "--margin", ""}, "--margin: '' is not a number >= 0"},
+      {{"path", "x.h5", "--margin", "1e308"}, "--margin: '1e308' is not a number >= 0 and <= 10000"},
+      {{"path", "x.h5", "--agent", ""}, "--agent: an agent name cannot be empty"},
+      {{"query", "x.h5", "nearest", "--at", "0,0,0", "--agent", ""}, "--agent: an agent name cannot be empty"},
       {{"query", "x.h5", "nearest", "--at", "0,0,0", "--radius", ""}, "--radius: '' is not a number >= 0"},
       {{"query", "x.h5", "field", "--at", "0,0,0", "--origin", "0,0,1", "--max", "inf"}, "--max: 'inf' is not a number > 0"},
       {{"query", "x.h5", "ray", "--from", "0,0,0", "--dir", "0,-1,0", "--max", "-1"}, "--max: '-1' is not a number > 0"},
@@ -77,4 +80,17 @@ TEST_CASE("usage errors: options that do not apply to the input are refused, not
        "-o/--output: the output path names no file"},
   });
   CHECK_FALSE(std::filesystem::exists(dir / "b.h5"));
+}
+
+TEST_CASE("output that cannot be written is a runtime failure, not a success", "[cli][usage]") {
+  // Text mode buffers its lines: a full disk or a closed descriptor surfaces only at the flush.
+  const std::string map = (strata::test::sharedData() / "movingai" / "arena.map").string();
+  const std::string command = "'" + strata::test::strataBinary().string() + "' path '" + map + "' --scen '" + map + ".scen'";
+  for (const char* redirect : {" > /dev/full", " >&-"}) {
+    INFO(redirect);
+    const auto r = strata::test::runProgram({"/bin/sh", "-c", command + redirect});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("strata: error: standard output: "));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
 }

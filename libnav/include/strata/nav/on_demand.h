@@ -37,7 +37,8 @@ namespace strata::nav {
 
 /// Region settings of the on-demand search.
 struct OnDemandSettings {
-  double margin = 8.0;              ///< metres added around the endpoints' rectangle at factor 1. [Limit: >= 0, finite]
+  double margin = 8.0;              ///< metres added around the endpoints' rectangle at factor 1. [Limit: 0 .. kMaxMargin]
+  static constexpr double kMaxMargin = 10000;  ///< largest margin, metres (far beyond the 2,048-stud route limit)
   double max_columns_per_side = 128;///< the spec's span / 128 cell-size term. [Limit: >= 8]
   double vertical_extent = 26.88;   ///< metres below the lower / above the higher endpoint (96 studs). [Limit: > 0, finite]
   /// Checks every field; the message names the field.
