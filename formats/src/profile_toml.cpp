@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,8 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "strata/formats/profile.h"
 
@@ -245,7 +248,19 @@ class Parser {
     const toml::table* agents = agents_node->as_table();
     if (agents == nullptr) fail(agents_node, "agent", "must be a table of agents ([agent.NAME])");
     nav::BakeProfile profile;
-    for (const auto& [key, value] : *agents) {
+    // Agents in the order the profile writes them (toml++ keeps a table's keys sorted by name): the
+    // first one is every command's default agent.
+    std::vector<std::pair<const toml::key*, const toml::node*>> ordered;
+    for (const auto& [key, value] : *agents) ordered.emplace_back(&key, &value);
+    auto position = [](const toml::node* node) {
+      const toml::source_position p = node->source().begin;
+      return std::pair{p.line, p.column};
+    };
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [&](const auto& a, const auto& b) { return position(a.second) < position(b.second); });
+    for (const auto& [key_pointer, value_pointer] : ordered) {
+      const toml::key& key = *key_pointer;
+      const toml::node& value = *value_pointer;
       const std::string name(key.str());
       const toml::table* table = value.as_table();
       if (table == nullptr) fail(&value, "agent." + name, "must be a table ([agent." + name + "])");

@@ -188,3 +188,16 @@ TEST_CASE("profileToToml round-trips every setting", "[formats][profile]") {
     CHECK(again->agents[0].fields.size() == original->agents[0].fields.size());
   }
 }
+
+TEST_CASE("agents keep the order the profile writes them in (the first is the default)", "[formats][profile]") {
+  auto result = parseProfile("[agent.small]\nradius = 0.2\n[agent.big]\nradius = 0.6\n[agent.middle]\n", "p.toml");
+  REQUIRE(result.ok());
+  REQUIRE(result->agents.size() == 3);
+  CHECK(result->agents[0].settings.name == "small");
+  CHECK(result->agents[1].settings.name == "big");
+  CHECK(result->agents[2].settings.name == "middle");
+  auto again = parseProfile(profileToToml(*result), "again.toml");
+  REQUIRE(again.ok());
+  CHECK(again->agents[0].settings.name == "small");
+  CHECK(again->agents[2].settings.name == "middle");
+}
