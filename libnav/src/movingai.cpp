@@ -3,8 +3,11 @@
 
 #include "strata/nav/movingai.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -50,12 +53,33 @@ Error located(const std::string& name, std::size_t line, const std::string& prob
 }
 
 Result<std::string> readText(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::badInput(path.string() + ": cannot open file");
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) return Error::runtime(path.string() + ": read error");
   return buffer.str();
+}
+
+// Text from a file quoted in a message: at most 40 bytes, anything but printable ASCII as \xNN
+// (a NUL byte, a whole map on one line of CR endings).
+std::string quoted(std::string_view text) {
+  std::string out;
+  const std::size_t shown = std::min<std::size_t>(text.size(), 40);
+  for (std::size_t k = 0; k < shown; ++k) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", c);
+      out += hex;
+    }
+  }
+  if (shown < text.size()) out += "...";
+  return out;
 }
 
 // "key value" header line; returns the value.
@@ -82,7 +106,7 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
   const std::vector<std::string_view> lines = splitLines(text);
   std::string_view value;
   if (lines.empty() || !headerValue(lines[0], "type", value)) return located(name, 1, "expected 'type octile'");
-  if (value != "octile") return located(name, 1, "unsupported map type '" + std::string(value) + "' (expected octile)");
+  if (value != "octile") return located(name, 1, "unsupported map type '" + quoted(value) + "' (expected octile)");
   MovingAiMap map;
   bool have_height = false, have_width = false;
   std::size_t i = 1;
@@ -90,10 +114,12 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
     const std::string_view line = trim(lines[i]);
     if (line == "map") break;
     if (headerValue(line, "height", value)) {
+      if (have_height) return located(name, i + 1, "'height' given twice");
       if (!parseInt(value, map.height) || map.height < 1 || map.height > 65535)
         return located(name, i + 1, "height must be an integer in 1..65535");
       have_height = true;
     } else if (headerValue(line, "width", value)) {
+      if (have_width) return located(name, i + 1, "'width' given twice");
       if (!parseInt(value, map.width) || map.width < 1 || map.width > 65535)
         return located(name, i + 1, "width must be an integer in 1..65535");
       have_width = true;
@@ -104,6 +130,12 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
   if (i >= lines.size()) return located(name, lines.size(), "missing 'map' line");
   if (!have_height) return located(name, i + 1, "'height' must come before 'map'");
   if (!have_width) return located(name, i + 1, "'width' must come before 'map'");
+  if (static_cast<std::int64_t>(map.width) * map.height > (std::int64_t{1} << 31))
+    return located(name, i + 1, std::to_string(map.width) + " x " + std::to_string(map.height) +
+                                    " cells is over the limit of 2^31 cells");
+  // The rows are counted before the cells are allocated: a header alone must not cost gigabytes.
+  if (const std::size_t rows = lines.size() - (i + 1); rows < static_cast<std::size_t>(map.height))
+    return located(name, lines.size(), "map has " + std::to_string(rows) + " rows, expected " + std::to_string(map.height));
   map.passable.assign(static_cast<std::size_t>(map.width) * static_cast<std::size_t>(map.height), 0);
   for (int y = 0; y < map.height; ++y) {
     const std::size_t line_index = i + 1 + static_cast<std::size_t>(y);
@@ -120,7 +152,7 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
         case '@': case 'O': case 'T': case 'W': passable = 0; break;
         default:
           return located(name, line_index + 1, "column " + std::to_string(x + 1) + ": unknown map character '" +
-                                                   std::string(1, c) + "' (expected one of . G S @ O T W)");
+                                                   quoted(std::string_view(&c, 1)) + "' (expected one of . G S @ O T W)");
       }
       map.passable[static_cast<std::size_t>(y) * static_cast<std::size_t>(map.width) + static_cast<std::size_t>(x)] = passable;
     }

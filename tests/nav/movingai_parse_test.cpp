@@ -4,6 +4,7 @@
 
 #include "strata/nav/grid_search.h"
 #include "strata/nav/movingai.h"
+#include "test_support.h"
 
 using namespace strata;
 using namespace strata::nav;
@@ -37,6 +38,15 @@ TEST_CASE("movingai: malformed maps name the file and line", "[nav][movingai]") 
   CHECK(error("type octile\nheight 1\nwidth 3\nmap\n.x.\n") ==
         "bad.map:5: column 2: unknown map character 'x' (expected one of . G S @ O T W)");
   CHECK(error("type octile\nwidth 3\nmap\n...\n").find("'height' must come before 'map'") != std::string::npos);
+  CHECK(error("type octile\nheight 9\nheight 1\nwidth 3\nmap\n...\n") == "bad.map:3: 'height' given twice");
+  CHECK(error("type octile\nheight 1\nwidth 3\nwidth 3\nmap\n...\n") == "bad.map:4: 'width' given twice");
+  // Over 2^31 cells, or a header alone: refused before any cell is allocated.
+  CHECK(error("type octile\nheight 46341\nwidth 46341\nmap\n") == "bad.map:4: 46341 x 46341 cells is over the limit of 2^31 cells");
+  CHECK(error("type octile\nheight 40000\nwidth 40000\nmap\n") == "bad.map:4: map has 0 rows, expected 40000");
+  // File bytes in a message: printable, and short.
+  CHECK(error(std::string("type octile\nheight 1\nwidth 3\nmap\n.") + '\0' + ".\n") ==
+        "bad.map:5: column 2: unknown map character '\\x00' (expected one of . G S @ O T W)");
+  CHECK(error("type octile\rheight 1\rwidth 1\rmap\r" + std::string(5000, '.') + "\n").size() < 200);
 }
 
 TEST_CASE("movingai: scenarios parse both generations and skip blank lines", "[nav][movingai]") {
@@ -78,4 +88,15 @@ TEST_CASE("movingai: length tolerance follows the printed precision", "[nav][mov
   CHECK_FALSE(movingAiLengthMatches(125.0, 124.799));
   CHECK(movingAiLengthMatches(1500.004, 1500.0));   // 1e-5 relative above 100 cells
   CHECK_FALSE(movingAiLengthMatches(1500.02, 1500.0));
+}
+
+TEST_CASE("movingai: a directory given as a map or scenario file says so", "[nav][movingai]") {
+  strata::test::TempDir dir;
+  std::filesystem::create_directory(dir / "d.scen");
+  const auto scen = loadMovingAiScenarios(dir / "d.scen");
+  REQUIRE_FALSE(scen.ok());
+  CHECK_THAT(scen.error().message, Catch::EndsWith("d.scen: is a directory"));
+  const auto map = loadMovingAiMap(dir.path());
+  REQUIRE_FALSE(map.ok());
+  CHECK_THAT(map.error().message, Catch::EndsWith(": is a directory"));
 }
