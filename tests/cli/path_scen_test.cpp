@@ -99,3 +99,18 @@ TEST_CASE("strata path --scen: malformed input exits 2 naming file and line", "[
   run = runStrata({"path", map, "--scen", scen, "--method", "dijkstra"});
   CHECK(run.exit_code == 2);
 }
+
+TEST_CASE("strata path --scen --budget bounds every search, theta's exactness check included", "[cli][path]") {
+  for (const char* method : {"astar", "theta"}) {
+    for (const char* budget : {"10", "30", "100"}) {
+      INFO(method << " --budget " << budget);
+      auto run = runStrata({"path", movingAi("den312d.map"), "--scen", movingAi("den312d.map.scen"), "--method", method,
+                            "--budget", budget, "--json"});
+      const auto doc = nlohmann::json::parse(run.out);
+      int over = 0;
+      for (const auto& r : doc["results"])
+        if (r["expansions"].get<long long>() > std::stoll(budget)) ++over;
+      CHECK(over == 0);
+    }
+  }
+}
