@@ -114,3 +114,15 @@ TEST_CASE("strata path --scen --budget bounds every search, theta's exactness ch
     }
   }
 }
+
+TEST_CASE("strata path --scen --json: a file name that is not UTF-8 still gives valid JSON", "[cli][path]") {
+  TempDir dir;
+  const auto map = dir / "bad\xff.map", scen = dir / "bad\xff.scen";
+  std::filesystem::copy_file(movingAi("arena.map"), map);
+  std::filesystem::copy_file(movingAi("arena.map.scen"), scen);
+  auto run = runStrata({"path", map.string(), "--scen", scen.string(), "--json"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto doc = nlohmann::json::parse(run.out);  // the name's bad byte is replaced, not fatal
+  CHECK(doc["scenarios"] == 160);
+}
