@@ -11,12 +11,14 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <tbb/global_control.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -212,6 +214,11 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     lines.push_back(number);
   }
   (void)sub;
+  // More threads than cores is the caller's choice: lift TBB's default cap (hardware threads),
+  // which otherwise ignores the extra workers with a warning on stderr.
+  std::optional<tbb::global_control> limit;
+  if (options.threads > 0)
+    limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));
   const auto results = nav::findLayeredPaths(cache.views(), requests, options.threads);
   std::string text;
   bool all_found = true;

@@ -104,8 +104,14 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
   }
   const auto one = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "one.jsonl").string(), "--threads", "1"});
   const auto two = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "two.jsonl").string(), "--threads", "2"});
+  // More threads than this machine has cores: the same bytes, and nothing on stderr (TBB's
+  // "number of workers is currently limited" warning used to appear).
+  const auto eight = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "eight.jsonl").string(), "--threads", "8"});
   CHECK(one.exit_code == two.exit_code);
+  CHECK(eight.exit_code == one.exit_code);
+  CHECK(eight.err.empty());
   CHECK(strata::test::sameBytes(dir / "one.jsonl", dir / "two.jsonl"));
+  CHECK(strata::test::sameBytes(dir / "one.jsonl", dir / "eight.jsonl"));
   std::istringstream lines(strata::test::readFile(dir / "one.jsonl"));
   std::vector<Json> results;
   for (std::string line; std::getline(lines, line);) results.push_back(Json::parse(line));
