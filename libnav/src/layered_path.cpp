@@ -8,7 +8,8 @@
 //  3. Direct: one walking line test -> Blocked when it fails;
 //  4. the goal provably unreachable in O(1): different connected components (the bake's
 //     undirected ones, refined by LayeredSearchGraph for one-way edges, layered_reachability.cpp)
-//     -> NoPath with zero expansions: no edge sequence joins them, so the search is not run;
+//     -> NoPath with zero expansions: no edge sequence joins them, so the search is not run
+//     (unless return_closest asks for the closest route, which takes the search);
 //  5. Corridor and Interval: the rectangle search (A* or interval search) and string pulling of
 //     corridor_path.cpp (same reasons);
 //  6. the search: Found, or BudgetExhausted / NoPath (open set ran out: one-way drops or links
@@ -104,7 +105,10 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     result.length = horizontalLength(result.waypoints);
     return result;
   }
-  if (view.provablyUnreachable(start, goal)) return failure(PathFailure::NoPath);
+  // With return_closest the search runs anyway: an unreachable goal is when the closest route
+  // is wanted (spec: "If the search makes progress but does not reach the goal, it can return
+  // ClosestNoPath with the closest discovered route").
+  if (!settings.return_closest && view.provablyUnreachable(start, goal)) return failure(PathFailure::NoPath);
   if (settings.method == SearchMethod::Corridor) return findCorridorPath(view.corridor(), start, goal, from, to, settings, state);
   if (settings.method == SearchMethod::Interval) {
     // The interval search is exact in the plane of whole column cells, which in passages one or

@@ -391,3 +391,22 @@ TEST_CASE("strata path --batch checks the world and the agent even with no reque
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("agent.jsonl:1: \"agent\" must not be empty"));
 }
+
+TEST_CASE("strata path --closest: a goal the bake proves unreachable gets the closest route", "[cli][path][layered]") {
+  // The course's pit (y -6) is no floor the start's component reaches: without --closest, NoPath
+  // with zero expansions; with it, the search runs and answers ClosestNoPath with a route.
+  const auto plain = path("course", {"--from", "-4,0,0", "--to", "35,-6,0", "--json"});
+  CHECK(plain.exit_code == 3);
+  CHECK(Json::parse(plain.out)["reason"] == "NoPath");
+  CHECK(Json::parse(plain.out)["expansions"] == 0);
+  for (const char* method : {"astar", "corridor"}) {
+    INFO(method);
+    const auto r = path("course", {"--from", "-4,0,0", "--to", "35,-6,0", "--closest", "--method", method, "--json"});
+    CHECK(r.exit_code == 3);
+    const Json doc = Json::parse(r.out);
+    CHECK(doc["reason"] == "ClosestNoPath");
+    REQUIRE(doc["waypoints"].size() >= 2);
+    const auto& end = doc["waypoints"].back()["position"];
+    CHECK(std::hypot(end[0].get<double>() - 35, end[2].get<double>()) < std::hypot(-4.0 - 35, 0.0));
+  }
+}

@@ -78,19 +78,26 @@ TEST_CASE("layered search: NoStartNode and NoGoalNode", "[nav][layered][failure]
   CHECK(run(g, {0.5, -5, 0.5}, {3.5, 0, 0.5}, s).failure == PathFailure::NoStartNode);
 }
 
-TEST_CASE("layered search: a goal in another component is NoPath with zero expansions", "[nav][layered][failure]") {
+TEST_CASE("layered search: a goal in another component is NoPath with zero expansions, ClosestNoPath on request", "[nav][layered][failure]") {
   // Two islands separated by void: different components.
   LayeredBuilder b(9, 3);
   b.fromAscii({"....#....", "....#....", "....#...."});
   const auto g = b.build();
   REQUIRE(g.component_count == 2);
-  for (auto m : {SearchMethod::AStar, SearchMethod::Theta}) {
+  for (auto m : {SearchMethod::AStar, SearchMethod::Theta, SearchMethod::Corridor}) {
     auto s = method(m);
-    s.return_closest = true;  // even then: the component check proves the goal unreachable
-    const auto r = run(g, {0.5, 0, 1.5}, {8.5, 0, 1.5}, s);
+    auto r = run(g, {0.5, 0, 1.5}, {8.5, 0, 1.5}, s);
     CHECK(r.failure == PathFailure::NoPath);
     CHECK(r.expansions == 0);
     CHECK(r.waypoints.empty());
+    // The closest route is wanted exactly when the goal cannot be reached: the search runs and
+    // ends at the island's edge nearest to the goal.
+    s.return_closest = true;
+    r = run(g, {0.5, 0, 1.5}, {8.5, 0, 1.5}, s);
+    CHECK(r.failure == PathFailure::ClosestNoPath);
+    CHECK(r.expansions > 0);
+    REQUIRE_FALSE(r.waypoints.empty());
+    CHECK(r.waypoints.back().position.x == Approx(3.5));
   }
 }
 
