@@ -17,17 +17,33 @@ std::vector<Command>& commandRegistry() {
   return registry;
 }
 
+namespace {
+
+// A message as one printable line: line breaks become spaces, other control bytes (a NUL in a
+// name read from a file) \xNN, and a message longer than 2,000 bytes (a megabyte-long name) is cut.
+std::string oneLine(const std::string& message) {
+  constexpr std::size_t kMaxBytes = 2000;
+  std::string line;
+  for (std::size_t i = 0; i < message.size() && line.size() < kMaxBytes; ++i) {
+    const auto c = static_cast<unsigned char>(message[i]);
+    if (c == '\n' || c == '\r') line += ' ';
+    else if (c < 0x20 || c == 0x7f) line += fmt::format("\\x{:02X}", c);
+    else line += static_cast<char>(c);
+  }
+  if (line.size() >= kMaxBytes) line += "... (cut)";
+  return line;
+}
+
+}  // namespace
+
 int reportError(const Error& error) {
-  std::string line = error.message;
-  for (char& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
-  fmt::print(stderr, "strata: error: {}\n", line);
+  fmt::print(stderr, "strata: error: {}\n", oneLine(error.message));
   return error.kind == ErrorKind::BadInput ? kExitBadInput : kExitRuntime;
 }
 
 int badInput(const std::string& message) { return reportError(Error::badInput(message)); }
 
-void warn(const std::string& message) { fmt::print(stderr, "strata: warning: {}\n", message); }
+void warn(const std::string& message) { fmt::print(stderr, "strata: warning: {}\n", oneLine(message)); }
 
 std::optional<std::vector<double>> parseNumbers(const std::string& text, std::size_t count) {
   std::vector<double> values;

@@ -14,6 +14,7 @@
 #include <tbb/global_control.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -196,8 +197,10 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       r.settings.limits.max_expansions = request["budget"].get<std::int64_t>();
     }
     if (request.contains("spacing")) {
-      if (!request["spacing"].is_number()) return badInput(where + ": \"spacing\" must be a number");
-      r.settings.waypoint_spacing = request["spacing"].get<double>();
+      const double spacing = request["spacing"].is_number() ? request["spacing"].get<double>() : -1;
+      if (!(spacing == 0 || (spacing >= 0.05 && std::isfinite(spacing))))
+        return badInput(where + ": \"spacing\" must be 0 (none) or a finite number >= 0.05 (metres)");
+      r.settings.waypoint_spacing = spacing;
     }
     if (request.contains("closest")) {
       if (!request["closest"].is_boolean()) return badInput(where + ": \"closest\" must be true or false");

@@ -66,7 +66,7 @@ TEST_CASE("strata export: bad input exits 2 with one line naming the file", "[cl
   CHECK_FALSE(std::filesystem::exists(dir / "a.fbx"));
 }
 
-TEST_CASE("strata export: the companion files get the output checks; an .obj's .mtl is an input", "[cli][export][output]") {
+TEST_CASE("strata export: the companion files get the output checks - an .obj's .mtl is an input", "[cli][export][output]") {
   test::TempDir dir;
   const std::string tower = sample("tower.obj"), profile = sample("tower.toml");
   // OUT.bin of OUT.gltf: a symbolic link is written through, a FIFO refused before any work.

@@ -410,3 +410,37 @@ TEST_CASE("strata path --closest: a goal the bake proves unreachable gets the cl
     CHECK(std::hypot(end[0].get<double>() - 35, end[2].get<double>()) < std::hypot(-4.0 - 35, 0.0));
   }
 }
+
+TEST_CASE("strata path --batch: messages are one printable, bounded line - spacing is named as written", "[cli][path][layered][batch]") {
+  strata::test::TempDir dir;
+  {
+    std::ofstream in(dir / "spacing.jsonl");
+    in << R"({"from": [0, 0, -25], "to": [0, 8, -4], "spacing": 0.01})" << "\n";
+  }
+  {
+    std::ofstream in(dir / "nul.jsonl", std::ios::binary);
+    in << "{\"from\": [0, 0, -25], \"to\": [0, 8, -4], \"a\\u0000b\": 1}\n";
+  }
+  {
+    std::ofstream in(dir / "long.jsonl");
+    in << R"({"from": [0, 0, -25], "to": [0, 8, -4], "agent": ")" << std::string(1 << 20, 'x') << "\"}\n";
+  }
+  auto batch = [&](const char* file) {
+    std::vector<std::string> args{"path"};
+    for (auto& a : sample("tower")) args.push_back(a);
+    args.push_back("--batch");
+    args.push_back((dir / file).string());
+    return runStrata(args);
+  };
+  auto r = batch("spacing.jsonl");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("spacing.jsonl:1: \"spacing\" must be 0 (none) or a finite number >= 0.05"));
+  r = batch("nul.jsonl");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("unknown member \"a\\x00b\""));
+  CHECK(r.err.find('\0') == std::string::npos);
+  r = batch("long.jsonl");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.size() < 2100);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}

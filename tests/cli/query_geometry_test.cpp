@@ -47,7 +47,7 @@ TEST_CASE("query ray: closest hit, all hits, miss exits 3", "[cli][query]") {
   CHECK(miss.out.find("no hit") != std::string::npos);
 }
 
-TEST_CASE("query overlap and cast on a mesh input; bad input exits 2", "[cli][query]") {
+TEST_CASE("query overlap and cast on a mesh input - bad input exits 2", "[cli][query]") {
   auto overlap = runStrata({"query", tower(), "overlap", "--sphere", "0.3,0,-4.1,0.5", "--json"});
   REQUIRE(overlap.exit_code == 0);
   auto doc = nlohmann::json::parse(overlap.out);

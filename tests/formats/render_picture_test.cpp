@@ -89,7 +89,7 @@ TEST_CASE("a picture has one panel per band and node pixels in proportion to its
   CHECK(layout.panels[1].x + layout.panels[1].width < layout.panels[2].x);
 }
 
-TEST_CASE("render: --layers N shows only band N; a missing band is an error", "[formats][render]") {
+TEST_CASE("render: --layers N shows only band N - a missing band is an error", "[formats][render]") {
   const nav::LayeredGraph graph = test::threeStoreyGraph();
   RenderSettings settings;
   settings.layer = 2;
@@ -107,7 +107,7 @@ TEST_CASE("render: --layers N shows only band N; a missing band is an error", "[
   CHECK_THAT(missing.error().message, Catch::Contains("--layers 3") && Catch::Contains("3 bands"));
 }
 
-TEST_CASE("render: --region crops the view; bad regions and settings are errors naming the flag", "[formats][render]") {
+TEST_CASE("render: --region crops the view - bad regions and settings are errors naming the flag", "[formats][render]") {
   const nav::LayeredGraph graph = test::threeStoreyGraph();  // x 0..10, z 0..5
   RenderSettings settings;
   settings.draw_edges = false;
@@ -309,7 +309,7 @@ TEST_CASE("the 5x7 font has distinct glyphs for digits and letters", "[formats][
   CHECK(textWidth("ab") == 11);
 }
 
-TEST_CASE("path results are read from JSON lines; errors name file and line", "[formats][render]") {
+TEST_CASE("path results are read from JSON lines - errors name file and line", "[formats][render]") {
   test::TempDir dir;
   {
     std::ofstream out(dir / "results.jsonl");

@@ -118,7 +118,7 @@ TEST_CASE("surfaces closer than the merge distance are one floor", "[nav][bake][
   }
 }
 
-TEST_CASE("floors steeper than max_slope are not walkable; ramps are judged by their surface", "[nav][bake]") {
+TEST_CASE("floors steeper than max_slope are not walkable - ramps are judged by their surface", "[nav][bake]") {
   // A 30 degree ramp from y 0 to 1.155 over x 0..2 (top face only).
   MeshBuilder level;
   level.ramp(0, 0, 2, 2 * std::tan(M_PI / 6), 0, 2);
@@ -172,7 +172,7 @@ TEST_CASE("a wall thinner than one column blocks every edge across it", "[nav][b
   CHECK(over.graph.edgeKind(nodeNear(over.graph, 2.875, 0, 2), kEast) == EdgeKind::Walk);
 }
 
-TEST_CASE("step height gates walk edges; higher ledges need a jump, lower ones a drop", "[nav][bake]") {
+TEST_CASE("step height gates walk edges - higher ledges need a jump, lower ones a drop", "[nav][bake]") {
   auto levelWithBlock = [](double h) {
     MeshBuilder level;
     level.floor(0, 0, 3, 3, 0).box({3, 0, 0}, {6, h, 3});
@@ -329,7 +329,7 @@ TEST_CASE("custom links snap to the nearest floors and keep label and direction"
   CHECK_THAT(failed.error().message, Catch::Contains("level.obj: agent test: link 0 ('teleport')"));
 }
 
-TEST_CASE("areas set edge costs; an infinite cost removes the edges into it", "[nav][bake]") {
+TEST_CASE("areas set edge costs - an infinite cost removes the edges into it", "[nav][bake]") {
   // Mud on x 2..3, lava on x 4..5 of a 6 m strip; a modifier box makes a slow zone at x 0..1.
   MeshBuilder level;
   level.floor(0, 0, 2, 2, 0).floor(2, 0, 3, 2, 0, "mud").floor(3, 0, 4, 2, 0).floor(4, 0, 5, 2, 0, "lava").floor(5, 0, 6, 2, 0);

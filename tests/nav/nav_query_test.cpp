@@ -40,7 +40,7 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   CHECK(hit->position.y == Approx(3));
 }
 
-TEST_CASE("nearestWalkable: ring search snaps beside a wall; off the grid, distances from the point itself", "[nav][query]") {
+TEST_CASE("nearestWalkable: ring search snaps beside a wall - off the grid, distances from the point itself", "[nav][query]") {
   LayeredBuilder b(7, 7);
   b.fromAscii({".......", ".......", ".......", "...##..", ".......", ".......", "......."});
   const auto g = b.build();

@@ -28,7 +28,7 @@ std::vector<std::string> randomRows(std::mt19937& rng, int w, int d, double bloc
 
 }  // namespace
 
-TEST_CASE("search property: astar, jump points and Dijkstra agree; theta never longer", "[nav][search][property]") {
+TEST_CASE("search property: astar, jump points and Dijkstra agree - theta never longer", "[nav][search][property]") {
   std::mt19937 rng(20261129);
   SearchState state;
   int routes = 0;
