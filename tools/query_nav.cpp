@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <memory>
+#include <tuple>
 
 #include "baked_input.h"
 #include "command.h"
@@ -138,6 +139,17 @@ auto setupLine(CLI::App& sub, bool eyes) {
     auto agent = load(world, *common, eyes ? &geometry : nullptr);
     if (!agent) return reportError(agent.error());
     const nav::SnapSettings snap;
+    const char* kind = eyes ? "sight" : "los";
+    // An end with no floor to stand on is said as such, not as a blocked line.
+    for (const auto& [point, option, reason] : {std::tuple{*a, "--from", "NoStartNode"}, std::tuple{*b, "--to", "NoGoalNode"}}) {
+      if (nav::snapToNode(agent->graph, point, snap) != nav::kNoNode) continue;
+      if (json)
+        fmt::print("{}\n", Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", false}, {"reason", reason}}.dump(
+                               -1, ' ', false, nlohmann::json::error_handler_t::replace));
+      else
+        fmt::print("{}: no floor below {} ({})\n", kind, option, reason);
+      return kExitNegative;
+    }
     bool clear;
     if (eyes) {
       const sim::QueryIndex index(geometry);  // the real walls between the eyes
@@ -146,7 +158,6 @@ auto setupLine(CLI::App& sub, bool eyes) {
       const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
       clear = nav::lineOfSight(view, *a, *b, snap);
     }
-    const char* kind = eyes ? "sight" : "los";
     if (json) fmt::print("{}\n", Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", clear}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     else fmt::print("{}: {}\n", kind, clear ? "clear" : "blocked");
     return clear ? kExitOk : kExitNegative;

@@ -44,6 +44,16 @@ TEST_CASE("strata query los and sight: the course gap blocks feet, not eyes", "[
   CHECK(query("course", "los", {"--from", "32,0,0", "--to", "38,0,0"}).exit_code == 3);
   CHECK(query("course", "sight", {"--from", "32,0,0", "--to", "38,0,0"}).exit_code == 0);
   CHECK(query("course", "los", {"--from", "22,0,0", "--to", "30,0,1"}).exit_code == 0);
+  // An end with no floor below it is said to be one, not a blocked line.
+  for (const char* kind : {"los", "sight"}) {
+    INFO(kind);
+    const auto r = query("tower", kind, {"--from", "0,0,25", "--to", "40,0,25"});
+    CHECK(r.exit_code == 3);
+    const Json doc = Json::parse(r.out);
+    CHECK(doc["clear"] == false);
+    CHECK(doc["reason"] == "NoGoalNode");
+    CHECK(Json::parse(query("tower", kind, {"--from", "40,0,25", "--to", "0,0,25"}).out)["reason"] == "NoStartNode");
+  }
 }
 
 TEST_CASE("strata query field and component", "[cli][query][layered]") {
