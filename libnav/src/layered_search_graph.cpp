@@ -90,6 +90,27 @@ double LayeredSearchGraph::straightCost(NodeId a, NodeId b) const {
   return (std::hypot(dx, dz) + 0.5 * std::fabs(rise)) * std::max(areaCost(a), areaCost(b));
 }
 
+template <class Visit>
+bool LayeredSearchGraph::walkColumns(NodeId a, NodeId b, Visit&& visit) const {
+  const LayeredGraph& g = *graph_;
+  if (a >= g.nodeCount() || b >= g.nodeCount()) return false;
+  ColumnLine line(node_x_[b] - node_x_[a], node_z_[b] - node_z_[a]);
+  NodeId current = a;
+  while (!line.done()) {
+    const int direction = line.step();
+    const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + direction;
+    if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk) return false;
+    const NodeId next = g.neighbor[slot];
+    if (next == kNoNode) return false;
+    // A walk edge always joins adjacent columns; anything else is not on this segment.
+    if (node_x_[next] != node_x_[current] + line.stepX() || node_z_[next] != node_z_[current] + line.stepZ())
+      return false;
+    if (!visit(current, next, line)) return false;
+    current = next;
+  }
+  return current == b;
+}
+
 bool LayeredSearchGraph::walkLineCost(NodeId a, NodeId b, double& cost, std::vector<AreaCrossing>& crossings) const {
   const LayeredGraph& g = *graph_;
   crossings.clear();
@@ -102,49 +123,25 @@ bool LayeredSearchGraph::walkLineCost(NodeId a, NodeId b, double& cost, std::vec
     return std::isfinite(c) ? c : costPerMetre();
   };
   double run_cost = rate(a), run_start = 0, run_rise = 0, sum = 0;
-  ColumnLine line(dx, dz);
-  NodeId current = a;
-  while (!line.done()) {
-    const int direction = line.step();
-    const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + direction;
-    if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk) return false;
-    const NodeId next = g.neighbor[slot];
-    if (next == kNoNode) return false;
-    if (node_x_[next] != node_x_[current] + line.stepX() || node_z_[next] != node_z_[current] + line.stepZ())
-      return false;
-    if (g.area[next] != g.area[current]) {
+  const bool walked = walkColumns(a, b, [&](NodeId current, NodeId next, const ColumnLine& line) {
+    if (g.area[next] != g.area[current]) {  // the line enters another area at the step's parameter t
       const double t = line.crossing();
       sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost;
       crossings.push_back({t, next});
       run_cost = rate(next), run_start = t, run_rise = 0;
     }
     run_rise += std::fabs(double(g.height[next]) - double(g.height[current]));
-    current = next;
-  }
-  sum += length * (1 - run_start) * run_cost + 0.5 * run_rise * run_cost;
-  cost = sum;
-  return current == b;
+    return true;
+  });
+  if (!walked) return false;
+  cost = sum + length * (1 - run_start) * run_cost + 0.5 * run_rise * run_cost;
+  return true;
 }
 
 bool LayeredSearchGraph::walkLine(NodeId a, NodeId b, bool same_cost_only) const {
-  const LayeredGraph& g = *graph_;
-  if (a >= g.nodeCount() || b >= g.nodeCount()) return false;
+  if (a >= nodeCount() || b >= nodeCount()) return false;
   const double max_cost = std::max(areaCost(a), areaCost(b));
-  ColumnLine line(node_x_[b] - node_x_[a], node_z_[b] - node_z_[a]);
-  NodeId current = a;
-  while (!line.done()) {
-    const int direction = line.step();
-    const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + direction;
-    if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk) return false;
-    const NodeId next = g.neighbor[slot];
-    if (next == kNoNode) return false;
-    // A walk edge always joins adjacent columns; anything else is not on this segment.
-    if (node_x_[next] != node_x_[current] + line.stepX() || node_z_[next] != node_z_[current] + line.stepZ())
-      return false;
-    if (same_cost_only && areaCost(next) > max_cost) return false;
-    current = next;
-  }
-  return current == b;
+  return walkColumns(a, b, [&](NodeId, NodeId next, const ColumnLine&) { return !same_cost_only || !(areaCost(next) > max_cost); });
 }
 
 }  // namespace strata::nav

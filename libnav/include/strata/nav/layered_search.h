@@ -128,6 +128,12 @@ class LayeredSearchGraph {
   const CorridorIndex& corridor() const;
 
  private:
+  // The column walk of walkLine and walkLineCost: from a towards b, one walk edge into the next
+  // column per step of the line; `visit(current, next, line)` may stop it (false). True when every
+  // step was a walk edge into the expected column, none was stopped, and the walk ended on b.
+  template <class Visit>
+  bool walkColumns(NodeId a, NodeId b, Visit&& visit) const;
+
   const LayeredGraph* graph_;
   const AgentSettings* agent_;
   double cost_per_metre_ = 1.0;
