@@ -23,6 +23,10 @@ std::vector<uint8_t> climbableTriangles(const sim::TriangleMesh& mesh, const Age
 /// link_stage.cpp: snaps the profile's links to nodes and fills links / link_offsets /
 /// link_labels. Errors name the agent and the link.
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source);
+
+/// "no floor within 2 m across and 2 m up or down": the words of every error for a link end or
+/// field origin that snaps to nothing (the bake's links and fields, on-demand search's links).
+std::string noFloorWithin(const AgentSettings& settings);
 /// Sorts graph.links by (from_node, profile_index, to_node) and rebuilds link_offsets.
 void indexLinks(LayeredGraph& graph);
 

@@ -9,6 +9,13 @@
 
 namespace strata::nav {
 
+std::string noFloorWithin(const AgentSettings& settings) {
+  char text[96];
+  std::snprintf(text, sizeof text, "no floor within %g m across and %g m up or down", settings.link_snap_distance,
+                settings.link_snap_height);
+  return text;
+}
+
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source) {
   graph.links.clear();
   graph.link_labels.clear();
@@ -28,10 +35,8 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
                                  ? source + ": agent " + profile.settings.name + ": " + link
                                  : spec.source + " ('" + spec.label + "')";
     const std::string in = spec.source.empty() ? std::string() : " in " + source;
-    char reach[80];
-    std::snprintf(reach, sizeof reach, "%g m across and %g m up or down", snap, snap_height);
-    if (from == kNoNode) return Error::badInput(name + ": no floor within " + reach + " of from " + where(spec.from) + in);
-    if (to == kNoNode) return Error::badInput(name + ": no floor within " + reach + " of to " + where(spec.to) + in);
+    if (from == kNoNode) return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of from " + where(spec.from) + in);
+    if (to == kNoNode) return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of to " + where(spec.to) + in);
     auto label_it = std::find(graph.link_labels.begin(), graph.link_labels.end(), spec.label);
     if (label_it == graph.link_labels.end()) label_it = graph.link_labels.insert(graph.link_labels.end(), spec.label);
     const auto label = static_cast<uint32_t>(label_it - graph.link_labels.begin());

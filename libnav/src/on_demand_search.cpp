@@ -72,10 +72,8 @@ class OnDemandGraph {
                                    ? source + ": agent " + settings_.name + ": link " + std::to_string(i) + " ('" + spec.label + "')"
                                    : spec.source + " ('" + spec.label + "')";
       const std::string in = spec.source.empty() ? std::string() : " in " + source;
-      char reach[80];
-      std::snprintf(reach, sizeof reach, "%g m across and %g m up or down", snap, snap_height);
-      if (from == kNoNode) return Error::badInput(name + ": no floor within " + reach + " of its from point" + in);
-      if (to == kNoNode) return Error::badInput(name + ": no floor within " + reach + " of its to point" + in);
+      if (from == kNoNode) return Error::badInput(name + ": " + noFloorWithin(settings_) + " of its from point" + in);
+      if (to == kNoNode) return Error::badInput(name + ": " + noFloorWithin(settings_) + " of its to point" + in);
       auto label = std::find(link_labels_.begin(), link_labels_.end(), spec.label);
       if (label == link_labels_.end()) label = link_labels_.insert(link_labels_.end(), spec.label);
       const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));

@@ -54,14 +54,11 @@ Status computeRouteFields(const AgentProfile& profile, LayeredGraph& graph, cons
     if (field.origin_node == kNoNode) {
       char where[96];
       std::snprintf(where, sizeof where, "(%g, %g, %g)", spec.origin.x, spec.origin.y, spec.origin.z);
-      char reach[80];
-      std::snprintf(reach, sizeof reach, "%g m across and %g m up or down", profile.settings.link_snap_distance,
-                    profile.settings.link_snap_height);
       // Named where it was written when the profile parser says so (the geometry is the other party).
       const std::string name = spec.source.empty()
                                    ? source + ": agent " + profile.settings.name + ": field '" + spec.name + "'"
                                    : spec.source + " ('" + spec.name + "')";
-      return Error::badInput(name + ": no floor within " + reach + " of origin " + where +
+      return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of origin " + where +
                              (spec.source.empty() ? std::string() : " in " + source));
     }
     graph.fields.push_back(std::move(field));
