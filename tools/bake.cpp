@@ -143,7 +143,7 @@ int runBake(BakeCommandOptions& options) {
     nlohmann::json import_options;
     import_options["scale"] = options.import.scale;
     import_options["up"] = options.up;
-    world.provenance.import_options_json = import_options.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    world.provenance.import_options_json = jsonText(import_options);
   }
   world.provenance.tool_version = STRATA_VERSION_STRING;
   timings["import"] = millisecondsSince(import_start);
@@ -183,7 +183,7 @@ int runBake(BakeCommandOptions& options) {
     doc["agents"].push_back(entry);
   }
   if (options.json) {
-    fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    fmt::print("{}\n", jsonText(doc, 2));
     return kExitOk;
   }
   fmt::print("wrote {}: {} agent{} baked from {} ({} triangles) on {} thread{}\n", options.output, world.agents.size(),

@@ -56,6 +56,13 @@ std::optional<sim::Vec3> parseVec3(const std::string& text);
 /// Parses a comma-separated list of exactly `count` finite numbers.
 std::optional<std::vector<double>> parseNumbers(const std::string& text, std::size_t count);
 
+/// A JSON document as text (`indent` -1: one line), bytes that are not UTF-8 (a file name's)
+/// replaced by U+FFFD instead of throwing: every document the tools print or store goes through it.
+template <class Json>
+std::string jsonText(const Json& doc, int indent = -1) {
+  return doc.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 /// True when stderr is a terminal (progress bars and colour only then).
 bool stderrIsTerminal();
 

@@ -33,7 +33,7 @@ std::string effectiveOptionsJson(const formats::ImportOptions& options) {
   nlohmann::json doc;
   doc["scale"] = options.scale;
   doc["up"] = options.up == formats::UpAxis::Z ? "z" : "y";
-  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return jsonText(doc);
 }
 
 nlohmann::json vec3Json(const sim::Vec3& v) {
@@ -86,7 +86,7 @@ int runImport(ImportCommandOptions& options) {
 
   const nlohmann::json doc = summary(*imported, options.output);
   if (options.json) {
-    fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    fmt::print("{}\n", jsonText(doc, 2));
     return kExitOk;
   }
   const auto& min = doc["bounds"]["min"];

@@ -92,7 +92,7 @@ void printText(const nlohmann::ordered_json& doc) {
   for (const auto& input : doc["inputs"])
     fmt::print("  {}  {} bytes  sha256 {}\n", input["path"].get<std::string>(), input["bytes"].get<std::uint64_t>(),
                input["sha256"].get<std::string>());
-  if (!doc["import_options"].is_null()) fmt::print("import_options  {}\n", doc["import_options"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (!doc["import_options"].is_null()) fmt::print("import_options  {}\n", jsonText(doc["import_options"]));
   const auto& counts = doc["counts"];
   fmt::print("vertices        {}\n", counts["vertices"].get<std::size_t>());
   fmt::print("triangles       {}\n", counts["triangles"].get<std::size_t>());
@@ -121,7 +121,7 @@ int runInfo(const InfoOptions& options) {
   std::error_code ec;
   const std::uintmax_t file_bytes = std::filesystem::file_size(options.file, ec);
   const nlohmann::ordered_json doc = describe(*world, options.file, ec ? 0 : file_bytes);
-  if (options.json) fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (options.json) fmt::print("{}\n", jsonText(doc, 2));
   else printText(doc);
   return kExitOk;
 }

@@ -118,7 +118,7 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method) {
       results.push_back(std::move(r));
     }
     doc["results"] = std::move(results);
-    fmt::print("{}\n", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    fmt::print("{}\n", jsonText(doc));
   } else {
     fmt::print("map: {}\nscenarios: {} ({})\nmethod: {}\n", options.input, scenarios->size(), options.scen,
                nav::methodName(method));

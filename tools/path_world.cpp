@@ -231,7 +231,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     doc["line"] = lines[i];
     const Json result = resultJson(results[i], agent.graph, agent.profile.settings.name, requests[i].settings.method);
     for (const auto& [key, value] : result.items()) doc[key] = value;
-    text += doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    text += jsonText(doc) + "\n";
     all_found = all_found && results[i].ok();
   }
   if (options.output.empty()) {
@@ -266,7 +266,7 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
                         {"columns", answer->region.grid.columnCount()},
                         {"columns_built", answer->columns_built},
                         {"nodes_built", answer->nodes_built}};
-    fmt::print("{}\n", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    fmt::print("{}\n", jsonText(doc));
   } else {
     printText(result, names, agent, settings.method);
     fmt::print("on demand: region {}x{} columns of {:.3f} m (factor {}), {} columns built, {} floor nodes\n",
@@ -357,7 +357,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   nav::SearchState state;
   const nav::PathResult result = nav::findLayeredPath(agent->graph, agent->profile.settings, *from, *to, settings, state);
   if (json) {
-    fmt::print("{}\n", resultJson(result, agent->graph, agent->profile.settings.name, settings.method).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    fmt::print("{}\n", jsonText(resultJson(result, agent->graph, agent->profile.settings.name, settings.method)));
   } else {
     printText(result, agent->graph, agent->profile.settings.name, settings.method);
   }

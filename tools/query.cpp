@@ -70,7 +70,7 @@ std::string featureText(const QueryContext& ctx, uint32_t triangle, uint32_t lab
                      ctx.index->tagName(tag));
 }
 
-void printJson(const ordered_json& doc) { fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)); }
+void printJson(const ordered_json& doc) { fmt::print("{}\n", jsonText(doc, 2)); }
 
 // ---- ray ----
 

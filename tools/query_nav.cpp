@@ -77,7 +77,7 @@ auto setupNearest(CLI::App& sub) {
     if (json) {
       Json doc{{"kind", "nearest"}, {"agent", agent->profile.settings.name}, {"found", hit.has_value()}};
       if (hit) doc["position"] = point(hit->position), doc["node"] = hit->node, doc["distance"] = hit->horizontal_distance;
-      fmt::print("{}\n", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      fmt::print("{}\n", jsonText(doc));
     } else if (hit) {
       fmt::print("nearest: ({:.3f}, {:.3f}, {:.3f})  node {}  {:.3f} m away\n", hit->position.x, hit->position.y,
                  hit->position.z, hit->node, hit->horizontal_distance);
@@ -106,7 +106,7 @@ auto setupHeight(CLI::App& sub) {
     if (json) {
       Json list = Json::array();
       for (const auto& l : layers) list.push_back(layerJson(agent->graph, l));
-      fmt::print("{}\n", Json{{"kind", "height"}, {"agent", agent->profile.settings.name}, {"layers", list}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      fmt::print("{}\n", jsonText(Json{{"kind", "height"}, {"agent", agent->profile.settings.name}, {"layers", list}}));
     } else {
       fmt::print("floors at ({}, {}): {}\n", (*xz)[0], (*xz)[1], layers.size());
       for (const auto& l : layers)
@@ -144,8 +144,7 @@ auto setupLine(CLI::App& sub, bool eyes) {
     for (const auto& [point, option, reason] : {std::tuple{*a, "--from", "NoStartNode"}, std::tuple{*b, "--to", "NoGoalNode"}}) {
       if (nav::snapToNode(agent->graph, point, snap) != nav::kNoNode) continue;
       if (json)
-        fmt::print("{}\n", Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", false}, {"reason", reason}}.dump(
-                               -1, ' ', false, nlohmann::json::error_handler_t::replace));
+        fmt::print("{}\n", jsonText(Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", false}, {"reason", reason}}));
       else
         fmt::print("{}: no floor below {} ({})\n", kind, option, reason);
       return kExitNegative;
@@ -158,7 +157,7 @@ auto setupLine(CLI::App& sub, bool eyes) {
       const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
       clear = nav::lineOfSight(view, *a, *b, snap);
     }
-    if (json) fmt::print("{}\n", Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", clear}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (json) fmt::print("{}\n", jsonText(Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", clear}}));
     else fmt::print("{}: {}\n", kind, clear ? "clear" : "blocked");
     return clear ? kExitOk : kExitNegative;
   };
@@ -201,8 +200,8 @@ auto setupField(CLI::App& sub) {
     }
     const bool reached = std::isfinite(value);
     if (json)
-      fmt::print("{}\n", Json{{"kind", "field"}, {"agent", agent->profile.settings.name}, {"reachable", reached},
-                              {"distance", number(value)}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      fmt::print("{}\n", jsonText(Json{{"kind", "field"}, {"agent", agent->profile.settings.name}, {"reachable", reached},
+                              {"distance", number(value)}}));
     else if (reached) fmt::print("field: {:.3f}\n", value);
     else fmt::print("field: unreachable\n");
     return reached ? kExitOk : kExitNegative;
@@ -233,7 +232,7 @@ auto setupComponent(CLI::App& sub) {
       Json doc{{"kind", "component"}, {"agent", agent->profile.settings.name}};
       doc["component"] = ha ? Json(agent->graph.component[ha->node]) : Json(nullptr);
       if (b) doc["to_component"] = hb ? Json(agent->graph.component[hb->node]) : Json(nullptr), doc["reachable"] = positive;
-      fmt::print("{}\n", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      fmt::print("{}\n", jsonText(doc));
     } else {
       fmt::print("component: {}\n", ha ? std::to_string(agent->graph.component[ha->node]) : std::string("no floor"));
       if (b) fmt::print("reachable: {}\n", positive ? "yes" : "no");
@@ -256,7 +255,7 @@ auto setupClearance(CLI::App& sub) {
     if (json) {
       Json doc{{"kind", "clearance"}, {"agent", agent->profile.settings.name}, {"found", layer.has_value()}};
       if (layer) doc["floor"] = layerJson(agent->graph, *layer);
-      fmt::print("{}\n", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      fmt::print("{}\n", jsonText(doc));
     } else if (layer) {
       fmt::print("clearance: {:.3f} m  headroom: {}  floor height {:.3f}\n", layer->clearance,
                  std::isfinite(layer->headroom) ? fmt::format("{:.3f} m", layer->headroom) : std::string("open"), layer->height);
