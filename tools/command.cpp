@@ -93,13 +93,13 @@ CLI::Validator numberValidator(std::function<bool(double)> allowed, const std::s
 }  // namespace
 
 CLI::Validator positiveNumber(double max) {
-  if (!std::isfinite(max)) return numberValidator([](double v) { return v > 0; }, "a number > 0", "> 0");
+  if (!std::isfinite(max)) return numberValidator([](double v) { return v > 0; }, "a finite number > 0", "> 0");
   return numberValidator([max](double v) { return v > 0 && v <= max; }, fmt::format("a number > 0 and <= {}", max),
                          fmt::format("(0, {}]", max));
 }
 
 CLI::Validator nonNegativeNumber(double max) {
-  if (!std::isfinite(max)) return numberValidator([](double v) { return v >= 0; }, "a number >= 0", ">= 0");
+  if (!std::isfinite(max)) return numberValidator([](double v) { return v >= 0; }, "a finite number >= 0", ">= 0");
   return numberValidator([max](double v) { return v >= 0 && v <= max; }, fmt::format("a number >= 0 and <= {}", max),
                          fmt::format("[0, {}]", max));
 }

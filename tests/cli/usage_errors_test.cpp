@@ -33,21 +33,22 @@ void checkRefused(const std::vector<Case>& cases) {
 
 TEST_CASE("usage errors: one line naming the option, the value and the allowed range", "[cli][usage]") {
   checkRefused({
-      {{"bake", "x.obj", "-o", "y.h5", "--scale", "0"}, "--scale: '0' is not a number > 0 (usage: strata bake --help)"},
-      {{"bake", "x.obj", "-o", "y.h5", "--scale", "nan"}, "--scale: 'nan' is not a number > 0"},
+      {{"bake", "x.obj", "-o", "y.h5", "--scale", "0"}, "--scale: '0' is not a finite number > 0 (usage: strata bake --help)"},
+      {{"bake", "x.obj", "-o", "y.h5", "--scale", "nan"}, "--scale: 'nan' is not a finite number > 0"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads", "abc"}, "--threads: 'abc' is not an integer from 0 to 1024"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads", "2.5"}, "--threads: '2.5' is not an integer from 0 to 1024"},
       {{"import", "x.obj", "-o", "y.h5", "--timeout", "1e9"}, "--timeout: '1e9' is not a number > 0 and <= 86400"},
       {{"import", "x.obj", "-o", "y.h5", "--memory-limit", "9"}, "--memory-limit: '9' is not an integer from 64 to 1073741824"},
       {{"path", "x.h5", "--threads", "abc"}, "--threads: 'abc' is not an integer from 0 to 1024 (usage: strata path --help)"},
       {{"path", "x.h5", "--budget", ""}, "--budget: '' is not an integer >= 0"},
-      {{"path", "x.h5", "--margin", ""}, "--margin: '' is not a number >= 0"},
+      {{"path", "x.h5", "--margin", ""}, "--margin: '' is not a number >= 0 and <= 10000"},
       {{"path", "x.h5", "--margin", "1e308"}, "--margin: '1e308' is not a number >= 0 and <= 10000"},
       {{"path", "x.h5", "--agent", ""}, "--agent: an agent name cannot be empty"},
       {{"query", "x.h5", "nearest", "--at", "0,0,0", "--agent", ""}, "--agent: an agent name cannot be empty"},
-      {{"query", "x.h5", "nearest", "--at", "0,0,0", "--radius", ""}, "--radius: '' is not a number >= 0"},
-      {{"query", "x.h5", "field", "--at", "0,0,0", "--origin", "0,0,1", "--max", "inf"}, "--max: 'inf' is not a number > 0"},
-      {{"query", "x.h5", "ray", "--from", "0,0,0", "--dir", "0,-1,0", "--max", "-1"}, "--max: '-1' is not a number > 0"},
+      {{"query", "x.h5", "nearest", "--at", "0,0,0", "--radius", ""}, "--radius: '' is not a finite number >= 0"},
+      {{"query", "x.h5", "nearest", "--at", "0,0,0", "--radius", "inf"}, "--radius: 'inf' is not a finite number >= 0"},
+      {{"query", "x.h5", "field", "--at", "0,0,0", "--origin", "0,0,1", "--max", "inf"}, "--max: 'inf' is not a finite number > 0"},
+      {{"query", "x.h5", "ray", "--from", "0,0,0", "--dir", "0,-1,0", "--max", "-1"}, "--max: '-1' is not a finite number > 0"},
       {{"bake"}, "INPUT is required (usage: strata bake --help)"},
       {{"bak"}, "unknown subcommand 'bak' (did you mean 'bake'?) (usage: strata --help)"},
   });
