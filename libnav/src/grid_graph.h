@@ -24,20 +24,24 @@ inline double octile(int dx, int dz) {
 class GridGraph {
  public:
   explicit GridGraph(Grid& grid) : grid_(&grid), width_(grid.width()) {
-    // A link cheaper than the straight distance between its ends would make the heuristic
-    // overestimate; scale the heuristic down just enough to stay admissible.
+    // A link cheaper than the distance the heuristic measures between its ends would make the
+    // heuristic overestimate; scale it down just enough to stay admissible. Each metric has its
+    // own scale: a default-cost link (its straight length) at a slant is cheaper than its
+    // octile distance, so the octile heuristic of A* must shrink where Theta*'s need not.
     for (const GridLink& link : grid.links()) {
       const CellCoord a = grid.coord(link.from_cell), b = grid.coord(link.to_cell);
       const double straight = std::hypot(double(b.x - a.x), double(b.z - a.z));
-      if (straight > 0) heuristic_scale_ = std::min(heuristic_scale_, link.cost / straight);
+      if (straight > 0) {
+        straight_scale_ = std::min(straight_scale_, link.cost / straight);
+        octile_scale_ = std::min(octile_scale_, link.cost / octile(b.x - a.x, b.z - a.z));
+      }
     }
   }
   std::size_t nodeCount() const { return grid_->cellCount(); }
   double heuristic(NodeId node, NodeId goal, bool any_angle) const {
     const int dx = int(node % width_) - int(goal % width_);
     const int dz = int(node / width_) - int(goal / width_);
-    const double h = any_angle ? std::sqrt(double(dx) * dx + double(dz) * dz) : octile(dx, dz);
-    return h * heuristic_scale_;
+    return any_angle ? std::sqrt(double(dx) * dx + double(dz) * dz) * straight_scale_ : octile(dx, dz) * octile_scale_;
   }
   double straightCost(NodeId a, NodeId b) const {
     const int dx = int(a % width_) - int(b % width_);
@@ -75,7 +79,8 @@ class GridGraph {
  private:
   Grid* grid_;
   std::uint32_t width_;
-  double heuristic_scale_ = 1.0;
+  double straight_scale_ = 1.0;  ///< of the euclidean heuristic (any-angle)
+  double octile_scale_ = 1.0;    ///< of the octile heuristic
 };
 
 }  // namespace strata::nav::detail

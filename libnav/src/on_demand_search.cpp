@@ -80,8 +80,11 @@ class OnDemandGraph {
       const auto label_index = static_cast<uint32_t>(label - link_labels_.begin());
       links_.push_back({from, to, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), spec.bidirectional});
       if (spec.bidirectional) links_.push_back({to, from, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), true});
-      const double span = std::hypot((node_x_[to] - node_x_[from]) * settings_.cell_size,
-                                     (node_z_[to] - node_z_[from]) * settings_.cell_size);
+      // Per octile metre of the link's span: the heuristic below is octile, and a default-cost
+      // link (its straight length) at a slant is cheaper than its octile span.
+      const double dx = std::abs(node_x_[to] - node_x_[from]) * settings_.cell_size;
+      const double dz = std::abs(node_z_[to] - node_z_[from]) * settings_.cell_size;
+      const double span = std::max(dx, dz) + (std::sqrt(2.0) - 1.0) * std::min(dx, dz);
       if (span > 0) cost_per_metre_ = std::min(cost_per_metre_, std::max(0.0, cost) / span);
     }
     return Ok{};

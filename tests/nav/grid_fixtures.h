@@ -3,6 +3,7 @@
 // (x, z) has its centre at (x + 0.5, y, z + 0.5). '.' walkable, '#' blocked, digits are walkable
 // ground at that many metres (see makeAsciiGrid).
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -65,6 +66,11 @@ inline double dijkstraOracle(Grid& grid, CellCoord from, CellCoord to) {
         const double c = dist[best] + ((dx != 0 && dz != 0) ? std::sqrt(2.0) : 1.0);
         double& slot = dist[std::size_t(nz) * w + nx];
         if (c < slot) slot = c;
+      }
+    for (const GridLink& link : grid.links())
+      if (link.from_cell == best && grid.isWalkableKey(link.to_cell)) {
+        double& slot = dist[link.to_cell];
+        slot = std::min(slot, dist[best] + link.cost);
       }
   }
 }

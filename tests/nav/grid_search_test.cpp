@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "grid_fixtures.h"
 
 using namespace strata;
@@ -254,6 +256,47 @@ TEST_CASE("grid links: the cost decides between a link and the walk around", "[n
   const PathResult c = route(cheap, SearchMethod::AStar, at(0, 0), at(6, 0));
   REQUIRE(c.ok());
   CHECK(c.cost == Approx(4.5));
+}
+
+TEST_CASE("grid links at a slant: A* and Theta* stay exact against a Dijkstra oracle", "[nav][grid][links][property]") {
+  // A default-cost link costs its straight length, less than its octile span unless it runs
+  // straight or at 45 degrees: A*'s octile heuristic must be scaled below it.
+  Grid line = ascii({"......", "......", "......"});
+  REQUIRE(line.addLink(at(1, 0), at(5, 2)).ok());
+  const PathResult r = route(line, SearchMethod::AStar, at(0, 0), at(5, 2), 0);
+  REQUIRE(r.ok());
+  CHECK(r.cost == Approx(1 + std::sqrt(20.0)));
+  CHECK(r.waypoints[r.waypoints.size() - 1].action == MoveAction::Link);
+
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> wall(0, 5), x(0, 13), z(0, 9);
+  for (int trial = 0; trial < 60; ++trial) {
+    std::vector<std::string> rows(10, std::string(14, '.'));
+    for (auto& row : rows)
+      for (char& c : row)
+        if (wall(rng) == 0) c = '#';
+    Grid grid = ascii(rows);
+    for (int l = 0; l < 3; ++l) {
+      const CellCoord a{x(rng), z(rng)}, b{x(rng), z(rng)};
+      if (grid.isWalkable(a.x, a.z) && grid.isWalkable(b.x, b.z)) REQUIRE(grid.addLink(at(a.x, a.z), at(b.x, b.z)).ok());
+    }
+    for (int q = 0; q < 10; ++q) {
+      const CellCoord a{x(rng), z(rng)}, b{x(rng), z(rng)};
+      if (!grid.isWalkable(a.x, a.z) || !grid.isWalkable(b.x, b.z)) continue;
+      const double oracle = dijkstraOracle(grid, a, b);
+      const PathResult astar = route(grid, SearchMethod::AStar, at(a.x, a.z), at(b.x, b.z), 0);
+      INFO("trial " << trial << ": " << a.x << "," << a.z << " -> " << b.x << "," << b.z);
+      if (oracle < 0) {
+        CHECK(astar.failure == PathFailure::NoPath);
+        continue;
+      }
+      REQUIRE(astar.ok());
+      CHECK(astar.cost == Approx(oracle).epsilon(1e-9));
+      const PathResult theta = route(grid, SearchMethod::Theta, at(a.x, a.z), at(b.x, b.z), 0);
+      REQUIRE(theta.ok());
+      CHECK(theta.cost <= astar.cost + 1e-9);
+    }
+  }
 }
 
 TEST_CASE("grid waypoints: area boundaries kept, spacing along walking segments", "[nav][grid]") {

@@ -311,7 +311,7 @@ TEST_CASE("layered search: waypoint spacing subdivides walking legs only", "[nav
   CHECK_FALSE(s.validate());
 }
 
-TEST_CASE("layered search: cost matches a Dijkstra flood on random graphs", "[nav][layered][property]") {
+TEST_CASE("layered search: cost matches a Dijkstra flood on random graphs with slanted links", "[nav][layered][property]") {
   std::mt19937 rng(7);
   const AgentSettings agent;
   SearchState state;
@@ -326,9 +326,19 @@ TEST_CASE("layered search: cost matches a Dijkstra flood on random graphs", "[na
         b.addFloor(x, z, c == 1 ? 0.3f : 0.0f, c == 2 ? 1 : 0);
         if (c == 3) b.addFloor(x, z, 3.0f);  // an upper floor, separate
       }
-    const auto g = b.build();
-    const LayeredSearchGraph view(g, agent);
+    auto g = b.build();
     std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
+    // Links at any slant, costing their straight length (a profile link's default) or less: a
+    // slanted link spans more octile metres than straight ones, and A*'s octile heuristic
+    // must stay below their cost.
+    for (int l = 0; l < 3; ++l) {
+      const NodeId from = pick(rng), to = pick(rng);
+      const auto a = g.nodeColumn(from), c = g.nodeColumn(to);
+      const double straight = std::hypot(double(a[0]) - c[0], double(a[1]) - c[1]) * g.grid.cell_size;
+      LayeredBuilder::addLink(g, from, to, float(straight * (l == 2 ? 0.5 : 1.0)));
+    }
+    LayeredBuilder::computeComponents(g);
+    const LayeredSearchGraph view(g, agent);
     for (int q = 0; q < 10; ++q) {
       const NodeId from = pick(rng), to = pick(rng);
       const auto flood = floodDistanceField(view, from, std::numeric_limits<double>::infinity());

@@ -121,7 +121,8 @@ class LayeredSearchGraph {
   const LayeredGraph& graph() const { return *graph_; }
   /// The agent.
   const AgentSettings& agent() const { return *agent_; }
-  /// The heuristic's cost per metre (cheapest area cost, lowered by cheap links).
+  /// The euclidean heuristic's cost per metre (cheapest area cost, lowered by cheap links; A*'s
+  /// octile heuristic uses the same rule per octile metre of each link's span).
   double costPerMetre() const { return cost_per_metre_; }
   /// The rectangle decomposition of the corridor method (corridor.h), built with default
   /// CorridorSettings on the first call (O(nodes); thread-safe), then shared.
@@ -136,7 +137,8 @@ class LayeredSearchGraph {
 
   const LayeredGraph* graph_;
   const AgentSettings* agent_;
-  double cost_per_metre_ = 1.0;
+  double cost_per_metre_ = 1.0;         ///< of the euclidean heuristic (any-angle, corridor)
+  double octile_cost_per_metre_ = 1.0;  ///< of A*'s octile heuristic (at most cost_per_metre_)
   NodeArray<int32_t> node_x_;    // column x per node (nodeColumn is a binary search)
   NodeArray<int32_t> node_z_;    // column z per node
   std::vector<uint32_t> scc_;    // strongly connected component per node
