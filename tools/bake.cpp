@@ -56,6 +56,14 @@ class ProgressBar final : public nav::BakeObserver {
   void stageFinished(const std::string&, const std::string&, double milliseconds) override {
     fmt::print(stderr, "\r\033[K{:<24} done in {:.0f} ms\n", label_, milliseconds);
     std::fflush(stderr);
+    open_ = false;
+  }
+  /// Clears an unfinished bar, so that an error line starts at the left margin.
+  void clear() {
+    if (!open_) return;
+    fmt::print(stderr, "\r\033[K");
+    std::fflush(stderr);
+    open_ = false;
   }
 
  private:
@@ -74,8 +82,10 @@ class ProgressBar final : public nav::BakeObserver {
     fmt::print(stderr, "\r\033[K{:<24} [{}{}] {:3.0f}%  ETA {}", label_, std::string(filled, '#'),
                std::string(kWidth - filled, ' '), fraction * 100, eta);
     std::fflush(stderr);
+    open_ = true;
   }
   std::string label_;
+  bool open_ = false;  // a bar is drawn and its line not ended
   Clock::time_point start_, last_draw_;
 };
 
@@ -153,6 +163,7 @@ int runBake(BakeCommandOptions& options) {
   bake_options.threads = threads;
   if (stderrIsTerminal() && !options.json) bake_options.observer = &bar;
   auto baked = nav::bakeWorld(world.geometry, profile, bake_options, options.input);
+  bar.clear();
   if (!baked) return reportError(baked.error());
   // Stage times summed over agents (each agent's own times are in its entry).
   std::map<std::string, double> per_stage;
@@ -213,7 +224,8 @@ std::function<int()> setupBake(CLI::App& app) {
   sub->add_option("-o,--output", options->output, "the world file to write (HDF5, written atomically; a symbolic link is written through; never an input, a directory or a device)")->required();
   sub->add_option("--profile", options->profile,
                   "bake profile (TOML, [agent.NAME] tables; see strata-bake(1) and docs/parameters.md); default: one "
-                  "agent 'default' (radius 0.3 m, height 1.8 m, max_slope 45, step_height 0.4 m)");
+                  "agent 'default' (radius 0.3 m, height 1.8 m, max_slope 45, step_height 0.4 m)")
+      ->check(fileName());
   sub->add_option("--threads", options->threads, "worker threads for the bake and for compressing the world file (0 = all hardware threads); never changes the result")
       ->default_val(0)
       ->check(integerRange(0, 1024));

@@ -60,7 +60,7 @@ void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::
   sub->add_option("--agent", options.agent,
                   "the agent to " + what + " (default: the first one; only its graph is read from a world file)")
       ->check(agentName());
-  sub->add_option("--profile", options.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)");
+  sub->add_option("--profile", options.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)")->check(fileName());
 }
 
 int checkOutput(const std::string& output, const std::vector<std::string>& inputs) {

@@ -108,6 +108,11 @@ CLI::Validator finiteNumber() {
   return numberValidator([](double) { return true; }, "a finite number", "finite");
 }
 
+CLI::Validator fileName() {
+  return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "a file name cannot be empty" : ""; },
+                        "FILE", "file name");
+}
+
 CLI::Validator agentName() {
   return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "an agent name cannot be empty" : ""; },
                         "NAME", "agent name");

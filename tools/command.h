@@ -78,5 +78,7 @@ CLI::Validator finiteNumber();
 CLI::Validator integerRange(long long lo, long long hi);
 /// A non-empty agent name (`--agent ''` is an error, not the default agent).
 CLI::Validator agentName();
+/// A non-empty file name (`--profile "$UNSET"` is an error, not "no profile").
+CLI::Validator fileName();
 
 }  // namespace strata::cli

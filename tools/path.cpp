@@ -148,7 +148,7 @@ std::function<int()> setupPath(CLI::App& app) {
       "failed search (Strata is wrong), 2 bad usage or a malformed .map/.scen (the message names\n"
       "file and line).");
   sub->add_option("input", options->input, "A Moving AI .map file, or a world: a .h5 world file, or a mesh file baked in memory (see the World options)")->required();
-  sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map");
+  sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map")->check(fileName());
   sub->add_option("--method", options->method,
                   "astar (8-connected, octile, no corner cutting; exact), theta (any-angle Theta*; on a\n"
                   "map a mismatch is a route longer than the 8-connected optimum), direct (worlds only: one\n"

@@ -286,7 +286,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_option("--agent", options->agent,
                     "Agent name (default: the first agent of the world; only the agents used are read)")
       ->check(agentName());
-  group->add_option("--profile", options->profile, "Bake profile (.toml) when INPUT is a mesh instead of a world file");
+  group->add_option("--profile", options->profile, "Bake profile (.toml) when INPUT is a mesh instead of a world file")->check(fileName());
   group->add_option("--spacing", options->spacing,
                     "Extra waypoints at most this far apart along walking legs, metres (0 = none; else >= 0.05)")
       ->default_str("0")
@@ -296,7 +296,8 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_option("--batch", options->batch,
                     "JSON-lines requests, one per line: {\"from\":[x,y,z],\"to\":[x,y,z]} and optionally \"agent\",\n"
                     "\"method\", \"budget\", \"spacing\", \"closest\" (override the options for that request; any other\n"
-                    "member is an error)");
+                    "member is an error)")
+      ->check(fileName());
   group->add_option("-o,--output", options->output, "Batch results file (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
   group->add_option("--threads", options->threads, "Batch worker threads (0 = all hardware threads); with --batch only")
       ->default_str("0")

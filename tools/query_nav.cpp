@@ -32,7 +32,7 @@ struct NavCommon {
 void addCommon(CLI::App& sub, NavCommon& common) {
   sub.add_option("--agent", common.agent, "agent name (default: the first agent of the world; only its graph is read)")
       ->check(agentName());
-  sub.add_option("--profile", common.profile, "bake profile (.toml) when WORLD is a mesh baked in memory");
+  sub.add_option("--profile", common.profile, "bake profile (.toml) when WORLD is a mesh baked in memory")->check(fileName());
 }
 
 Result<nav::BakedAgent> load(const std::string& world, const NavCommon& common, sim::TriangleMesh* geometry = nullptr) {

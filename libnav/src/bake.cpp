@@ -14,8 +14,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -351,7 +353,17 @@ Result<BakeResult> bakeWorld(const sim::TriangleMesh& mesh, const BakeProfile& p
     else index.emplace();
     report.end();
     for (const AgentProfile& agent : profile.agents) {
-      auto baked = bakeAgent(mesh, *index, agent, options, &result.timings, source);
+      // Memory grows with the number of columns (about 150 bytes each, one floor per column):
+      // when it runs out, say which agent and what to change, not just "out of memory".
+      Result<BakedAgent> baked = Error::runtime("");
+      try {
+        baked = bakeAgent(mesh, *index, agent, options, &result.timings, source);
+      } catch (const std::bad_alloc&) {
+        char cell[32];
+        std::snprintf(cell, sizeof cell, "%g", agent.settings.effectiveCellSize());
+        baked = Error::runtime(source + ": agent " + agent.settings.name + ": out of memory baking at cell_size " + cell +
+                               " m (raise cell_size)");
+      }
       if (!baked.ok()) {
         failure = baked.error();
         failed = true;
