@@ -389,11 +389,11 @@ std::string describeType(hid_t type) {
 }
 
 // Accepts fixed-length string types only; returns the element width in bytes or an error.
-Result<std::size_t> fixedStringWidth(const std::string& where, hid_t type) {
+Result<std::size_t> fixedStringWidth(const std::string& where, hid_t type, std::size_t max_bytes = kMaxStringBytes) {
   if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) != 0)
     return Error::badInput(where + ": expected fixed-length string, found " + describeType(type));
   const std::size_t width = H5Tget_size(type);
-  if (width == 0 || width > kMaxStringBytes)
+  if (width == 0 || width > max_bytes)
     return Error::badInput(where + ": string width " + std::to_string(width) + " out of range");
   return width;
 }
@@ -465,9 +465,12 @@ Status writeStringTable(const Location& parent, std::string_view name, const std
   return createAndWrite(parent, name, type.get(), type.get(), 1, dims.data(), width, buffer.data());
 }
 
-Status writeStringAttribute(const Location& object, std::string_view name, std::string_view value) {
+Status writeStringAttribute(const Location& object, std::string_view name, std::string_view value, std::size_t max_bytes) {
   const std::string where = object.self() + " attribute " + str(name);
   if (value.find('\0') != std::string_view::npos) return Error::badInput(where + ": contains a NUL byte");
+  if (value.size() > max_bytes)
+    return Error::badInput(where + ": " + std::to_string(value.size()) + " bytes, longer than the " +
+                           std::to_string(max_bytes) + " a reader accepts");
   Datatype type = fixedStringType(std::max<std::size_t>(value.size(), 1));
   Dataspace space(H5Screate(H5S_SCALAR));
   if (!type || !space) return Error::runtime(where + ": cannot create type" + errorSuffix());
@@ -756,12 +759,12 @@ Result<std::pair<Attribute, Datatype>> openScalarAttribute(const Location& objec
 
 }  // namespace
 
-Result<std::string> readStringAttribute(const Location& object, std::string_view name) {
+Result<std::string> readStringAttribute(const Location& object, std::string_view name, std::size_t max_bytes) {
   const std::string where = object.self() + " attribute " + str(name);
   auto opened = openScalarAttribute(object, name, where);
   if (!opened) return opened.error();
   auto& [attribute, type] = *opened;
-  auto width = fixedStringWidth(where, type.get());
+  auto width = fixedStringWidth(where, type.get(), max_bytes);
   if (!width) return width.error();
   std::vector<char> buffer(*width);
   if (H5Aread(attribute.get(), type.get(), buffer.data()) < 0)

@@ -38,8 +38,13 @@ inline constexpr std::size_t kTargetChunkBytes = 256 * 1024;
 /// any HDF5 reader inflates them). 6, libdeflate's default, compresses a large world's arrays 8 %
 /// smaller than zlib at level 4 in half the time (docs/performance.md).
 inline constexpr unsigned kDeflateLevel = 6;
-/// Longest fixed-length string element or attribute a reader accepts (bytes).
+/// Longest fixed-length string element or attribute a reader accepts (bytes), unless the
+/// attribute's reader gives its own limit; writers refuse longer strings, so a file Strata writes
+/// is always one it reads.
 inline constexpr std::size_t kMaxStringBytes = 1u << 20;
+/// Longest stored bake profile (an agent's `profile` attribute, bytes): a 16 MiB profile of
+/// links written as densely as TOML allows stores in well under this.
+inline constexpr std::size_t kMaxProfileBytes = 256u << 20;
 
 /// An open file or group (not owned) plus the names used in error messages.
 struct Location {
@@ -84,8 +89,10 @@ Status writeArray(const Location& parent, std::string_view name, std::span<const
 /// Strings must not contain NUL bytes.
 Status writeStringTable(const Location& parent, std::string_view name, const std::vector<std::string>& strings);
 
-/// Writes a scalar fixed-length UTF-8 string attribute on `object`.
-Status writeStringAttribute(const Location& object, std::string_view name, std::string_view value);
+/// Writes a scalar fixed-length UTF-8 string attribute on `object`; an error when the value is
+/// longer than `max_bytes` (what its reader accepts).
+Status writeStringAttribute(const Location& object, std::string_view name, std::string_view value,
+                            std::size_t max_bytes = kMaxStringBytes);
 
 /// Writes a scalar little-endian int32 attribute on `object`.
 Status writeInt32Attribute(const Location& object, std::string_view name, std::int32_t value);
@@ -120,8 +127,9 @@ Result<std::vector<std::string>> readStringTable(const Location& parent, std::st
 /// Whether `object` has an attribute `name`; an error when the object's header cannot be read.
 Result<bool> hasAttribute(const Location& object, std::string_view name);
 
-/// Reads a scalar fixed-length string attribute.
-Result<std::string> readStringAttribute(const Location& object, std::string_view name);
+/// Reads a scalar fixed-length string attribute of at most `max_bytes`.
+Result<std::string> readStringAttribute(const Location& object, std::string_view name,
+                                        std::size_t max_bytes = kMaxStringBytes);
 
 /// Reads a scalar integer attribute of any integer type up to 64 bits.
 Result<std::int64_t> readIntegerAttribute(const Location& object, std::string_view name);

@@ -21,6 +21,14 @@
 namespace strata::formats {
 namespace {
 
+/// Longest label, glob or name a profile may give (bytes).
+constexpr std::size_t kMaxProfileString = 1024;
+/// Largest finite area or link cost: costs are stored as float32, and an edge's cost (its length
+/// times its area's cost, plus penalties) must stay finite, or the edge would vanish.
+constexpr double kMaxCost = 1e9;
+/// Smallest link cost (float32 keeps it positive).
+constexpr double kMinLinkCost = 1e-6;
+
 /// Thrown inside the parser only; converted to an Error before returning.
 struct ProfileError {
   std::string message;
@@ -77,8 +85,17 @@ class Parser {
       if (required) fail(&table, path, std::string("missing key '") + key + "'");
       return {};
     }
-    if (auto v = node->value_exact<std::string>()) return *v;
+    if (auto v = node->value_exact<std::string>()) {
+      checkString(node, path + "." + key, *v);
+      return *v;
+    }
     fail(node, path + "." + key, "must be a string");
+  }
+  // Labels, globs and names are stored in the world file: no NUL byte, at most kMaxProfileString.
+  void checkString(const toml::node* node, const std::string& key, const std::string& value) const {
+    if (value.find('\0') != std::string::npos) fail(node, key, "must not contain a NUL byte");
+    if (value.size() > kMaxProfileString)
+      fail(node, key, fmt::format("longer than {} bytes ({} bytes)", kMaxProfileString, value.size()));
   }
   sim::Vec3 vec3(const toml::table& table, const std::string& path, const char* key) const {
     const toml::node* node = table.get(key);
@@ -101,6 +118,7 @@ class Parser {
     const toml::node* node = table.get(key);
     if (node == nullptr) return nullptr;
     const toml::array* array = node->as_array();
+    if (array != nullptr && array->empty()) return nullptr;  // `links = []`: none
     if (array == nullptr || !array->is_array_of_tables())
       fail(node, path + "." + key, std::string("must be an array of tables ([[") + path + "." + key + "]])");
     return array;
@@ -137,6 +155,7 @@ class Parser {
       for (const toml::node& element : *array) {
         auto v = element.value_exact<std::string>();
         if (!v || v->empty()) fail(node, path + ".climbable", "must be an array of non-empty strings");
+        checkString(node, path + ".climbable", *v);
         profile.climbable.push_back(*v);
       }
     }
@@ -193,8 +212,8 @@ class Parser {
         link.label = text(t, p, "label", true);
         if (link.label.empty()) fail(t.get("label"), p + ".label", "must not be empty");
         link.cost = number(t, p, "cost", -1.0);
-        if (t.get("cost") && !(link.cost > 0 && std::isfinite(link.cost)))
-          fail(t.get("cost"), p + ".cost", "must be positive and finite");
+        if (t.get("cost") && !(link.cost >= kMinLinkCost && link.cost <= kMaxCost))
+          fail(t.get("cost"), p + ".cost", fmt::format("must be from {:g} to {:g}", kMinLinkCost, kMaxCost));
         link.bidirectional = boolean(t, p, "bidirectional", false);
         link.source = location(&t) + ": " + p;
         profile.links.push_back(link);
@@ -230,7 +249,8 @@ class Parser {
   }
 
   void checkCost(const toml::table& t, const std::string& p, double cost) const {
-    if (std::isnan(cost) || cost < 1.0) fail(t.get("cost") ? t.get("cost") : &t, p + ".cost", "must be >= 1 or inf");
+    if (std::isnan(cost) || cost < 1.0 || (cost > kMaxCost && !std::isinf(cost)))
+      fail(t.get("cost") ? t.get("cost") : &t, p + ".cost", fmt::format("must be from 1 to {:g}, or inf", kMaxCost));
   }
 
   nav::BakeProfile parse(std::string_view text) const {
@@ -307,10 +327,13 @@ Result<nav::BakeProfile> loadProfile(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory, not a profile");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::badInput(path.string() + ": cannot open profile");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  if (text.size() > 16u * 1024 * 1024) return Error::badInput(path.string() + ": profile larger than 16 MiB");
+  // Read at most one byte past the limit: /dev/zero or a huge file is refused, not read whole.
+  constexpr std::size_t kLimit = 16u * 1024 * 1024;
+  std::string text(kLimit + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return Error::badInput(path.string() + ": cannot read profile");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kLimit) return Error::badInput(path.string() + ": profile larger than 16 MiB");
   return parseProfile(text, path.string());
 }
 

@@ -29,7 +29,7 @@ Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked) {
   const nav::LayeredGraph& g = baked.graph;
   nav::BakeProfile single;
   single.agents.push_back(baked.profile);
-  if (auto s = h5::writeStringAttribute(at, "profile", profileToToml(single)); !s) return s;
+  if (auto s = h5::writeStringAttribute(at, "profile", profileToToml(single), h5::kMaxProfileBytes); !s) return s;
   if (auto s = h5::writeInt32Attribute(at, "component_count", static_cast<std::int32_t>(g.component_count)); !s) return s;
   if (auto s = h5::writeInt32Attribute(at, "region_count", static_cast<std::int32_t>(g.region_count)); !s) return s;
   if (auto s = put<double>(at, "grid_origin_xz", {g.grid.origin_x, g.grid.origin_z}); !s) return s;
@@ -103,7 +103,7 @@ Status get(const h5::Location& at, const char* name, nav::NodeArray<T>& out, std
 
 // The stored profile of the agent in group `at` (named `name`).
 Result<nav::AgentProfile> readAgentProfile(const h5::Location& at, const std::string& name) {
-  auto toml = h5::readStringAttribute(at, "profile");
+  auto toml = h5::readStringAttribute(at, "profile", h5::kMaxProfileBytes);
   if (!toml) return toml.error();
   auto profile = parseProfile(*toml, at.self() + " (attribute profile)");
   if (!profile) return profile.error();

@@ -3,6 +3,7 @@
 // given both ways, cost defaults to the straight-line distance, an endpoint off the grid errors).
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "bake_stages.h"
@@ -15,6 +16,15 @@ std::string noFloorWithin(const AgentSettings& settings) {
                 settings.link_snap_height);
   return text;
 }
+
+namespace {
+
+bool enterable(const LayeredGraph& graph, uint32_t node) {
+  const uint16_t area = graph.area[node];
+  return area >= graph.area_costs.size() || std::isfinite(graph.area_costs[area]);
+}
+
+}  // namespace
 
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source) {
   graph.links.clear();
@@ -41,11 +51,15 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     if (label_it == graph.link_labels.end()) label_it = graph.link_labels.insert(graph.link_labels.end(), spec.label);
     const auto label = static_cast<uint32_t>(label_it - graph.link_labels.begin());
     const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));
-    graph.links.push_back({from, to, static_cast<float>(cost), label, static_cast<uint32_t>(i), spec.bidirectional});
-    if (spec.bidirectional)
-      graph.links.push_back({to, from, static_cast<float>(cost), label, static_cast<uint32_t>(i), true});
-    graph.flags[from] |= kNodeLinkEnd;
-    graph.flags[to] |= kNodeLinkEnd;
+    // An area of infinite cost is never entered, through a link either: a direction that lands
+    // in one is left out (a two-way link into it keeps only its way out).
+    const bool forward = enterable(graph, to), backward = spec.bidirectional && enterable(graph, from);
+    if (forward) graph.links.push_back({from, to, static_cast<float>(cost), label, static_cast<uint32_t>(i), backward});
+    if (backward) graph.links.push_back({to, from, static_cast<float>(cost), label, static_cast<uint32_t>(i), forward});
+    if (forward || backward) {
+      graph.flags[from] |= kNodeLinkEnd;
+      graph.flags[to] |= kNodeLinkEnd;
+    }
   }
   indexLinks(graph);
   return Ok{};

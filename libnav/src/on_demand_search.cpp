@@ -78,8 +78,10 @@ class OnDemandGraph {
       if (label == link_labels_.end()) label = link_labels_.insert(link_labels_.end(), spec.label);
       const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));
       const auto label_index = static_cast<uint32_t>(label - link_labels_.begin());
-      links_.push_back({from, to, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), spec.bidirectional});
-      if (spec.bidirectional) links_.push_back({to, from, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), true});
+      // As the bake: a direction that lands in an area of infinite cost is left out.
+      const bool forward = enterable(to), backward = spec.bidirectional && enterable(from);
+      if (forward) links_.push_back({from, to, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), backward});
+      if (backward) links_.push_back({to, from, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), forward});
       // Per octile metre of the link's span: the heuristic below is octile, and a default-cost
       // link (its straight length) at a slant is cheaper than its octile span.
       const double dx = std::abs(node_x_[to] - node_x_[from]) * settings_.cell_size;
@@ -88,6 +90,12 @@ class OnDemandGraph {
       if (span > 0) cost_per_metre_ = std::min(cost_per_metre_, std::max(0.0, cost) / span);
     }
     return Ok{};
+  }
+
+  /// Whether a node's area may be entered (its cost is finite).
+  bool enterable(uint32_t node) const {
+    const uint16_t area = area_[node];
+    return area >= area_costs_.size() || std::isfinite(area_costs_[area]);
   }
 
   /// The node a point snaps to: the baked search's rule (snapToNode) on the columns around it.

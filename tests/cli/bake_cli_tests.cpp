@@ -143,6 +143,61 @@ TEST_CASE("strata bake reports bad input on one line with exit code 2", "[cli][b
   CHECK_FALSE(std::filesystem::exists(out));  // nothing written on failure
 }
 
+TEST_CASE("strata bake: a profile of 10,000 links bakes into a world every command reads", "[cli][bake]") {
+  // Stored, the profile is 1.1 MB: more than a plain string attribute's 1 MiB limit.
+  TempDir dir;
+  {
+    std::ofstream plane(dir / "plane.obj");
+    plane << "v -20 0 -20\nv -20 0 20\nv 20 0 20\nv 20 0 -20\nf 1 2 3\nf 1 3 4\n";
+    std::ofstream profile(dir / "links.toml");
+    profile << "[agent.a]\n";
+    for (int i = 0; i < 10000; ++i)
+      profile << "[[agent.a.links]]\nfrom = [" << i % 39 - 19 << ", 0, 0]\nto = [0, 0, " << i % 37 - 18
+              << "]\nlabel = \"jump_link_" << i << "\"\n";
+  }
+  const auto out = (dir / "links.h5").string();
+  auto bake = runStrata({"bake", (dir / "plane.obj").string(), "--profile", (dir / "links.toml").string(), "-o", out});
+  INFO(bake.err);
+  REQUIRE(bake.exit_code == 0);
+  auto info = runStrata({"info", out, "--json"});
+  INFO(info.err);
+  REQUIRE(info.exit_code == 0);
+  CHECK(nlohmann::json::parse(info.out)["agents"][0]["links"] == 10000);
+  CHECK(runStrata({"path", out, "--from", "-19,0,0", "--to", "0,0,18"}).exit_code == 0);
+}
+
+TEST_CASE("strata bake: a link never lands in an area of infinite cost", "[cli][bake]") {
+  // Two islands; the far one is lava (cost inf) under a modifier: a link into it is left out, so
+  // no route, field or component reaches it, and a two-way link keeps only its way out.
+  TempDir dir;
+  {
+    std::ofstream islands(dir / "islands.obj");
+    islands << "v -5 0 -3\nv -5 0 3\nv 0 0 3\nv 0 0 -3\nv 10 0 -3\nv 10 0 3\nv 15 0 3\nv 15 0 -3\n"
+               "f 1 2 3\nf 1 3 4\nf 5 6 7\nf 5 7 8\n";
+    std::ofstream one(dir / "one.toml");
+    one << "[agent.a]\n[[agent.a.modifiers]]\nmin = [9, -1, -4]\nmax = [16, 1, 4]\narea = \"lava\"\ncost = inf\n"
+           "[[agent.a.links]]\nfrom = [-1, 0, 0]\nto = [11.9, 0, 0]\nlabel = \"tele\"\n";
+    std::ofstream two(dir / "two.toml");
+    two << "[agent.a]\n[[agent.a.modifiers]]\nmin = [9, -1, -4]\nmax = [16, 1, 4]\narea = \"lava\"\ncost = inf\n"
+           "[[agent.a.links]]\nfrom = [-1, 0, 0]\nto = [11.9, 0, 0]\nlabel = \"tele\"\nbidirectional = true\n";
+  }
+  const auto one = (dir / "one.h5").string(), two = (dir / "two.h5").string();
+  REQUIRE(runStrata({"bake", (dir / "islands.obj").string(), "--profile", (dir / "one.toml").string(), "-o", one}).exit_code == 0);
+  auto into = runStrata({"path", one, "--from", "-3,0,0", "--to", "14,0,0"});
+  CHECK(into.exit_code == 3);
+  CHECK_THAT(into.out, Catch::Contains("NoPath"));
+  CHECK(runStrata({"query", one, "component", "--at", "-3,0,0", "--to", "14,0,0"}).exit_code == 3);
+  REQUIRE(runStrata({"bake", (dir / "islands.obj").string(), "--profile", (dir / "two.toml").string(), "-o", two}).exit_code == 0);
+  CHECK(runStrata({"path", two, "--from", "-3,0,0", "--to", "14,0,0"}).exit_code == 3);
+  auto out = runStrata({"path", two, "--from", "11.9,0,0", "--to", "-3,0,0"});  // from the link's lava end
+  INFO(out.out << out.err);
+  CHECK(out.exit_code == 0);
+  CHECK_THAT(out.out, Catch::Contains("link"));
+  // On demand, the same rule.
+  CHECK(runStrata({"path", (dir / "islands.obj").string(), "--profile", (dir / "one.toml").string(), "--on-demand",
+                   "--from", "-3,0,0", "--to", "14,0,0"}).exit_code == 3);
+}
+
 TEST_CASE("strata bake --help and its man page document every option", "[cli][bake][docs]") {
   auto help = runStrata({"bake", "--help"});
   REQUIRE(help.exit_code == 0);

@@ -155,6 +155,37 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
              Catch::Contains("two different costs"));
 }
 
+TEST_CASE("costs and strings a world file cannot store are located errors", "[formats][profile]") {
+  // Costs are stored as float32: beyond 1e9 an edge's cost could overflow to inf (the edge would
+  // vanish), and a tiny link cost would round to 0.
+  const char* link = "[agent.a]\n[[agent.a.links]]\nfrom=[0,0,0]\nto=[1,0,0]\nlabel='x'\ncost=";
+  for (const char* cost : {"1e39", "1e300", "1e-300", "0", "-1", "inf", "nan"}) {
+    INFO(cost);
+    CHECK_THAT(errorOf(std::string(link) + cost + "\n"), Catch::StartsWith("p.toml:6:") && Catch::Contains("cost: must be from 1e-06 to 1e+09"));
+  }
+  CHECK(parseProfile(std::string(link) + "1e9\n", "p.toml").ok());
+  CHECK(parseProfile(std::string(link) + "1e-6\n", "p.toml").ok());
+  const char* area = "[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=";
+  CHECK_THAT(errorOf(std::string(area) + "1e39\n"), Catch::Contains("cost: must be from 1 to 1e+09, or inf"));
+  CHECK(parseProfile(std::string(area) + "inf\n", "p.toml").ok());
+  CHECK(parseProfile(std::string(area) + "1e9\n", "p.toml").ok());
+  // Labels and globs: no NUL byte, at most 1024 bytes.
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.links]]\nfrom=[0,0,0]\nto=[1,0,0]\nlabel=\"a\\u0000b\"\n"),
+             Catch::StartsWith("p.toml:5:") && Catch::Contains("label: must not contain a NUL byte"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.links]]\nfrom=[0,0,0]\nto=[1,0,0]\nlabel='" + std::string(1025, 'x') + "'\n"),
+             Catch::Contains("label: longer than 1024 bytes (1025 bytes)"));
+  CHECK(parseProfile("[agent.a]\n[[agent.a.links]]\nfrom=[0,0,0]\nto=[1,0,0]\nlabel='" + std::string(1024, 'x') + "'\n", "p.toml").ok());
+  CHECK_THAT(errorOf("[agent.a]\nclimbable = ['" + std::string(2000, 'l') + "']\n"), Catch::Contains("climbable: longer than 1024 bytes"));
+}
+
+TEST_CASE("empty arrays of areas, modifiers, links and fields mean none", "[formats][profile]") {
+  auto result = parseProfile("[agent.a]\nareas = []\nmodifiers = []\nlinks = []\nfields = []\nclimbable = []\n", "p.toml");
+  REQUIRE(result.ok());
+  CHECK(result->agents[0].links.empty());
+  CHECK(result->agents[0].areas.empty());
+  CHECK_THAT(errorOf("[agent.a]\nlinks = [1]\n"), Catch::Contains("must be an array of tables"));
+}
+
 TEST_CASE("malformed TOML and empty profiles are located errors", "[formats][profile]") {
   CHECK(errorOf("[agent.a\nradius = 1\n").rfind("p.toml:1:", 0) == 0);
   CHECK_THAT(errorOf(""), Catch::Contains("no [agent.NAME] table"));
@@ -171,6 +202,10 @@ TEST_CASE("a missing or unreadable profile names the file", "[formats][profile]"
   auto directory = loadProfile(dir.path());
   REQUIRE_FALSE(directory.ok());
   CHECK_THAT(directory.error().message, Catch::Contains("directory"));
+  // An endless file is refused after 16 MiB, not read whole.
+  auto endless = loadProfile("/dev/zero");
+  REQUIRE_FALSE(endless.ok());
+  CHECK(endless.error().message == "/dev/zero: profile larger than 16 MiB");
 }
 
 TEST_CASE("profileToToml round-trips every setting", "[formats][profile]") {
