@@ -145,9 +145,13 @@ void Grid::refreshRegion(const sim::Vec3& min_world, const sim::Vec3& max_world)
   ++version_;
   const double lo_x = std::min(min_world.x, max_world.x), hi_x = std::max(min_world.x, max_world.x);
   const double lo_z = std::min(min_world.z, max_world.z), hi_z = std::max(min_world.z, max_world.z);
-  if (!std::isfinite(lo_x) || !std::isfinite(hi_x) || !std::isfinite(lo_z) || !std::isfinite(hi_z)) return;
-  // Cells overlapping the rectangle: a door's swept bounds clear every cell it touches.
-  const auto first = [&](double lo, double origin) { return static_cast<int>(std::floor((lo - origin) / settings_.cell_size)); };
+  if (std::isnan(lo_x) || std::isnan(hi_x) || std::isnan(lo_z) || std::isnan(hi_z)) return;
+  // Cells overlapping the rectangle: a door's swept bounds clear every cell it touches. Indices
+  // are clamped before the cast, so an infinite or huge rectangle clears every cell.
+  const auto first = [&](double v, double origin) {
+    const double cell = std::floor((v - origin) / settings_.cell_size);
+    return static_cast<int>(std::clamp(cell, -1.0, static_cast<double>(std::max(width(), depth()))));
+  };
   const int x0 = std::max(0, first(lo_x, settings_.origin.x));
   const int x1 = std::min(width() - 1, first(hi_x, settings_.origin.x));
   const int z0 = std::max(0, first(lo_z, settings_.origin.z));

@@ -24,12 +24,22 @@ const char* edgeKindName(EdgeKind kind) {
   return "unknown";
 }
 
-int32_t GridFrame::columnX(double world_x) const {
-  return static_cast<int32_t>(std::floor((world_x - origin_x) / cell_size));
+namespace {
+
+// floor(v) as a column index, saturated at +-2^30 (far outside any grid, with room for callers to
+// add a search radius): a modifier box of +-1e9 m means "everywhere", and a cast of an index
+// beyond int32 is undefined (in practice INT_MIN, an empty range). NaN is far outside too.
+int32_t saturatedColumn(double v) {
+  constexpr double kLimit = 1 << 30;
+  if (!(v > -kLimit)) return -(1 << 30);
+  if (v >= kLimit) return 1 << 30;
+  return static_cast<int32_t>(std::floor(v));
 }
-int32_t GridFrame::columnZ(double world_z) const {
-  return static_cast<int32_t>(std::floor((world_z - origin_z) / cell_size));
-}
+
+}  // namespace
+
+int32_t GridFrame::columnX(double world_x) const { return saturatedColumn((world_x - origin_x) / cell_size); }
+int32_t GridFrame::columnZ(double world_z) const { return saturatedColumn((world_z - origin_z) / cell_size); }
 
 std::size_t LayeredGraph::edgeCount() const {
   std::size_t count = links.size();

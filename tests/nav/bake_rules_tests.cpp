@@ -350,6 +350,21 @@ TEST_CASE("areas set edge costs - an infinite cost removes the edges into it", "
   CHECK((g.flags[slow] & nav::kNodeModified) != 0);
 }
 
+TEST_CASE("a modifier box of +-1e9 m covers every node", "[nav][bake]") {
+  // Beyond int32 columns: the box's column range saturates instead of overflowing to empty.
+  MeshBuilder level;
+  level.floor(0, 0, 3, 2, 0);
+  for (const double extent : {1e9, 1e30, std::numeric_limits<double>::max()}) {
+    auto agent = testAgent();
+    agent.modifiers.push_back({{{-extent, -extent, -extent}, {extent, extent, extent}}, "slow", 2.0});
+    const auto baked = bakeOne(level.mesh(), agent);
+    const auto& g = baked.graph;
+    REQUIRE(g.nodeCount() > 0);
+    INFO(extent);
+    for (uint32_t n = 0; n < g.nodeCount(); ++n) CHECK(g.area_names[g.area[n]] == "slow");
+  }
+}
+
 TEST_CASE("components are numbered in node order and split unconnected floors", "[nav][bake]") {
   MeshBuilder level;
   level.floor(0, 0, 2, 2, 0).floor(5, 0, 7, 2, 0).floor(0, 5, 2, 7, 0);

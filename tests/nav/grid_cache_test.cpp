@@ -67,6 +67,18 @@ TEST_CASE("grid cache: geometry changes are invisible until refresh, which bumps
     CHECK(grid.version() == v0 + 2);
     CHECK(route(grid, SearchMethod::AStar, at(0, 1), at(9, 1)).ok());
   }
+  SECTION("refreshRegion with an infinite or huge rectangle clears everything") {
+    const double inf = std::numeric_limits<double>::infinity();
+    for (const double extent : {inf, 1e12, 1e300}) {
+      door->closed = !door->closed;
+      grid.refreshRegion({-extent, 0, -extent}, {extent, 0, extent});
+      CHECK(route(grid, SearchMethod::AStar, at(0, 1), at(9, 1)).ok() == !door->closed);
+    }
+    const std::uint64_t v = grid.version();
+    door->closed = !door->closed;
+    grid.refreshRegion({std::nan(""), 0, 0}, {1, 0, 1});  // NaN: nothing, but still a new version
+    CHECK(grid.version() == v + 1);
+  }
   SECTION("refresh clears everything") {
     grid.refresh();
     CHECK(grid.version() == v0 + 1);

@@ -144,8 +144,8 @@ class Grid {
 
   /// Drops the whole walkability and height cache and increments version(). Links survive.
   void refresh();
-  /// Drops every cell overlapping the world rectangle [min_world, max_world] (X/Z) and
-  /// increments version().
+  /// Drops every cell overlapping the world rectangle [min_world, max_world] (X/Z; infinite
+  /// bounds reach the grid's edge, NaN bounds drop nothing) and increments version().
   void refreshRegion(const sim::Vec3& min_world, const sim::Vec3& max_world);
   /// Increments on every refresh; routes remember it to know when they are stale.
   std::uint64_t version() const { return version_; }
