@@ -89,7 +89,15 @@ double LayeredSearchGraph::straightCost(NodeId a, NodeId b) const {
   const double dx = (node_x_[a] - node_x_[b]) * graph_->grid.cell_size;
   const double dz = (node_z_[a] - node_z_[b]) * graph_->grid.cell_size;
   const double rise = static_cast<double>(graph_->height[b]) - graph_->height[a];
-  return (std::hypot(dx, dz) + 0.5 * std::fabs(rise)) * std::max(areaCost(a), areaCost(b));
+  return (std::hypot(dx, dz) + 0.5 * std::fabs(rise)) * cost_per_metre_;
+}
+
+double LayeredSearchGraph::shortcutCost(NodeId a, NodeId b) const {
+  if (a >= nodeCount() || b >= nodeCount()) return std::numeric_limits<double>::infinity();
+  double cost = 0;
+  if (!walkCost(a, b, std::max(areaCost(a), areaCost(b)), cost, [](double, NodeId) {}))
+    return std::numeric_limits<double>::infinity();
+  return cost;
 }
 
 template <class Visit>
@@ -114,9 +122,15 @@ bool LayeredSearchGraph::walkColumns(NodeId a, NodeId b, Visit&& visit) const {
 }
 
 bool LayeredSearchGraph::walkLineCost(NodeId a, NodeId b, double& cost, std::vector<AreaCrossing>& crossings) const {
-  const LayeredGraph& g = *graph_;
   crossings.clear();
-  if (a >= g.nodeCount() || b >= g.nodeCount()) return false;
+  if (a >= nodeCount() || b >= nodeCount()) return false;
+  return walkCost(a, b, std::numeric_limits<double>::infinity(), cost,
+                  [&](double t, NodeId node) { crossings.push_back({t, node}); });
+}
+
+template <class Crossing>
+bool LayeredSearchGraph::walkCost(NodeId a, NodeId b, double max_cost, double& cost, Crossing&& crossing) const {
+  const LayeredGraph& g = *graph_;
   const int64_t dx = node_x_[b] - node_x_[a], dz = node_z_[b] - node_z_[a];
   const double length = std::sqrt(double(dx) * double(dx) + double(dz) * double(dz)) * g.grid.cell_size;
   // A start in a never-entered area counts at the heuristic's rate, as in the corridor method.
@@ -127,9 +141,10 @@ bool LayeredSearchGraph::walkLineCost(NodeId a, NodeId b, double& cost, std::vec
   double run_cost = rate(a), run_start = 0, run_rise = 0, sum = 0;
   const bool walked = walkColumns(a, b, [&](NodeId current, NodeId next, const ColumnLine& line) {
     if (g.area[next] != g.area[current]) {  // the line enters another area at the step's parameter t
+      if (areaCost(next) > max_cost) return false;
       const double t = line.crossing();
       sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost;
-      crossings.push_back({t, next});
+      crossing(t, next);
       run_cost = rate(next), run_start = t, run_rise = 0;
     }
     run_rise += std::fabs(double(g.height[next]) - double(g.height[current]));

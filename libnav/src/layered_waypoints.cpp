@@ -6,12 +6,14 @@
 //    first and last legs stay on walkable ground.
 //  - An inner node is kept when it is a corner (the column step changes direction), when the
 //    action changes (the take-off and the landing of a jump, drop, climb or link), or at an area
-//    boundary (both sides of it). Straight walking runs collapse to their ends.
+//    boundary (both sides of it). Straight walking runs collapse to their ends. A walking leg
+//    across several columns (Theta*) gets a waypoint where it enters another area.
 //  - Optional spacing subdivides walking legs so that no two waypoints are farther apart than
 //    `spacing`; inserted points take the height of the floor found under them near the
 //    interpolated height.
 
 #include <cmath>
+#include <cstdlib>
 
 #include "strata/nav/layered_search.h"
 #include "strata/nav/nav_queries.h"
@@ -44,7 +46,29 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
 
   points.push_back({{from.x, graph.height[first_node], from.z}, MoveAction::Walk, graph.area[first_node]});
   if (!sameColumnAs(view, first_node, from) && last > 0) points.push_back(waypointAt(graph, first_node, MoveAction::Walk));
+  const GridFrame& grid = graph.grid;
+  auto centre = [&](NodeId n) {
+    const auto c = view.column(n);
+    return sim::Vec3{grid.centerX(c[0]), static_cast<double>(graph.height[n]), grid.centerZ(c[1])};
+  };
+  std::vector<LayeredSearchGraph::AreaCrossing> crossings;
+  // A walking leg across several columns (a Theta* shortcut) gets a waypoint where it enters
+  // another area, as Direct's line does: the chain's nodes alone would skip the boundary.
+  auto addCrossings = [&](std::size_t i) {
+    const NodeId a = nodes[i - 1], b = nodes[i];
+    const auto ca = view.column(a), cb = view.column(b);
+    if (action(i) != MoveAction::Walk || std::max(std::abs(cb[0] - ca[0]), std::abs(cb[1] - ca[1])) <= 1) return;
+    double cost = 0;
+    if (!view.walkLineCost(a, b, cost, crossings)) return;
+    const sim::Vec3 p = centre(a), q = centre(b);
+    for (const auto& c : crossings) {
+      sim::Vec3 w = p + (q - p) * c.t;
+      w.y = graph.height[c.node];
+      points.push_back({w, MoveAction::Walk, graph.area[c.node]});
+    }
+  };
   for (std::size_t i = 1; i < last; ++i) {
+    addCrossings(i);
     const NodeId prev = nodes[i - 1], node = nodes[i], next = nodes[i + 1];
     bool keep = action(i) != MoveAction::Walk || action(i + 1) != MoveAction::Walk;
     keep = keep || graph.area[node] != graph.area[prev] || graph.area[node] != graph.area[next];
@@ -55,6 +79,7 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
     }
     if (keep) points.push_back(waypointAt(graph, node, action(i)));
   }
+  if (last > 0) addCrossings(last);
   MoveAction final_action = last > 0 ? action(last) : MoveAction::Walk;
   if (!sameColumnAs(view, last_node, to) && last > 0) {
     points.push_back(waypointAt(graph, last_node, final_action));

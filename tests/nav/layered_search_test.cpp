@@ -295,6 +295,49 @@ TEST_CASE("layered Theta*: any-angle path is shorter and never longer than A*", 
   for (std::size_t i = 1; i < t.nodes.size(); ++i) CHECK(view.walkLine(t.nodes[i - 1], t.nodes[i], false));
 }
 
+TEST_CASE("layered Theta*: a shortcut costs the heights it climbs, so a ridge is walked round", "[nav][layered][theta]") {
+  // A ridge 3 m high across rows 0..2 (1 m steps, walkable at step 1); rows 3..4 are flat.
+  LayeredBuilder b(12, 5);
+  b.step = 1.0;
+  b.fromAscii({"001232100000", "001232100000", "001232100000", "............", "............"});
+  const auto g = b.build();
+  const AgentSettings agent;
+  const LayeredSearchGraph view(g, agent);
+  for (auto m : {SearchMethod::AStar, SearchMethod::Theta}) {
+    const auto r = run(g, {0.5, 0, 1.5}, {11.5, 0, 1.5}, method(m));
+    REQUIRE(r.ok());
+    INFO(methodName(m));
+    CHECK(r.cost < 11 + 3);  // over the ridge: 11 m plus half of 3 m up and 3 m down
+    for (NodeId n : r.nodes) CHECK(g.height[n] == 0);
+  }
+  // Only the ridge: the straight line over it is the route, and it costs its climb.
+  LayeredBuilder ridge(12, 3);
+  ridge.step = 1.0;
+  ridge.fromAscii({"001232100000", "001232100000", "001232100000"});
+  const auto h = ridge.build();
+  const auto t = run(h, {0.5, 0, 1.5}, {11.5, 0, 1.5}, method(SearchMethod::Theta));
+  REQUIRE(t.ok());
+  CHECK(t.cost == Approx(11 + 3));
+  CHECK(t.cost == Approx(run(h, {0.5, 0, 1.5}, {11.5, 0, 1.5}, method(SearchMethod::AStar)).cost));
+}
+
+TEST_CASE("layered Theta*: a shortcut keeps the area boundaries it crosses", "[nav][layered][theta]") {
+  // An area as dear as the ground: Theta* may cut through it, but the boundaries stay waypoints.
+  LayeredBuilder b(9, 3);
+  b.area_costs = {1.0f, 1.0f};
+  b.fromAscii({"...aaa...", "...aaa...", "...aaa..."});
+  const auto g = b.build();
+  const auto r = run(g, {0.5, 0, 0.5}, {8.5, 0, 2.5}, method(SearchMethod::Theta));
+  REQUIRE(r.ok());
+  std::vector<uint16_t> areas;
+  for (const auto& w : r.waypoints) areas.push_back(w.area);
+  INFO(areas.size());
+  CHECK(std::count(areas.begin(), areas.end(), uint16_t{1}) >= 1);
+  CHECK(areas.front() == 0);
+  CHECK(areas.back() == 0);
+  for (std::size_t i = 1; i < r.waypoints.size(); ++i) CHECK(r.waypoints[i].position.x >= r.waypoints[i - 1].position.x);
+}
+
 TEST_CASE("layered search: waypoint spacing subdivides walking legs only", "[nav][layered]") {
   LayeredBuilder b(12, 1);
   b.fromAscii({"............"});

@@ -80,9 +80,13 @@ class LayeredSearchGraph {
   void forEachEdge(NodeId node, NodeId /*parent*/, Visit&& visit) const;
   /// Octile (A*) or euclidean (any-angle) horizontal distance to `goal`, times the cheapest cost per metre.
   double heuristic(NodeId node, NodeId goal, bool any_angle) const;
-  /// Cost of walking straight from a to b: horizontal distance plus half the height change,
-  /// times the larger area cost of the two ends (lineOfSight refuses dearer areas in between).
+  /// A lower bound of shortcutCost: horizontal distance plus half the height change of the ends,
+  /// times the cheapest cost per metre.
   double straightCost(NodeId a, NodeId b) const;
+  /// Cost of walking straight from a to b as walkLineCost sums it (every height change along the
+  /// line, each area's share at its cost), or +infinity when lineOfSight(a, b) is false. Theta*'s
+  /// shortcuts cost this, so a route's cost is what its segments cost walked, over a hill too.
+  double shortcutCost(NodeId a, NodeId b) const;
   /// True when an agent can walk straight from node a to node b on one connected floor: every
   /// column the segment crosses is entered by a walk edge from the previous one (no corner
   /// threading; a diagonal crossing needs the diagonal walk edge), ends on b, and no crossed
@@ -134,6 +138,10 @@ class LayeredSearchGraph {
   // step was a walk edge into the expected column, none was stopped, and the walk ended on b.
   template <class Visit>
   bool walkColumns(NodeId a, NodeId b, Visit&& visit) const;
+  // The cost walk of walkLineCost and shortcutCost: `crossing(t, node)` at each area change; a
+  // crossed node dearer than `max_cost` stops it (false).
+  template <class Crossing>
+  bool walkCost(NodeId a, NodeId b, double max_cost, double& cost, Crossing&& crossing) const;
 
   const LayeredGraph* graph_;
   const AgentSettings* agent_;

@@ -379,8 +379,12 @@ class SearchState {
 ///   providers such as jump point search choose successors by the direction of arrival; others
 ///   ignore it.
 /// - `heuristic(node, goal, any_angle)`: admissible estimate of the remaining cost.
-/// - `straightCost(a, b)`: cost of a straight walking segment (any-angle mode only).
+/// - `straightCost(a, b)`: cost of a straight walking segment (any-angle mode only); with
+///   `shortcutCost`, a lower bound of it that decides whether the segment is worth walking.
 /// - `lineOfSight(a, b)`: whether that segment can be walked (any-angle mode only).
+/// - optionally `shortcutCost(a, b)`: the exact cost of walking the segment, +infinity when it
+///   cannot be walked (one walk instead of lineOfSight's; a graph whose segment cost depends on
+///   the ground crossed, such as the heights of a layered world, gives it).
 template <class G>
 concept SearchGraph = requires(const G& graph, NodeId node, bool any_angle) {
   { graph.nodeCount() } -> std::convertible_to<std::size_t>;
@@ -448,10 +452,19 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
       double g = node_g + cost;
       NodeId via = node;
       if (can_shortcut && kind == MoveAction::Walk) {
-        const double through_parent = parent_g + graph.straightCost(parent, to);
-        if (through_parent <= g && graph.lineOfSight(parent, to)) {
-          g = through_parent;
-          via = parent;
+        double through_parent = parent_g + graph.straightCost(parent, to);
+        if (through_parent <= g) {
+          bool walkable;
+          if constexpr (requires { graph.shortcutCost(parent, to); }) {
+            through_parent = parent_g + graph.shortcutCost(parent, to);
+            walkable = through_parent <= g;
+          } else {
+            walkable = graph.lineOfSight(parent, to);
+          }
+          if (walkable) {
+            g = through_parent;
+            via = parent;
+          }
         }
       }
       if (g < next.g) {
