@@ -20,12 +20,6 @@
 namespace strata::nav {
 namespace {
 
-SnapSettings ownColumn(const SnapSettings& snap) {
-  SnapSettings own = snap;
-  own.max_horizontal = 0;
-  return own;
-}
-
 }  // namespace
 
 Status SightSettings::validate() const {
@@ -34,23 +28,22 @@ Status SightSettings::validate() const {
 }
 
 bool lineOfSight(const LayeredSearchGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap) {
-  const auto a = nearestWalkable(graph.graph(), from, ownColumn(snap));
-  const auto b = nearestWalkable(graph.graph(), to, ownColumn(snap));
-  if (!a || !b) return false;
-  return graph.walkLine(a->node, b->node, false);
+  // The ends snap as a path's do (snapToNode), so a line is walkable exactly when Direct walks it.
+  const NodeId a = snapToNode(graph.graph(), from, snap), b = snapToNode(graph.graph(), to, snap);
+  if (a == kNoNode || b == kNoNode) return false;
+  return graph.walkLine(a, b, false);
 }
 
 bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap,
                const SightSettings& sight, const sim::QueryIndex* geometry) {
-  const auto a = nearestWalkable(graph, from, ownColumn(snap));
-  const auto b = nearestWalkable(graph, to, ownColumn(snap));
-  if (!a || !b) return false;
-  const auto ca = graph.nodeColumn(a->node), cb = graph.nodeColumn(b->node);
-  const double eye_a = graph.height[a->node] + sight.eye_height;
-  const double eye_b = graph.height[b->node] + sight.eye_height;
+  const NodeId a = snapToNode(graph, from, snap), b = snapToNode(graph, to, snap);
+  if (a == kNoNode || b == kNoNode) return false;
+  const auto ca = graph.nodeColumn(a), cb = graph.nodeColumn(b);
+  const double eye_a = graph.height[a] + sight.eye_height;
+  const double eye_b = graph.height[b] + sight.eye_height;
   // The eyes themselves must be in open space (not above a low ceiling).
-  if (eye_a > graph.height[a->node] + graph.headroom[a->node]) return false;
-  if (eye_b > graph.height[b->node] + graph.headroom[b->node]) return false;
+  if (eye_a > graph.height[a] + graph.headroom[a]) return false;
+  if (eye_b > graph.height[b] + graph.headroom[b]) return false;
   const int64_t dx = cb[0] - ca[0], dz = cb[1] - ca[1];
   const double length2 = static_cast<double>(dx * dx + dz * dz);
   int32_t x = ca[0], z = ca[1];
@@ -68,8 +61,8 @@ bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3
   }
   if (geometry == nullptr) return true;
   // The real surfaces between the eyes: any triangle crossing the open segment blocks.
-  const sim::Vec3 eye_from = graph.nodePosition(a->node) + sim::Vec3{0, sight.eye_height, 0};
-  const sim::Vec3 eye_to = graph.nodePosition(b->node) + sim::Vec3{0, sight.eye_height, 0};
+  const sim::Vec3 eye_from = graph.nodePosition(a) + sim::Vec3{0, sight.eye_height, 0};
+  const sim::Vec3 eye_to = graph.nodePosition(b) + sim::Vec3{0, sight.eye_height, 0};
   const sim::Vec3 delta = eye_to - eye_from;
   const double distance = sim::length(delta);
   if (!(distance > 0)) return true;

@@ -129,6 +129,30 @@ TEST_CASE("lineOfSight: no corner threading, sightLine passes diagonal gaps", "[
   CHECK(sightLine(g, {0.5, 0, 0.5}, {1.5, 0, 1.5}, {}, {}));
 }
 
+TEST_CASE("lineOfSight and sightLine snap their ends as a path does, so they agree with Direct", "[nav][query]") {
+  // A floor of columns 0..9 with a hole at column 6: a point beside it (in no column's floor)
+  // snaps within 1 m to the nearest one, as Direct's ends do.
+  LayeredBuilder b(10, 1);
+  b.fromAscii({"......#..."});
+  const auto g = b.build();
+  const AgentSettings agent;
+  const LayeredSearchGraph view(g, agent);
+  const SnapSettings snap;
+  const sim::Vec3 beside{6.7, 0, 0.5}, near_start{0.5, 0, 0.5}, off_grid{10.4, 0, 0.5};
+  CHECK(lineOfSight(view, near_start, {4.5, 0, 0.5}, snap));
+  CHECK(lineOfSight(view, beside, {9.5, 0, 0.5}, snap));  // snaps to column 7
+  CHECK(lineOfSight(view, off_grid, {7.5, 0, 0.5}, snap));  // 0.9 m from column 9's centre
+  CHECK(sightLine(g, off_grid, {7.5, 0, 0.5}, snap, {}));
+  LayeredSearchSettings direct;
+  direct.method = SearchMethod::Direct;
+  SearchState state;
+  for (const sim::Vec3& to : {sim::Vec3{9.5, 0, 0.5}, sim::Vec3{4.5, 0, 0.5}}) {
+    const bool walked = findLayeredPath(view, off_grid, to, direct, state).ok();
+    CHECK(lineOfSight(view, off_grid, to, snap) == walked);
+  }
+  CHECK_FALSE(lineOfSight(view, {12.0, 0, 0.5}, {7.5, 0, 0.5}, snap));  // 2.5 m away: no floor
+}
+
 TEST_CASE("sightLine: a low ceiling in between blocks the eyes", "[nav][query]") {
   LayeredBuilder b(7, 1);
   b.fromAscii({"......."});

@@ -55,9 +55,10 @@ struct FloorLayer {
 /// where no floor was baked.
 std::vector<FloorLayer> floorsAt(const LayeredGraph& graph, double x, double z);
 
-/// Feet: can the agent walk straight from `from` to `to`? Both snap to the floor below them in
-/// their own column (SnapSettings with max_horizontal 0); the line follows walk edges column by
-/// column (LayeredSearchGraph::walkLine without the area rule). False when either end has no floor.
+/// Feet: can the agent walk straight from `from` to `to`? Both snap as a path's ends do
+/// (snapToNode: the floor below, within snap.max_horizontal); the line follows walk edges column
+/// by column (LayeredSearchGraph::walkLine without the area rule), so it is clear exactly when
+/// Direct walks it. False when either end has no floor.
 bool lineOfSight(const LayeredSearchGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap);
 
 /// Settings of the sight line.
@@ -67,7 +68,7 @@ struct SightSettings {
   Status validate() const;
 };
 
-/// Eyes: can an agent standing at `from` see `to`? Both snap to the floor below them; the sight
+/// Eyes: can an agent standing at `from` see `to`? Both snap as a path's ends do; the sight
 /// segment runs between the two eye points (floor + eye_height). Each column the segment crosses
 /// must have a floor below the segment whose free space (headroom) reaches it: pits and valleys
 /// never block, rising ground, walls (columns without a floor) and low ceilings do. There is no
