@@ -99,17 +99,23 @@ bool Grid::stepAllowed(std::uint32_t from_key, std::uint32_t to_key) {
 
 std::optional<sim::Vec3> Grid::nearestWalkable(const sim::Vec3& position, int max_rings) {
   if (!std::isfinite(position.x) || !std::isfinite(position.z)) return std::nullopt;
-  const double fx = (position.x - settings_.origin.x) / settings_.cell_size;
-  const double fz = (position.z - settings_.origin.z) / settings_.cell_size;
-  const int cx = static_cast<int>(std::clamp(std::floor(fx), 0.0, static_cast<double>(width() - 1)));
-  const int cz = static_cast<int>(std::clamp(std::floor(fz), 0.0, static_cast<double>(depth() - 1)));
+  // The point clamped into the grid's rectangle (in cells), then its cell.
+  const double fx = std::clamp((position.x - settings_.origin.x) / settings_.cell_size, 0.0, static_cast<double>(width()));
+  const double fz = std::clamp((position.z - settings_.origin.z) / settings_.cell_size, 0.0, static_cast<double>(depth()));
+  const int cx = std::min(static_cast<int>(fx), width() - 1);
+  const int cz = std::min(static_cast<int>(fz), depth() - 1);
+  // Ring by ring; a hit ends the search only once no farther ring can hold a closer centre: the
+  // centres of ring r lie on a square of half-side r cells round the start cell's centre, at
+  // least r - |point - that centre| (max norm, in cells) from the point.
+  const double offset = std::max(std::fabs(fx - (cx + 0.5)), std::fabs(fz - (cz + 0.5)));
+  double best = std::numeric_limits<double>::infinity();
+  std::optional<CellCoord> best_cell;
   for (int ring = 0; ring <= std::max(0, max_rings); ++ring) {
-    double best = std::numeric_limits<double>::infinity();
-    std::optional<CellCoord> best_cell;
+    const double reach = std::max(0.0, ring - offset) * settings_.cell_size;
+    if (best_cell && reach * reach > best) break;
     auto consider = [&](int x, int z) {
       if (!isWalkable(x, z)) return;
-      const double dx = settings_.origin.x + (x + 0.5) * settings_.cell_size - position.x;
-      const double dz = settings_.origin.z + (z + 0.5) * settings_.cell_size - position.z;
+      const double dx = (x + 0.5 - fx) * settings_.cell_size, dz = (z + 0.5 - fz) * settings_.cell_size;
       const double d = dx * dx + dz * dz;
       if (d < best) best = d, best_cell = CellCoord{x, z};
     };
@@ -125,8 +131,8 @@ std::optional<sim::Vec3> Grid::nearestWalkable(const sim::Vec3& position, int ma
         consider(cx + ring, z);
       }
     }
-    if (best_cell) return cellToWorld(best_cell->x, best_cell->z);
   }
+  if (best_cell) return cellToWorld(best_cell->x, best_cell->z);
   return std::nullopt;
 }
 

@@ -3,7 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
+#include <random>
 
 #include "grid_fixtures.h"
 
@@ -123,6 +126,35 @@ TEST_CASE("grid nearestWalkable: rings outward from the clamped point", "[nav][g
   CHECK(*grid.nearestWalkable({0.2, 0, 5.7}) == at(0, 5));
   // Off-grid points are clamped first.
   CHECK(*grid.nearestWalkable({-50, 0, 5.5}) == at(0, 5));
+  // The closest centre, not the first ring's best: from (1.99, 1.5) in blocked cell (1, 1), ring 1
+  // holds (0, 0) at 1.79 cells, ring 2 holds (3, 1) at 1.51.
+  Grid rings = ascii({".####", "###..", "#####"});
+  CHECK(*rings.nearestWalkable({1.99, 0, 1.5}) == at(3, 1));
+  CHECK(*rings.nearestWalkable({1.2, 0, 1.5}) == at(0, 0));  // 1.22 against 2.3: ring 1 wins
+  // Against a brute force over every walkable centre, on random maps and points on and off them.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> coordinate(-3, 15);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::string> rows(9, std::string(12, '#'));
+    for (auto& row : rows)
+      for (char& c : row)
+        if (rng() % 6 == 0) c = '.';
+    Grid grid2 = ascii(rows);
+    for (int q = 0; q < 20; ++q) {
+      const sim::Vec3 p{coordinate(rng), 0, coordinate(rng)};
+      const double px = std::clamp(p.x, 0.0, 12.0), pz = std::clamp(p.z, 0.0, 9.0);
+      const int pcx = std::min(int(px), 11), pcz = std::min(int(pz), 8);
+      double best = 1e300;
+      for (int z = 0; z < 9; ++z)
+        for (int x = 0; x < 12; ++x)
+          if (rows[z][x] == '.' && std::max(std::abs(x - pcx), std::abs(z - pcz)) <= 8)
+            best = std::min(best, std::hypot(x + 0.5 - px, z + 0.5 - pz));
+      const auto found = grid2.nearestWalkable(p);
+      INFO(p.x << "," << p.z);
+      REQUIRE(found.has_value() == (best < 1e300));
+      if (found) CHECK(std::hypot(found->x - px, found->z - pz) == Approx(best));
+    }
+  }
   // Nothing within the ring limit: nullopt.
   CHECK_FALSE(grid.nearestWalkable(at(6, 1), 1));
   CHECK(grid.nearestWalkable(at(6, 1), 3));

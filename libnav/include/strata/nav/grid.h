@@ -127,7 +127,8 @@ class Grid {
   bool stepAllowed(std::uint32_t from_key, std::uint32_t to_key);
 
   /// Clamps a point into bounds, then searches outward ring by ring (ring 0 is the cell itself)
-  /// for the walkable cell centre closest to the point; nullopt when no ring up to `max_rings`
+  /// for the walkable cell centre closest to the clamped point (a nearer ring's hit is not taken
+  /// while a farther ring may still hold a closer centre); nullopt when no ring up to `max_rings`
   /// has one. The answer's Y is the cell's surface height.
   std::optional<sim::Vec3> nearestWalkable(const sim::Vec3& position, int max_rings = 8);
 
