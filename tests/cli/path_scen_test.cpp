@@ -107,10 +107,18 @@ TEST_CASE("strata path --scen --budget bounds every search, theta's exactness ch
       auto run = runStrata({"path", movingAi("den312d.map"), "--scen", movingAi("den312d.map.scen"), "--method", method,
                             "--budget", budget, "--json"});
       const auto doc = nlohmann::json::parse(run.out);
-      int over = 0;
-      for (const auto& r : doc["results"])
+      int over = 0, exhausted = 0, marked = 0;
+      for (const auto& r : doc["results"]) {
         if (r["expansions"].get<long long>() > std::stoll(budget)) ++over;
+        if (r.value("failure", "") == "BudgetExhausted") ++exhausted, marked += r.contains("mismatch");
+      }
       CHECK(over == 0);
+      // A search the budget stopped is a failure, not a length mismatch; either exits 1.
+      if (std::string(budget) == "10") CHECK(exhausted > 0);
+      CHECK(marked == 0);
+      CHECK(doc["failures"] == exhausted);
+      CHECK(doc["mismatches"].get<int>() + exhausted <= doc["scenarios"].get<int>());
+      CHECK(run.exit_code == (exhausted > 0 || doc["mismatches"].get<int>() > 0 ? 1 : 0));
     }
   }
 }
