@@ -114,14 +114,23 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     // The interval search is exact in the plane of whole column cells, which in passages one or
     // two columns wide cuts every turn by up to a column: there it can prefer a route of many
     // turns that is longer through column centres than the corridor method's (a maze: 49.3 m
-    // against 44.2). Both run; the cheaper answer is kept (the interval one on a tie).
-    PathResult interval = findCorridorPath(view.corridor(), start, goal, from, to, settings, state);
-    if (interval.failure != PathFailure::None) return interval;
+    // against 44.2). Both run; the cheaper answer is kept (the interval one on a tie). The
+    // corridor method runs first, so that a budget (shared: the two together expand at most
+    // --budget nodes) always buys its answer, and its failures (NoPath, BudgetExhausted,
+    // ClosestNoPath) are the answer; the interval search gets what it left.
     LayeredSearchSettings corridor_settings = settings;
     corridor_settings.method = SearchMethod::Corridor;
     PathResult corridor = findCorridorPath(view.corridor(), start, goal, from, to, corridor_settings, state);
+    if (corridor.failure != PathFailure::None) return corridor;
+    LayeredSearchSettings interval_settings = settings;
+    const int64_t budget = settings.limits.max_expansions;
+    if (budget > 0) {
+      if (corridor.expansions >= budget) return corridor;
+      interval_settings.limits.max_expansions = budget - corridor.expansions;
+    }
+    PathResult interval = findCorridorPath(view.corridor(), start, goal, from, to, interval_settings, state);
     const int64_t expansions = interval.expansions + corridor.expansions;
-    PathResult& kept = corridor.failure == PathFailure::None && corridor.cost < interval.cost ? corridor : interval;
+    PathResult& kept = interval.failure == PathFailure::None && !(corridor.cost < interval.cost) ? interval : corridor;
     kept.expansions = expansions;
     return std::move(kept);
   }

@@ -416,6 +416,36 @@ TEST_CASE("corridor: failure reasons", "[nav][layered][corridor][failure]") {
     s.limits.max_expansions = 0;
     CHECK(run(gw, {0.5, 0, 0.5}, {39.5, 0, 0.5}, s).ok());
   }
+  SECTION("interval: a shared budget that always buys the corridor method's answer") {
+    LayeredBuilder wide(40, 40);
+    for (int z = 0; z < 40; ++z)
+      for (int x = 0; x < 40; ++x)
+        if (!(x % 4 == 2 && z != (x % 8 == 2 ? 39 : 0))) wide.addFloor(x, z, 0);
+    const auto gw = wide.build();
+    const sim::Vec3 from{0.5, 0, 0.5}, to{39.5, 0, 0.5};
+    auto s = corridorSettings();
+    const auto corridor = run(gw, from, to, s);
+    REQUIRE(corridor.ok());
+    s.method = SearchMethod::Interval;
+    const auto unlimited = run(gw, from, to, s);
+    REQUIRE(unlimited.ok());
+    CHECK(unlimited.cost <= corridor.cost + 1e-9);
+    CHECK(unlimited.expansions > corridor.expansions);
+    for (int64_t budget = corridor.expansions; budget <= unlimited.expansions + 1; ++budget) {
+      INFO("budget " << budget);
+      s.limits.max_expansions = budget;
+      const auto r = run(gw, from, to, s);
+      REQUIRE(r.ok());  // the corridor answer at least
+      CHECK(r.expansions <= budget);
+      CHECK(r.cost <= corridor.cost + 1e-9);
+    }
+    s.limits.max_expansions = corridor.expansions - 1;
+    CHECK(run(gw, from, to, s).failure == PathFailure::BudgetExhausted);
+    s.return_closest = true;
+    const auto closest = run(gw, from, to, s);
+    CHECK(closest.failure == PathFailure::ClosestNoPath);
+    CHECK(closest.expansions <= corridor.expansions - 1);
+  }
 }
 
 TEST_CASE("corridor: batch mode gives the same answers on any thread count", "[nav][layered][corridor][batch]") {
