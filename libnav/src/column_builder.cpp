@@ -117,6 +117,11 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
     for (std::size_t j = i + 1; j < hits.size() && hits[j].height == hit.height; ++j)
       if (hits[j].normal.y < 0) covered = true;
     if (covered) continue;
+    // Anything right above the centre lower than the standing box's bottom (a plate 0.3 m over
+    // the ground, under the step height) leaves no room either: the box starts at the step
+    // height so that low lips *beside* the centre do not count, not to let the agent stand
+    // with its feet inside a slab.
+    if (headroom < standingBoxBottom(hit.normal)) continue;
     if (!has_room(hit.height, hit.normal)) continue;
     out.push_back({hit.height, hit.normal, hit.triangle, headroom});
   }

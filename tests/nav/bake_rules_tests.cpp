@@ -98,14 +98,18 @@ TEST_CASE("surfaces closer than the merge distance are one floor", "[nav][bake][
     CHECK(floors[0].height == 1.0);
     CHECK(floors[0].triangle == 0);
   }
-  SECTION("merge distance 0 keeps both") {
+  SECTION("merge distance 0 keeps both apart, and the lower one has no standing room") {
     settings.merge_distance = 0;
     const nav::ColumnBuilder builder(empty, index, settings, grid);
     std::vector<nav::SurfaceHit> hits{{0.97, up, 1}, {1.0, up, 0}};
     builder.floorsFromHits(hits, 0, 0, floors);
+    REQUIRE(floors.size() == 1);  // 0.97 has the other surface 3 cm over it, under the standing box
+    CHECK(floors[0].height == 1.0);
+    std::vector<nav::SurfaceHit> apart{{0.97, up, 1}, {3.0, up, 0}};
+    builder.floorsFromHits(apart, 0, 0, floors);
     REQUIRE(floors.size() == 2);
     CHECK(floors[0].height == 0.97);  // ascending
-    CHECK(floors[0].headroom == Approx(0.03));
+    CHECK(floors[0].headroom == Approx(2.03));
   }
   SECTION("downward-facing and steep hits are never floors but bound headroom") {
     const nav::ColumnBuilder builder(empty, index, settings, grid);
@@ -152,6 +156,21 @@ TEST_CASE("a low ceiling removes standing room", "[nav][bake]") {
   REQUIRE(under.size() == 2);
   CHECK(short_agent.graph.height[under[0]] == Approx(0.0));
   CHECK(short_agent.graph.headroom[under[0]] == Approx(1.5));
+}
+
+TEST_CASE("a plate lower than the step height over the floor leaves no standing room under it", "[nav][bake]") {
+  // A 5 cm plate from 0.30 to 0.35 m over x 2..4: the standing box (from the step height, 0.4 m,
+  // up) does not reach it, but the agent's feet would be inside it. A 0.3 m lip beside the
+  // centre (x 4.5..6) still leaves room next to it.
+  MeshBuilder level;
+  level.floor(0, 0, 8, 4, 0).box({2, 0.30, 0}, {4, 0.35, 4}).box({4.5, 0, 0}, {6, 0.3, 4});
+  auto baked = bakeOne(level.mesh(), testAgent());
+  const auto under = nodesAt(baked.graph, 3.1, 2.1);
+  REQUIRE(under.size() == 1);  // only the plate's top
+  CHECK(baked.graph.height[under[0]] == Approx(0.35));
+  const auto beside = nodesAt(baked.graph, 4.35, 2.1);  // 0.15 m from the lip
+  REQUIRE(beside.size() == 1);
+  CHECK(baked.graph.height[beside[0]] == Approx(0.0));
 }
 
 TEST_CASE("a wall thinner than one column blocks every edge across it", "[nav][bake]") {

@@ -15,7 +15,9 @@
 ///     standingBoxBottom() to `height` above the floor must not overlap any triangle
 ///     (QueryIndex::overlapsBox, exact; touching counts), and no downward-facing surface may lie
 ///     at the floor or within `merge_distance` above it (the bottom of a solid resting on the
-///     floor: the centre is inside it, where a box may touch no triangle at all);
+///     floor: the centre is inside it, where a box may touch no triangle at all), nor any hit
+///     above the centre below standingBoxBottom() (headroom under the box: a plate 0.3 m over
+///     the ground; the box starts at the step height for low lips beside the centre only);
 ///  5. headroom is the distance from the floor up to the next hit above it in the column.
 
 #include <cstdint>
