@@ -155,6 +155,16 @@ bool LayeredSearchGraph::walkCost(NodeId a, NodeId b, double max_cost, double& c
   return true;
 }
 
+bool LayeredSearchGraph::lineNodes(NodeId a, NodeId b, std::vector<NodeId>& nodes) const {
+  nodes.clear();
+  if (a >= nodeCount() || b >= nodeCount()) return false;
+  nodes.push_back(a);
+  return walkColumns(a, b, [&](NodeId, NodeId next, const ColumnLine&) {
+    nodes.push_back(next);
+    return true;
+  });
+}
+
 bool LayeredSearchGraph::walkLine(NodeId a, NodeId b, bool same_cost_only) const {
   if (a >= nodeCount() || b >= nodeCount()) return false;
   const double max_cost = std::max(areaCost(a), areaCost(b));

@@ -9,8 +9,8 @@
 //    boundary (both sides of it). Straight walking runs collapse to their ends. A walking leg
 //    across several columns (Theta*) gets a waypoint where it enters another area.
 //  - Optional spacing subdivides walking legs so that no two waypoints are farther apart than
-//    `spacing`; inserted points take the height of the floor found under them near the
-//    interpolated height.
+//    `spacing`; an inserted point takes the height of the node the leg's walked line crosses in
+//    its column (the floor near the interpolated height when the point's column is not on it).
 
 #include <cmath>
 #include <cstdlib>
@@ -96,17 +96,35 @@ std::vector<Waypoint> spaceWaypoints(const LayeredSearchGraph& view, std::vector
   std::vector<Waypoint> spaced;
   spaced.push_back(points.front());
   const double band = view.agent().step_height + 0.5;
+  std::vector<NodeId> walked;
+  // The node a waypoint stands on: the floor of its column at its height (waypoints are at
+  // surface heights).
+  auto standing = [&](const sim::Vec3& p) {
+    return graph.findNode(graph.grid.columnX(p.x), graph.grid.columnZ(p.z), p.y, 0.05, 0.05);
+  };
   for (std::size_t i = 1; i < points.size(); ++i) {
     const Waypoint& p = points[i - 1];
     const Waypoint& q = points[i];
     const double length = std::hypot(q.position.x - p.position.x, q.position.z - p.position.z);
     if (q.action == MoveAction::Walk && length > spacing) {
+      // The leg is a walked line: its columns' nodes give each inserted point the height of the
+      // ground under it, over a hill too (an interpolated height can be metres off).
+      const NodeId a = standing(p.position), b = standing(q.position);
+      if (a == kNoNode || b == kNoNode || !view.lineNodes(a, b, walked)) walked.clear();
+      std::size_t k = 0;
       const auto pieces = static_cast<int64_t>(std::ceil(length / spacing));
       for (int64_t j = 1; j < pieces; ++j) {
         const double t = static_cast<double>(j) / static_cast<double>(pieces);
         Waypoint w{p.position + (q.position - p.position) * t, MoveAction::Walk, p.area};
-        const NodeId under = graph.findNode(graph.grid.columnX(w.position.x), graph.grid.columnZ(w.position.z),
-                                            w.position.y, band, band);
+        const int32_t x = graph.grid.columnX(w.position.x), z = graph.grid.columnZ(w.position.z);
+        // Points go forward along the line, and so do its columns.
+        NodeId under = kNoNode;
+        for (std::size_t m = k; m < walked.size(); ++m)
+          if (const auto c = view.column(walked[m]); c[0] == x && c[1] == z) {
+            under = walked[m], k = m;
+            break;
+          }
+        if (under == kNoNode) under = graph.findNode(x, z, w.position.y, band, band);
         if (under != kNoNode) w.position.y = graph.height[under], w.area = graph.area[under];
         spaced.push_back(w);
       }

@@ -321,6 +321,26 @@ TEST_CASE("layered Theta*: a shortcut costs the heights it climbs, so a ridge is
   CHECK(t.cost == Approx(run(h, {0.5, 0, 1.5}, {11.5, 0, 1.5}, method(SearchMethod::AStar)).cost));
 }
 
+TEST_CASE("layered search: spaced waypoints stand on the ground under them, over a ridge too", "[nav][layered]") {
+  LayeredBuilder ridge(12, 3);
+  ridge.step = 1.0;
+  ridge.fromAscii({"001232100000", "001232100000", "001232100000"});
+  const auto g = ridge.build();
+  for (auto m : {SearchMethod::Theta, SearchMethod::Direct, SearchMethod::Corridor}) {
+    INFO(methodName(m));
+    auto s = method(m);
+    s.waypoint_spacing = 0.5;
+    const auto r = run(g, {0.5, 0, 1.5}, {11.5, 0, 1.5}, s);
+    REQUIRE(r.ok());
+    REQUIRE(r.waypoints.size() >= 20);
+    for (const auto& w : r.waypoints) {
+      const int x = int(std::floor(w.position.x)), z = int(std::floor(w.position.z));
+      INFO(w.position.x << "," << w.position.y << "," << w.position.z);
+      CHECK(w.position.y == Approx(g.height[g.columnBegin(x, z)]));
+    }
+  }
+}
+
 TEST_CASE("layered Theta*: a shortcut keeps the area boundaries it crosses", "[nav][layered][theta]") {
   // An area as dear as the ground: Theta* may cut through it, but the boundaries stay waypoints.
   LayeredBuilder b(9, 3);

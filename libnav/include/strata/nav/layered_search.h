@@ -105,6 +105,9 @@ class LayeredSearchGraph {
   /// changes times the cost of the area they enter) and lists where it enters another area.
   /// False (cost and crossings unspecified) when walkLine would be.
   bool walkLineCost(NodeId a, NodeId b, double& cost, std::vector<AreaCrossing>& crossings) const;
+  /// The nodes walkLine(a, b, false) steps through, a first and b last, into `nodes`; false
+  /// (nodes unspecified) when it would be false.
+  bool lineNodes(NodeId a, NodeId b, std::vector<NodeId>& nodes) const;
   /// Column (x, z) of a node in O(1).
   std::array<int32_t, 2> column(NodeId node) const { return {node_x_[node], node_z_[node]}; }
   /// Cost multiplier of the node's area.
