@@ -161,6 +161,7 @@ int runBake(BakeCommandOptions& options) {
   ProgressBar bar;
   nav::BakeOptions bake_options;
   bake_options.threads = threads;
+  bake_options.memory_limit_bytes = physicalMemoryBytes();
   if (stderrIsTerminal() && !options.json) bake_options.observer = &bar;
   auto baked = nav::bakeWorld(world.geometry, profile, bake_options, options.input);
   bar.clear();

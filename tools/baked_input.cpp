@@ -97,7 +97,9 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   if (!profile) return profile.error();
   auto imported = importInput(options);
   if (!imported) return imported.error();
-  auto baked = nav::bakeWorld(imported->mesh, *profile, nav::BakeOptions{}, options.input);
+  nav::BakeOptions bake_options;
+  bake_options.memory_limit_bytes = physicalMemoryBytes();
+  auto baked = nav::bakeWorld(imported->mesh, *profile, bake_options, options.input);
   if (!baked) return baked.error();
   if (geometry != nullptr) *geometry = std::move(imported->mesh);
   return pickAgent(std::move(baked->agents), options);

@@ -113,6 +113,12 @@ CLI::Validator fileName() {
                         "FILE", "file name");
 }
 
+std::uint64_t physicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
 CLI::Validator agentName() {
   return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "an agent name cannot be empty" : ""; },
                         "NAME", "agent name");

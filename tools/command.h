@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -80,5 +81,8 @@ CLI::Validator integerRange(long long lo, long long hi);
 CLI::Validator agentName();
 /// A non-empty file name (`--profile "$UNSET"` is an error, not "no profile").
 CLI::Validator fileName();
+
+/// The machine's physical memory in bytes (0 when unknown): the bake's memory limit.
+std::uint64_t physicalMemoryBytes();
 
 }  // namespace strata::cli

@@ -139,6 +139,29 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     return Error::badInput(source + ": agent " + settings.name + ": " + std::to_string(grid.width_cells) + " x " +
                            std::to_string(grid.depth_cells) + " columns at cell_size " +
                            std::to_string(settings.cell_size) + " m is too many; raise cell_size");
+  if (options.memory_limit_bytes > 0) {
+    // Projected area of the walkable surfaces, serially (a decision must not depend on the
+    // order of a parallel sum): about one floor node per cell of it.
+    const double min_normal_y = std::cos(settings.max_slope * M_PI / 180.0);
+    double area = 0;
+    for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+      const sim::Vec3 a = mesh.vertex(static_cast<uint32_t>(t), 0);
+      const sim::Vec3 n = sim::cross(mesh.vertex(static_cast<uint32_t>(t), 1) - a, mesh.vertex(static_cast<uint32_t>(t), 2) - a);
+      const double length = sim::length(n);
+      if (length > 0 && n.y >= min_normal_y * length) area += 0.5 * n.y;
+    }
+    const double nodes = area / (settings.cell_size * settings.cell_size);
+    const double bytes = nodes * kBakeBytesPerNode;
+    if (bytes > static_cast<double>(options.memory_limit_bytes)) {
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    ": agent %s: about %.3g floor nodes at cell_size %g m would need about %.3g GB, more than the "
+                    "%.3g GB of memory; raise cell_size",
+                    settings.name.c_str(), nodes, settings.cell_size, bytes / 1e9,
+                    static_cast<double>(options.memory_limit_bytes) / 1e9);
+      return Error::badInput(source + text);
+    }
+  }
   Reporter report(options.observer, timings, settings.name);
   const ColumnBuilder builder(mesh, index, settings, grid, bounds);
 

@@ -384,6 +384,27 @@ TEST_CASE("a modifier box of +-1e9 m covers every node", "[nav][bake]") {
   }
 }
 
+TEST_CASE("a bake whose estimated graph exceeds the memory limit is refused before any work", "[nav][bake]") {
+  // 40 m x 40 m of floor at 0.3 m: about 17,800 nodes, about 2.1 MB at kBakeBytesPerNode.
+  MeshBuilder level;
+  level.floor(-20, -20, 20, 20, 0).box({30, 0, 30}, {31, 50, 31});  // a pillar: its walls are not floor
+  nav::BakeProfile profile;
+  profile.agents.push_back(testAgent());
+  profile.agents[0].settings.cell_size = 0.3;
+  nav::BakeOptions options;
+  options.memory_limit_bytes = 1'000'000;
+  auto refused = nav::bakeWorld(level.mesh(), profile, options, "level.obj");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == strata::ErrorKind::BadInput);
+  CHECK_THAT(refused.error().message, Catch::StartsWith("level.obj: agent test: about 1.78e+04 floor nodes at cell_size 0.3 m") &&
+                                          Catch::Contains("raise cell_size"));
+  options.memory_limit_bytes = 3'000'000;
+  auto baked = nav::bakeWorld(level.mesh(), profile, options, "level.obj");
+  REQUIRE(baked.ok());
+  const double nodes = static_cast<double>(baked->agents[0].graph.nodeCount());
+  CHECK(nodes == Approx(1600 / 0.09).epsilon(0.05));  // the estimate is close to the real count
+}
+
 TEST_CASE("components are numbered in node order and split unconnected floors", "[nav][bake]") {
   MeshBuilder level;
   level.floor(0, 0, 2, 2, 0).floor(5, 0, 7, 2, 0).floor(0, 5, 2, 7, 0);
