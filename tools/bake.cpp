@@ -89,12 +89,6 @@ class ProgressBar final : public nav::BakeObserver {
   Clock::time_point start_, last_draw_;
 };
 
-std::string lowerExtension(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
 nlohmann::ordered_json agentJson(const nav::BakedAgent& agent) {
   const nav::LayeredGraph& g = agent.graph;
   nlohmann::ordered_json doc;
@@ -138,7 +132,7 @@ int runBake(BakeCommandOptions& options) {
   nlohmann::ordered_json timings;
   formats::World world;
   const auto import_start = Clock::now();
-  if (lowerExtension(options.input) == ".h5") {
+  if (isWorldFile(options.input)) {
     // Its agents are baked anew: their stored graphs are not read.
     auto read = formats::readWorldFile(options.input, {formats::WorldReadOptions::Agents::ProfilesOnly, {}});
     if (!read) return reportError(read.error());
@@ -250,7 +244,7 @@ std::function<int()> setupBake(CLI::App& app) {
       "is a terminal. See strata-bake(1).");
   return [options, sub] {
     // The import options have no meaning for a world file (its geometry is already imported).
-    if (lowerExtension(options->input) == ".h5")
+    if (isWorldFile(options->input))
       for (const char* mesh_only : {"--scale", "--up", "--in-process"})
         if (sub->count(mesh_only) > 0)
           return badInput(options->input + ": " + mesh_only + " applies to mesh inputs, not to world files");

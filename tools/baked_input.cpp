@@ -17,12 +17,6 @@
 namespace strata::cli {
 namespace {
 
-std::string lowerExtension(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
 // The item of `items` named `wanted` (empty: the first); the error names `where` and the choices.
 template <class T, class NameOf>
 Result<T> pickByName(std::vector<T> items, const std::string& wanted, const std::string& where, NameOf name_of) {
@@ -81,7 +75,7 @@ int checkOutput(const std::string& output, const std::vector<std::string>& input
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry) {
   std::error_code ec;
   if (!std::filesystem::exists(options.input, ec)) return Error::badInput(options.input + ": no such file");
-  if (lowerExtension(options.input) == ".h5") {
+  if (isWorldFile(options.input)) {
     if (!options.profile.empty())
       return Error::badInput(options.input + ": --profile applies to mesh inputs only (a world file is already baked)");
     // Only the chosen agent's graph is read (a world may hold several large ones).
@@ -110,7 +104,7 @@ Result<UnbakedInput> loadUnbakedInput(const BakedInputOptions& options) {
   if (!std::filesystem::exists(options.input, ec)) return Error::badInput(options.input + ": no such file");
   UnbakedInput loaded;
   std::vector<nav::AgentProfile> agents;
-  if (lowerExtension(options.input) == ".h5") {
+  if (isWorldFile(options.input)) {
     // The geometry and the agents' profiles: on-demand search never reads a baked graph.
     auto world = formats::readWorldFile(options.input, {formats::WorldReadOptions::Agents::ProfilesOnly, {}});
     if (!world) return world.error();

@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 
@@ -111,6 +114,21 @@ CLI::Validator finiteNumber() {
 CLI::Validator fileName() {
   return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "a file name cannot be empty" : ""; },
                         "FILE", "file name");
+}
+
+std::string readHead(const std::string& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(bytes));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
+bool isWorldFile(const std::string& path) {
+  if (readHead(path, 8) == std::string("\x89HDF\r\n\x1a\n", 8)) return true;
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".h5";
 }
 
 std::uint64_t physicalMemoryBytes() {

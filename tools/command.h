@@ -82,6 +82,14 @@ CLI::Validator agentName();
 /// A non-empty file name (`--profile "$UNSET"` is an error, not "no profile").
 CLI::Validator fileName();
 
+/// Up to `bytes` first bytes of a file (fewer when it is shorter or unreadable).
+std::string readHead(const std::string& path, std::size_t bytes);
+
+/// Whether `path` names a world file: its content starts with the HDF5 signature, or (an empty
+/// or unreadable file, which the world reader then describes) its name ends in .h5. So a world
+/// written as `level.world` or `level.hdf5` is read as a world, not refused as a mesh format.
+bool isWorldFile(const std::string& path);
+
 /// The machine's physical memory in bytes (0 when unknown): the bake's memory limit.
 std::uint64_t physicalMemoryBytes();
 

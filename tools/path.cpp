@@ -30,14 +30,6 @@ struct PathOptions {
   bool no_jump_points = false;
 };
 
-std::string readHead(const std::string& path, std::size_t bytes) {
-  std::ifstream in(path, std::ios::binary);
-  std::string head(bytes, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(bytes));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  return head;
-}
-
 int runScenarios(const PathOptions& options, nav::SearchMethod method) {
   auto map = nav::loadMovingAiMap(options.input);
   if (!map) return reportError(map.error());

@@ -36,14 +36,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string readHead(const std::string& path, std::size_t bytes) {
-  std::ifstream in(path, std::ios::binary);
-  std::string head(bytes, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(bytes));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  return head;
-}
-
 Json point(const sim::Vec3& p) { return Json::array({p.x, p.y, p.z}); }
 
 std::string areaName(const nav::LayeredGraph& graph, uint16_t area) {

@@ -304,9 +304,7 @@ const std::vector<QueryKind>& queryKinds() {
 }
 
 Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (ext == ".h5") {
+  if (isWorldFile(path)) {
     // Geometry queries: no baked graph is read.
     auto world = formats::readWorldFile(path, {formats::WorldReadOptions::Agents::ProfilesOnly, {}});
     if (!world) return world.error();

@@ -198,6 +198,20 @@ TEST_CASE("strata bake: a link never lands in an area of infinite cost", "[cli][
                    "--from", "-3,0,0", "--to", "14,0,0"}).exit_code == 3);
 }
 
+TEST_CASE("a world file is known by its content, whatever its name", "[cli][bake]") {
+  // bake -o accepts any name; every command that reads worlds must read it back.
+  TempDir dir;
+  const auto world = (dir / "maze.world").string();
+  REQUIRE(runStrata({"bake", sample("maze.obj"), "-o", world}).exit_code == 0);
+  CHECK(runStrata({"info", world}).exit_code == 0);
+  CHECK(runStrata({"path", world, "--from", "0.6,0,0.6", "--to", "5,0,5"}).exit_code == 0);
+  CHECK(runStrata({"query", world, "component", "--at", "0.6,0,0.6", "--to", "5,0,5"}).exit_code == 0);
+  CHECK(runStrata({"query", world, "ray", "--from", "0.6,10,0.6", "--dir", "0,-1,0"}).exit_code == 0);
+  CHECK(runStrata({"render", world, "-o", (dir / "maze.png").string()}).exit_code == 0);
+  CHECK(runStrata({"export", world, "-o", (dir / "maze.glb").string()}).exit_code == 0);
+  CHECK(runStrata({"bake", world, "-o", (dir / "again.h5").string()}).exit_code == 0);
+}
+
 TEST_CASE("strata bake --help and its man page document every option", "[cli][bake][docs]") {
   auto help = runStrata({"bake", "--help"});
   REQUIRE(help.exit_code == 0);
