@@ -114,7 +114,9 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
     bool covered = false;
     for (std::size_t j = i; j-- > 0 && hits[j].height - hit.height < settings_.merge_distance;)
       if (hits[j].normal.y < 0) covered = true;
-    for (std::size_t j = i + 1; j < hits.size() && hits[j].height == hit.height; ++j)
+    // ...or at the floor's height, to rounding (a road hit at 1.8e-15 over the bottom of a ramp
+    // resting on it at 0: the road under the ramp is inside it).
+    for (std::size_t j = i + 1; j < hits.size() && hit.height - hits[j].height <= kAbove; ++j)
       if (hits[j].normal.y < 0) covered = true;
     if (covered) continue;
     // Anything right above the centre lower than the standing box's bottom (a plate 0.3 m over

@@ -188,6 +188,8 @@ TEST_CASE("component oracle: the search's rejection of unreachable goals is exac
         unreachable += seen[goal] ? 0 : 1;
       }
     }
-    CHECK(unreachable > 0);  // the samples have places some starts cannot reach
+    // maze and course have places some starts cannot reach (the sealed room, one-way drops);
+    // tower is one component, every place reachable from every other.
+    if (std::string(name) != "tower") CHECK(unreachable > 0);
   }
 }

@@ -83,6 +83,16 @@ TEST_CASE("tower: road, bridge and roof are three distinct layers where they cro
   REQUIRE(g.fields.size() == 1);
   CHECK(std::isfinite(g.fields[0].distance[nodes[2]]));
   CHECK(g.fields[0].distance[nodes[2]] > g.fields[0].distance[nodes[1]]);
+  // No floor inside the closed ramp: the road under it meets the ramp's bottom face at 0 (the
+  // road hit rounds to about 1e-15 above it), so every column under the ramp holds the ramp alone,
+  // and the whole level is one component.
+  for (const auto& [x, z] : {std::pair{1.35, 11.55}, {1.35, 12.45}, {1.05, 10.05}, {1.65, 10.05}, {-0.15, 13.05}}) {
+    INFO(x << ", " << z);
+    const auto column = test::nodesAt(g, x, z);
+    REQUIRE(column.size() == 1);
+    CHECK(g.area_names[g.area[column[0]]] == "ramp");
+  }
+  CHECK(g.component_count == 1);
 }
 
 TEST_CASE("course: 30 and 45 degree ramps are walkable at max_slope 50, the 60 degree one is not", "[nav][bake][samples]") {
