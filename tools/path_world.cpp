@@ -38,6 +38,27 @@ using Json = nlohmann::ordered_json;
 
 Json point(const sim::Vec3& p) { return Json::array({p.x, p.y, p.z}); }
 
+// Deepest nesting of arrays and objects in a JSON text (brackets inside strings do not count).
+constexpr int kMaxRequestDepth = 16;
+int jsonDepth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 std::string areaName(const nav::LayeredGraph& graph, uint16_t area) {
   return area < graph.area_names.size() ? graph.area_names[area] : std::to_string(area);
 }
@@ -137,6 +158,11 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     const std::string where = fmt::format("{}:{}", options.batch, number);
+    // A NUL ends the parser's input (what follows it would be ignored), and nesting far deeper
+    // than a request's two levels would overflow the stack of the JSON value's recursive copy.
+    if (line.find('\0') != std::string::npos) return badInput(where + ": contains a NUL byte");
+    if (jsonDepth(line) > kMaxRequestDepth)
+      return badInput(where + ": nested deeper than " + std::to_string(kMaxRequestDepth) + " levels");
     // Parsed with the reason kept (a syntax error, a number out of range such as 1e400), and the
     // request's own members checked: a duplicate or unknown member (a typo) is an error.
     std::set<std::string> members;

@@ -142,6 +142,10 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
       {R"({"from":[0,0,1e400],"to":[0,8,-4]})", ":1: not valid JSON: "},
       {R"({"from":[0,0,-25],"to":[0,8,-4],"closest":1})", ":1: \"closest\" must be true or false"},
       {R"([1,2,3])", ":1: not a JSON object"},
+      // A NUL used to end the parser's input (the junk after it was ignored); 60,000 levels of
+      // nesting crashed the JSON value's recursive copy (SIGSEGV).
+      {std::string(R"({"from":[0,0,-25],"to":[0,8,-4]})") + '\0' + R"({"from": junk)", ":1: contains a NUL byte"},
+      {R"({"from":)" + std::string(60000, '[') + std::string(60000, ']') + R"(,"to":[0,0,0]})", ":1: nested deeper than 16 levels"},
   };
   for (const auto& [text, message] : refused) {
     INFO(text);
