@@ -9,6 +9,7 @@
 #include "strata/nav/on_demand.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cmath>
 #include <limits>
@@ -65,7 +66,10 @@ class OnDemandGraph {
     const double snap = settings_.link_snap_distance, snap_height = settings_.link_snap_height;
     for (std::size_t i = 0; i < agent_.links.size(); ++i) {
       const LinkSpec& spec = agent_.links[i];
-      if (!inside(spec.from) || !inside(spec.to)) continue;
+      // Only links whose snap windows lie wholly in the region: an end whose nearest floor may
+      // be outside it (beyond the edge, or above or below the vertical extent) is the region's
+      // limit, not an error (an elevator to a floor 40 m up, asked about a route on the ground).
+      if (!snapsInside(spec.from, snap, snap_height) || !snapsInside(spec.to, snap, snap_height)) continue;
       const uint32_t from = nearestNode(spec.from, snap, snap_height), to = nearestNode(spec.to, snap, snap_height);
       // As the bake words it: where the link was written, when the profile parser says so.
       const std::string name = spec.source.empty()
@@ -186,8 +190,12 @@ class OnDemandGraph {
   const std::vector<std::string>& areaNames() const { return area_names_; }
 
  private:
-  bool inside(const sim::Vec3& p) const {
-    return region_.grid.contains(region_.grid.columnX(p.x), region_.grid.columnZ(p.z));
+  // Whether every floor within `across` and `up_down` of p would be a floor of the region.
+  bool snapsInside(const sim::Vec3& p, double across, double up_down) const {
+    const GridFrame& grid = region_.grid;
+    return grid.contains(grid.columnX(p.x - across), grid.columnZ(p.z - across)) &&
+           grid.contains(grid.columnX(p.x + across), grid.columnZ(p.z + across)) &&
+           p.y - up_down >= region_.min_height && p.y + up_down <= region_.max_height;
   }
 
   /// Builds column (x, z) of the region once; its nodes get the next ids.
@@ -392,7 +400,8 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
     answer.path.failure = PathFailure::NoPath;
     return answer;
   }
-  for (int factor : {1, 2, 4}) {
+  static constexpr std::array<int, 3> kFactors{1, 2, 4};
+  for (int factor : kFactors) {
     answer.region = onDemandRegion(agent.settings, from, to, factor, region_settings);
     OnDemandGraph graph(mesh, index, agent, answer.region);
     if (Status s = graph.addLinks("on-demand search"); !s) return s.error();
@@ -410,11 +419,14 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
       result.expansions = outcome.expansions;
       NodeId end = goal;
       if (outcome.status != SearchStatus::Found) {
-        const bool progressed = settings.return_closest && outcome.closest != kNoNode && outcome.closest != start &&
-                                graph.heuristic(outcome.closest, goal) < graph.heuristic(start, goal);
-        result.failure = outcome.status == SearchStatus::BudgetExhausted ? PathFailure::BudgetExhausted
-                         : progressed                                     ? PathFailure::ClosestNoPath
-                                                                          : PathFailure::NoPath;
+        // A region that ran out is enlarged first (--closest must never lose a route a larger
+        // region finds); the closest route answers only the last region's NoPath, or a budget.
+        const bool enlarge = outcome.status == SearchStatus::NoPath && factor != kFactors.back();
+        const bool progressed = !enlarge && settings.return_closest && outcome.closest != kNoNode &&
+                                outcome.closest != start && graph.heuristic(outcome.closest, goal) < graph.heuristic(start, goal);
+        result.failure = progressed                                         ? PathFailure::ClosestNoPath
+                         : outcome.status == SearchStatus::BudgetExhausted ? PathFailure::BudgetExhausted
+                                                                           : PathFailure::NoPath;
         if (progressed) end = outcome.closest;
       }
       if (result.failure == PathFailure::None || result.failure == PathFailure::ClosestNoPath) {

@@ -112,6 +112,14 @@ TEST_CASE("on-demand search widens the region (factors 1, 2, 4) around a long wa
   REQUIRE(lazy->path.ok());
   CHECK(lazy->region.factor == 4);
   CHECK(lazy->path.length > 40);  // round the end of the wall: at least 2 * hypot(5, 20)
+  // --closest never loses that route: the regions that run out are enlarged first.
+  nav::LayeredSearchSettings closest;
+  closest.return_closest = true;
+  auto near = nav::findOnDemandPath(level.mesh(), index, agent, {-5, 0, 0}, {5, 0, 0}, closest, {}, state);
+  REQUIRE(near.ok());
+  CHECK(near->path.ok());
+  CHECK(near->region.factor == 4);
+  CHECK(near->path.cost == Approx(lazy->path.cost));
   // A sealed room: NoPath after every factor.
   test::MeshBuilder sealed;
   sealed.floor(-30, -30, 30, 30, 0)
@@ -125,6 +133,28 @@ TEST_CASE("on-demand search widens the region (factors 1, 2, 4) around a long wa
   CHECK(none->path.failure == nav::PathFailure::NoPath);
   CHECK(none->region.factor == 4);
   CHECK(none->path.expansions > 0);
+}
+
+TEST_CASE("on-demand search: a link reaching beyond the region is left out, not an error", "[nav][ondemand]") {
+  // An elevator from the ground to a slab 40 m up; a route on the ground never reaches that
+  // height (the region's vertical extent), so the link is the region's limit, as one whose ends
+  // lie beyond its edge.
+  test::MeshBuilder level;
+  level.floor(-20, -20, 20, 20, 0).floor(10, 10, 16, 16, 40);
+  nav::AgentProfile agent = test::testAgent();
+  agent.links.push_back({{9, 0, 13}, {13, 40, 13}, "elevator", 5.0, true, ""});
+  const sim::QueryIndex index(level.mesh());
+  nav::SearchState state;
+  auto ground = nav::findOnDemandPath(level.mesh(), index, agent, {0, 0, 0}, {5, 0, 5}, {}, {}, state);
+  REQUIRE(ground.ok());
+  CHECK(ground->path.ok());
+  // Up the elevator: the region reaches the slab, and the link is taken.
+  auto up = nav::findOnDemandPath(level.mesh(), index, agent, {8, 0, 13}, {13, 40, 14}, {}, {}, state);
+  REQUIRE(up.ok());
+  REQUIRE(up->path.ok());
+  bool linked = false;
+  for (const auto& w : up->path.waypoints) linked = linked || w.action == nav::MoveAction::Link;
+  CHECK(linked);
 }
 
 TEST_CASE("on-demand search: only astar, settings checked, no floor is NoStartNode", "[nav][ondemand]") {
