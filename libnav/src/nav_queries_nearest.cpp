@@ -40,6 +40,7 @@ NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, dou
 }
 
 std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap) {
+  constexpr double kTie = 1e-6;  // metres
   const GridFrame& grid = graph.grid;
   if (grid.width_cells <= 0 || grid.depth_cells <= 0 || graph.column_offsets.size() != grid.columnCount() + 1)
     return std::nullopt;
@@ -67,14 +68,19 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
     // The point's own column is always a candidate (its centre may lie up to half a diagonal away).
     if (d > snap.max_horizontal && !(inside && x == cx && z == cz)) return;
-    if (best.node == kNoNode || d < best.horizontal_distance || (d == best.horizontal_distance && n < best.node)) {
+    // Distances within a micrometre are a tie (a point on a column border is equally far from
+    // both centres, but the centres' rounding depends on the grid's origin: the baked grid and
+    // an on-demand region's would pick different sides), broken by the lower node id: the lower
+    // z, then x, of the column, the same on every grid.
+    if (best.node == kNoNode || d < best.horizontal_distance - kTie ||
+        (d <= best.horizontal_distance + kTie && n < best.node)) {
       best.node = n;
       best.horizontal_distance = d;
       best.position = {grid.centerX(x), static_cast<double>(graph.height[n]), grid.centerZ(z)};
     }
   };
   for (int32_t ring = 0; ring <= max_ring; ++ring) {
-    if (best.node != kNoNode && ring * grid.cell_size - offset > best.horizontal_distance) break;
+    if (best.node != kNoNode && ring * grid.cell_size - offset > best.horizontal_distance + kTie) break;
     if (ring == 0) {
       consider(cx, cz);
       continue;

@@ -60,6 +60,16 @@ TEST_CASE("on-demand search finds the baked search's costs on every sample", "[n
       REQUIRE(lazy->path.waypoints.size() == expected.waypoints.size());
       for (std::size_t i = 0; i < expected.waypoints.size(); ++i)
         CHECK(lazy->path.waypoints[i].action == expected.waypoints[i].action);
+      // Endpoints on a column border and on a column corner, equally far from two or four
+      // centres: both grids break the tie the same way (their centres round differently).
+      const double half = g.grid.cell_size / 2;
+      const sim::Vec3 a_border{a.x + half, a.y, a.z}, b_corner{b.x + half, b.y, b.z + half};
+      nav::LayeredSearchSettings wide;
+      const nav::PathResult border = nav::findLayeredPath(view, a_border, b_corner, wide, baked_state);
+      auto lazy_border = nav::findOnDemandPath(mesh, index, agent, a_border, b_corner, wide, wholeLevel(), lazy_state);
+      REQUIRE(lazy_border.ok());
+      CHECK(lazy_border->path.failure == border.failure);
+      if (border.ok()) CHECK(lazy_border->path.cost == Approx(border.cost).epsilon(1e-9));
     }
     CHECK(found >= 10);
   }
