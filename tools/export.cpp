@@ -29,6 +29,9 @@ int runExport(ExportCommandOptions& options) {
       return code;
   auto agent = loadBakedAgent(options.input);
   if (!agent) return reportError(agent.error());
+  // Nothing walkable is the input's problem, not the output's.
+  if (agent->graph.nodeCount() == 0)
+    return badInput(options.input.input + ": agent " + agent->profile.settings.name + " has no walkable nodes to export");
   auto stats = formats::exportDebugMesh(options.output, agent->graph, options.settings);
   if (!stats) return reportError(stats.error());
   std::string files;

@@ -213,7 +213,8 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
   };
   auto opt = std::make_shared<Options>();
   auto* box = sub.add_option("--box", opt->box, "box of half extents HX,HY,HZ centred on the path (metres)");
-  auto* sphere = sub.add_option("--sphere", opt->sphere, "sphere of radius R centred on the path (metres)");
+  auto* sphere = sub.add_option("--sphere", opt->sphere, "sphere of radius R centred on the path (metres, >= 0)")
+                     ->check(nonNegativeNumber());
   auto* capsule = sub.add_option("--capsule", opt->capsule,
                                  "upright capsule R,H: radius and total height (H >= 2R), centred on the path (metres)");
   box->excludes(sphere)->excludes(capsule);
@@ -237,8 +238,7 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
       hit = ctx.index->castOrientedBox(
           sim::OrientedBox::fromYaw(*from, {(*v)[0], (*v)[1], (*v)[2]}, opt->yaw * M_PI / 180.0), move, ctx.filter);
       shape = "box";
-    } else if (opt->sphere >= 0) {
-      if (!std::isfinite(opt->sphere)) return badInput("--sphere: radius must be finite");
+    } else if (opt->sphere >= 0) {  // -1: not given (the option's check refuses negatives)
       hit = ctx.index->castSphere(*from, opt->sphere, move, ctx.filter);
       shape = "sphere";
     } else if (!opt->capsule.empty()) {

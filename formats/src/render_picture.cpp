@@ -165,11 +165,13 @@ struct Geometry {
 };
 
 double niceLength(double max_metres) {
-  double best = 0;
-  for (double decade = 1e-3; decade <= 1e6; decade *= 10)
-    for (double step : {1.0, 2.0, 5.0})
-      if (step * decade <= max_metres) best = step * decade;
-  return best;
+  // The largest 1, 2 or 5 x 10^k not over the limit, at any scale (a region of a millimetre
+  // gets a bar of micrometres, not of 0 m).
+  if (!(max_metres > 0) || !std::isfinite(max_metres)) return 0;
+  const double decade = std::pow(10.0, std::floor(std::log10(max_metres)));
+  for (double step : {5.0, 2.0, 1.0})
+    if (step * decade <= max_metres * (1 + 1e-12)) return step * decade;
+  return decade / 2;
 }
 
 RenderRegion defaultRegion(const nav::LayeredGraph& graph) {
@@ -530,7 +532,7 @@ void drawPicture(Canvas& canvas, const nav::LayeredGraph& graph, Picture& pictur
   canvas.fillRect({g.scalebar_x, by + 4, g.scalebar_x + bar, by + 6}, kInk);
   canvas.fillRect({g.scalebar_x, by, g.scalebar_x + 2, by + 10}, kInk);
   canvas.fillRect({g.scalebar_x + bar - 2, by, g.scalebar_x + bar, by + 10}, kInk);
-  canvas.text(g.scalebar_x + bar + 8, by + 1, fmt::format("{} m    view from above: +x right, +z down", number(g.scalebar_metres)),
+  canvas.text(g.scalebar_x + bar + 8, by + 1, fmt::format("{:g} m    view from above: +x right, +z down", g.scalebar_metres),
               kInk, s);
 }
 

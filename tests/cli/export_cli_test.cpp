@@ -64,6 +64,12 @@ TEST_CASE("strata export: bad input exits 2 with one line naming the file", "[cl
   CHECK_THAT(ext.err, Catch::StartsWith("strata: error: ") && Catch::Contains("a.fbx: unknown mesh type"));
   CHECK_FALSE(std::filesystem::exists(dir / "a.glb"));
   CHECK_FALSE(std::filesystem::exists(dir / "a.fbx"));
+  // Nothing walkable (a lone wall) is the input's problem: the message names it.
+  { std::ofstream(dir / "wall.obj") << "v 0 0 0\nv 0 3 0\nv 0 3 3\nv 0 0 3\nf 1 2 3\nf 1 3 4\n"; }
+  const auto empty = test::runStrata({"export", (dir / "wall.obj").string(), "-o", (dir / "w.glb").string()});
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err == "strata: error: " + (dir / "wall.obj").string() + ": agent default has no walkable nodes to export\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "w.glb"));
 }
 
 TEST_CASE("strata export: the companion files get the output checks - an .obj's .mtl is an input", "[cli][export][output]") {

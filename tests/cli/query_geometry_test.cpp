@@ -76,6 +76,13 @@ TEST_CASE("query overlap and cast on a mesh input - bad input exits 2", "[cli][q
   CHECK(p["started_penetrating"] == true);
   CHECK(p["penetration_depth"].get<double>() == Approx(0.3));
 
+  // A bad sphere radius is named as such (-1 meant "no --sphere given").
+  for (const char* radius : {"-1", "nan"}) {
+    auto sphere = runStrata({"query", tower(), "cast", "--sphere", radius, "--from", "0,1,0", "--to", "0,-1,0"});
+    CHECK(sphere.exit_code == 2);
+    CHECK_THAT(sphere.err, Catch::Contains(std::string("--sphere: '") + radius + "' is not a finite number >= 0"));
+  }
+
   auto bad = runStrata({"query", tower(), "ray", "--from", "0,x,0", "--dir", "0,-1,0"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.rfind("strata: error: --from", 0) == 0);

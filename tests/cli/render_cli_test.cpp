@@ -53,6 +53,13 @@ TEST_CASE("strata render writes SVG, one band, a field colouring and --paths ove
   CHECK_THAT(svg, !Catch::Contains(">layer 0<"));
   CHECK_THAT(svg, Catch::Contains("field:from_road"));
   CHECK_THAT(svg, Catch::Contains("stroke=\"#1428aa\""));  // the path colour
+  // A region of a millimetre still gets a scale bar of a round length (not "0 m").
+  const auto tiny = dir / "tiny.svg";
+  REQUIRE(test::runStrata({"render", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", tiny.string(),
+                           "--region", "0,0,0.001,0.001", "--layers", "0"}).exit_code == 0);
+  const std::string tiny_svg = test::readFile(tiny);
+  CHECK_THAT(tiny_svg, Catch::Contains("0.0001 m    view from above") || Catch::Contains("0.0002 m    view from above") ||
+                           Catch::Contains("0.0005 m    view from above"));
 }
 
 TEST_CASE("strata render: a --path with no path warns, still writes the picture and exits 3", "[cli][render]") {
