@@ -196,10 +196,18 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
     scene->mMaterials[1] = makeMaterial("edges");
     scene->mMeshes[1] = makeLineMesh(segments);
   }
+  // One child node per mesh, named as it: glTF writes a node's meshes as primitives of one mesh,
+  // and a viewer shows or hides the edges only when they are an object of their own.
   scene->mRootNode = new aiNode("strata_layered_graph");
-  scene->mRootNode->mNumMeshes = mesh_count;
-  scene->mRootNode->mMeshes = new unsigned[mesh_count];
-  for (unsigned i = 0; i < mesh_count; ++i) scene->mRootNode->mMeshes[i] = i;
+  scene->mRootNode->mNumChildren = mesh_count;
+  scene->mRootNode->mChildren = new aiNode*[mesh_count];
+  for (unsigned i = 0; i < mesh_count; ++i) {
+    aiNode* child = new aiNode(i == 0 ? "walkable" : "edges");
+    child->mParent = scene->mRootNode;
+    child->mNumMeshes = 1;
+    child->mMeshes = new unsigned[1]{i};
+    scene->mRootNode->mChildren[i] = child;
+  }
   stats.quads = graph.nodeCount();
   stats.lines = segments.size();
 

@@ -49,6 +49,14 @@ TEST_CASE("strata export writes one quad per node and edge lines", "[cli][export
         (scene->mMeshes[m]->mFaces[f].mNumIndices == 3 ? triangles : segments) += 1;
     CHECK(triangles == 2 * quads);
     CHECK(segments == lines);
+    // The surface and the edges are objects of their own (a glTF node each), so a viewer can
+    // hide the edges.
+    const aiNode* walkable = scene->mRootNode->FindNode("walkable");
+    const aiNode* edges = scene->mRootNode->FindNode("edges");
+    REQUIRE(walkable != nullptr);
+    REQUIRE(edges != nullptr);
+    CHECK(walkable->mNumMeshes == 1);
+    CHECK(edges->mNumMeshes == 1);
   }
   CHECK(std::filesystem::exists(dir / "tower.mtl"));
 }
