@@ -79,6 +79,33 @@ int main(int argc, char** argv) {
         if (!best.empty()) message += fmt::format(" (did you mean '{}'?)", best);
       }
     }
+    // A subcommand that takes its own subcommand (query's kinds) missing it: name what was typed
+    // in its place, and the choices, rather than "A subcommand is required".
+    if (message.rfind("A subcommand is required", 0) == 0) {
+      for (const CLI::App* sub : app.get_subcommands()) {
+        if (!sub->parsed() || sub->get_subcommands({}).empty()) continue;
+        std::string choices, typed;
+        for (const CLI::App* kind : sub->get_subcommands({})) choices += (choices.empty() ? "" : ", ") + kind->get_name();
+        // The words after the subcommand's name that are neither options nor its positionals.
+        int words = 0;
+        const auto positionals = sub->get_options([](const CLI::Option* o) { return o->get_positional(); }).size();
+        for (int i = 2; i < argc; ++i) {
+          if (argv[i][0] == '-') {
+            // An option's value is not a word ("--tag /level bogus").
+            const std::string name = argv[i];
+            const CLI::Option* option = name.find('=') == std::string::npos ? sub->get_option_no_throw(name) : nullptr;
+            if (option != nullptr && option->get_expected_min() > 0) ++i;
+            continue;
+          }
+          if (++words > static_cast<int>(positionals)) {
+            typed = argv[i];
+            break;
+          }
+        }
+        message = typed.empty() ? fmt::format("{}: give one of: {}", sub->get_name(), choices)
+                                : fmt::format("{}: unknown kind '{}' (one of: {})", sub->get_name(), typed, choices);
+      }
+    }
     // CLI11's conversion failure ("Could not convert: --threads = abc"): every typed option
     // here is a number.
     const std::string prefix = "Could not convert: ";
