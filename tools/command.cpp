@@ -125,7 +125,10 @@ std::string readHead(const std::string& path, std::size_t bytes) {
 }
 
 bool isWorldFile(const std::string& path) {
-  if (readHead(path, 8) == std::string("\x89HDF\r\n\x1a\n", 8)) return true;
+  // Only a regular file is opened (opening a FIFO with no writer would block for ever); the
+  // readers refuse anything else with their own message.
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec) && readHead(path, 8) == std::string("\x89HDF\r\n\x1a\n", 8)) return true;
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext == ".h5";

@@ -89,12 +89,21 @@ int main(int argc, char** argv) {
         // The words after the subcommand's name that are neither options nor its positionals.
         int words = 0;
         const auto positionals = sub->get_options([](const CLI::Option* o) { return o->get_positional(); }).size();
+        // An option's values are not words ("--tag /level bogus"): one value for an option of a
+        // kind (--agent human), all that follow for one that takes several (--tag /a /b).
+        int skip = 0;
         for (int i = 2; i < argc; ++i) {
           if (argv[i][0] == '-') {
-            // An option's value is not a word ("--tag /level bogus").
             const std::string name = argv[i];
             const CLI::Option* option = name.find('=') == std::string::npos ? sub->get_option_no_throw(name) : nullptr;
-            if (option != nullptr && option->get_expected_min() > 0) ++i;
+            if (name.find('=') != std::string::npos) skip = 0;
+            else if (option == nullptr) skip = 1;
+            else if (option->get_expected_max() > 1) skip = argc;
+            else skip = option->get_expected_min();
+            continue;
+          }
+          if (skip > 0) {
+            --skip;
             continue;
           }
           if (++words > static_cast<int>(positionals)) {

@@ -103,6 +103,43 @@ void centreRange(double lo, double hi, double origin, double cell, int32_t limit
   last = std::min<int32_t>(limit - 1, static_cast<int32_t>(std::floor((hi - origin) / cell - 0.5)) + slack);
 }
 
+// Floor nodes an agent's bake will hold, about: the projected area of the walkable surfaces
+// (upward triangles within the slope limit) per column. Summed serially: a decision must not
+// depend on the order of a parallel sum.
+double estimatedNodes(const sim::TriangleMesh& mesh, const AgentSettings& settings) {
+  const double min_normal_y = std::cos(settings.max_slope * M_PI / 180.0);
+  double area = 0;
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    const sim::Vec3 a = mesh.vertex(static_cast<uint32_t>(t), 0);
+    const sim::Vec3 n = sim::cross(mesh.vertex(static_cast<uint32_t>(t), 1) - a, mesh.vertex(static_cast<uint32_t>(t), 2) - a);
+    const double length = sim::length(n);
+    if (length > 0 && n.y >= min_normal_y * length) area += 0.5 * n.y;
+  }
+  const double cell = settings.effectiveCellSize();
+  return area / (cell * cell);
+}
+
+// BadInput when the agents' graphs, held together at the end of the bake, would not fit in
+// `limit` bytes; checked before any work.
+Status checkMemory(const sim::TriangleMesh& mesh, const BakeProfile& profile, std::uint64_t limit, const std::string& source) {
+  if (limit == 0) return Ok{};
+  double total = 0;
+  std::string detail;
+  for (const AgentProfile& agent : profile.agents) {
+    const double nodes = estimatedNodes(mesh, agent.settings);
+    total += nodes * kBakeBytesPerNode;
+    char text[160];
+    std::snprintf(text, sizeof text, "%sagent %s: about %.3g floor nodes at cell_size %g m", detail.empty() ? "" : ", ",
+                  agent.settings.name.c_str(), nodes, agent.settings.effectiveCellSize());
+    detail += text;
+  }
+  if (total <= static_cast<double>(limit)) return Ok{};
+  char text[160];
+  std::snprintf(text, sizeof text, " would need about %.3g GB%s, more than the %.3g GB of memory; raise cell_size", total / 1e9,
+                profile.agents.size() > 1 ? " together" : "", static_cast<double>(limit) / 1e9);
+  return Error::badInput(source + ": " + detail + text);
+}
+
 }  // namespace
 
 std::string BakeOptions::validate() const {
@@ -139,29 +176,6 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     return Error::badInput(source + ": agent " + settings.name + ": " + std::to_string(grid.width_cells) + " x " +
                            std::to_string(grid.depth_cells) + " columns at cell_size " +
                            std::to_string(settings.cell_size) + " m is too many; raise cell_size");
-  if (options.memory_limit_bytes > 0) {
-    // Projected area of the walkable surfaces, serially (a decision must not depend on the
-    // order of a parallel sum): about one floor node per cell of it.
-    const double min_normal_y = std::cos(settings.max_slope * M_PI / 180.0);
-    double area = 0;
-    for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
-      const sim::Vec3 a = mesh.vertex(static_cast<uint32_t>(t), 0);
-      const sim::Vec3 n = sim::cross(mesh.vertex(static_cast<uint32_t>(t), 1) - a, mesh.vertex(static_cast<uint32_t>(t), 2) - a);
-      const double length = sim::length(n);
-      if (length > 0 && n.y >= min_normal_y * length) area += 0.5 * n.y;
-    }
-    const double nodes = area / (settings.cell_size * settings.cell_size);
-    const double bytes = nodes * kBakeBytesPerNode;
-    if (bytes > static_cast<double>(options.memory_limit_bytes)) {
-      char text[256];
-      std::snprintf(text, sizeof text,
-                    ": agent %s: about %.3g floor nodes at cell_size %g m would need about %.3g GB, more than the "
-                    "%.3g GB of memory; raise cell_size",
-                    settings.name.c_str(), nodes, settings.cell_size, bytes / 1e9,
-                    static_cast<double>(options.memory_limit_bytes) / 1e9);
-      return Error::badInput(source + text);
-    }
-  }
   Reporter report(options.observer, timings, settings.name);
   const ColumnBuilder builder(mesh, index, settings, grid, bounds);
 
@@ -358,6 +372,7 @@ Result<BakeResult> bakeWorld(const sim::TriangleMesh& mesh, const BakeProfile& p
   if (std::string e = profile.validate(); !e.empty()) return Error::badInput(source + ": " + e);
   if (std::string e = options.validate(); !e.empty()) return Error::badInput("bake options: " + e);
   if (std::string e = mesh.validate(); !e.empty()) return Error::badInput(source + ": " + e);
+  if (Status s = checkMemory(mesh, profile, options.memory_limit_bytes, source); !s.ok()) return s.error();
   const auto start = Clock::now();
   BakeResult result;
   tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);

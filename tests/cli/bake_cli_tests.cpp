@@ -6,6 +6,8 @@
 
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include "test_support.h"
 
 using strata::test::runStrata;
@@ -210,6 +212,13 @@ TEST_CASE("a world file is known by its content, whatever its name", "[cli][bake
   CHECK(runStrata({"render", world, "-o", (dir / "maze.png").string()}).exit_code == 0);
   CHECK(runStrata({"export", world, "-o", (dir / "maze.glb").string()}).exit_code == 0);
   CHECK(runStrata({"bake", world, "-o", (dir / "again.h5").string()}).exit_code == 0);
+  // The content is read from regular files only: a FIFO with no writer is refused, not waited on.
+  const auto fifo = (dir / "pipe.obj").string();
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  auto piped = runStrata({"bake", fifo, "-o", (dir / "p.h5").string()});
+  CHECK(piped.exit_code == 2);
+  CHECK_THAT(piped.err, Catch::Contains("not a regular file"));
+  CHECK(runStrata({"query", fifo, "ray", "--from", "0,5,0", "--dir", "0,-1,0"}).exit_code == 2);
 }
 
 TEST_CASE("strata bake --help and its man page document every option", "[cli][bake][docs]") {

@@ -403,6 +403,14 @@ TEST_CASE("a bake whose estimated graph exceeds the memory limit is refused befo
   REQUIRE(baked.ok());
   const double nodes = static_cast<double>(baked->agents[0].graph.nodeCount());
   CHECK(nodes == Approx(1600 / 0.09).epsilon(0.05));  // the estimate is close to the real count
+  // Agents are held together: two that fit alone but not together are refused, before any work.
+  profile.agents.push_back(testAgent());
+  profile.agents[1].settings.name = "twin";
+  profile.agents[1].settings.cell_size = 0.3;
+  auto both = nav::bakeWorld(level.mesh(), profile, options, "level.obj");
+  REQUIRE_FALSE(both.ok());
+  CHECK_THAT(both.error().message, Catch::Contains("agent test: about 1.78e+04 floor nodes at cell_size 0.3 m, agent twin: about") &&
+                                       Catch::Contains("GB together, more than the 0.003 GB of memory"));
 }
 
 TEST_CASE("components are numbered in node order and split unconnected floors", "[nav][bake]") {

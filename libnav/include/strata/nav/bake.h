@@ -43,9 +43,10 @@ struct BakeOptions {
   int threads = 0;                  ///< worker threads; 0 = all hardware threads. [Limit: >= 0]
   int tile_cells = 32;              ///< largest tile edge in columns (unit of parallel work; smaller tiles on a small grid baked on several threads). [Limit: 4 .. 1024]
   BakeObserver* observer = nullptr; ///< optional progress/timing sink
-  /// Refuse (BadInput, before any work) an agent whose estimated graph exceeds this many bytes;
-  /// 0 = no limit. The estimate: walkable surface area (upward triangles within the slope
-  /// limit, projected) / cell_size^2 floor nodes at kBakeBytesPerNode each. The CLI passes the
+  /// bakeWorld refuses (BadInput, before any work) a profile whose agents' estimated graphs
+  /// together exceed this many bytes; 0 = no limit. The estimate per agent: walkable surface area
+  /// (upward triangles within its slope limit, projected) / cell_size^2 floor nodes at
+  /// kBakeBytesPerNode each. The CLI passes the
   /// machine's physical memory, so a cell size far too fine for the level fails at once with
   /// advice instead of running out of memory minutes later.
   std::uint64_t memory_limit_bytes = 0;
