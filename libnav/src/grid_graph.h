@@ -8,16 +8,9 @@
 
 #include "strata/nav/grid.h"
 #include "strata/nav/search.h"
+#include "search_rates.h"
 
 namespace strata::nav::detail {
-
-inline constexpr double kSqrt2 = 1.4142135623730951;
-
-/// Octile distance in cells.
-inline double octile(int dx, int dz) {
-  dx = std::abs(dx), dz = std::abs(dz);
-  return dx > dz ? dx + (kSqrt2 - 1.0) * dz : dz + (kSqrt2 - 1.0) * dx;
-}
 
 /// The grid's walking graph: 8 neighbours (cardinal cost 1, diagonal sqrt 2, in cells), no
 /// corner cutting, cliffs over max_step_height refused, plus the grid's one-way links.

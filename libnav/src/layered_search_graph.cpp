@@ -19,6 +19,7 @@
 #include <cmath>
 
 #include "column_line.h"
+#include "search_rates.h"
 
 namespace strata::nav {
 
@@ -50,27 +51,16 @@ LayeredSearchGraph::LayeredSearchGraph(const LayeredGraph& graph, const AgentSet
     node_z_.assign(nodes, 0);
     fillColumns(0, columns);
   }
-  // The heuristic must never exceed the true cost: scale by the cheapest area cost, and by the
-  // cheapest link cost per metre of its span when a link is cheaper than walking it. The span
-  // is measured in the heuristic's own metric: a link at a slant spans more octile metres than
-  // straight ones, so A*'s octile heuristic may need a lower rate than the euclidean one.
-  double scale = std::numeric_limits<double>::infinity();
-  for (float cost : graph.area_costs)
-    if (std::isfinite(cost) && cost > 0) scale = std::min(scale, static_cast<double>(cost));
-  if (!std::isfinite(scale)) scale = 1.0;
-  double octile_scale = scale;
+  // The heuristic must never exceed the true cost (search_rates.h).
+  detail::HeuristicRates rates(graph.area_costs);
   for (const OffMeshLink& link : graph.links) {
     if (link.from_node >= nodes || link.to_node >= nodes) continue;
     const double dx = std::abs(node_x_[link.to_node] - node_x_[link.from_node]) * graph.grid.cell_size;
     const double dz = std::abs(node_z_[link.to_node] - node_z_[link.from_node]) * graph.grid.cell_size;
-    const double cost = std::max(0.0, static_cast<double>(link.cost));
-    const double span = std::hypot(dx, dz);
-    if (span > 0) scale = std::min(scale, cost / span);
-    const double octile_span = std::max(dx, dz) + (std::sqrt(2.0) - 1.0) * std::min(dx, dz);
-    if (octile_span > 0) octile_scale = std::min(octile_scale, cost / octile_span);
+    rates.addLink(dx, dz, static_cast<double>(link.cost));
   }
-  cost_per_metre_ = scale;
-  octile_cost_per_metre_ = octile_scale;
+  cost_per_metre_ = rates.euclidean;
+  octile_cost_per_metre_ = rates.octile;
   // A bake stores exact reachability (regions and the regions each reaches, computed in
   // parallel at bake time); only graphs without it (built by hand) need the view's own, a
   // serial pass over every node and edge (10 s on a 46-million-node town).
@@ -81,8 +71,7 @@ double LayeredSearchGraph::heuristic(NodeId node, NodeId goal, bool any_angle) c
   const double dx = std::abs(node_x_[node] - node_x_[goal]);
   const double dz = std::abs(node_z_[node] - node_z_[goal]);
   if (any_angle) return std::sqrt(dx * dx + dz * dz) * graph_->grid.cell_size * cost_per_metre_;
-  const double lo = std::min(dx, dz), hi = std::max(dx, dz);
-  return (hi + (std::sqrt(2.0) - 1.0) * lo) * graph_->grid.cell_size * octile_cost_per_metre_;
+  return detail::octile(dx, dz) * graph_->grid.cell_size * octile_cost_per_metre_;
 }
 
 double LayeredSearchGraph::straightCost(NodeId a, NodeId b) const {

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "bake_stages.h"
+#include "search_rates.h"
 
 namespace strata::nav {
 
@@ -16,15 +17,6 @@ std::string noFloorWithin(const AgentSettings& settings) {
                 settings.link_snap_height);
   return text;
 }
-
-namespace {
-
-bool enterable(const LayeredGraph& graph, uint32_t node) {
-  const uint16_t area = graph.area[node];
-  return area >= graph.area_costs.size() || std::isfinite(graph.area_costs[area]);
-}
-
-}  // namespace
 
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source) {
   graph.links.clear();
@@ -53,7 +45,8 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));
     // An area of infinite cost is never entered, through a link either: a direction that lands
     // in one is left out (a two-way link into it keeps only its way out).
-    const bool forward = enterable(graph, to), backward = spec.bidirectional && enterable(graph, from);
+    const bool forward = detail::enterableArea(graph.area_costs, graph.area[to]),
+               backward = spec.bidirectional && detail::enterableArea(graph.area_costs, graph.area[from]);
     if (forward) graph.links.push_back({from, to, static_cast<float>(cost), label, static_cast<uint32_t>(i), backward});
     if (backward) graph.links.push_back({to, from, static_cast<float>(cost), label, static_cast<uint32_t>(i), forward});
     if (forward || backward) {

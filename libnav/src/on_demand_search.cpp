@@ -17,6 +17,7 @@
 
 #include "bake_stages.h"
 #include "edge_builder.h"
+#include "search_rates.h"
 #include "strata/nav/column_builder.h"
 
 namespace strata::nav {
@@ -54,10 +55,7 @@ class OnDemandGraph {
     const int ledge_cells = static_cast<int>(std::ceil(2 * settings_.radius / cs)) + 1;
     const int jump_cells = settings_.can_jump ? static_cast<int>(std::floor(settings_.jump_distance / cs + 1e-9)) : 0;
     reach_ = std::max(ledge_cells, jump_cells);
-    double scale = std::numeric_limits<double>::infinity();
-    for (float cost : area_costs_)
-      if (std::isfinite(cost) && cost > 0) scale = std::min(scale, static_cast<double>(cost));
-    cost_per_metre_ = std::isfinite(scale) ? scale : 1.0;
+    rates_ = detail::HeuristicRates(area_costs_);
   }
 
   /// Snaps the profile's links whose ends both lie in the region (BadInput naming the link when
@@ -86,21 +84,15 @@ class OnDemandGraph {
       const bool forward = enterable(to), backward = spec.bidirectional && enterable(from);
       if (forward) links_.push_back({from, to, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), backward});
       if (backward) links_.push_back({to, from, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), forward});
-      // Per octile metre of the link's span: the heuristic below is octile, and a default-cost
-      // link (its straight length) at a slant is cheaper than its octile span.
-      const double dx = std::abs(node_x_[to] - node_x_[from]) * settings_.cell_size;
-      const double dz = std::abs(node_z_[to] - node_z_[from]) * settings_.cell_size;
-      const double span = std::max(dx, dz) + (std::sqrt(2.0) - 1.0) * std::min(dx, dz);
-      if (span > 0) cost_per_metre_ = std::min(cost_per_metre_, std::max(0.0, cost) / span);
+      // The heuristic below is octile: the rate per octile metre of the link's span.
+      rates_.addLink(std::abs(node_x_[to] - node_x_[from]) * settings_.cell_size,
+                     std::abs(node_z_[to] - node_z_[from]) * settings_.cell_size, cost);
     }
     return Ok{};
   }
 
   /// Whether a node's area may be entered (its cost is finite).
-  bool enterable(uint32_t node) const {
-    const uint16_t area = area_[node];
-    return area >= area_costs_.size() || std::isfinite(area_costs_[area]);
-  }
+  bool enterable(uint32_t node) const { return detail::enterableArea(area_costs_, area_[node]); }
 
   /// The node a point snaps to: the baked search's rule (snapToNode) on the columns around it.
   NodeId snap(const sim::Vec3& point, const SnapSettings& snap) {
@@ -118,8 +110,7 @@ class OnDemandGraph {
   std::size_t nodeCount() const { return height_.size(); }
   double heuristic(NodeId node, NodeId goal) const {
     const double dx = std::abs(node_x_[node] - node_x_[goal]), dz = std::abs(node_z_[node] - node_z_[goal]);
-    const double lo = std::min(dx, dz), hi = std::max(dx, dz);
-    return (hi + (std::sqrt(2.0) - 1.0) * lo) * settings_.cell_size * cost_per_metre_;
+    return detail::octile(dx, dz) * settings_.cell_size * rates_.octile;
   }
   template <class Visit>
   void forEachEdge(NodeId node, Visit&& visit) {
@@ -314,7 +305,7 @@ class OnDemandGraph {
   std::vector<uint16_t> volume_area_;
   std::vector<uint8_t> climbable_;
   int reach_ = 1;
-  double cost_per_metre_ = 1.0;
+  detail::HeuristicRates rates_;  ///< of the octile heuristic: the cheapest area, lowered by links
   std::size_t columns_built_ = 0;
   // per region column
   std::vector<uint32_t> column_first_;
