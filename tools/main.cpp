@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iostream>
+#include <system_error>
 #include <new>
 
 #include "command.h"
@@ -53,14 +55,24 @@ int main(int argc, char** argv) {
     if (subs.size() > before) runners.emplace_back(subs.back(), std::move(run));
   }
 
+  // Buffered output that could not be written (a full disk, a closed pipe or descriptor) is a
+  // failure, not a success with the answer lost: `code` unless standard output failed.
+  const auto flushed = [](int code) -> int {
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      fmt::print(stderr, "strata: error: standard output: {}\n", std::strerror(errno != 0 ? errno : EIO));
+      return kExitRuntime;
+    }
+    return code;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return flushed(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return flushed(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return flushed(app.exit(e));
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
     // Suggest a subcommand for an unknown first argument.
@@ -135,18 +147,14 @@ int main(int argc, char** argv) {
 
   try {
     for (auto& [sub, run] : runners)
-      if (sub->parsed()) {
-        const int code = run();
-        // Buffered output that could not be written (a full disk, a closed pipe or descriptor)
-        // is a failure, not a success with the answer lost.
-        if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-          fmt::print(stderr, "strata: error: standard output: {}\n", std::strerror(errno));
-          return kExitRuntime;
-        }
-        return code;
-      }
+      if (sub->parsed()) return flushed(run());
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "strata: error: out of memory\n");
+    return kExitRuntime;
+  } catch (const std::system_error& e) {
+    // fmt's print throws when standard output fails ("cannot write to file: ..."): say which.
+    if (std::ferror(stdout)) fmt::print(stderr, "strata: error: standard output: {}\n", e.code().message());
+    else fmt::print(stderr, "strata: error: {}\n", e.what());
     return kExitRuntime;
   } catch (const std::exception& e) {
     fmt::print(stderr, "strata: error: {}\n", e.what());

@@ -134,6 +134,12 @@ Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::pat
   if (path.empty() || !path.has_filename())
     return outputError(path.empty() ? fs::path("output") : path, "the output path names no file");
   std::error_code ec;
+  // What the kernel reaches through every link first: a link into /proc (`-o /dev/stdout` with
+  // standard output a pipe or a terminal) names a pipe, socket or device by a text that is no
+  // path ("pipe:[1234]"), so the walk below could not tell.
+  if (const fs::file_status reached = fs::status(path, ec);
+      fs::exists(reached) && !fs::is_regular_file(reached) && !fs::is_directory(reached))
+    return outputError(path, "is not a regular file (a device, FIFO or socket); refusing to replace it");
   // Follow symbolic links to the file they name, so the rename replaces that file and the link
   // stays.
   fs::path target = path;

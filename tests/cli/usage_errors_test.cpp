@@ -94,12 +94,17 @@ TEST_CASE("usage errors: options that do not apply to the input are refused, not
 TEST_CASE("output that cannot be written is a runtime failure, not a success", "[cli][usage]") {
   // Text mode buffers its lines: a full disk or a closed descriptor surfaces only at the flush.
   const std::string map = (strata::test::sharedData() / "movingai" / "arena.map").string();
-  const std::string command = "'" + strata::test::strataBinary().string() + "' path '" + map + "' --scen '" + map + ".scen'";
-  for (const char* redirect : {" > /dev/full", " >&-"}) {
-    INFO(redirect);
-    const auto r = strata::test::runProgram({"/bin/sh", "-c", command + redirect});
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.err, Catch::StartsWith("strata: error: standard output: "));
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  }
+  const std::string strata = "'" + strata::test::strataBinary().string() + "'";
+  const std::string scen = " path '" + map + "' --scen '" + map + ".scen'";
+  // The summary (written at the end), a long JSON document (written while it runs: fmt throws
+  // at the first failed write), and the help and version texts (CLI11 writes them).
+  for (const std::string& command : {strata + scen, strata + scen + " --json", strata + " --help",
+                                     strata + " path --help", strata + " -V"})
+    for (const char* redirect : {" > /dev/full", " >&-"}) {
+      INFO(command << redirect);
+      const auto r = strata::test::runProgram({"/bin/sh", "-c", command + redirect});
+      CHECK(r.exit_code == 1);
+      CHECK_THAT(r.err, Catch::StartsWith("strata: error: standard output: "));
+      CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
 }

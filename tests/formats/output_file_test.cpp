@@ -72,6 +72,13 @@ TEST_CASE("output path: refused cases are bad input naming the path", "[formats]
   // A symbolic link to a device, and a loop of links.
   fs::create_symlink("/dev/null", dir / "null.h5");
   refused(dir / "null.h5", {}, "is not a regular file");
+  // Standard output as a pipe, named through /proc (`-o /dev/stdout | cat`): the link's text
+  // ("pipe:[N]") is no path, and the pipe is refused like a FIFO.
+  int pipe_ends[2];
+  REQUIRE(::pipe(pipe_ends) == 0);
+  refused("/proc/self/fd/" + std::to_string(pipe_ends[1]), {}, "is not a regular file");
+  ::close(pipe_ends[0]);
+  ::close(pipe_ends[1]);
   fs::create_symlink("loop-b", dir / "loop-a");
   fs::create_symlink("loop-a", dir / "loop-b");
   refused(dir / "loop-a", {}, "too many levels of symbolic links");
