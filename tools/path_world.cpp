@@ -85,7 +85,10 @@ void printText(const nav::PathResult& r, const nav::LayeredGraph& graph, const s
                nav::SearchMethod method) {
   fmt::print("result: {}\nagent: {}\nmethod: {}\n", r.ok() ? "found" : std::string(nav::failureName(r.failure)), agent,
              nav::methodName(method));
-  fmt::print("length: {:.3f} m\ncost: {:.3f}\nexpansions: {}\n", r.length, r.cost, r.expansions);
+  // Length and cost belong to a route (found, or the closest one); a failure without one has
+  // only its expansions.
+  if (!r.waypoints.empty()) fmt::print("length: {:.3f} m\ncost: {:.3f}\n", r.length, r.cost);
+  fmt::print("expansions: {}\n", r.expansions);
   if (r.waypoints.empty()) return;
   fmt::print("waypoints: {}\n", r.waypoints.size());
   for (std::size_t i = 0; i < r.waypoints.size(); ++i) {
@@ -306,7 +309,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
       ->check(agentName());
   group->add_option("--profile", options->profile, "Bake profile (.toml) when INPUT is a mesh instead of a world file")->check(fileName());
   group->add_option("--spacing", options->spacing,
-                    "Extra waypoints at most this far apart along walking legs, metres (0 = none; else >= 0.05)")
+                    "Extra waypoints at most this far apart horizontally along walking legs, metres (0 = none; else >= 0.05)")
       ->default_str("0")
       ->check(nonNegativeNumber());
   group->add_flag("--closest", options->closest,
@@ -350,7 +353,10 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   if (sub.count("--budget") > 0) settings.limits.max_expansions = budget;  // >= 0: checked at parse time
   settings.waypoint_spacing = options.spacing;
   settings.return_closest = options.closest;
-  if (Status valid = settings.validate(); !valid) return badInput("--spacing: " + valid.error().message);
+  // The budget is range-checked at parse time, so the spacing is what settings.validate() can
+  // refuse: say it in the option's words, with the value typed.
+  if (Status valid = settings.validate(); !valid)
+    return badInput(fmt::format("--spacing: {} is neither 0 (none) nor a finite number >= 0.05 (metres)", options.spacing));
   if (sub.count("--scen") > 0) return badInput(input + ": --scen applies to Moving AI maps, not to worlds");
   if (sub.count("--no-jump-points") > 0) return badInput(input + ": --no-jump-points applies to Moving AI maps, not to worlds");
   if (sub.count("--threads") > 0 && options.batch.empty()) return badInput("--threads applies to --batch only");

@@ -55,6 +55,10 @@ struct QueryKind {
 };
 
 ordered_json vecJson(const sim::Vec3& v) { return ordered_json::array({v.x, v.y, v.z}); }
+// Degrees to radians, a whole number of turns taken off first (1e308 degrees times pi
+// overflows; the remainder of a turn is exact).
+double radiansOfYaw(double degrees) { return std::fmod(degrees, 360.0) * M_PI / 180.0; }
+
 std::string vecText(const sim::Vec3& v) { return fmt::format("({:.6g}, {:.6g}, {:.6g})", v.x, v.y, v.z); }
 
 ordered_json featureJson(const QueryContext& ctx, uint32_t triangle, uint32_t label, uint32_t tag) {
@@ -91,11 +95,14 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
     const auto from = parseVec3(opt->from);
     if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got \"" + opt->from + "\"");
     const auto dir = parseVec3(opt->dir);
-    if (!dir || sim::lengthSquared(*dir) == 0)
+    // Scaled by its largest component before normalising: 1e-170 squared underflows to zero
+    // and 1e155 squared overflows, and either is a direction.
+    const double largest = dir ? std::max({std::fabs(dir->x), std::fabs(dir->y), std::fabs(dir->z)}) : 0.0;
+    if (!dir || largest == 0)
       return badInput("--dir: expected a non-zero X,Y,Z direction, got \"" + opt->dir + "\"");
     if (!(opt->max > 0)) return badInput("--max: must be a number > 0");
     ctx.filter.back_faces = !opt->front_only;
-    const sim::Vec3 unit = sim::normalize(*dir);
+    const sim::Vec3 unit = sim::normalize(*dir / largest);
     std::vector<sim::RayHit> hits;
     if (opt->all) {
       ctx.index->raycastAll(*from, unit, opt->max, hits, ctx.filter);
@@ -144,8 +151,9 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
   auto* box = sub.add_option("--box", opt->box, "box CX,CY,CZ,HX,HY,HZ: centre and half extents (metres)");
   auto* sphere = sub.add_option("--sphere", opt->sphere, "sphere CX,CY,CZ,R (metres)");
   auto* capsule = sub.add_option("--capsule", opt->capsule, "capsule AX,AY,AZ,BX,BY,BZ,R: segment ends and radius (metres)");
-  sub.add_option("--yaw", opt->yaw, "rotate the box about Y by this many degrees (counter-clockwise from above)")
-      ->check(finiteNumber());
+  sub.add_option("--yaw", opt->yaw, "rotate the box about Y by this many degrees (counter-clockwise from above; --box only)")
+      ->check(finiteNumber())
+      ->needs(box);
   box->excludes(sphere)->excludes(capsule);
   sphere->excludes(capsule);
   return [opt](QueryContext& ctx) -> int {
@@ -157,7 +165,7 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
         return badInput("--box: expected CX,CY,CZ,HX,HY,HZ with half extents >= 0, got \"" + opt->box + "\"");
       if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
       const auto b = sim::OrientedBox::fromYaw({(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]},
-                                               opt->yaw * M_PI / 180.0);
+                                               radiansOfYaw(opt->yaw));
       ctx.index->overlapOrientedBox(b, hits, ctx.filter);
       shape = "box";
     } else if (!opt->sphere.empty()) {
@@ -219,7 +227,9 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
                                  "upright capsule R,H: radius and total height (H >= 2R), centred on the path (metres)");
   box->excludes(sphere)->excludes(capsule);
   sphere->excludes(capsule);
-  sub.add_option("--yaw", opt->yaw, "rotate the box about Y by this many degrees")->check(finiteNumber());
+  sub.add_option("--yaw", opt->yaw, "rotate the box about Y by this many degrees (--box only)")
+      ->check(finiteNumber())
+      ->needs(box);
   sub.add_option("--from", opt->from, "start centre X,Y,Z (metres)")->required();
   sub.add_option("--to", opt->to, "end centre X,Y,Z (metres); equal to --from checks the start only")->required();
   return [opt](QueryContext& ctx) -> int {
@@ -228,6 +238,8 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
     const auto to = parseVec3(opt->to);
     if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got \"" + opt->to + "\"");
     const sim::Vec3 move = *to - *from;
+    if (!std::isfinite(sim::length(move)))
+      return badInput("--to: the move from --from is too long to measure (over about 1e154 m)");
     std::optional<sim::ShapeHit> hit;
     std::string shape;
     if (!opt->box.empty()) {
@@ -236,7 +248,7 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
         return badInput("--box: expected HX,HY,HZ (half extents >= 0), got \"" + opt->box + "\"");
       if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
       hit = ctx.index->castOrientedBox(
-          sim::OrientedBox::fromYaw(*from, {(*v)[0], (*v)[1], (*v)[2]}, opt->yaw * M_PI / 180.0), move, ctx.filter);
+          sim::OrientedBox::fromYaw(*from, {(*v)[0], (*v)[1], (*v)[2]}, radiansOfYaw(opt->yaw)), move, ctx.filter);
       shape = "box";
     } else if (opt->sphere >= 0) {  // -1: not given (the option's check refuses negatives)
       hit = ctx.index->castSphere(*from, opt->sphere, move, ctx.filter);

@@ -26,7 +26,9 @@ struct RenderCommandOptions {
   std::string layers = "all";       ///< --layers
   std::vector<std::string> paths;   ///< --path X,Y,Z:X,Y,Z (repeatable)
   std::string path_results;         ///< --paths RESULTS.jsonl
+  bool path_results_given = false;  ///< --paths was given (an empty value is an error, not "none")
   std::string region;               ///< --region minx,minz,maxx,maxz
+  bool region_given = false;        ///< --region was given (an empty value is an error, not "all")
   int width = 1200;                 ///< --width
   bool no_edges = false;            ///< --no-edges
 };
@@ -47,7 +49,7 @@ int runRender(const RenderCommandOptions& options) {
       return badInput(fmt::format("{}: --layers {}: use all or a band number 0, 1, ...", file, options.layers));
     settings.layer = static_cast<int>((*n)[0]);
   }
-  if (!options.region.empty()) {
+  if (options.region_given) {
     auto r = parseNumbers(options.region, 4);
     if (!r) return badInput(fmt::format("{}: --region {}: expected minx,minz,maxx,maxz (4 numbers)", file, options.region));
     settings.region = formats::RenderRegion{(*r)[0], (*r)[1], (*r)[2], (*r)[3]};
@@ -65,6 +67,8 @@ int runRender(const RenderCommandOptions& options) {
     requests.emplace_back(*from, *to);
   }
   std::vector<formats::RenderPath> paths;
+  if (options.path_results_given && options.path_results.empty())
+    return badInput(fmt::format("{}: --paths: the path is empty", file));
   if (!options.path_results.empty()) {
     auto read = formats::readPathLines(options.path_results);
     if (!read) return reportError(read.error());
@@ -128,9 +132,11 @@ std::function<int()> setupRender(CLI::App& app) {
                   "X,Y,Z:X,Y,Z: search a path (A*) from the first point to the second and overlay it; repeatable")
       ->allow_extra_args(false);
   sub->add_option("--paths", options->path_results,
-                  "RESULTS.jsonl: overlay the paths of `strata path --batch` output (lines with a waypoints array)");
+                  "RESULTS.jsonl: overlay the paths of `strata path --batch` output (lines with a waypoints array)")
+      ->each([o = options.get()](const std::string&) { o->path_results_given = true; });
   sub->add_option("--region", options->region, "minx,minz,maxx,maxz: the world rectangle to show, metres "
-                                               "(default: every node)");
+                                               "(default: every node)")
+      ->each([o = options.get()](const std::string&) { o->region_given = true; });
   sub->add_option("--width", options->width, "picture width in pixels, 200..8192")->capture_default_str()->check(integerRange(200, 8192));
   sub->add_flag("--no-edges", options->no_edges, "leave out jump, drop, climb and link edges");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown field, bad region or\n"

@@ -170,6 +170,14 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   auto checked = checkOutputPath(path);
   if (!checked) return checked.error();
   const std::filesystem::path target = *checked;
+  // A .gltf names its buffer file in a URI: '#' would start a fragment, '?' a query and '%' an
+  // escape, and readers disagree on decoding escapes (Assimp does not, Blender does), so such a
+  // name cannot be written so that every reader finds the buffer.
+  if (ext == ".gltf")
+    if (const std::string name = target.filename().string(); name.find_first_of("#?%") != std::string::npos)
+      return Error::badInput(fmt::format("{}: a .gltf file names its .bin buffer in a URI, where '#', '?' and '%' "
+                                         "are not plain characters; rename it, or write .glb (one file)",
+                                         path.string()));
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   // The companion files get the same checks; where each one really goes, by its name.

@@ -120,12 +120,20 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
   sim::TriangleMesh& merged = result.mesh;
   std::map<std::string, std::uint32_t> label_ids;
   std::map<std::string, std::uint32_t> tag_ids;
+  std::map<std::string, int> stems_used;  // tag roots: a file's stem, made unique in the order given
 
-  for (const fs::path& path : paths) {
+  for (std::size_t index = 0; index < paths.size(); ++index) {
+    const fs::path& path = paths[index];
     const std::string display_name = path.string();
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
     if (ec || status.type() == fs::file_type::not_found) return Error::badInput(display_name + ": no such file");
+    // The same file twice (under any name) would double every triangle of it.
+    for (std::size_t earlier = 0; earlier < index; ++earlier) {
+      std::error_code same_error;
+      if (fs::equivalent(paths[earlier], path, same_error))
+        return Error::badInput(display_name + ": given twice (also as " + paths[earlier].string() + ")");
+    }
     if (status.type() == fs::file_type::directory)
       return Error::badInput(display_name + ": unsupported format (a directory, not a mesh file)");
     if (status.type() != fs::file_type::regular)
@@ -168,7 +176,16 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
     // file cannot change in between; OBJ and glTF need their neighbours (.mtl, .bin) from disk.
     const bool self_contained = (*format == MeshFormat::Glb && precheck.external_buffers.empty()) ||
                                 *format == MeshFormat::Fbx || *format == MeshFormat::Ply || *format == MeshFormat::Stl;
-    auto scene = parseFile(path, *format, display_name, path.stem().string(), options,
+    // Tags start with the file's stem; a second file of the same stem (level/a.obj and
+    // level2/a.obj) takes "a~2", a third "a~3", so every file's tags stay its own.
+    std::string tag_root = path.stem().string();
+    if (const int uses = ++stems_used[tag_root]; uses > 1) {
+      int n = uses;
+      while (stems_used.count(tag_root + "~" + std::to_string(n)) > 0) ++n;
+      tag_root += "~" + std::to_string(n);
+      ++stems_used[tag_root];
+    }
+    auto scene = parseFile(path, *format, display_name, tag_root, options,
                            self_contained ? std::span<const std::uint8_t>(bytes.value()) : std::span<const std::uint8_t>());
     if (!scene) return scene.error();
     SceneGeometry& geometry = scene.value();

@@ -72,6 +72,9 @@ Status writeRender(const std::filesystem::path& path, const nav::LayeredGraph& g
 }
 
 Result<std::vector<RenderPath>> readPathLines(const std::filesystem::path& path) {
+  // A directory opens as a stream that reads nothing: say so rather than overlay no paths.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Error::badInput(fmt::format("{}: is a directory", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::badInput(fmt::format("{}: cannot open", path.string()));
   std::vector<RenderPath> paths;

@@ -591,6 +591,8 @@ std::string RenderSettings::validate() const {
     const RenderRegion& r = *region;
     if (!std::isfinite(r.min_x) || !std::isfinite(r.min_z) || !std::isfinite(r.max_x) || !std::isfinite(r.max_z))
       return "--region: coordinates must be finite";
+    if (!std::isfinite(r.max_x - r.min_x) || !std::isfinite(r.max_z - r.min_z))
+      return "--region: its width and depth must be finite numbers of metres";
     if (!(r.min_x < r.max_x) || !(r.min_z < r.max_z))
       return fmt::format("--region {},{},{},{}: needs minx < maxx and minz < maxz", number(r.min_x), number(r.min_z),
                          number(r.max_x), number(r.max_z));

@@ -2,9 +2,10 @@
 // core (A* / Theta*) or the Direct line test, and the failure reasons.
 //
 // Order of the checks (each is cheaper than the next, and none expands a node):
-//  1. endpoints farther apart horizontally than limits.max_horizontal_distance -> NoPath
+//  1. no floor near the start -> NoStartNode, near the goal -> NoGoalNode (first: a point off
+//     the map, a unit or axis mistake, is named as such even when it is also far away);
+//  2. endpoints farther apart horizontally than limits.max_horizontal_distance -> NoPath
 //     (spec "Surface columns": 2,048 studs);
-//  2. no floor near the start -> NoStartNode, near the goal -> NoGoalNode;
 //  3. Direct: one walking line test -> Blocked when it fails;
 //  4. the goal provably unreachable in O(1): different connected components (the bake's
 //     undirected ones, refined by LayeredSearchGraph for one-way edges, layered_reachability.cpp)
@@ -65,12 +66,12 @@ PathResult findLayeredPath(const LayeredGraph& graph, const AgentSettings& agent
 PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from, const sim::Vec3& to,
                            const LayeredSearchSettings& settings, SearchState& state) {
   const LayeredGraph& graph = view.graph();
-  if (!(std::hypot(to.x - from.x, to.z - from.z) <= settings.limits.max_horizontal_distance))
-    return failure(PathFailure::NoPath);
   const NodeId start = snapToNode(graph, from, settings.snap);
   if (start == kNoNode) return failure(PathFailure::NoStartNode);
   const NodeId goal = snapToNode(graph, to, settings.snap);
   if (goal == kNoNode) return failure(PathFailure::NoGoalNode);
+  if (!(std::hypot(to.x - from.x, to.z - from.z) <= settings.limits.max_horizontal_distance))
+    return failure(PathFailure::NoPath);
 
   PathResult result;
   if (settings.method == SearchMethod::Direct) {

@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -78,6 +79,18 @@ TEST_CASE("strata export: bad input exits 2 with one line naming the file", "[cl
   CHECK(empty.exit_code == 2);
   CHECK(empty.err == "strata: error: " + (dir / "wall.obj").string() + ": agent default has no walkable nodes to export\n");
   CHECK_FALSE(std::filesystem::exists(dir / "w.glb"));
+  // A .gltf's buffer URI is named after it: '#', '?' and '%' would not read back as a name; a
+  // space does (as Assimp and Blender read it), and so does the same name as .glb.
+  for (const char* name : {"level#1.gltf", "what?.gltf", "100%.gltf"}) {
+    const auto uri = test::runStrata({"export", tower, "--profile", profile, "-o", (dir / name).string()});
+    CHECK(uri.exit_code == 2);
+    CHECK_THAT(uri.err, Catch::StartsWith("strata: error: " + (dir / name).string() + ": a .gltf file names its .bin"));
+    CHECK(std::count(uri.err.begin(), uri.err.end(), '\n') == 1);
+    CHECK_FALSE(std::filesystem::exists(dir / name));
+  }
+  CHECK(test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "my level.gltf").string()}).exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "my level.bin"));
+  CHECK(test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "level#1.glb").string()}).exit_code == 0);
 }
 
 TEST_CASE("strata export: the companion files get the output checks - an .obj's .mtl is an input", "[cli][export][output]") {

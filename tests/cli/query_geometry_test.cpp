@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "test_support.h"
 
 using strata::test::runStrata;
@@ -42,6 +44,15 @@ TEST_CASE("query ray: closest hit, all hits, miss exits 3", "[cli][query]") {
   }
   CHECK(hits.back()["label"] == "road");
 
+  // A direction is normalised whatever its size: the squares of 1e155 and 1e-170 overflow and
+  // underflow, and neither is the zero vector.
+  for (const char* dir_text : {"0,-1e155,0", "0,-1e-170,0", "1e-300,-1e300,0"}) {
+    auto scaled = runStrata({"query", world, "ray", "--from", "0.3,20,-4.1", "--dir", dir_text, "--json"});
+    INFO(dir_text);
+    REQUIRE(scaled.exit_code == 0);
+    CHECK(nlohmann::json::parse(scaled.out)["distance"].get<double>() == Approx(12));
+  }
+
   auto miss = runStrata({"query", world, "ray", "--from", "0,20,-4", "--dir", "0,1,0"});
   CHECK(miss.exit_code == 3);
   CHECK(miss.out.find("no hit") != std::string::npos);
@@ -56,6 +67,24 @@ TEST_CASE("query overlap and cast on a mesh input - bad input exits 2", "[cli][q
 
   auto clear = runStrata({"query", tower(), "overlap", "--box", "0,2,-4,0.5,0.5,0.5"});
   CHECK(clear.exit_code == 3);
+
+  // A yaw is taken modulo a turn (1e308 degrees times pi overflows, and the box became NaN and
+  // met nothing): 1e308 = 296 (mod 360).
+  auto turned = [&](const char* yaw) {
+    auto r = runStrata({"query", tower(), "overlap", "--box", "20,0,20,3,0.1,0.05", "--yaw", yaw, "--json"});
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out)["hits"];
+  };
+  CHECK(std::fmod(1e308, 360.0) == 296.0);
+  CHECK(turned("1e308") == turned("296"));
+  // --yaw turns boxes only.
+  auto yaw_sphere = runStrata({"query", tower(), "overlap", "--sphere", "0,0,-4,1", "--yaw", "30"});
+  CHECK(yaw_sphere.exit_code == 2);
+  CHECK_THAT(yaw_sphere.err, Catch::Contains("--yaw requires --box"));
+  // A move too long to measure is refused, not reported as free.
+  auto far = runStrata({"query", tower(), "cast", "--sphere", "0.5", "--from", "-1e308,10,0", "--to", "1e308,-10,0"});
+  CHECK(far.exit_code == 2);
+  CHECK(far.err == "strata: error: --to: the move from --from is too long to measure (over about 1e154 m)\n");
 
   // an upright capsule (r 0.3, h 1.8) dropped from between the bridge and the roof lands on the
   // bridge deck: its centre stops 0.9 m above y = 4

@@ -88,6 +88,10 @@ TEST_CASE("strata render: bad input exits 2 with one line naming the file and th
       {{"--region", "1,2,3"}, "--region 1,2,3: expected minx,minz,maxx,maxz"},
       {{"--region", "5,0,1,4"}, "--region 5,0,1,4: needs minx < maxx"},
       {{"--region", "500,500,600,600"}, "outside the graph's grid"},
+      // Finite corners whose width overflows, and an empty value (not "the default region").
+      {{"--region", "-1e308,-1e308,1e308,1e308"}, "--region: its width and depth must be finite"},
+      {{"--region", ""}, "--region : expected minx,minz,maxx,maxz"},
+      {{"--paths", ""}, "--paths: the path is empty"},
       {{"--layers", "7"}, "--layers 7: no such band"},
       {{"--layers", "top"}, "--layers top"},
       {{"--path", "0,0,25"}, "--path 0,0,25: expected X,Y,Z:X,Y,Z"},
@@ -119,6 +123,11 @@ TEST_CASE("strata render: bad input exits 2 with one line naming the file and th
   const auto paths = test::runStrata({"render", tower, "--profile", profile, "-o", out, "--paths", (dir / "bad.jsonl").string()});
   CHECK(paths.exit_code == 2);
   CHECK_THAT(paths.err, Catch::Contains("bad.jsonl:1: waypoint 0"));
+  CHECK_FALSE(std::filesystem::exists(out));
+  // A directory opens as a stream that reads nothing: it is refused, not read as no paths.
+  const auto folder = test::runStrata({"render", tower, "--profile", profile, "-o", out, "--paths", dir.path().string()});
+  CHECK(folder.exit_code == 2);
+  CHECK(folder.err == "strata: error: " + dir.path().string() + ": is a directory\n");
   CHECK_FALSE(std::filesystem::exists(out));
 }
 

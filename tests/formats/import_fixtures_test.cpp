@@ -273,6 +273,29 @@ TEST_CASE("several files merge: labels deduplicated, tags distinct per file stem
   CHECK(merged->mesh.validate().empty());
 }
 
+TEST_CASE("files of one stem keep distinct tags, and the same file twice is an error", "[formats][import][fixtures]") {
+  TempDir dir;
+  for (const char* folder : {"x", "y", "z"}) {
+    std::filesystem::create_directory(dir / folder);
+    writeText(dir / folder / "a.obj", kLevelObj);
+  }
+  writeText(dir / "a~2.obj", kLevelObj);  // a stem that the renaming would produce
+  auto merged = importMeshes({dir / "x" / "a.obj", dir / "y" / "a.obj", dir / "a~2.obj", dir / "z" / "a.obj"}, {});
+  REQUIRE(merged.ok());
+  CHECK(merged->mesh.triangleCount() == 12);
+  CHECK(std::set<std::string>(merged->mesh.tags.begin(), merged->mesh.tags.end()) ==
+        std::set<std::string>{"a/Floor", "a/Wall", "a~2/Floor", "a~2/Wall", "a~2~2/Floor", "a~2~2/Wall", "a~3/Floor",
+                              "a~3/Wall"});
+  // The same file under another spelling, and through a hard link.
+  std::filesystem::create_hard_link(dir / "x" / "a.obj", dir / "hard.obj");
+  for (const auto& again : {dir / "x" / ".." / "x" / "a.obj", dir / "hard.obj"}) {
+    auto twice = importMeshes({dir / "x" / "a.obj", dir / "y" / "a.obj", again}, {});
+    REQUIRE_FALSE(twice.ok());
+    CHECK(twice.error().kind == strata::ErrorKind::BadInput);
+    CHECK(twice.error().message == again.string() + ": given twice (also as " + (dir / "x" / "a.obj").string() + ")");
+  }
+}
+
 TEST_CASE("located errors for bad fixtures", "[formats][import][fixtures]") {
   TempDir dir;
   // Coordinates beyond 1e6 only after scaling.

@@ -184,6 +184,10 @@ TEST_CASE("layered search: the horizontal limit gives NoPath without searching",
   CHECK(r.failure == PathFailure::NoPath);
   CHECK(r.expansions == 0);
   CHECK(run(g, {0.5, 0, 0.5}, {5.0, 0, 0.5}, s).ok());
+  // An end with no floor near it is named as such, however far away it is (a point off the map:
+  // wrong units or axes), before the limit.
+  CHECK(run(g, {-700, 0, 0.5}, {11.5, 0, 0.5}, s).failure == PathFailure::NoStartNode);
+  CHECK(run(g, {0.5, 0, 0.5}, {0.5, 0, 1e7}, s).failure == PathFailure::NoGoalNode);
   CHECK(LayeredSearchLimits{}.max_horizontal_distance == Approx(2048 * 0.28));
   CHECK(LayeredSearchLimits{}.max_expansions == 400000);
 }
