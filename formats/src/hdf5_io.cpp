@@ -365,7 +365,9 @@ Status checkPlausibleSize(const Location& parent, std::string_view name, hid_t d
   File file(H5Iget_file_id(dataset));
   hsize_t file_bytes = 0;
   if (file && H5Fget_filesize(file.get(), &file_bytes) >= 0) stored = std::min<std::uint64_t>(stored, file_bytes);
-  if (logical > kSmallAllowanceBytes && logical / kMaxExpansion > stored)
+  // A dataset with no stored bytes at all reads as its fill value (every element the same,
+  // which no writer here produces: HDF5 allocates what is written), whatever its size.
+  if ((logical > 0 && stored == 0) || (logical > kSmallAllowanceBytes && logical / kMaxExpansion > stored))
     return Error::badInput(parent.where(name) + ": claims " + std::to_string(elements) + " elements but the file stores only " +
                            std::to_string(stored) + " bytes for it");
   return Ok{};

@@ -4,8 +4,13 @@
 // validating readers, and the assembled graph checked by LayeredGraph::validate() so a world
 // that reads is safe to search.
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -112,6 +117,104 @@ Result<nav::AgentProfile> readAgentProfile(const h5::Location& at, const std::st
   return std::move(profile->agents[0]);
 }
 
+// The lowest index in [0, count) for which ok(i) is false (count when none), in parallel: a large
+// world has hundreds of millions of slots.
+template <class Ok>
+std::size_t firstFailing(std::size_t count, const Ok& ok) {
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, count, 1 << 16), count,
+      [&](const tbb::blocked_range<std::size_t>& range, std::size_t found) {
+        for (std::size_t i = range.begin(); i != range.end() && i < found; ++i)
+          if (!ok(i)) return i;
+        return found;
+      },
+      [](std::size_t a, std::size_t b) { return std::min(a, b); });
+}
+
+// A name as the profile allows it (areas, fields): 1-64 characters of [A-Za-z0-9_-].
+bool profileName(const std::string& name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
+// The values a bake writes, checked beyond what LayeredGraph::validate() needs for safety: a
+// file edited by hand (its checksums recomputed) must not answer from values no bake writes
+// (a NaN height, a free edge, a negative field distance, a duplicate area name).
+Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, const nav::AgentProfile& profile) {
+  const std::size_t nodes = g.nodeCount(), columns = g.grid.columnCount();
+  auto bad = [&](const char* dataset, const std::string& problem) {
+    return Error::badInput(at.where(dataset) + ": " + problem);
+  };
+  // Floors: finite heights, ascending in each column; upward unit normals.
+  const std::size_t bad_column = firstFailing(columns, [&](std::size_t c) {
+    for (uint32_t n = g.column_offsets[c]; n < g.column_offsets[c + 1]; ++n)
+      if (!std::isfinite(g.height[n]) || std::fabs(g.height[n]) > 1e7 || (n > g.column_offsets[c] && !(g.height[n - 1] < g.height[n])))
+        return false;
+    return true;
+  });
+  if (bad_column < columns)
+    return bad("height", "column " + std::to_string(bad_column) + ": heights not finite or not ascending");
+  const std::size_t bad_normal = firstFailing(nodes, [&](std::size_t n) {
+    const sim::Vec3f& v = g.normal[n];
+    const double length = std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
+    return v.y > 0 && std::fabs(length - 1.0) <= 1e-3;  // NaN fails both
+  });
+  if (bad_normal < nodes) return bad("normal", "node " + std::to_string(bad_normal) + ": not an upward unit normal");
+  // Headroom and clearance: >= 0 or infinite (nothing above, no edge of walkable space in reach).
+  const std::size_t bad_room = firstFailing(nodes, [&](std::size_t n) { return g.headroom[n] >= 0 && g.clearance[n] >= 0; });
+  if (bad_room < nodes)
+    return bad(g.headroom[bad_room] >= 0 ? "clearance" : "headroom", "node " + std::to_string(bad_room) + ": negative or NaN");
+  constexpr uint8_t kKnownFlags = nav::kNodeBorder | nav::kNodeModified | nav::kNodeLinkEnd;
+  const std::size_t bad_flags = firstFailing(nodes, [&](std::size_t n) { return (g.flags[n] & ~kKnownFlags) == 0; });
+  if (bad_flags < nodes) return bad("flags", "node " + std::to_string(bad_flags) + ": unknown flag bits");
+  // Edges cost something: a finite, positive amount (an infinite cost removes the edge).
+  const std::size_t bad_cost = firstFailing(g.edge_cost.size(), [&](std::size_t slot) {
+    return g.edge_kind[slot] == static_cast<uint8_t>(nav::EdgeKind::None) ||
+           (std::isfinite(g.edge_cost[slot]) && g.edge_cost[slot] > 0);
+  });
+  if (bad_cost < g.edge_cost.size()) return bad("edge_cost", "slot " + std::to_string(bad_cost) + ": not a finite cost > 0");
+  // Areas as a profile names and prices them: unique names, costs 1..1e9 or inf.
+  for (std::size_t a = 0; a < g.area_names.size(); ++a) {
+    if (!profileName(g.area_names[a])) return bad("area_names", "area " + std::to_string(a) + ": not a valid area name");
+    if (std::find(g.area_names.begin(), g.area_names.begin() + static_cast<std::ptrdiff_t>(a), g.area_names[a]) !=
+        g.area_names.begin() + static_cast<std::ptrdiff_t>(a))
+      return bad("area_names", "area '" + g.area_names[a] + "' is named twice");
+    const float cost = g.area_costs[a];
+    if (!((cost >= 1 && cost <= 1e9f) || cost == std::numeric_limits<float>::infinity()))
+      return bad("area_costs", "area '" + g.area_names[a] + "': cost is neither 1..1e9 nor inf");
+  }
+  for (const std::string& label : g.link_labels)
+    if (label.find('\0') != std::string::npos || label.size() > 1024)
+      return bad("link_labels", "a label holds a NUL byte or is over 1024 bytes");
+  // Links: from the profile's list, and a two-way link's other direction present.
+  for (std::size_t i = 0; i < g.links.size(); ++i) {
+    const nav::OffMeshLink& link = g.links[i];
+    if (link.profile_index >= profile.links.size())
+      return bad("links", "link " + std::to_string(i) + ": profile index " + std::to_string(link.profile_index) +
+                              " but the profile has " + std::to_string(profile.links.size()) + " links");
+    if (!link.bidirectional) continue;
+    const auto first = g.links.begin() + g.link_offsets[link.to_node], last = g.links.begin() + g.link_offsets[link.to_node + 1];
+    if (std::none_of(first, last, [&](const nav::OffMeshLink& back) {
+          return back.to_node == link.from_node && back.profile_index == link.profile_index && back.bidirectional;
+        }))
+      return bad("links", "link " + std::to_string(i) + " is two-way but its other direction is missing");
+  }
+  // Fields: valid unique names, finite origins and limits, distances >= 0 or inf (unreached).
+  for (std::size_t f = 0; f < g.fields.size(); ++f) {
+    const nav::RouteField& field = g.fields[f];
+    if (!profileName(field.name)) return bad("field_names", "field " + std::to_string(f) + ": not a valid field name");
+    for (std::size_t e = 0; e < f; ++e)
+      if (g.fields[e].name == field.name) return bad("field_names", "field '" + field.name + "' is named twice");
+    if (!sim::isFinite(field.origin) || !std::isfinite(field.max_distance) || !(field.max_distance > 0))
+      return bad("field_origins", "field '" + field.name + "': origin or max_distance not finite (or <= 0)");
+    const std::size_t bad_distance = firstFailing(nodes, [&](std::size_t n) { return field.distance[n] >= 0; });
+    if (bad_distance < nodes)
+      return bad("field_distance", "field '" + field.name + "', node " + std::to_string(bad_distance) + ": negative or NaN");
+  }
+  return Ok{};
+}
+
 Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string& name, bool graph) {
   auto group = h5::openGroup(agents, name);
   if (!group) return group.error();
@@ -211,6 +314,7 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   if (std::string problem = g.validate(); !problem.empty()) return Error::badInput(at.self() + ": " + problem);
   if (std::fabs(g.grid.cell_size - baked.profile.settings.cell_size) > 1e-12)
     return Error::badInput(at.where("cell_size") + ": differs from the stored profile's cell_size");
+  if (Status s = checkBakedValues(at, g, baked.profile); !s) return s.error();
   return baked;
 }
 
@@ -245,9 +349,13 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, co
   auto agents_group = h5::openGroup(navigation, "agents");
   if (!agents_group) return agents_group.error();
   const h5::Location at = navigation.child(*agents_group, "agents");
-  for (const std::string& name : *names)
+  for (std::size_t i = 0; i < names->size(); ++i) {
+    const std::string& name = (*names)[i];
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
       return Error::badInput(navigation.where("agent_names") + ": bad agent name '" + name + "'");
+    if (std::find(names->begin(), names->begin() + static_cast<std::ptrdiff_t>(i), name) != names->begin() + static_cast<std::ptrdiff_t>(i))
+      return Error::badInput(navigation.where("agent_names") + ": agent '" + name + "' is listed twice");
+  }
   using Agents = WorldReadOptions::Agents;
   if (options.agents == Agents::One && !names->empty()) {
     const std::string& wanted = options.agent.empty() ? names->front() : options.agent;

@@ -142,3 +142,99 @@ TEST_CASE("world reader: a world without agents reads with none, whatever the op
     CHECK(world->agents.empty());
   }
 }
+
+TEST_CASE("world reader: values no bake writes are refused, naming the dataset", "[formats][world_file][validation]") {
+  // A file edited by hand gets valid checksums, so the reader checks the values themselves: each
+  // section writes a world with one value a bake never writes and expects it refused.
+  TempDir dir;
+  const std::filesystem::path path = dir / "w.h5";
+  formats::World world = twoAgentWorld();
+  nav::BakedAgent& walker = world.agents[0];
+  nav::LayeredGraph& g = walker.graph;
+  REQUIRE(g.nodeCount() > 10);
+  std::size_t slot = 0;  // a used edge slot
+  while (g.edge_kind[slot] == static_cast<uint8_t>(nav::EdgeKind::None)) ++slot;
+  std::string expected;
+  SECTION("a NaN height") {
+    g.height[5] = std::numeric_limits<float>::quiet_NaN();
+    expected = "/navigation/agents/walker/height: column ";
+  }
+  SECTION("a normal pointing down") {
+    g.normal[3] = {0, -1, 0};
+    expected = "/navigation/agents/walker/normal: node 3: not an upward unit normal";
+  }
+  SECTION("a negative clearance") {
+    g.clearance[7] = -1;
+    expected = "/navigation/agents/walker/clearance: node 7: negative or NaN";
+  }
+  SECTION("a NaN headroom") {
+    g.headroom[2] = std::numeric_limits<float>::quiet_NaN();
+    expected = "/navigation/agents/walker/headroom: node 2: negative or NaN";
+  }
+  SECTION("unknown flag bits") {
+    g.flags[4] = 0x80;
+    expected = "/navigation/agents/walker/flags: node 4: unknown flag bits";
+  }
+  SECTION("a free edge") {
+    g.edge_cost[slot] = 0;
+    expected = "/navigation/agents/walker/edge_cost: slot " + std::to_string(slot) + ": not a finite cost > 0";
+  }
+  SECTION("an area cost below 1") {
+    g.area_costs[0] = 0.5f;
+    expected = "/navigation/agents/walker/area_costs: area 'default': cost is neither 1..1e9 nor inf";
+  }
+  SECTION("an area named twice") {
+    g.area_names.push_back(g.area_names[0]);
+    g.area_costs.push_back(1);
+    expected = "/navigation/agents/walker/area_names: area '" + g.area_names[0] + "' is named twice";
+  }
+  SECTION("a two-way link without its other direction") {
+    walker.profile.links.push_back({{0, 0, 0}, {1, 0, 1}, "door", -1, true, {}});
+    g.link_labels = {"door"};
+    g.links = {{0, 1, 1.5f, 0, 0, true}};
+    g.indexLinkOffsets();
+    expected = "/navigation/agents/walker/links: link 0 is two-way but its other direction is missing";
+  }
+  SECTION("a negative field distance") {
+    nav::RouteField field;
+    field.name = "home";
+    field.max_distance = 10;
+    field.origin_node = 0;
+    field.distance.assign(g.nodeCount(), 1.0f);
+    field.distance[9] = -7;
+    g.fields.push_back(field);
+    expected = "/navigation/agents/walker/field_distance: field 'home', node 9: negative or NaN";
+  }
+  SECTION("a column grid not laid over the geometry") {
+    g.grid.origin_x += g.grid.cell_size;
+    expected = "/navigation/agents/walker/grid_cells: the column grid does not cover the geometry as a bake lays it";
+  }
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  auto read = formats::readWorldFile(path);
+  REQUIRE_FALSE(read.ok());
+  CHECK(read.error().kind == ErrorKind::BadInput);
+  CHECK_THAT(read.error().message, Catch::StartsWith(path.string() + ": " + expected));
+  CHECK(read.error().message.find('\n') == std::string::npos);
+}
+
+TEST_CASE("world reader: a dataset with no stored bytes is refused, not read as its fill value", "[formats][world_file][validation]") {
+  TempDir dir;
+  const std::filesystem::path path = dir / "w.h5";
+  const formats::World world = twoAgentWorld();
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  {
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    const char* name = "/navigation/agents/walker/height";
+    REQUIRE(H5Ldelete(file.get(), name, H5P_DEFAULT) >= 0);
+    const hsize_t nodes = world.agents[0].graph.nodeCount();
+    h5::Dataspace space(H5Screate_simple(1, &nodes, nullptr));
+    h5::Dataset unwritten(H5Dcreate2(file.get(), name, H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    REQUIRE(unwritten);
+  }
+  auto read = formats::readWorldFile(path);
+  REQUIRE_FALSE(read.ok());
+  CHECK(read.error().message == path.string() + ": /navigation/agents/walker/height: claims " +
+                                    std::to_string(world.agents[0].graph.nodeCount()) +
+                                    " elements but the file stores only 0 bytes for it");
+}
