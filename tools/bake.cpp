@@ -192,14 +192,14 @@ int runBake(BakeCommandOptions& options) {
     fmt::print("{}\n", jsonText(doc, 2));
     return kExitOk;
   }
-  fmt::print("wrote {}: {} agent{} baked from {} ({} triangles) on {} thread{}\n", options.output, world.agents.size(),
-             world.agents.size() == 1 ? "" : "s", options.input, world.geometry.triangleCount(), threads,
-             threads == 1 ? "" : "s");
+  fmt::print("wrote {}: {} baked from {} ({}) on {}\n", options.output, counted(world.agents.size(), "agent"),
+             options.input, counted(world.geometry.triangleCount(), "triangle"), counted(static_cast<std::size_t>(threads), "thread"));
   for (const auto& agent : doc["agents"])
-    fmt::print("  agent {}: cell {} m, {} columns, {} nodes, {} edges, {} components, {} links, {} fields\n",
-               agent["name"].get<std::string>(), agent["cell_size"].get<double>(), agent["columns"].get<std::size_t>(),
-               agent["nodes"].get<std::size_t>(), agent["edges"].get<std::size_t>(),
-               agent["components"].get<std::uint32_t>(), agent["links"].get<std::size_t>(), agent["fields"].size());
+    fmt::print("  agent {}: cell {} m, {}, {}, {}, {}, {}, {}\n", agent["name"].get<std::string>(),
+               agent["cell_size"].get<double>(), counted(agent["columns"].get<std::size_t>(), "column"),
+               counted(agent["nodes"].get<std::size_t>(), "node"), counted(agent["edges"].get<std::size_t>(), "edge"),
+               counted(agent["components"].get<std::uint32_t>(), "component"),
+               counted(agent["links"].get<std::size_t>(), "link"), counted(agent["fields"].size(), "field"));
   fmt::print("timings (ms):");
   for (const auto& [stage, ms] : timings.items()) fmt::print(" {} {:.1f}", stage, ms.get<double>());
   fmt::print("\n");

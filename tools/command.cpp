@@ -46,6 +46,10 @@ int reportError(const Error& error) {
 
 int badInput(const std::string& message) { return reportError(Error::badInput(message)); }
 
+std::string counted(std::size_t count, const std::string& noun, const std::string& plural) {
+  return std::to_string(count) + " " + (count == 1 ? noun : plural.empty() ? noun + "s" : plural);
+}
+
 void warn(const std::string& message) { fmt::print(stderr, "strata: warning: {}\n", oneLine(message)); }
 
 std::optional<std::vector<double>> parseNumbers(const std::string& text, std::size_t count) {
@@ -58,7 +62,8 @@ std::optional<std::vector<double>> parseNumbers(const std::string& text, std::si
     // trim spaces
     while (!token.empty() && token.front() == ' ') token.erase(token.begin());
     while (!token.empty() && token.back() == ' ') token.pop_back();
-    if (token.empty()) return std::nullopt;
+    // Decimal only: strtod also reads hexadecimal ("0x1p3"), which no other number option takes.
+    if (token.empty() || token.find_first_of("xX") != std::string::npos) return std::nullopt;
     char* parse_end = nullptr;
     const double v = std::strtod(token.c_str(), &parse_end);
     if (parse_end != token.c_str() + token.size() || !std::isfinite(v)) return std::nullopt;

@@ -49,6 +49,8 @@ struct CommandRegistrar {
 int reportError(const Error& error);
 /// Prints `strata: error: <message>` on stderr and returns kExitBadInput.
 int badInput(const std::string& message);
+/// "1 label", "6 labels" ("1 vertex", "8 vertices" with `plural` given).
+std::string counted(std::size_t count, const std::string& noun, const std::string& plural = {});
 /// Prints `strata: warning: <message>` on stderr.
 void warn(const std::string& message);
 

@@ -36,8 +36,8 @@ int runExport(ExportCommandOptions& options) {
   if (!stats) return reportError(stats.error());
   std::string files;
   for (const auto& file : stats->files) files += (files.empty() ? "" : ", ") + file.string();
-  fmt::print("wrote {}: agent {}, {} quads, {} edge lines\n", files, agent->profile.settings.name, stats->quads,
-             stats->lines);
+  fmt::print("wrote {}: agent {}, {}, {}\n", files, agent->profile.settings.name, counted(stats->quads, "quad"),
+             counted(stats->lines, "edge line"));
   return kExitOk;
 }
 

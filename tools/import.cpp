@@ -91,9 +91,9 @@ int runImport(ImportCommandOptions& options) {
   }
   const auto& min = doc["bounds"]["min"];
   const auto& max = doc["bounds"]["max"];
-  fmt::print("wrote {}: {} triangles, {} vertices, {} labels, {} tags from {} file{}\n", options.output,
-             doc["triangles"].get<std::size_t>(), doc["vertices"].get<std::size_t>(), doc["labels"].get<std::size_t>(),
-             doc["tags"].get<std::size_t>(), imported->inputs.size(), imported->inputs.size() == 1 ? "" : "s");
+  fmt::print("wrote {}: {}, {}, {}, {} from {}\n", options.output, counted(doc["triangles"].get<std::size_t>(), "triangle"),
+             counted(doc["vertices"].get<std::size_t>(), "vertex", "vertices"), counted(doc["labels"].get<std::size_t>(), "label"),
+             counted(doc["tags"].get<std::size_t>(), "tag"), counted(imported->inputs.size(), "file"));
   fmt::print("bounds min ({}, {}, {}) max ({}, {}, {}) metres, Y up\n", min[0].get<double>(), min[1].get<double>(),
              min[2].get<double>(), max[0].get<double>(), max[1].get<double>(), max[2].get<double>());
   if (imported->stats.degenerate_dropped > 0 || imported->stats.non_triangles_dropped > 0)

@@ -109,10 +109,11 @@ void printText(const nlohmann::ordered_json& doc) {
   }
   fmt::print("agents          {}\n", doc["agents"].size());
   for (const auto& agent : doc["agents"])
-    fmt::print("  {}  cell {} m, {} columns, {} nodes, {} edges, {} links, {} components, {} fields\n",
-               agent["name"].get<std::string>(), agent["cell_size"].get<double>(), agent["columns"].get<std::size_t>(),
-               agent["nodes"].get<std::size_t>(), agent["edges"].get<std::size_t>(), agent["links"].get<std::size_t>(),
-               agent["components"].get<std::uint32_t>(), agent["fields"].get<std::size_t>());
+    fmt::print("  {}  cell {} m, {}, {}, {}, {}, {}, {}\n", agent["name"].get<std::string>(),
+               agent["cell_size"].get<double>(), counted(agent["columns"].get<std::size_t>(), "column"),
+               counted(agent["nodes"].get<std::size_t>(), "node"), counted(agent["edges"].get<std::size_t>(), "edge"),
+               counted(agent["links"].get<std::size_t>(), "link"), counted(agent["components"].get<std::uint32_t>(), "component"),
+               counted(agent["fields"].get<std::size_t>(), "field"));
 }
 
 int runInfo(const InfoOptions& options) {

@@ -135,6 +135,12 @@ int main(int argc, char** argv) {
       if (eq != std::string::npos)
         message = fmt::format("{}: '{}' is not a number", message.substr(prefix.size(), eq - prefix.size()), message.substr(eq + 3));
     }
+    // CLI11's count message ("--from: At Most 1 required but received 2"): an option given twice.
+    {
+      const std::string at_most = ": At Most 1 required but received ";
+      if (const std::size_t at = message.find(at_most); at != std::string::npos)
+        message = fmt::format("{}: given {} times; give it once", message.substr(0, at), message.substr(at + at_most.size()));
+    }
     // One line, as every other error: the problem, then where the usage is.
     std::string help = "strata --help";
     for (const CLI::App* sub : app.get_subcommands())

@@ -105,12 +105,11 @@ int runRender(const RenderCommandOptions& options) {
       error.message = file + ": " + error.message.substr(options.output.size() + 2);
     return reportError(error);
   }
-  fmt::print("wrote {}: {}x{} px, agent {}, {} panel{}, {} path{}\n", options.output, layout.width, layout.height,
-             agent->profile.settings.name, layout.panels.size(), layout.panels.size() == 1 ? "" : "s", paths.size(),
-             paths.size() == 1 ? "" : "s");
+  fmt::print("wrote {}: {}x{} px, agent {}, {}, {}\n", options.output, layout.width, layout.height,
+             agent->profile.settings.name, counted(layout.panels.size(), "panel"), counted(paths.size(), "path"));
   for (const auto& panel : layout.panels)
-    fmt::print("  layer {}: y {:.2f}..{:.2f} m, {} nodes ({} in the region)\n", panel.band.index,
-               metres(panel.band.min_height), metres(panel.band.max_height), panel.band.node_count, panel.nodes_drawn);
+    fmt::print("  layer {}: y {:.2f}..{:.2f} m, {} ({} in the region)\n", panel.band.index, metres(panel.band.min_height),
+               metres(panel.band.max_height), counted(panel.band.node_count, "node"), panel.nodes_drawn);
   return exit_code;
 }
 

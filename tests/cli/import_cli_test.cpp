@@ -55,6 +55,20 @@ TEST_CASE("strata import: human summary, then strata info reads the world back",
   CHECK(doc["counts"]["triangles"] == 10133);
   CHECK(doc["inputs"][0]["sha256"] == "6b157db01f8eaa4b0290d18bd8d6515e969f674213de6f3a3e014f82ae1facc4");
   CHECK(doc["import_options"]["scale"] == 1.0);
+  // Counts of one are singular, here and in info's and bake's summaries.
+  writeText(dir / "one.obj", "v 0 0 0\nv 0 0 2\nv 2 0 2\nf 1 2 3\n");
+  const RunResult one = runStrata({"import", (dir / "one.obj").string(), "-o", (dir / "one.h5").string()});
+  REQUIRE(one.exit_code == 0);
+  CHECK_THAT(one.out, Catch::StartsWith("wrote " + (dir / "one.h5").string() +
+                                        ": 1 triangle, 3 vertices, 1 label, 1 tag from 1 file\n"));
+  writeText(dir / "floor.obj", "v -5 0 -5\nv -5 0 5\nv 5 0 5\nv 5 0 -5\nf 1 2 3 4\n");
+  const RunResult baked = runStrata({"bake", (dir / "floor.obj").string(), "-o", (dir / "floor.h5").string(), "--threads", "1"});
+  REQUIRE(baked.exit_code == 0);
+  CHECK_THAT(baked.out, Catch::Contains("1 agent baked from") && Catch::Contains("(2 triangles) on 1 thread\n") &&
+                            Catch::Contains(", 1 component, 0 links, 0 fields\n"));
+  const RunResult floor_info = runStrata({"info", (dir / "floor.h5").string()});
+  REQUIRE(floor_info.exit_code == 0);
+  CHECK_THAT(floor_info.out, Catch::Contains("0 links, 1 component, 0 fields\n"));
 }
 
 TEST_CASE("strata import: --scale, --up z and --in-process", "[cli][import]") {

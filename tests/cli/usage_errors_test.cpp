@@ -58,6 +58,7 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"query", "x.h5", "field", "--at", "0,0,0", "--origin", "0,0,1", "--max", "inf"}, "--max: 'inf' is not a finite number > 0"},
       {{"query", "x.h5", "ray", "--from", "0,0,0", "--dir", "0,-1,0", "--max", "-1"}, "--max: '-1' is not a finite number > 0"},
       {{"bake"}, "INPUT is required (usage: strata bake --help)"},
+      {{"path", "x.h5", "--from", "0,0,0", "--from", "1,1,1", "--to", "2,2,2"}, "--from: given 2 times; give it once (usage: strata path --help)"},
       {{"bak"}, "unknown subcommand 'bak' (did you mean 'bake'?) (usage: strata --help)"},
   });
 }
@@ -107,4 +108,15 @@ TEST_CASE("output that cannot be written is a runtime failure, not a success", "
       CHECK_THAT(r.err, Catch::StartsWith("strata: error: standard output: "));
       CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     }
+}
+
+TEST_CASE("usage errors: an empty or hexadecimal point is a bad value, not a missing option", "[cli][usage]") {
+  const std::string tower = (strata::test::sourceDir() / "samples" / "tower.obj").string();
+  const std::string profile = (strata::test::sourceDir() / "samples" / "tower.toml").string();
+  checkRefused({
+      {{"path", tower, "--profile", profile, "--from", "", "--to", "0,8,-4"}, "--from: expected X,Y,Z (three finite numbers), got \"\""},
+      {{"path", tower, "--profile", profile, "--from", "0,0,25", "--to", ""}, "--to: expected X,Y,Z (three finite numbers), got \"\""},
+      {{"path", tower, "--profile", profile, "--from", "0x1,0,25", "--to", "0,8,-4"}, "--from"},
+      {{"query", tower, "ray", "--from", "0,0x10,0", "--dir", "0,-1,0"}, "--from: expected X,Y,Z"},
+  });
 }
