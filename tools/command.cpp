@@ -27,11 +27,22 @@ namespace {
 std::string oneLine(const std::string& message) {
   constexpr std::size_t kMaxBytes = 2000;
   std::string line;
+  // The length of the well-formed UTF-8 sequence starting at i (0 when it is not one).
+  const auto sequence = [&](std::size_t i) -> std::size_t {
+    const auto c = static_cast<unsigned char>(message[i]);
+    const std::size_t n = c >= 0xF5 ? 0 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (n == 0 || i + n > message.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(message[i + k]) & 0xC0) != 0x80) return 0;
+    return n;
+  };
   for (std::size_t i = 0; i < message.size() && line.size() < kMaxBytes; ++i) {
     const auto c = static_cast<unsigned char>(message[i]);
     if (c == '\n' || c == '\r') line += ' ';
     else if (c < 0x20 || c == 0x7f) line += fmt::format("\\x{:02X}", c);
-    else line += static_cast<char>(c);
+    else if (c < 0x80) line += static_cast<char>(c);
+    else if (const std::size_t n = sequence(i); n > 0) line.append(message, i, n), i += n - 1;
+    else line += fmt::format("\\x{:02X}", c);  // not UTF-8 (a terminal would show garbage)
   }
   if (line.size() >= kMaxBytes) line += "... (cut)";
   return line;

@@ -367,12 +367,15 @@ std::function<int()> setupQuery(CLI::App& app) {
     ctx.index = std::make_unique<sim::QueryIndex>(ctx.mesh);
     for (const std::string& tag : common->include_tags) {
       const uint32_t id = ctx.index->findTag(tag);
-      // an unknown tag matches nothing; keep it as an impossible id so the filter stays strict
+      // An unknown tag matches nothing; keep it as an impossible id so the filter stays strict,
+      // and say so: a misspelt tag would otherwise read as "no hit".
+      if (id == sim::kInvalidId) warn(common->world + ": --tag " + tag + ": no such tag (it matches nothing)");
       ctx.filter.include_tags.push_back(id == sim::kInvalidId ? sim::kInvalidId - 1 : id);
     }
     for (const std::string& tag : common->exclude_tags) {
       const uint32_t id = ctx.index->findTag(tag);
       if (id != sim::kInvalidId) ctx.filter.exclude_tags.push_back(id);
+      else warn(common->world + ": --exclude-tag " + tag + ": no such tag (it excludes nothing)");
     }
     for (const Runner& r : *runners)
       if (r.sub->parsed()) return r.run(ctx);

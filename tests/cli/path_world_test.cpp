@@ -156,6 +156,18 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK_FALSE(std::filesystem::exists(dir / "refused_out.jsonl"));
   }
+  // Bytes that are not UTF-8 (a UTF-16 byte-order mark) are escaped in the message, not echoed
+  // to the terminal; UTF-8 in it (a file name's) is kept.
+  {
+    { std::ofstream(dir / "utf16.jsonl") << "\xFF\xFE{\n"; }
+    const auto r = path("tower", {"--batch", (dir / "utf16.jsonl").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("utf16.jsonl:1: ") && Catch::Contains("\\xFF"));
+    CHECK(r.err.find('\xFF') == std::string::npos);
+    { std::ofstream(dir / "caf\xC3\xA9.jsonl") << "[1]\n"; }
+    const auto cafe = path("tower", {"--batch", (dir / "caf\xC3\xA9.jsonl").string()});
+    CHECK_THAT(cafe.err, Catch::Contains("caf\xC3\xA9.jsonl:1: not a JSON object"));
+  }
   // "closest" is accepted per request.
   { std::ofstream(dir / "closest.jsonl") << R"({"from":[0,0,-25],"to":[0,8,-4],"closest":true})" << "\n"; }
   CHECK(path("tower", {"--batch", (dir / "closest.jsonl").string()}).exit_code == 0);

@@ -53,6 +53,11 @@ TEST_CASE("query ray: closest hit, all hits, miss exits 3", "[cli][query]") {
     CHECK(nlohmann::json::parse(scaled.out)["distance"].get<double>() == Approx(12));
   }
 
+  // An unknown tag matches nothing, with a warning (a misspelt tag would read as a miss).
+  auto unknown = runStrata({"query", world, "ray", "--from", "0.3,20,-4.1", "--dir", "0,-1,0", "--tag", "tower/rooof"});
+  CHECK(unknown.exit_code == 3);
+  CHECK(unknown.err == "strata: warning: " + world + ": --tag tower/rooof: no such tag (it matches nothing)\n");
+
   auto miss = runStrata({"query", world, "ray", "--from", "0,20,-4", "--dir", "0,1,0"});
   CHECK(miss.exit_code == 3);
   CHECK(miss.out.find("no hit") != std::string::npos);
