@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "strata/formats/profile.h"
+#include "strata/nav/bake.h"
 #include "world_file_sections.h"
 
 namespace strata::formats::detail {
@@ -131,13 +132,6 @@ std::size_t firstFailing(std::size_t count, const Ok& ok) {
       [](std::size_t a, std::size_t b) { return std::min(a, b); });
 }
 
-// A name as the profile allows it (areas, fields): 1-64 characters of [A-Za-z0-9_-].
-bool profileName(const std::string& name) {
-  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-  });
-}
-
 // The values a bake writes, checked beyond what LayeredGraph::validate() needs for safety: a
 // file edited by hand (its checksums recomputed) must not answer from values no bake writes
 // (a NaN height, a free edge, a negative field distance, a duplicate area name).
@@ -174,15 +168,23 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
            (std::isfinite(g.edge_cost[slot]) && g.edge_cost[slot] > 0);
   });
   if (bad_cost < g.edge_cost.size()) return bad("edge_cost", "slot " + std::to_string(bad_cost) + ": not a finite cost > 0");
-  // Areas as a profile names and prices them: unique names, costs 1..1e9 or inf.
-  for (std::size_t a = 0; a < g.area_names.size(); ++a) {
-    if (!profileName(g.area_names[a])) return bad("area_names", "area " + std::to_string(a) + ": not a valid area name");
-    if (std::find(g.area_names.begin(), g.area_names.begin() + static_cast<std::ptrdiff_t>(a), g.area_names[a]) !=
-        g.area_names.begin() + static_cast<std::ptrdiff_t>(a))
-      return bad("area_names", "area '" + g.area_names[a] + "' is named twice");
-    const float cost = g.area_costs[a];
-    if (!((cost >= 1 && cost <= 1e9f) || cost == std::numeric_limits<float>::infinity()))
-      return bad("area_costs", "area '" + g.area_names[a] + "': cost is neither 1..1e9 nor inf");
+  // The tables the stored profile gives (the on-demand search and a re-bake read the profile;
+  // the search reads the tables: they must agree).
+  std::vector<std::string> profile_areas;
+  std::vector<float> profile_costs;
+  nav::profileAreaTable(profile, profile_areas, profile_costs);
+  if (g.area_names != profile_areas ||
+      !std::equal(g.area_costs.begin(), g.area_costs.end(), profile_costs.begin(), profile_costs.end()))
+    return bad("area_names", "the areas or their costs differ from the stored profile's");
+  if (g.fields.size() != profile.fields.size())
+    return bad("field_names", std::to_string(g.fields.size()) + " fields, but the stored profile has " +
+                                  std::to_string(profile.fields.size()));
+  for (std::size_t f = 0; f < g.fields.size(); ++f) {
+    const nav::FieldSpec& spec = profile.fields[f];
+    const nav::RouteField& field = g.fields[f];
+    if (field.name != spec.name || !(field.origin.x == spec.origin.x && field.origin.y == spec.origin.y &&
+                                     field.origin.z == spec.origin.z) || field.max_distance != spec.max_distance)
+      return bad("field_names", "field " + std::to_string(f) + " differs from the stored profile's field '" + spec.name + "'");
   }
   for (const std::string& label : g.link_labels)
     if (label.find('\0') != std::string::npos || label.size() > 1024)
@@ -200,17 +202,17 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
         }))
       return bad("links", "link " + std::to_string(i) + " is two-way but its other direction is missing");
   }
-  // Fields: valid unique names, finite origins and limits, distances >= 0 or inf (unreached).
-  for (std::size_t f = 0; f < g.fields.size(); ++f) {
-    const nav::RouteField& field = g.fields[f];
-    if (!profileName(field.name)) return bad("field_names", "field " + std::to_string(f) + ": not a valid field name");
-    for (std::size_t e = 0; e < f; ++e)
-      if (g.fields[e].name == field.name) return bad("field_names", "field '" + field.name + "' is named twice");
-    if (!sim::isFinite(field.origin) || !std::isfinite(field.max_distance) || !(field.max_distance > 0))
-      return bad("field_origins", "field '" + field.name + "': origin or max_distance not finite (or <= 0)");
-    const std::size_t bad_distance = firstFailing(nodes, [&](std::size_t n) { return field.distance[n] >= 0; });
+  // Fields (their names, origins and limits are the profile's, checked above): distances.
+  for (const nav::RouteField& field : g.fields) {
+    // Flooded up to max_distance (stored as float), unreached nodes inf.
+    const float limit = static_cast<float>(field.max_distance);
+    const std::size_t bad_distance = firstFailing(nodes, [&](std::size_t n) {
+      const float d = field.distance[n];
+      return d >= 0 && (d <= limit || d == std::numeric_limits<float>::infinity());
+    });
     if (bad_distance < nodes)
-      return bad("field_distance", "field '" + field.name + "', node " + std::to_string(bad_distance) + ": negative or NaN");
+      return bad("field_distance", "field '" + field.name + "', node " + std::to_string(bad_distance) +
+                                       ": negative, NaN or beyond max_distance");
   }
   return Ok{};
 }

@@ -9,23 +9,29 @@
 namespace strata::nav {
 namespace {
 
-uint16_t internArea(LayeredGraph& graph, const std::string& name, double cost) {
-  for (std::size_t i = 0; i < graph.area_names.size(); ++i)
-    if (graph.area_names[i] == name) return static_cast<uint16_t>(i);
-  graph.area_names.push_back(name);
-  graph.area_costs.push_back(static_cast<float>(cost));
-  return static_cast<uint16_t>(graph.area_names.size() - 1);
+uint16_t internArea(std::vector<std::string>& names, std::vector<float>& costs, const std::string& name, double cost) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<uint16_t>(i);
+  names.push_back(name);
+  costs.push_back(static_cast<float>(cost));
+  return static_cast<uint16_t>(names.size() - 1);
 }
 
 }  // namespace
 
+void profileAreaTable(const AgentProfile& agent, std::vector<std::string>& names, std::vector<float>& costs) {
+  names = {"default"};
+  costs = {1.0f};
+  for (const AreaRule& rule : agent.areas) internArea(names, costs, rule.area, rule.cost);
+  for (const ModifierVolume& m : agent.modifiers) internArea(names, costs, m.area, m.cost);
+}
+
 std::vector<uint16_t> triangleAreas(const sim::TriangleMesh& mesh, const AgentProfile& profile, LayeredGraph& graph) {
-  graph.area_names = {"default"};
-  graph.area_costs = {1.0f};
   // Areas in profile order: rules first, then modifier volumes.
+  profileAreaTable(profile, graph.area_names, graph.area_costs);
   std::vector<uint16_t> rule_area;
-  for (const AreaRule& rule : profile.areas) rule_area.push_back(internArea(graph, rule.area, rule.cost));
-  for (const ModifierVolume& m : profile.modifiers) internArea(graph, m.area, m.cost);
+  for (const AreaRule& rule : profile.areas)
+    rule_area.push_back(internArea(graph.area_names, graph.area_costs, rule.area, rule.cost));
   // Resolve per label and per tag once, then per triangle.
   auto firstMatch = [&](const std::string& text, bool by_label) -> int {
     for (std::size_t i = 0; i < profile.areas.size(); ++i) {

@@ -179,14 +179,24 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     g.edge_cost[slot] = 0;
     expected = "/navigation/agents/walker/edge_cost: slot " + std::to_string(slot) + ": not a finite cost > 0";
   }
-  SECTION("an area cost below 1") {
+  SECTION("an area cost other than the profile's") {
     g.area_costs[0] = 0.5f;
-    expected = "/navigation/agents/walker/area_costs: area 'default': cost is neither 1..1e9 nor inf";
+    expected = "/navigation/agents/walker/area_names: the areas or their costs differ from the stored profile's";
   }
-  SECTION("an area named twice") {
+  SECTION("an area the profile does not name") {
     g.area_names.push_back(g.area_names[0]);
     g.area_costs.push_back(1);
-    expected = "/navigation/agents/walker/area_names: area '" + g.area_names[0] + "' is named twice";
+    expected = "/navigation/agents/walker/area_names: the areas or their costs differ from the stored profile's";
+  }
+  SECTION("a field the profile does not have") {
+    g.fields.push_back({"home", {0, 0, 0}, 10, 0, std::vector<float>(g.nodeCount(), 1.0f)});
+    expected = "/navigation/agents/walker/field_names: 1 fields, but the stored profile has 0";
+  }
+  SECTION("a field distance beyond the field's limit") {
+    walker.profile.fields.push_back({"home", {0, 0, 0}, 10, {}});
+    g.fields.push_back({"home", {0, 0, 0}, 10, 0, std::vector<float>(g.nodeCount(), 1.0f)});
+    g.fields.back().distance[6] = 10.5f;
+    expected = "/navigation/agents/walker/field_distance: field 'home', node 6: negative, NaN or beyond max_distance";
   }
   SECTION("a two-way link without its other direction") {
     walker.profile.links.push_back({{0, 0, 0}, {1, 0, 1}, "door", -1, true, {}});
@@ -196,6 +206,7 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     expected = "/navigation/agents/walker/links: link 0 is two-way but its other direction is missing";
   }
   SECTION("a negative field distance") {
+    walker.profile.fields.push_back({"home", {0, 0, 0}, 10, {}});
     nav::RouteField field;
     field.name = "home";
     field.max_distance = 10;
@@ -203,7 +214,7 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     field.distance.assign(g.nodeCount(), 1.0f);
     field.distance[9] = -7;
     g.fields.push_back(field);
-    expected = "/navigation/agents/walker/field_distance: field 'home', node 9: negative or NaN";
+    expected = "/navigation/agents/walker/field_distance: field 'home', node 9: negative, NaN or beyond max_distance";
   }
   SECTION("a column grid not laid over the geometry") {
     g.grid.origin_x += g.grid.cell_size;

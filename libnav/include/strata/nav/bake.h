@@ -87,4 +87,9 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
                              const BakeOptions& options, std::vector<StageTiming>* timings = nullptr,
                              const std::string& source = "input");
 
+/// The area table a bake gives an agent, in area index order: "default" at cost 1, then each
+/// area that the profile's rules and modifier volumes name, in profile order, at the cost it is
+/// first given (a world file's reader checks the stored table against it).
+void profileAreaTable(const AgentProfile& agent, std::vector<std::string>& names, std::vector<float>& costs);
+
 }  // namespace strata::nav
