@@ -362,22 +362,51 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       double area_cost = g.area_costs[index.rects()[top.rect].area];
       if (!std::isfinite(area_cost)) area_cost = per_metre;  // a start in a never-entered area
       const double step_scale = cell * area_cost;
+      // The rectangle was entered through a portal at the point in line with the goal; a special
+      // edge elsewhere in it is better reached by entering through that portal aimed at its
+      // take-off instead (the parent is closed, so its record is final).
+      const Record* parent = nullptr;
+      const CorridorEdge* entered = nullptr;
+      double parent_scale = 0;
+      if (current.parent != kNoNode && current.edge != kNoNode && edges_base[current.edge].portal) {
+        parent = &s.records[current.parent];
+        entered = edges_base + current.edge;
+        const double cost = g.area_costs[index.rects()[current.parent].area];
+        parent_scale = cell * (std::isfinite(cost) ? cost : per_metre);
+      }
       for (const CorridorEdge& e : index.edgesOf(top.rect)) {
         if (prune_dead_ends && index.deadEnd(top.rect, e.to_rect, goal_rect)) continue;
         Record& next = s.touch(e.to_rect);
         if (next.closed) continue;
         double ex, ez, cost;
+        double g_next;
         if (e.portal) {
           portalEntry(e, x, z, gx, gz, ex, ez);
           cost = distance(ex - x, ez - z) * step_scale;
+          g_next = g_here + cost;
         } else {
           ex = e.line, ez = e.to_z;
           cost = distance(e.lo - x, e.hi - z) * step_scale + e.cost;
+          g_next = g_here + cost;
+          if (parent != nullptr) {
+            double px, pz;
+            portalEntry(*entered, parent->x, parent->z, e.lo, e.hi, px, pz);
+            g_next = std::min(g_next, parent->g + distance(px - parent->x, pz - parent->z) * parent_scale +
+                                          distance(e.lo - px, e.hi - pz) * step_scale + e.cost);
+          }
         }
-        double g_next = g_here + cost, h = 0;
+        double h = 0;
         if (e.to_rect == goal_rect) g_next += distance(ex - gx, ez - gz) * goal_scale;
-        if (g_next < next.g) {
-          if (e.to_rect != goal_rect) h = distance(ex - gx, ez - gz) * h_scale;
+        // A rectangle keeps one entry point. The better one is not the one reached more cheaply
+        // but the one whose route can still be shortest: reached cost plus the straight rest to
+        // the goal (a strip entered cheaply at its far end can cost more in all than one entered
+        // dearer right in line with the goal).
+        const bool to_goal = e.to_rect == goal_rect;
+        const double rest = to_goal ? 0.0 : distance(ex - gx, ez - gz);
+        if (next.g == std::numeric_limits<double>::infinity() ||
+            (to_goal ? g_next < next.g
+                     : g_next + rest * cell * per_metre < next.g + distance(next.x - gx, next.z - gz) * cell * per_metre)) {
+          h = rest * h_scale;
           next.g = g_next, next.x = float(ex), next.z = float(ez);
           next.parent = top.rect;
           next.edge = static_cast<uint32_t>(&e - edges_base);

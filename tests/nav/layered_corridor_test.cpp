@@ -576,6 +576,40 @@ TEST_CASE("corridor: samples, Recast and real meshes, walkable routes wherever A
   }
 }
 
+TEST_CASE("corridor: drops are costed from where the route can reach them (routes an oracle audit found 1.3-1.8x too long)", "[nav][layered][corridor]") {
+  // Both pairs drop off a ledge near the start. Before: zdm2's strip below was first reached at
+  // its far end through another drop, and the better entry in line with the goal was refused
+  // for costing more to reach (10.15 against A*'s 5.64); nav_test's take-off lies in a strip
+  // entered where the line to the goal crosses it, 40 columns away, so the drop looked 12 m
+  // dearer than it is (41.08 against 30.58).
+  struct Pair {
+    const char* mesh;
+    sim::Vec3 from, to;
+  };
+  const auto real = test::sharedData() / "meshes" / "real" / "godot-demo-projects" / "zdm2.glb";
+  const auto recast = test::sharedData() / "meshes" / "recast" / "nav_test.obj";
+  for (const auto& [mesh, from, to] : {Pair{"zdm2", {16.05, -0.3, 10.35}, {13.65, -1.96, 13.65}},
+                                       Pair{"nav_test", {44.85, -0.595, -4.35}, {49.05, -2.265, 21.45}}}) {
+    INFO(mesh);
+    formats::ImportOptions import;
+    import.in_process = true;
+    auto imported = formats::importMeshes({std::string(mesh) == "zdm2" ? real : recast}, import);
+    REQUIRE(imported.ok());
+    const BakedAgent baked = test::bakeOne(imported->mesh, BakeProfile::defaults().agents.front(), 2);
+    const LayeredSearchGraph view(baked.graph, baked.profile.settings);
+    SearchState state;
+    LayeredSearchSettings settings;
+    const PathResult exact = findLayeredPath(view, from, to, settings, state);
+    REQUIRE(exact.ok());
+    settings.method = SearchMethod::Corridor;
+    const PathResult corridor = findLayeredPath(view, from, to, settings, state);
+    REQUIRE(corridor.ok());
+    CHECK(corridor.cost <= 1.02 * exact.cost);
+    CHECK(std::count_if(corridor.waypoints.begin(), corridor.waypoints.end(),
+                        [](const Waypoint& w) { return w.action == MoveAction::Drop; }) == 1);
+  }
+}
+
 namespace {
 
 // The plane of the interval search on a flat grid (every floor at 0, every pair of adjacent
