@@ -41,6 +41,7 @@ struct AreaCrossing {
 
 struct Record {
   double g = 0;              // cost to the entry point
+  double key = 0;            // g plus the straight rest to the goal (g alone in the goal rectangle)
   float x = 0, z = 0;        // entry point, column coordinates (exact below 2^24 columns)
   uint32_t parent = kNoNode; // previous rectangle
   uint32_t edge = kNoNode;   // index of the edge that entered (into the index's edge array of the parent)
@@ -81,7 +82,8 @@ struct Scratch {
   }
   Record& touch(uint32_t rect) {
     Record& r = records[rect];
-    if (r.stamp != generation) r = Record{std::numeric_limits<double>::infinity(), 0.0f, 0.0f, kNoNode, kNoNode, generation, false};
+    if (r.stamp != generation) r = Record{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), 0.0f, 0.0f,
+                                            kNoNode, kNoNode, generation, false};
     return r;
   }
   void push(Entry e) { heap.push(e); }
@@ -324,7 +326,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     {
       const auto c = view.column(start);
       Record& r = s.touch(start_rect);
-      r.g = 0, r.x = float(c[0]), r.z = float(c[1]);
+      r.g = 0, r.key = 0, r.x = float(c[0]), r.z = float(c[1]);
       s.push({float(distance(r.x - gx, r.z - gz) * cell * per_metre), start_rect});
     }
     const CorridorEdge* edges_base = index.edgesOf(0).data();
@@ -388,7 +390,8 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
           ex = e.line, ez = e.to_z;
           cost = distance(e.lo - x, e.hi - z) * step_scale + e.cost;
           g_next = g_here + cost;
-          if (parent != nullptr) {
+          // (Only worth a look when the take-off is more than a step from the entry point.)
+          if (parent != nullptr && (e.lo - x) * (e.lo - x) + (e.hi - z) * (e.hi - z) > 2.5) {
             double px, pz;
             portalEntry(*entered, parent->x, parent->z, e.lo, e.hi, px, pz);
             g_next = std::min(g_next, parent->g + distance(px - parent->x, pz - parent->z) * parent_scale +
@@ -401,13 +404,11 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         // but the one whose route can still be shortest: reached cost plus the straight rest to
         // the goal (a strip entered cheaply at its far end can cost more in all than one entered
         // dearer right in line with the goal).
-        const bool to_goal = e.to_rect == goal_rect;
-        const double rest = to_goal ? 0.0 : distance(ex - gx, ez - gz);
-        if (next.g == std::numeric_limits<double>::infinity() ||
-            (to_goal ? g_next < next.g
-                     : g_next + rest * cell * per_metre < next.g + distance(next.x - gx, next.z - gz) * cell * per_metre)) {
+        const double rest = e.to_rect == goal_rect ? 0.0 : distance(ex - gx, ez - gz);
+        const double key = g_next + rest * cell * per_metre;
+        if (key < next.key) {
           h = rest * h_scale;
-          next.g = g_next, next.x = float(ex), next.z = float(ez);
+          next.g = g_next, next.key = key, next.x = float(ex), next.z = float(ez);
           next.parent = top.rect;
           next.edge = static_cast<uint32_t>(&e - edges_base);
           s.push({float(g_next + h), e.to_rect});
