@@ -4,9 +4,6 @@
 // validating readers, and the assembled graph checked by LayeredGraph::validate() so a world
 // that reads is safe to search.
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_reduce.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -17,6 +14,7 @@
 
 #include "strata/formats/profile.h"
 #include "strata/nav/bake.h"
+#include "strata/nav/first_failing.h"
 #include "world_file_sections.h"
 
 namespace strata::formats::detail {
@@ -118,20 +116,6 @@ Result<nav::AgentProfile> readAgentProfile(const h5::Location& at, const std::st
   return std::move(profile->agents[0]);
 }
 
-// The lowest index in [0, count) for which ok(i) is false (count when none), in parallel: a large
-// world has hundreds of millions of slots.
-template <class Ok>
-std::size_t firstFailing(std::size_t count, const Ok& ok) {
-  return tbb::parallel_reduce(
-      tbb::blocked_range<std::size_t>(0, count, 1 << 16), count,
-      [&](const tbb::blocked_range<std::size_t>& range, std::size_t found) {
-        for (std::size_t i = range.begin(); i != range.end() && i < found; ++i)
-          if (!ok(i)) return i;
-        return found;
-      },
-      [](std::size_t a, std::size_t b) { return std::min(a, b); });
-}
-
 // The values a bake writes, checked beyond what LayeredGraph::validate() needs for safety: a
 // file edited by hand (its checksums recomputed) must not answer from values no bake writes
 // (a NaN height, a free edge, a negative field distance, a duplicate area name).
@@ -141,7 +125,7 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
     return Error::badInput(at.where(dataset) + ": " + problem);
   };
   // Floors: finite heights, ascending in each column; upward unit normals.
-  const std::size_t bad_column = firstFailing(columns, [&](std::size_t c) {
+  const std::size_t bad_column = nav::firstFailing(columns, [&](std::size_t c) {
     for (uint32_t n = g.column_offsets[c]; n < g.column_offsets[c + 1]; ++n)
       if (!std::isfinite(g.height[n]) || std::fabs(g.height[n]) > 1e7 || (n > g.column_offsets[c] && !(g.height[n - 1] < g.height[n])))
         return false;
@@ -149,21 +133,21 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   });
   if (bad_column < columns)
     return bad("height", "column " + std::to_string(bad_column) + ": heights not finite or not ascending");
-  const std::size_t bad_normal = firstFailing(nodes, [&](std::size_t n) {
+  const std::size_t bad_normal = nav::firstFailing(nodes, [&](std::size_t n) {
     const sim::Vec3f& v = g.normal[n];
     const double length = std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
     return v.y > 0 && std::fabs(length - 1.0) <= 1e-3;  // NaN fails both
   });
   if (bad_normal < nodes) return bad("normal", "node " + std::to_string(bad_normal) + ": not an upward unit normal");
   // Headroom and clearance: >= 0 or infinite (nothing above, no edge of walkable space in reach).
-  const std::size_t bad_room = firstFailing(nodes, [&](std::size_t n) { return g.headroom[n] >= 0 && g.clearance[n] >= 0; });
+  const std::size_t bad_room = nav::firstFailing(nodes, [&](std::size_t n) { return g.headroom[n] >= 0 && g.clearance[n] >= 0; });
   if (bad_room < nodes)
     return bad(g.headroom[bad_room] >= 0 ? "clearance" : "headroom", "node " + std::to_string(bad_room) + ": negative or NaN");
   constexpr uint8_t kKnownFlags = nav::kNodeBorder | nav::kNodeModified | nav::kNodeLinkEnd;
-  const std::size_t bad_flags = firstFailing(nodes, [&](std::size_t n) { return (g.flags[n] & ~kKnownFlags) == 0; });
+  const std::size_t bad_flags = nav::firstFailing(nodes, [&](std::size_t n) { return (g.flags[n] & ~kKnownFlags) == 0; });
   if (bad_flags < nodes) return bad("flags", "node " + std::to_string(bad_flags) + ": unknown flag bits");
   // Edges cost something: a finite, positive amount (an infinite cost removes the edge).
-  const std::size_t bad_cost = firstFailing(g.edge_cost.size(), [&](std::size_t slot) {
+  const std::size_t bad_cost = nav::firstFailing(g.edge_cost.size(), [&](std::size_t slot) {
     return g.edge_kind[slot] == static_cast<uint8_t>(nav::EdgeKind::None) ||
            (std::isfinite(g.edge_cost[slot]) && g.edge_cost[slot] > 0);
   });
@@ -206,7 +190,7 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   for (const nav::RouteField& field : g.fields) {
     // Flooded up to max_distance (stored as float), unreached nodes inf.
     const float limit = static_cast<float>(field.max_distance);
-    const std::size_t bad_distance = firstFailing(nodes, [&](std::size_t n) {
+    const std::size_t bad_distance = nav::firstFailing(nodes, [&](std::size_t n) {
       const float d = field.distance[n];
       return d >= 0 && (d <= limit || d == std::numeric_limits<float>::infinity());
     });

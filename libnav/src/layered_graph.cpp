@@ -1,6 +1,7 @@
 // Accessors and the consistency check of the layered graph (see layered_graph.h).
 
 #include "strata/nav/layered_graph.h"
+#include "strata/nav/first_failing.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -130,22 +131,6 @@ int LayeredGraph::findField(const std::string& name) const {
   return -1;
 }
 
-namespace {
-
-// The lowest index in [0, count) where ok(i) is false, `count` when there is none; in parallel.
-template <class Ok>
-std::size_t firstFailing(std::size_t count, const Ok& ok) {
-  return tbb::parallel_reduce(
-      tbb::blocked_range<std::size_t>(0, count, 1 << 16), count,
-      [&](const tbb::blocked_range<std::size_t>& range, std::size_t found) {
-        for (std::size_t i = range.begin(); i != range.end() && i < found; ++i)
-          if (!ok(i)) return i;
-        return found;
-      },
-      [](std::size_t a, std::size_t b) { return std::min(a, b); });
-}
-
-}  // namespace
 
 std::string LayeredGraph::validate() const {
   if (!(grid.cell_size > 0) || !std::isfinite(grid.cell_size)) return "grid cell_size must be positive";
