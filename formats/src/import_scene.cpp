@@ -139,7 +139,29 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_ANIMATIONS, false);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_CAMERAS, false);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_LIGHTS, false);
-  constexpr unsigned kFlags = aiProcess_ValidateDataStructure | aiProcess_Triangulate | aiProcess_JoinIdenticalVertices;
+  // Joining identical vertices comes after the check for non-finite coordinates below: the join
+  // compares positions, and a NaN vertex of a lone triangle was merged into another vertex and
+  // reported as a degenerate triangle instead of a NaN.
+  constexpr unsigned kFlags = aiProcess_ValidateDataStructure | aiProcess_Triangulate;
+  std::string non_finite;  // the first vertex of a face with a NaN or infinite coordinate
+  auto findNonFinite = [&](const aiScene& read) {
+    for (unsigned m = 0; m < read.mNumMeshes && non_finite.empty(); ++m) {
+      const aiMesh* mesh = read.mMeshes[m];
+      if (mesh == nullptr || mesh->mVertices == nullptr || mesh->mFaces == nullptr) continue;
+      for (unsigned f = 0; f < mesh->mNumFaces && non_finite.empty(); ++f)
+        for (unsigned k = 0; k < mesh->mFaces[f].mNumIndices && mesh->mFaces[f].mIndices != nullptr; ++k) {
+          const unsigned v = mesh->mFaces[f].mIndices[k];
+          if (v >= mesh->mNumVertices) continue;  // reported below
+          const aiVector3D& p = mesh->mVertices[v];
+          if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) continue;
+          non_finite = display_name + ": mesh " + std::to_string(m) +
+                       (mesh->mName.length > 0 ? " ('" + std::string(mesh->mName.C_Str()) + "')" : "") + ", vertex " +
+                       std::to_string(v) + ": coordinate is " +
+                       (std::isnan(p.x) || std::isnan(p.y) || std::isnan(p.z) ? "NaN" : "infinite");
+          break;
+        }
+    }
+  };
 
   std::vector<std::string> log_lines;
   const aiScene* scene = nullptr;
@@ -154,6 +176,8 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
         const std::string hint = memoryHint(format);
         scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), kFlags, hint.c_str());
       }
+      if (scene != nullptr) findNonFinite(*scene);
+      if (scene != nullptr && non_finite.empty()) scene = importer.ApplyPostProcessing(aiProcess_JoinIdenticalVertices);
     } catch (const std::bad_alloc&) {
       Assimp::DefaultLogger::kill();
       return Error::badInput(display_name + ": the importer ran out of memory");
@@ -163,6 +187,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     }
     Assimp::DefaultLogger::kill();
   }
+  if (!non_finite.empty()) return Error::badInput(non_finite);
   if (scene == nullptr) {
     std::string message = importer.GetErrorString();
     if (message.empty()) message = "unknown error";

@@ -134,6 +134,12 @@ TEST_CASE("strata import: one bad file among good ones writes nothing", "[cli][i
   CHECK(run.exit_code == 2);
   CHECK_THAT(run.err, Catch::Contains("bad.obj: mesh 0") && Catch::Contains(": coordinate is NaN"));
   CHECK_FALSE(std::filesystem::exists(dir / "w.h5"));
+  // A lone triangle with a NaN corner is named as such (joining identical vertices merged the
+  // NaN corner into another one, and the file was reported as one degenerate triangle).
+  writeText(dir / "lone.obj", "v 0 0 0\nv 1 0 0\nv nan 0 1\nf 1 2 3\n");
+  const RunResult lone = runStrata({"import", (dir / "lone.obj").string(), "-o", (dir / "w.h5").string()});
+  CHECK(lone.exit_code == 2);
+  CHECK(lone.err == "strata: error: " + (dir / "lone.obj").string() + ": mesh 0 ('defaultobject'), vertex 2: coordinate is NaN\n");
   // An existing world at the target is left untouched by a failed import.
   writeText(dir / "w.h5", "previous");
   CHECK(runStrata({"import", (dir / "bad.obj").string(), "-o", (dir / "w.h5").string()}).exit_code == 2);
