@@ -34,6 +34,12 @@ std::string oneLine(const std::string& message) {
     if (n == 0 || i + n > message.size()) return 0;
     for (std::size_t k = 1; k < n; ++k)
       if ((static_cast<unsigned char>(message[i + k]) & 0xC0) != 0x80) return 0;
+    // The second byte's range after E0, ED, F0 and F4 (no overlong forms, surrogates or code
+    // points above U+10FFFF).
+    const auto second = static_cast<unsigned char>(message[i + 1]);
+    if ((c == 0xE0 && second < 0xA0) || (c == 0xED && second > 0x9F) || (c == 0xF0 && second < 0x90) ||
+        (c == 0xF4 && second > 0x8F))
+      return 0;
     return n;
   };
   for (std::size_t i = 0; i < message.size() && line.size() < kMaxBytes; ++i) {
@@ -102,7 +108,8 @@ CLI::Validator numberValidator(std::function<bool(double)> allowed, const std::s
       [allowed, what](std::string& text) -> std::string {
         char* end = nullptr;
         const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !allowed(v))
+        if (text.empty() || text.find_first_of("xX") != std::string::npos || end != text.c_str() + text.size() ||
+            !std::isfinite(v) || !allowed(v))  // decimal only, as parseNumbers
           return fmt::format("'{}' is not {}", text, what);
         return {};
       },

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   // Buffered output that could not be written (a full disk, a closed pipe or descriptor) is a
   // failure, not a success with the answer lost: `code` unless standard output failed.
   const auto flushed = [](int code) -> int {
+    errno = 0;  // what the flush sets, not a leftover of an earlier call
     std::cout.flush();
     if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
       fmt::print(stderr, "strata: error: standard output: {}\n", std::strerror(errno != 0 ? errno : EIO));

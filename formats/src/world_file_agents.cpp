@@ -124,10 +124,11 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   auto bad = [&](const char* dataset, const std::string& problem) {
     return Error::badInput(at.where(dataset) + ": " + problem);
   };
-  // Floors: finite heights, ascending in each column; upward unit normals.
+  // Floors: finite heights, ascending in each column (equal only where float32 cannot tell two
+  // floors apart, far from the origin); upward unit normals.
   const std::size_t bad_column = nav::firstFailing(columns, [&](std::size_t c) {
     for (uint32_t n = g.column_offsets[c]; n < g.column_offsets[c + 1]; ++n)
-      if (!std::isfinite(g.height[n]) || std::fabs(g.height[n]) > 1e7 || (n > g.column_offsets[c] && !(g.height[n - 1] < g.height[n])))
+      if (!std::isfinite(g.height[n]) || std::fabs(g.height[n]) > 1e7 || (n > g.column_offsets[c] && !(g.height[n - 1] <= g.height[n])))
         return false;
     return true;
   });

@@ -400,13 +400,23 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         }
         double h = 0;
         if (e.to_rect == goal_rect) g_next += distance(ex - gx, ez - gz) * goal_scale;
-        // A rectangle keeps one entry point. The better one is not the one reached more cheaply
-        // but the one whose route can still be shortest: reached cost plus the straight rest to
-        // the goal (a strip entered cheaply at its far end can cost more in all than one entered
-        // dearer right in line with the goal).
+        // A rectangle keeps one entry point. When one entry can walk to the other inside the
+        // (convex) rectangle for less than the other was reached, it is the better one whatever
+        // lies ahead. Otherwise neither is, and the one whose route can still be shortest wins:
+        // reached cost plus the straight rest to the goal (a strip entered cheaply at its far end
+        // can cost more in all than one entered dearer right in line with the goal). In the goal
+        // rectangle the key is the whole cost.
         const double rest = e.to_rect == goal_rect ? 0.0 : distance(ex - gx, ez - gz);
         const double key = g_next + rest * cell * per_metre;
-        if (key < next.key) {
+        bool better = key < next.key;
+        if (next.g < std::numeric_limits<double>::infinity() && e.to_rect != goal_rect) {
+          double to_cost = g.area_costs[index.rects()[e.to_rect].area];
+          if (!std::isfinite(to_cost)) to_cost = per_metre;
+          const double between = distance(ex - next.x, ez - next.z) * cell * to_cost;
+          if (g_next >= next.g + between) better = false;      // the kept entry reaches this one cheaper
+          else if (next.g >= g_next + between) better = true;  // this one reaches the kept entry cheaper
+        }
+        if (better) {
           h = rest * h_scale;
           next.g = g_next, next.key = key, next.x = float(ex), next.z = float(ez);
           next.parent = top.rect;

@@ -43,6 +43,7 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"path", "x.h5", "--budget", ""}, "--budget: '' is not an integer >= 0"},
       {{"path", "x.h5", "--margin", ""}, "--margin: '' is not a number >= 0 and <= 10000"},
       {{"path", "x.h5", "--margin", "1e308"}, "--margin: '1e308' is not a number >= 0 and <= 10000"},
+      {{"path", "x.h5", "--spacing", "0x1p1"}, "--spacing: '0x1p1' is not a finite number >= 0"},
       {{"path", "x.h5", "--agent", ""}, "--agent: an agent name cannot be empty"},
       {{"bake", "x.obj", "-o", "y.h5", "--profile", ""}, "--profile: a file name cannot be empty"},
       {{"path", "x.h5", "--batch", ""}, "--batch: a file name cannot be empty"},

@@ -36,7 +36,9 @@ struct World {
 /// gives the same bytes. Errors: BadInput when the world breaks a TriangleMesh invariant or a
 /// provenance record is malformed (64-hex SHA-256, JSON options) or the directory does not
 /// exist; Runtime for I/O failures. Concurrent writers of one `path` each rename a whole file
-/// into place (the last one wins).
+/// into place (the last one wins). The agents must have been baked over `world.geometry` itself
+/// (nav::bakeWorld of that mesh): readWorldFile refuses an agent whose column grid is not the
+/// one a bake lays over the stored geometry's bounds.
 Status writeWorldFile(const std::filesystem::path& path, const World& world);
 
 /// Which baked graphs readWorldFile reads. A world may hold several agents of millions of nodes

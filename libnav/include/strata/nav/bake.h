@@ -75,7 +75,10 @@ struct BakeResult {
 };
 
 /// Bakes every agent of `profile` over `mesh`. Errors (BadInput) name the agent and the problem,
-/// e.g. a link endpoint with no floor near it. `source` names the input in messages.
+/// e.g. a link endpoint with no floor near it. `source` names the input in messages. A world
+/// file stores the result with `mesh` as its geometry: the reader checks each agent's column grid
+/// against that geometry's bounds (makeGridFrame), so bake the mesh that is stored, not a
+/// filtered copy.
 Result<BakeResult> bakeWorld(const sim::TriangleMesh& mesh, const BakeProfile& profile, const BakeOptions& options,
                              const std::string& source = "input");
 
