@@ -302,10 +302,8 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
             return Error::badInput(where + ", face " + std::to_string(f) + ": vertex index " + std::to_string(v) +
                                    " out of range (" + std::to_string(source.mNumVertices) + " vertices)");
           if (remap[v] == UINT32_MAX) {
+            // Finite here: every face's vertices were checked before the join (findNonFinite).
             const aiVector3D& raw = source.mVertices[v];
-            if (!std::isfinite(raw.x) || !std::isfinite(raw.y) || !std::isfinite(raw.z))
-              return Error::badInput(where + ", vertex " + std::to_string(v) + ": coordinate is " +
-                                     (std::isnan(raw.x) || std::isnan(raw.y) || std::isnan(raw.z) ? "NaN" : "infinite"));
             const sim::Vec3 p = global.apply(raw.x, raw.y, raw.z);
             if (!sim::isFinite(p) || std::fabs(p.x) > sim::TriangleMesh::kWorldBound ||
                 std::fabs(p.y) > sim::TriangleMesh::kWorldBound || std::fabs(p.z) > sim::TriangleMesh::kWorldBound)
