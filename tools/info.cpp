@@ -24,7 +24,7 @@ struct InfoOptions {
 std::string coordinate(double value) { return fmt::format("{}", static_cast<float>(value)); }
 double coordinateJson(double value) { return std::stod(coordinate(value)); }
 
-nlohmann::ordered_json point(const sim::Vec3& p) {
+nlohmann::ordered_json floatPoint(const sim::Vec3& p) {
   nlohmann::ordered_json xyz = nlohmann::ordered_json::array();
   for (int axis = 0; axis < 3; ++axis) xyz.push_back(coordinateJson(p[axis]));
   return xyz;
@@ -60,8 +60,8 @@ nlohmann::ordered_json describe(const formats::World& world, const std::string& 
     doc["bounds"] = nullptr;
   } else {
     nlohmann::ordered_json box = nlohmann::ordered_json::object();
-    box["min"] = point(bounds.min);
-    box["max"] = point(bounds.max);
+    box["min"] = floatPoint(bounds.min);
+    box["max"] = floatPoint(bounds.max);
     doc["bounds"] = std::move(box);
   }
   // Baked agents (strata bake): the per-agent summary.

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "baked_input.h"
+#include "nav_json.h"
 #include "command.h"
 #include "strata/formats/render.h"
 #include "strata/nav/layered_search.h"
@@ -36,7 +37,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json point(const sim::Vec3& p) { return Json::array({p.x, p.y, p.z}); }
 
 // Deepest nesting of arrays and objects in a JSON text (brackets inside strings do not count).
 constexpr int kMaxRequestDepth = 16;
@@ -59,10 +59,6 @@ int jsonDepth(const std::string& text) {
   return deepest;
 }
 
-std::string areaName(const nav::LayeredGraph& graph, uint16_t area) {
-  return area < graph.area_names.size() ? graph.area_names[area] : std::to_string(area);
-}
-
 Json resultJson(const nav::PathResult& r, const nav::LayeredGraph& graph, const std::string& agent,
                 nav::SearchMethod method) {
   Json doc;
@@ -75,7 +71,7 @@ Json resultJson(const nav::PathResult& r, const nav::LayeredGraph& graph, const 
   doc["expansions"] = r.expansions;
   Json waypoints = Json::array();
   for (const nav::Waypoint& w : r.waypoints)
-    waypoints.push_back({{"position", point(w.position)}, {"action", std::string(nav::actionName(w.action))},
+    waypoints.push_back({{"position", jsonPoint(w.position)}, {"action", std::string(nav::actionName(w.action))},
                          {"area", areaName(graph, w.area)}});
   doc["waypoints"] = std::move(waypoints);
   return doc;
@@ -127,7 +123,7 @@ class AgentCache {
   std::vector<std::unique_ptr<nav::LayeredSearchGraph>> views_;
 };
 
-std::optional<sim::Vec3> jsonPoint(const Json& value) {
+std::optional<sim::Vec3> pointFromJson(const Json& value) {
   if (!value.is_array() || value.size() != 3) return std::nullopt;
   sim::Vec3 p;
   for (int i = 0; i < 3; ++i) {
@@ -195,8 +191,8 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     }
     nav::LayeredPathRequest r;
     r.settings = defaults;
-    const auto from = request.contains("from") ? jsonPoint(request["from"]) : std::nullopt;
-    const auto to = request.contains("to") ? jsonPoint(request["to"]) : std::nullopt;
+    const auto from = request.contains("from") ? pointFromJson(request["from"]) : std::nullopt;
+    const auto to = request.contains("to") ? pointFromJson(request["to"]) : std::nullopt;
     if (!from) return badInput(where + ": \"from\" must be an array of three finite numbers");
     if (!to) return badInput(where + ": \"to\" must be an array of three finite numbers");
     r.from = *from;

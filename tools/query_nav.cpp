@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "baked_input.h"
+#include "nav_json.h"
 #include "command.h"
 #include "strata/nav/nav_queries.h"
 
@@ -20,7 +21,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json point(const sim::Vec3& p) { return Json::array({p.x, p.y, p.z}); }
 Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }  // JSON has no infinity
 
 /// Options every navigation kind takes.
@@ -50,10 +50,6 @@ std::optional<sim::Vec3> vec(const std::string& flag, const std::string& text) {
   return v;
 }
 
-std::string areaName(const nav::LayeredGraph& g, uint16_t area) {
-  return area < g.area_names.size() ? g.area_names[area] : std::to_string(area);
-}
-
 Json layerJson(const nav::LayeredGraph& g, const nav::FloorLayer& l) {
   return {{"node", l.node},       {"height", l.height},       {"headroom", number(l.headroom)},
           {"clearance", l.clearance}, {"area", areaName(g, l.area)}, {"component", l.component}};
@@ -76,7 +72,7 @@ auto setupNearest(CLI::App& sub) {
     const auto hit = nav::nearestWalkable(agent->graph, *p, snap);
     if (json) {
       Json doc{{"kind", "nearest"}, {"agent", agent->profile.settings.name}, {"found", hit.has_value()}};
-      if (hit) doc["position"] = point(hit->position), doc["node"] = hit->node, doc["distance"] = hit->horizontal_distance;
+      if (hit) doc["position"] = jsonPoint(hit->position), doc["node"] = hit->node, doc["distance"] = hit->horizontal_distance;
       fmt::print("{}\n", jsonText(doc));
     } else if (hit) {
       fmt::print("nearest: ({:.3f}, {:.3f}, {:.3f})  node {}  {:.3f} m away\n", hit->position.x, hit->position.y,
