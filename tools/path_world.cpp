@@ -367,7 +367,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   // Given but empty (`--from "$START"` with the variable unset) is a bad value, not a missing
   // option.
   for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"--from", &options.from}, {"--to", &options.to}})
-    if (sub.count(name) > 0 && value->empty()) return badInput(std::string(name) + ": expected X,Y,Z (three finite numbers), got \"\"");
+    if (sub.count(name) > 0 && value->empty()) return badInput(std::string(name) + ": expected X,Y,Z (three finite numbers), got ''");
   if (options.from.empty() || options.to.empty()) return badInput(input + ": a world route needs --from X,Y,Z and --to X,Y,Z (or --batch)");
   const auto from = parseVec3(options.from);
   if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + options.from + "'");

@@ -93,13 +93,13 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
   sub.add_flag("--front-only", opt->front_only, "ignore triangles seen from behind");
   return [opt](QueryContext& ctx) -> int {
     const auto from = parseVec3(opt->from);
-    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got \"" + opt->from + "\"");
+    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'");
     const auto dir = parseVec3(opt->dir);
     // Scaled by its largest component before normalising: 1e-170 squared underflows to zero
     // and 1e155 squared overflows, and either is a direction.
     const double largest = dir ? std::max({std::fabs(dir->x), std::fabs(dir->y), std::fabs(dir->z)}) : 0.0;
     if (!dir || largest == 0)
-      return badInput("--dir: expected a non-zero X,Y,Z direction, got \"" + opt->dir + "\"");
+      return badInput("--dir: expected a non-zero X,Y,Z direction, got '" + opt->dir + "'");
     if (!(opt->max > 0)) return badInput("--max: must be a number > 0");
     ctx.filter.back_faces = !opt->front_only;
     const sim::Vec3 unit = sim::normalize(*dir / largest);
@@ -162,7 +162,7 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
     if (!opt->box.empty()) {
       const auto v = parseNumbers(opt->box, 6);
       if (!v || (*v)[3] < 0 || (*v)[4] < 0 || (*v)[5] < 0)
-        return badInput("--box: expected CX,CY,CZ,HX,HY,HZ with half extents >= 0, got \"" + opt->box + "\"");
+        return badInput("--box: expected CX,CY,CZ,HX,HY,HZ with half extents >= 0, got '" + opt->box + "'");
       if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
       const auto b = sim::OrientedBox::fromYaw({(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]},
                                                radiansOfYaw(opt->yaw));
@@ -170,13 +170,13 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
       shape = "box";
     } else if (!opt->sphere.empty()) {
       const auto v = parseNumbers(opt->sphere, 4);
-      if (!v || (*v)[3] < 0) return badInput("--sphere: expected CX,CY,CZ,R with R >= 0, got \"" + opt->sphere + "\"");
+      if (!v || (*v)[3] < 0) return badInput("--sphere: expected CX,CY,CZ,R with R >= 0, got '" + opt->sphere + "'");
       ctx.index->overlapSphere(sim::Sphere{{(*v)[0], (*v)[1], (*v)[2]}, (*v)[3]}, hits, ctx.filter);
       shape = "sphere";
     } else if (!opt->capsule.empty()) {
       const auto v = parseNumbers(opt->capsule, 7);
       if (!v || (*v)[6] < 0)
-        return badInput("--capsule: expected AX,AY,AZ,BX,BY,BZ,R with R >= 0, got \"" + opt->capsule + "\"");
+        return badInput("--capsule: expected AX,AY,AZ,BX,BY,BZ,R with R >= 0, got '" + opt->capsule + "'");
       ctx.index->overlapCapsule(sim::Capsule{{(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]}, (*v)[6]}, hits,
                                 ctx.filter);
       shape = "capsule";
@@ -234,9 +234,9 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
   sub.add_option("--to", opt->to, "end centre X,Y,Z (metres); equal to --from checks the start only")->required();
   return [opt](QueryContext& ctx) -> int {
     const auto from = parseVec3(opt->from);
-    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got \"" + opt->from + "\"");
+    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'");
     const auto to = parseVec3(opt->to);
-    if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got \"" + opt->to + "\"");
+    if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got '" + opt->to + "'");
     const sim::Vec3 move = *to - *from;
     if (!std::isfinite(sim::length(move)))
       return badInput("--to: the move from --from is too long to measure (over about 1e154 m)");
@@ -245,7 +245,7 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
     if (!opt->box.empty()) {
       const auto v = parseNumbers(opt->box, 3);
       if (!v || (*v)[0] < 0 || (*v)[1] < 0 || (*v)[2] < 0)
-        return badInput("--box: expected HX,HY,HZ (half extents >= 0), got \"" + opt->box + "\"");
+        return badInput("--box: expected HX,HY,HZ (half extents >= 0), got '" + opt->box + "'");
       if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
       hit = ctx.index->castOrientedBox(
           sim::OrientedBox::fromYaw(*from, {(*v)[0], (*v)[1], (*v)[2]}, radiansOfYaw(opt->yaw)), move, ctx.filter);
@@ -256,7 +256,7 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
     } else if (!opt->capsule.empty()) {
       const auto v = parseNumbers(opt->capsule, 2);
       if (!v || (*v)[0] < 0 || (*v)[1] < 2 * (*v)[0])
-        return badInput("--capsule: expected R,H with R >= 0 and H >= 2R, got \"" + opt->capsule + "\"");
+        return badInput("--capsule: expected R,H with R >= 0 and H >= 2R, got '" + opt->capsule + "'");
       const double half_segment = (*v)[1] / 2 - (*v)[0];
       hit = ctx.index->castCapsule(*from - sim::Vec3{0, half_segment, 0}, *from + sim::Vec3{0, half_segment, 0}, (*v)[0],
                                    move, ctx.filter);

@@ -115,8 +115,8 @@ TEST_CASE("usage errors: an empty or hexadecimal point is a bad value, not a mis
   const std::string tower = (strata::test::sourceDir() / "samples" / "tower.obj").string();
   const std::string profile = (strata::test::sourceDir() / "samples" / "tower.toml").string();
   checkRefused({
-      {{"path", tower, "--profile", profile, "--from", "", "--to", "0,8,-4"}, "--from: expected X,Y,Z (three finite numbers), got \"\""},
-      {{"path", tower, "--profile", profile, "--from", "0,0,25", "--to", ""}, "--to: expected X,Y,Z (three finite numbers), got \"\""},
+      {{"path", tower, "--profile", profile, "--from", "", "--to", "0,8,-4"}, "--from: expected X,Y,Z (three finite numbers), got ''"},
+      {{"path", tower, "--profile", profile, "--from", "0,0,25", "--to", ""}, "--to: expected X,Y,Z (three finite numbers), got ''"},
       {{"path", tower, "--profile", profile, "--from", "0x1,0,25", "--to", "0,8,-4"}, "--from"},
       {{"query", tower, "ray", "--from", "0,0x10,0", "--dir", "0,-1,0"}, "--from: expected X,Y,Z"},
   });
