@@ -42,7 +42,7 @@ step "AddressSanitizer + UndefinedBehaviorSanitizer suite"
 cmake -S . -B "$root/asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON -DSTRATA_WERROR=ON \
       -DCMAKE_CXX_FLAGS="-O1" -DCMAKE_CXX_FLAGS_DEBUG="-g1" >/dev/null
 cmake --build "$root/asan" -j"$jobs"
-# The three whole-benchmark Moving AI sweeps and the 10,000-query brute-force comparison run in
+# The three whole-benchmark Moving AI sweeps and the query index's brute-force comparison run in
 # the main suite above; under the sanitizers (5-10x slower) they would dominate CI, so they are
 # left out here. Everything else runs sanitized.
 (cd "$root/asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
