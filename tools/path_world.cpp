@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "baked_input.h"
-#include "nav_json.h"
 #include "command.h"
+#include "nav_json.h"
 #include "strata/formats/render.h"
 #include "strata/nav/layered_search.h"
 #include "strata/nav/movingai.h"
@@ -36,7 +36,6 @@ namespace strata::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
 
 // Deepest nesting of arrays and objects in a JSON text (brackets inside strings do not count).
 constexpr int kMaxRequestDepth = 16;

@@ -12,8 +12,8 @@
 #include <tuple>
 
 #include "baked_input.h"
-#include "nav_json.h"
 #include "command.h"
+#include "nav_json.h"
 #include "strata/nav/nav_queries.h"
 
 namespace strata::cli {
