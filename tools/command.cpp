@@ -23,9 +23,10 @@ std::vector<Command>& commandRegistry() {
 namespace {
 
 // A message as one printable line: line breaks become spaces, other control bytes (a NUL in a
-// name read from a file) \xNN, and a message longer than 2,000 bytes (a megabyte-long name) is cut.
+// name read from a file) \xNN, and a message longer than 2,000 bytes (a megabyte-long name, a
+// list of 64 agents) is cut in the middle, so that its end, which says what is wrong, stays.
 std::string oneLine(const std::string& message) {
-  constexpr std::size_t kMaxBytes = 2000;
+  constexpr std::size_t kMaxBytes = 2000, kHead = 1200, kTail = 700;
   std::string line;
   // The length of the well-formed UTF-8 sequence starting at i (0 when it is not one).
   const auto sequence = [&](std::size_t i) -> std::size_t {
@@ -42,7 +43,7 @@ std::string oneLine(const std::string& message) {
       return 0;
     return n;
   };
-  for (std::size_t i = 0; i < message.size() && line.size() < kMaxBytes; ++i) {
+  for (std::size_t i = 0; i < message.size(); ++i) {
     const auto c = static_cast<unsigned char>(message[i]);
     if (c == '\n' || c == '\r') line += ' ';
     else if (c < 0x20 || c == 0x7f) line += fmt::format("\\x{:02X}", c);
@@ -50,7 +51,14 @@ std::string oneLine(const std::string& message) {
     else if (const std::size_t n = sequence(i); n > 0) line.append(message, i, n), i += n - 1;
     else line += fmt::format("\\x{:02X}", c);  // not UTF-8 (a terminal would show garbage)
   }
-  if (line.size() >= kMaxBytes) line += "... (cut)";
+  if (line.size() > kMaxBytes) {
+    // Cut at character boundaries (never inside a UTF-8 sequence).
+    const auto continuation = [&](std::size_t k) { return (static_cast<unsigned char>(line[k]) & 0xC0) == 0x80; };
+    std::size_t head = kHead, tail = line.size() - kTail;
+    while (head > 0 && continuation(head)) --head;
+    while (tail < line.size() && continuation(tail)) ++tail;
+    line = line.substr(0, head) + " ... (cut) ... " + line.substr(tail);
+  }
   return line;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "test_support.h"
 
@@ -120,4 +121,19 @@ TEST_CASE("usage errors: an empty or hexadecimal point is a bad value, not a mis
       {{"path", tower, "--profile", profile, "--from", "0x1,0,25", "--to", "0,8,-4"}, "--from"},
       {{"query", tower, "ray", "--from", "0,0x10,0", "--dir", "0,-1,0"}, "--from: expected X,Y,Z"},
   });
+}
+
+TEST_CASE("a message too long for one line is cut in the middle: what is wrong, at its end, stays", "[cli][usage]") {
+  strata::test::TempDir dir;
+  const auto profile = (dir.path() / "long.toml").string();
+  std::ofstream(profile) << "[agent.a]\n" << std::string(5000, 'k') << " = 1\n";
+  const auto r = runStrata({"bake", (std::filesystem::path(STRATA_SOURCE_DIR) / "samples" / "tower.obj").string(),
+                            "--profile", profile, "-o", (dir.path() / "w.h5").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.size() < 2100);
+  CHECK_THAT(r.err, Catch::StartsWith("strata: error: " + profile + ":2:1: agent.a.kkkk"));
+  CHECK_THAT(r.err, Catch::Contains("kkk ... (cut) ... kkk"));
+  CHECK_THAT(r.err, Catch::Contains(": unknown key"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "w.h5"));
 }
