@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -161,7 +162,7 @@ class Parser {
     }
     // The one rule between two keys, at the key written (either may be a default).
     if (s.step_height >= s.height && (table.get("step_height") != nullptr || table.get("height") != nullptr)) {
-      const auto metres = [](double v) { return fmt::format("{:g} m", v); };
+      const auto metres = [](double v) { return fmt::format("{} m", v); };  // shortest exact form
       if (table.get("step_height") != nullptr)
         fail(table.get("step_height"), path + ".step_height",
              metres(s.step_height) + " must be below height (" + metres(s.height) +
@@ -173,6 +174,17 @@ class Parser {
       const std::string key = e.substr(0, e.find(':'));
       fail(table.get(key) ? table.get(key) : &table, path + "." + key, e.substr(e.find(':') + 2));
     }
+    // One cost per area name, located at the entry that gives a second one.
+    std::map<std::string, std::pair<double, const toml::node*>> area_costs;
+    const auto checkAreaCost = [&](const toml::table& t, const std::string& p, const std::string& area, double cost) {
+      const toml::node* at = t.get("cost") != nullptr ? t.get("cost") : &t;
+      if (area == "default" && cost != 1.0) fail(at, p + ".cost", "area 'default' always costs 1");
+      const auto [first, inserted] = area_costs.emplace(area, std::pair{cost, at});
+      if (!inserted && first->second.first != cost)
+        fail(at, p + ".cost",
+             fmt::format("area '{}' costs {} here but {} at {}", area, cost, first->second.first,
+                         location(first->second.second)));
+    };
     if (const toml::array* areas = tableArray(table, path, "areas"))
       for (std::size_t i = 0; i < areas->size(); ++i) {
         const toml::table& t = *areas->get(i)->as_table();
@@ -185,6 +197,7 @@ class Parser {
         rule.area = text(t, p, "area", true);
         rule.cost = number(t, p, "cost", 1.0);
         checkCost(t, p, rule.cost);
+        checkAreaCost(t, p, rule.area, rule.cost);
         profile.areas.push_back(rule);
       }
     if (const toml::array* modifiers = tableArray(table, path, "modifiers"))
@@ -199,6 +212,7 @@ class Parser {
         m.area = text(t, p, "area", true);
         m.cost = number(t, p, "cost", 1.0);
         checkCost(t, p, m.cost);
+        checkAreaCost(t, p, m.area, m.cost);
         profile.modifiers.push_back(m);
       }
     if (const toml::array* links = tableArray(table, path, "links"))

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <string>
 
@@ -12,9 +13,14 @@
 namespace strata::nav {
 namespace {
 
+// The shortest form that reads back as the same double: a refused 89.0000001 must not print as
+// 89 beside the limit 89.
 std::string number(double value) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", value);
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (!std::isfinite(value) || std::strtod(buffer, nullptr) == value) break;
+  }
   return buffer;
 }
 

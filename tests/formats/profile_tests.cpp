@@ -151,8 +151,17 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
         "p.toml:3:10: agent.a.height: 0.2 m must be above step_height (0.4 m, the default)");
   CHECK(errorOf("[agent.a]\nstep_height = 0.5\nheight = 0.4\n") ==
         "p.toml:2:15: agent.a.step_height: 0.5 m must be below height (0.4 m)");
-  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=2\n[[agent.a.areas]]\nlabel='y'\narea='w'\ncost=3\n"),
-             Catch::Contains("two different costs"));
+  // Two costs for one area: located at the second, naming where the first is.
+  CHECK(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=2\n[[agent.a.areas]]\nlabel='y'\narea='w'\ncost=3\n") ==
+        "p.toml:9:6: agent.a.areas[1].cost: area 'w' costs 3 here but 2 at p.toml:5:6");
+  CHECK(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=2\n[[agent.a.modifiers]]\nmin=[0,0,0]\nmax=[1,1,1]\n"
+                "area='w'\n") == "p.toml:6:1: agent.a.modifiers[0].cost: area 'w' costs 1 here but 2 at p.toml:5:6");
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='default'\ncost=2\n"),
+             Catch::StartsWith("p.toml:5:6: agent.a.areas[0].cost: area 'default' always costs 1"));
+  // A refused value prints exactly: 89.0000001 is not "89" beside the limit 89.
+  CHECK_THAT(errorOf("[agent.a]\nmax_slope = 89.0000001\n"), Catch::EndsWith("must be within 0 .. 89 (got 89.0000001)"));
+  CHECK(errorOf("[agent.a]\nstep_height = 1.8000001\nheight = 1.8\n") ==
+        "p.toml:2:15: agent.a.step_height: 1.8000001 m must be below height (1.8 m)");
 }
 
 TEST_CASE("costs and strings a world file cannot store are located errors", "[formats][profile]") {
