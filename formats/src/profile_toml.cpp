@@ -193,6 +193,9 @@ class Parser {
         nav::AreaRule rule;
         rule.label_glob = text(t, p, "label", false);
         rule.tag_glob = text(t, p, "tag", false);
+        for (const char* key : {"label", "tag"})
+          if (t.get(key) != nullptr && (key == std::string("label") ? rule.label_glob : rule.tag_glob).empty())
+            fail(t.get(key), p + "." + key, "must not be empty (a glob of at least one character)");
         if (rule.label_glob.empty() == rule.tag_glob.empty()) fail(&t, p, "give exactly one of 'label' or 'tag'");
         rule.area = text(t, p, "area", true);
         rule.cost = number(t, p, "cost", 1.0);

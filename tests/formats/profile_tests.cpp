@@ -140,6 +140,10 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
   }
   CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=0.5\n"), Catch::Contains("p.toml:5:"));
   CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\ntag='y'\narea='w'\n"), Catch::Contains("exactly one"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel=''\narea='w'\n"),
+             Catch::StartsWith("p.toml:3:7: agent.a.areas[0].label: must not be empty"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\ntag=''\narea='w'\n"),
+             Catch::StartsWith("p.toml:3:5: agent.a.areas[0].tag: must not be empty"));
   CHECK_THAT(errorOf("[agent.a]\n[[agent.a.links]]\nfrom=[0,0]\nto=[1,0,0]\nlabel='x'\n"),
              Catch::Contains("p.toml:3:"));
   CHECK_THAT(errorOf("[agent.a]\n[[agent.a.fields]]\nname='f'\norigin=[0,0,0]\nmax_distance=-3\n"),
