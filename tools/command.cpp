@@ -185,6 +185,8 @@ CLI::Validator integerRange(long long lo, long long hi) {
         const char* begin = text.c_str();
         const char* end = begin + text.size();
         const auto [ptr, ec] = std::from_chars(begin, end, v);
+        if (ec == std::errc::result_out_of_range && ptr == end && text[0] != '-')
+          return fmt::format("'{}' is larger than {}", text, hi);  // all digits, past long long
         if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
           return fmt::format("'{}' is not {}", text, allowed);
         return {};

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -208,6 +209,9 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       r.settings.method = *m;
     }
     if (request.contains("budget")) {
+      if (request["budget"].is_number_unsigned() &&
+          request["budget"].get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+        return badInput(where + ": \"budget\" must be at most " + std::to_string(std::numeric_limits<std::int64_t>::max()));
       if (!request["budget"].is_number_integer() || request["budget"].get<std::int64_t>() < 0)
         return badInput(where + ": \"budget\" must be an integer >= 0");
       r.settings.limits.max_expansions = request["budget"].get<std::int64_t>();

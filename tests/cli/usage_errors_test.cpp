@@ -42,6 +42,8 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"import", "x.obj", "-o", "y.h5", "--memory-limit", "9"}, "--memory-limit: '9' is not an integer from 64 to 1073741824"},
       {{"path", "x.h5", "--threads", "abc"}, "--threads: 'abc' is not an integer from 0 to 1024 (usage: strata path --help)"},
       {{"path", "x.h5", "--budget", ""}, "--budget: '' is not an integer >= 0"},
+      {{"path", "x.h5", "--budget", "9223372036854775808"}, "--budget: '9223372036854775808' is larger than 9223372036854775807"},
+      {{"path", "x.h5", "--budget", "-9223372036854775809"}, "--budget: '-9223372036854775809' is not an integer >= 0"},
       {{"path", "x.h5", "--margin", ""}, "--margin: '' is not a number >= 0 and <= 10000"},
       {{"path", "x.h5", "--margin", "1e308"}, "--margin: '1e308' is not a number >= 0 and <= 10000"},
       {{"path", "x.h5", "--spacing", "0x1p1"}, "--spacing: '0x1p1' is not a finite number >= 0"},
