@@ -102,8 +102,18 @@ bool looksLikeMovingAiMap(std::string_view text) {
   return headerValue(first, "type", value);
 }
 
+namespace {
+// A first line holding a carriage return inside it: the file breaks its lines with bare CRs.
+bool bareCarriageReturns(const std::vector<std::string_view>& lines) {
+  if (lines.empty()) return false;
+  const std::size_t cr = lines[0].find('\r');
+  return cr != std::string_view::npos && cr + 1 < lines[0].size();
+}
+}  // namespace
+
 Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& name) {
   const std::vector<std::string_view> lines = splitLines(text);
+  if (bareCarriageReturns(lines)) return located(name, 1, "lines end in a bare carriage return (expected LF or CRLF)");
   std::string_view value;
   if (lines.empty() || !headerValue(lines[0], "type", value)) return located(name, 1, "expected 'type octile'");
   if (value != "octile") return located(name, 1, "unsupported map type '" + quoted(value) + "' (expected octile)");
@@ -170,6 +180,7 @@ Result<MovingAiMap> loadMovingAiMap(const std::filesystem::path& path) {
 
 Result<std::vector<MovingAiScenario>> parseMovingAiScenarios(std::string_view text, const std::string& name) {
   const std::vector<std::string_view> lines = splitLines(text);
+  if (bareCarriageReturns(lines)) return located(name, 1, "lines end in a bare carriage return (expected LF or CRLF)");
   std::string_view value;
   if (lines.empty() || !headerValue(lines[0], "version", value) || (value != "1" && value != "1.0"))
     return located(name, 1, "expected 'version 1'");
