@@ -77,7 +77,8 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   if (!std::filesystem::exists(options.input, ec)) return Error::badInput(options.input + ": no such file");
   if (isWorldFile(options.input)) {
     if (!options.profile.empty())
-      return Error::badInput(options.input + ": --profile applies to mesh inputs only (a world file is already baked)");
+      return Error::badInput(options.input +
+                             ": --profile applies to mesh inputs only (a world file carries its agents: bake it with strata bake WORLD --profile P)");
     // Only the chosen agent's graph is read (a world may hold several large ones).
     auto world = formats::readWorldFile(options.input, {formats::WorldReadOptions::Agents::One, options.agent});
     if (!world) return world.error();

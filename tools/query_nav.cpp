@@ -174,6 +174,8 @@ auto setupField(CLI::App& sub) {
   return [=](const std::string& world, bool json) -> int {
     const auto p = vec("--at", *at);
     if (!p) return kExitBadInput;
+    if (self->count("--name") > 0 && name->empty()) return badInput("--name: a field name cannot be empty");
+    if (self->count("--origin") > 0 && origin->empty()) return badInput("--origin: expected X,Y,Z (three finite numbers), got ''");
     if (name->empty() == origin->empty()) return badInput("field: give either --name NAME or --origin X,Y,Z");
     if (!name->empty() && self->count("--max") > 0) return badInput("--max applies to --origin only (a baked field has its own)");
     auto agent = load(world, *common);
@@ -182,7 +184,9 @@ auto setupField(CLI::App& sub) {
     double value;
     if (!name->empty()) {
       auto v = nav::fieldValueAt(agent->graph, *name, *p, snap);
-      if (!v) return badInput(world + ": " + v.error().message);
+      // Name the option at fault: the point (no floor near it) or the field's name.
+      if (!v && nav::nearestWalkable(agent->graph, *p, snap)) return badInput(world + ": --name: " + v.error().message);
+      if (!v) return badInput(world + ": --at: " + v.error().message);
       value = *v;
     } else {
       const auto o = vec("--origin", *origin);

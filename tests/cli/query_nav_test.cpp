@@ -64,6 +64,15 @@ TEST_CASE("strata query field and component", "[cli][query][layered]") {
   REQUIRE(r.exit_code == 0);
   CHECK(Json::parse(r.out)["distance"].get<double>() == Approx(5).margin(0.6));
   CHECK(query("tower", "field", {"--name", "nope", "--at", "0,0,20"}).exit_code == 2);
+  // Each refusal names the option at fault.
+  r = query("tower", "field", {"--name", "nope", "--at", "0,0,20"});
+  CHECK_THAT(r.err, Catch::Contains(": --name: no route-distance field 'nope' (baked fields: from_road"));
+  r = query("tower", "field", {"--name", "from_road", "--at", "500,0,500"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(": --at: no walkable floor near the point"));
+  r = query("tower", "field", {"--name", "", "--at", "0,0,20"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--name: a field name cannot be empty"));
   CHECK(query("maze", "component", {"--at", "0.6,0,-1", "--to", "17.5,0,3.5"}).exit_code == 3);
   CHECK(query("maze", "component", {"--at", "0.6,0,-1", "--to", "5,0,5"}).exit_code == 0);
   r = query("tower", "clearance", {"--at", "0,0,-4"});
