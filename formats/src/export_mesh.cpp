@@ -5,14 +5,20 @@
 // and each file is then renamed into place (companions first, the main file last).
 
 #include <assimp/Exporter.hpp>
+#include <assimp/IOStream.hpp>
+#include <assimp/IOSystem.hpp>
 #include <assimp/material.h>
 #include <assimp/mesh.h>
 #include <assimp/scene.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +33,69 @@ namespace {
 using render_detail::Rgb;
 
 aiColor4D toColour(Rgb c) { return aiColor4D(c.r / 255.0f, c.g / 255.0f, c.b / 255.0f, 1.0f); }
+
+// Assimp's OBJ and PLY exporters neither check their writes nor report a failed close, so a full
+// disk left truncated files behind a success. Files are written through this IO system instead,
+// which remembers the first failure (a short write, a failed flush or close) and its errno.
+struct WriteFailure {
+  bool failed = false;
+  int error = 0;
+  void note() {
+    if (!failed) failed = true, error = errno;
+  }
+};
+
+class CheckedStream : public Assimp::IOStream {
+ public:
+  CheckedStream(std::FILE* file, WriteFailure& failure) : file_(file), failure_(failure) {}
+  ~CheckedStream() override {
+    if (std::fclose(file_) != 0) failure_.note();
+  }
+  size_t Read(void* buffer, size_t size, size_t count) override { return std::fread(buffer, size, count, file_); }
+  size_t Write(const void* buffer, size_t size, size_t count) override {
+    const size_t written = std::fwrite(buffer, size, count, file_);
+    if (written != count) failure_.note();
+    return written;
+  }
+  aiReturn Seek(size_t offset, aiOrigin origin) override {
+    const int whence = origin == aiOrigin_SET ? SEEK_SET : origin == aiOrigin_CUR ? SEEK_CUR : SEEK_END;
+    return std::fseek(file_, static_cast<long>(offset), whence) == 0 ? aiReturn_SUCCESS : aiReturn_FAILURE;
+  }
+  size_t Tell() const override { return static_cast<size_t>(std::ftell(file_)); }
+  size_t FileSize() const override {
+    struct stat st {};
+    return ::fstat(fileno(file_), &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
+  }
+  void Flush() override {
+    if (std::fflush(file_) != 0) failure_.note();
+  }
+
+ private:
+  std::FILE* file_;
+  WriteFailure& failure_;
+};
+
+class CheckedIOSystem : public Assimp::IOSystem {
+ public:
+  explicit CheckedIOSystem(WriteFailure& failure) : failure_(failure) {}
+  bool Exists(const char* file) const override {
+    struct stat st {};
+    return ::stat(file, &st) == 0;
+  }
+  char getOsSeparator() const override { return '/'; }
+  Assimp::IOStream* Open(const char* file, const char* mode) override {
+    std::FILE* f = std::fopen(file, mode);
+    if (f == nullptr) {
+      if (std::strpbrk(mode, "wa+") != nullptr) failure_.note();
+      return nullptr;
+    }
+    return new CheckedStream(f, failure_);
+  }
+  void Close(Assimp::IOStream* stream) override { delete stream; }
+
+ private:
+  WriteFailure& failure_;
+};
 
 aiMaterial* makeMaterial(const char* name) {
   auto* material = new aiMaterial();
@@ -224,10 +293,16 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   if (!std::filesystem::create_directory(temporary.path(), ec))
     return Error::runtime(fmt::format("{}: cannot create the temporary folder {}: {}", path.string(),
                                       temporary.path().string(), ec.message()));
-  Assimp::Exporter exporter;
+  WriteFailure failure;
   const std::filesystem::path staged = temporary.path() / target.filename();
-  if (exporter.Export(scene.get(), format_id, staged.string()) != AI_SUCCESS)
-    return Error::runtime(fmt::format("{}: Assimp export failed: {}", path.string(), exporter.GetErrorString()));
+  {
+    Assimp::Exporter exporter;
+    exporter.SetIOHandler(new CheckedIOSystem(failure));  // the exporter owns and deletes it
+    if (exporter.Export(scene.get(), format_id, staged.string()) != AI_SUCCESS)
+      return Error::runtime(fmt::format("{}: Assimp export failed: {}", path.string(), exporter.GetErrorString()));
+  }  // every stream is closed here
+  if (failure.failed)
+    return Error::runtime(fmt::format("{}: write failed: {}", path.string(), std::strerror(failure.error)));
 
   // Companion files first, the main file last, so the main file never refers to a missing one.
   std::vector<std::filesystem::path> produced;

@@ -120,3 +120,26 @@ TEST_CASE("strata export: the companion files get the output checks - an .obj's 
   }
   CHECK(test::readFile(dir / "tower.mtl") == mtl);
 }
+
+TEST_CASE("strata export: a write that fails (file size limit) is exit 1, and the old outputs stay", "[cli][export]") {
+  // Assimp's OBJ and PLY writers do not check their writes: a full disk used to leave truncated
+  // files in place of the old ones, and exit 0. A 32 KiB file size limit (SIGXFSZ ignored, so a
+  // write past it fails with EFBIG) stands in for the full disk.
+  for (const char* name : {"tower.obj", "tower.ply", "tower.glb", "tower.gltf"}) {
+    INFO(name);
+    test::TempDir dir;
+    const auto out = dir.path() / name;
+    { std::ofstream(out) << "old\n"; }
+    { std::ofstream(dir.path() / "tower.mtl") << "old mtl\n"; }
+    const std::string command = "ulimit -f 64; trap '' XFSZ; exec \"$0\" export \"$1\" --profile \"$2\" -o \"$3\"";
+    const auto r = test::runProgram({"sh", "-c", command, STRATA_BINARY, sample("tower.obj"), sample("tower.toml"), out.string()});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("strata: error: " + out.string() + ": "));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(test::readFile(out) == "old\n");
+    CHECK(test::readFile(dir.path() / "tower.mtl") == "old mtl\n");
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+    CHECK(entries == 2);  // no temporary file or folder left
+  }
+}
