@@ -134,10 +134,11 @@ int main(int argc, char** argv) {
       std::string typed, misplaced, kind_name;
       for (const std::string& word : app.remaining(true)) typed += (typed.empty() ? "" : " ") + word;
       for (const CLI::App* sub : app.get_subcommands())
-        for (const CLI::App* kind : sub->get_subcommands())
+        for (const CLI::App* kind : sub->get_subcommands({}))
           for (const std::string& word : app.remaining(true))
-            if (misplaced.empty() && word.rfind("--", 0) == 0 && kind->get_option_no_throw(word.substr(0, word.find('='))) != nullptr)
-              misplaced = word.substr(0, word.find('=')), kind_name = kind->get_name();
+            if (kind->parsed())
+              if (misplaced.empty() && word.rfind("--", 0) == 0 && kind->get_option_no_throw(word.substr(0, word.find('='))) != nullptr)
+                misplaced = word.substr(0, word.find('=')), kind_name = kind->get_name();
       if (!typed.empty()) {
         message = "unexpected arguments: " + typed;
         if (!misplaced.empty()) message += fmt::format(" ({} is an option of '{}': give it after '{}')", misplaced, kind_name, kind_name);

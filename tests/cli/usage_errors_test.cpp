@@ -64,6 +64,12 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"bake"}, "INPUT is required (usage: strata bake --help)"},
       {{"path", "x.h5", "--from", "0,0,0", "--from", "1,1,1", "--to", "2,2,2"}, "--from: given 2 times; give it once (usage: strata path --help)"},
       {{"bak"}, "unknown subcommand 'bak' (did you mean 'bake'?) (usage: strata --help)"},
+      // In the order typed (CLI11 lists them reversed), and where an option of the kind belongs.
+      {{"query", "x.h5", "field", "--at", "1,0,1", "--from", "1,0,1", "--to", "2,0,2"},
+       "unexpected arguments: --from 1,0,1 --to 2,0,2 (usage: strata query --help)"},
+      {{"query", "x.obj", "--profile", "p.toml", "field", "--at", "0,0,0", "--name", "f"},
+       "unexpected arguments: --profile p.toml (--profile is an option of 'field': give it after 'field')"},
+      {{"bake", "x.obj", "-o", "y.h5", "extra1", "extra2"}, "unexpected arguments: extra1 extra2 (usage: strata bake --help)"},
   });
 }
 
