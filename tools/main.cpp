@@ -131,17 +131,22 @@ int main(int argc, char** argv) {
     // CLI11's extras message lists the arguments in reverse ("2,0,2 --to 1,0,1 --from"): give them
     // in the order typed, and say where an option of the kind given before it belongs.
     if (message.rfind("The following argument", 0) == 0 && message.find("not expected") != std::string::npos) {
-      std::string typed, misplaced, kind_name;
-      for (const std::string& word : app.remaining(true)) typed += (typed.empty() ? "" : " ") + word;
+      const std::vector<std::string> extras = app.remaining(true);
+      const CLI::App* kind = nullptr;  // the kind given (query's), if any
       for (const CLI::App* sub : app.get_subcommands())
-        for (const CLI::App* kind : sub->get_subcommands({}))
-          for (const std::string& word : app.remaining(true))
-            if (kind->parsed())
-              if (misplaced.empty() && word.rfind("--", 0) == 0 && kind->get_option_no_throw(word.substr(0, word.find('='))) != nullptr)
-                misplaced = word.substr(0, word.find('=')), kind_name = kind->get_name();
+        for (const CLI::App* k : sub->get_subcommands({}))
+          if (k->parsed()) kind = k;
+      std::string typed, misplaced;
+      for (const std::string& word : extras) {
+        typed += (typed.empty() ? "" : " ") + word;
+        const std::string name = word.substr(0, word.find('='));
+        if (misplaced.empty() && kind != nullptr && word.rfind("--", 0) == 0 && kind->get_option_no_throw(name) != nullptr)
+          misplaced = name;
+      }
       if (!typed.empty()) {
         message = "unexpected arguments: " + typed;
-        if (!misplaced.empty()) message += fmt::format(" ({} is an option of '{}': give it after '{}')", misplaced, kind_name, kind_name);
+        if (!misplaced.empty())
+          message += fmt::format(" ({} is an option of '{}': give it after '{}')", misplaced, kind->get_name(), kind->get_name());
       }
     }
     // CLI11's conversion failure ("Could not convert: --threads = abc"): every typed option

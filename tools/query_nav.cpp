@@ -184,9 +184,8 @@ auto setupField(CLI::App& sub) {
     double value;
     if (!name->empty()) {
       auto v = nav::fieldValueAt(agent->graph, *name, *p, snap);
-      // Name the option at fault: the point (no floor near it) or the field's name.
-      if (!v && nav::nearestWalkable(agent->graph, *p, snap)) return badInput(world + ": --name: " + v.error().message);
-      if (!v) return badInput(world + ": --at: " + v.error().message);
+      // Name the option at fault: the field's name (no such field) or the point (no floor near it).
+      if (!v) return badInput(world + (agent->graph.findField(*name) < 0 ? ": --name: " : ": --at: ") + v.error().message);
       value = *v;
     } else {
       const auto o = vec("--origin", *origin);
