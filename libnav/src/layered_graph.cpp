@@ -80,6 +80,12 @@ uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal
   const int32_t x1 = std::min(grid.width_cells - 1, grid.columnX(point.x + max_horizontal));
   const int32_t z0 = std::max(0, grid.columnZ(point.z - max_horizontal));
   const int32_t z1 = std::min(grid.depth_cells - 1, grid.columnZ(point.z + max_horizontal));
+  // Distances within a micrometre are a tie, kept by the node met first: the lowest index (nodes
+  // are met in index order). A point on a column border is equally far from both centres, but
+  // the centres' rounding depends on the grid's origin; without the tolerance a field origin or
+  // link end on a border took the other column than nearestWalkable's query at the same point,
+  // and the baked grid and an on-demand window could differ (nav_queries_nearest.cpp, same rule).
+  constexpr double kTie = 1e-6;  // metres
   uint32_t best = kNoNode;
   double best_distance = 0;
   for (int32_t z = z0; z <= z1; ++z)
@@ -89,8 +95,8 @@ uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal
       for (uint32_t n = columnBegin(x, z); n < columnEnd(x, z); ++n) {
         const double dy = height[n] - point.y;
         if (std::fabs(dy) > max_vertical) continue;
-        const double d = dx * dx + dy * dy + dz * dz;
-        if (best == kNoNode || d < best_distance || (d == best_distance && n < best)) best = n, best_distance = d;
+        const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
+        if (best == kNoNode || d < best_distance - kTie) best = n, best_distance = d;
       }
     }
   return best;

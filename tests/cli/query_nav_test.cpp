@@ -63,6 +63,16 @@ TEST_CASE("strata query field and component", "[cli][query][layered]") {
   r = query("tower", "field", {"--origin", "0,0,25", "--at", "0,0,20"});
   REQUIRE(r.exit_code == 0);
   CHECK(Json::parse(r.out)["distance"].get<double>() == Approx(5).margin(0.6));
+  // The baked field's origin (0, 0, 25) lies on a column border (x = 0, cell 0.3): the bake and
+  // the query snap it to the same column, so the field reads 0 at its own origin (it read 0.3).
+  for (const char* origin : {"0,0,25", "0,0.5,25"}) {
+    r = query("tower", "field", {"--name", "from_road", "--at", origin});
+    REQUIRE(r.exit_code == 0);
+    CHECK(Json::parse(r.out)["distance"].get<double>() == 0.0);
+  }
+  r = query("tower", "field", {"--origin", "0,0,25", "--at", "0,0,25"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(Json::parse(r.out)["distance"].get<double>() == 0.0);
   CHECK(query("tower", "field", {"--name", "nope", "--at", "0,0,20"}).exit_code == 2);
   // Each refusal names the option at fault.
   r = query("tower", "field", {"--name", "nope", "--at", "0,0,20"});

@@ -65,6 +65,36 @@ TEST_CASE("nearestWalkable: ring search snaps beside a wall - off the grid, dist
   CHECK_FALSE(nearestWalkable(empty.build(), {1, 0, 1}, snap));
 }
 
+TEST_CASE("nearestNode and nearestWalkable agree on a point on a column border, whatever the grid's origin", "[nav][query]") {
+  // A point on the border of two columns is equally far from both centres; the centres' rounding
+  // depends on the grid's origin (tower's field origin x = 0 with cell 0.3 was nearer the +x
+  // column by 3e-15 in nearestNode and went to the -x column in nearestWalkable, so the field
+  // read 0.3 at its own origin). Both take the lower node within a micrometre, on every origin.
+  LayeredBuilder b(40, 3);
+  b.fromAscii(std::vector<std::string>(3, std::string(40, '.')));
+  auto g = b.build();
+  g.grid.cell_size = 0.3;
+  SnapSettings snap;
+  snap.max_horizontal = 0.5;
+  int checked = 0;
+  for (int k = 1; k < 40; ++k)
+    for (const double shift : {0.0, 0.1, -7.3, 1000.0}) {
+      // The border between columns k - 1 and k at x = shift: origin = shift - k * cell_size.
+      g.grid.origin_x = shift - k * g.grid.cell_size;
+      g.grid.origin_z = -0.45;
+      const sim::Vec3 point{shift, 0.0, 0.0};
+      if (g.grid.origin_x + k * g.grid.cell_size != shift) continue;  // only exact borders
+      ++checked;
+      CAPTURE(k, shift);
+      const uint32_t expected = g.columnBegin(k - 1, 1);
+      CHECK(g.nearestNode(point, 0.5, 1.0) == expected);
+      const auto hit = nearestWalkable(g, point, snap);
+      REQUIRE(hit);
+      CHECK(hit->node == expected);
+    }
+  CHECK(checked > 60);
+}
+
 TEST_CASE("floorsAt: heights of every layer of a column", "[nav][query]") {
   LayeredBuilder b(3, 3);
   b.fromAscii({"...", "...", "..."});

@@ -211,7 +211,8 @@ struct LayeredGraph {
   uint32_t findNode(int32_t x, int32_t z, double y, double below, double above) const;
   /// The node nearest to `point` (3-D distance to node positions) among the nodes of columns
   /// within `max_horizontal` metres whose height is within `max_vertical` metres of the point's,
-  /// kNoNode when none. Ties go to the lower node index.
+  /// kNoNode when none. Distances within a micrometre are a tie, which goes to the lower node
+  /// index (a point on a column border takes the lower column, as nearestWalkable does).
   uint32_t nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical) const;
   /// Whether the bake's reachability is present (component, region and region_reach_offsets
   /// sized for the nodes): every bake and every world file has it; canReach needs it.
