@@ -363,8 +363,15 @@ OnDemandRegion onDemandRegion(const AgentSettings& agent, const sim::Vec3& from,
   OnDemandRegion region;
   region.factor = factor;
   const double cx = (from.x + to.x) / 2, cz = (from.z + to.z) / 2;
-  const double half_x = factor * (std::fabs(to.x - from.x) / 2 + settings.margin);
-  const double half_z = factor * (std::fabs(to.z - from.z) / 2 + settings.margin);
+  // Factor f grows every side by (f - 1) times the longer half-side: the longer side is scaled
+  // by f about the centre (the cell size follows it, as before), and the shorter side grows by
+  // the same distance, so a region as narrow as the endpoints (margin 0, endpoints sharing an x)
+  // widens too: scaling it about its centre kept it one column wide, and a route round an
+  // obstacle was NoPath at every factor.
+  const double base_x = std::fabs(to.x - from.x) / 2 + settings.margin;
+  const double base_z = std::fabs(to.z - from.z) / 2 + settings.margin;
+  const double grow = (factor - 1) * std::max(base_x, base_z);
+  const double half_x = base_x + grow, half_z = base_z + grow;
   const double span = 2 * std::max(half_x, half_z);
   const double cell = std::max(span / settings.max_columns_per_side, agent.effectiveCellSize());
   sim::Aabb bounds;

@@ -101,18 +101,31 @@ TEST_CASE("on-demand region: span / 128 cell size, aligned grid, vertical extent
   const auto far = nav::onDemandRegion(agent, {0, 0, 0}, {200, 0, 50}, 1, settings);
   CHECK(far.grid.cell_size == Approx((200 + 16) / 128.0));
   CHECK(far.grid.width_cells <= 130);
-  // Factor 2 doubles the extent about the centre (and so the cell size here).
+  // Factor 2 doubles the longer side about the centre (and so the cell size here); the shorter
+  // side grows by as much (108 m a side): half-depth 25 + 8 + 108.
   const auto wide = nav::onDemandRegion(agent, {0, 0, 0}, {200, 0, 50}, 2, settings);
   CHECK(wide.grid.cell_size == Approx(2 * far.grid.cell_size));
   CHECK(wide.grid.width_cells <= 130);
+  CHECK(wide.grid.depth_cells * wide.grid.cell_size >= 2 * (25 + 8 + 108));
+  CHECK(wide.grid.origin_z <= 25 - (25 + 8 + 108));
+  // A region as narrow as its endpoints (margin 0, the same x) widens with the factor too.
+  nav::OnDemandSettings tight;
+  tight.margin = 0;
+  const auto line = nav::onDemandRegion(agent, {0, 0, 0}, {0, 0, 20}, 1, tight);
+  CHECK(line.grid.width_cells <= 2);
+  const auto band = nav::onDemandRegion(agent, {0, 0, 0}, {0, 0, 20}, 2, tight);
+  CHECK(band.grid.cell_size == Approx(40.0 / 128));  // the longer side doubled: 40 m
+  CHECK(band.grid.origin_x <= -10);
+  CHECK(band.grid.width_cells * band.grid.cell_size >= 20);
 }
 
 TEST_CASE("on-demand search widens the region (factors 1, 2, 4) around a long wall", "[nav][ondemand]") {
-  // A 60 x 60 m floor with a wall across x = 0 from z = -20 to z = 20; the endpoints are 5 m
+  // A 60 x 60 m floor with a wall across x = 0 from z = -24 to z = 24; the endpoints are 5 m
   // either side of it. The factor-1 region (endpoints +- 8 m: z within -8..8) cannot get round
-  // the wall; factor 2 (z within -16..16) cannot either; factor 4 (-32..32) can.
+  // the wall; factor 2 (every side grown by the longer half-side, 13 m: z within -21..21) cannot
+  // either; factor 4 (grown by 39 m: -47..47) can.
   test::MeshBuilder level;
-  level.floor(-30, -30, 30, 30, 0).box({-0.25, 0, -20}, {0.25, 3, 20});
+  level.floor(-30, -30, 30, 30, 0).box({-0.25, 0, -24}, {0.25, 3, 24});
   nav::AgentProfile agent = test::testAgent();
   agent.settings.cell_size = 0.5;
   const sim::QueryIndex index(level.mesh());
@@ -121,7 +134,7 @@ TEST_CASE("on-demand search widens the region (factors 1, 2, 4) around a long wa
   REQUIRE(lazy.ok());
   REQUIRE(lazy->path.ok());
   CHECK(lazy->region.factor == 4);
-  CHECK(lazy->path.length > 40);  // round the end of the wall: at least 2 * hypot(5, 20)
+  CHECK(lazy->path.length > 48);  // round the end of the wall: at least 2 * hypot(5, 24)
   // --closest never loses that route: the regions that run out are enlarged first.
   nav::LayeredSearchSettings closest;
   closest.return_closest = true;
@@ -130,6 +143,20 @@ TEST_CASE("on-demand search widens the region (factors 1, 2, 4) around a long wa
   CHECK(near->path.ok());
   CHECK(near->region.factor == 4);
   CHECK(near->path.cost == Approx(lazy->path.cost));
+  // Margin 0 and endpoints sharing an x: the region is one column wide at factor 1, and the
+  // enlarged ones must widen (scaled about its centre, it stayed one column wide: NoPath). A
+  // wall across z = 0 from x = -5 to 5 between (0, 0, -3) and (0, 0, 3): factor 2 reaches x
+  // +-3, factor 4 x +-9, round the wall.
+  test::MeshBuilder across;
+  across.floor(-30, -30, 30, 30, 0).box({-5, 0, -0.25}, {5, 3, 0.25});
+  const sim::QueryIndex across_index(across.mesh());
+  nav::OnDemandSettings tight;
+  tight.margin = 0;
+  auto round = nav::findOnDemandPath(across.mesh(), across_index, agent, {0, 0, -3}, {0, 0, 3}, {}, tight, state);
+  REQUIRE(round.ok());
+  REQUIRE(round->path.ok());
+  CHECK(round->region.factor == 4);
+  CHECK(round->path.length > 2 * std::hypot(5.0, 3.0));
   // A sealed room: NoPath after every factor.
   test::MeshBuilder sealed;
   sealed.floor(-30, -30, 30, 30, 0)

@@ -7,8 +7,10 @@
 /// wherever their grids coincide (tests/nav/on_demand_test.cpp compares every edge).
 ///
 /// Region rules:
-///  - the rectangle of the two endpoints, grown by `margin` on every side, then scaled about its
-///    centre by the expansion factor; factors 1, 2 and 4 are tried in turn while the search
+///  - the rectangle of the two endpoints, grown by `margin` on every side, then, at expansion
+///    factor f, grown by (f - 1) times its longer half-side on every side (the longer side is
+///    scaled by f about the centre, the shorter grows by the same distance, so even a region as
+///    narrow as the endpoints widens); factors 1, 2 and 4 are tried in turn while the search
 ///    answers NoPath (the region ran out); any other answer is final;
 ///  - cell size: the larger of the region's longer horizontal side / 128 and the agent's cell
 ///    size (`AgentSettings::effectiveCellSize()`: the radius clamped, as in the bake), so a region
