@@ -136,11 +136,16 @@ std::function<int()> setupPath(CLI::App& app) {
   auto options = std::make_shared<PathOptions>();
   CLI::App* sub = app.add_subcommand(
       "path",
-      "Find routes. With a Moving AI map (.map, 'type octile') and --scen, run every scenario and report\n"
-      "mismatches against the optimal lengths and the time per query (see strata-path(1)).\n"
-      "Exit codes (map mode): 0 every scenario answered with a matching length, 1 a mismatch or a\n"
-      "failed search (Strata is wrong), 2 bad usage or a malformed .map/.scen (the message names\n"
-      "file and line).");
+      "Find routes (see strata-path(1)).\n"
+      "World mode: a baked world (or a mesh baked in memory with --profile), --from and --to (or\n"
+      "--batch): waypoints with actions and areas, length, cost, expansions and the reason.\n"
+      "Exit codes: 0 a route (batch: for every request), 3 no route (NoStartNode, NoGoalNode, NoPath,\n"
+      "BudgetExhausted, ClosestNoPath, Blocked), 2 bad usage or input, 1 a runtime failure.\n"
+      "Map mode: a Moving AI map (.map, 'type octile') and --scen: run every scenario and report\n"
+      "mismatches against the optimal lengths and the time per query.\n"
+      "Exit codes: 0 every scenario answered with a matching length, 1 a mismatch or a failed\n"
+      "search (Strata is wrong), 2 bad usage or a malformed .map/.scen (the message names file\n"
+      "and line).");
   sub->add_option("input", options->input, "A Moving AI .map file, or a world: a .h5 world file, or a mesh file baked in memory (see the World options)")->required();
   sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map")->check(fileName());
   sub->add_option("--method", options->method,
@@ -155,7 +160,6 @@ std::function<int()> setupPath(CLI::App& app) {
   sub->add_option("--budget", options->budget,
                   "Node expansions per search before it gives up (BudgetExhausted); 0 = unlimited. Default:\n"
                   "400000 on a world (each batch request may set its own \"budget\"), unlimited on a Moving AI map")
-      ->default_str("400000 (world) / 0 (map)")
       ->check(integerRange(0, std::numeric_limits<long long>::max()));
   sub->add_flag("--json", options->json,
                 "Print one JSON document. A map: scenarios, mismatches, failures, mean_us, p99_us and results in\n"
