@@ -54,6 +54,17 @@ int main(int argc, char** argv) {
     auto subs = app.get_subcommands({});
     if (subs.size() > before) runners.emplace_back(subs.back(), std::move(run));
   }
+  // A flag given twice is refused like an option given twice ("--json: given 2 times"): CLI11
+  // lets a flag repeat silently, so `--json --json` passed where `--threads 1 --threads 2` did not.
+  // --help and --version still answer however often they are given.
+  const std::function<void(CLI::App*)> refuseRepeatedFlags = [&](CLI::App* a) {
+    for (CLI::Option* option : a->get_options())
+      if (option->get_expected_max() == 0 && option->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeLast &&
+          option != a->get_help_ptr() && option != a->get_version_ptr())
+        option->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+    for (CLI::App* sub : a->get_subcommands({})) refuseRepeatedFlags(sub);
+  };
+  refuseRepeatedFlags(&app);
 
   // Buffered output that could not be written (a full disk, a closed pipe or descriptor) is a
   // failure, not a success with the answer lost: `code` unless standard output failed.

@@ -63,6 +63,10 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"query", "x.h5", "ray", "--from", "0,0,0", "--dir", "0,-1,0", "--max", "-1"}, "--max: '-1' is not a finite number > 0"},
       {{"bake"}, "INPUT is required (usage: strata bake --help)"},
       {{"path", "x.h5", "--from", "0,0,0", "--from", "1,1,1", "--to", "2,2,2"}, "--from: given 2 times; give it once (usage: strata path --help)"},
+      // Flags too (CLI11 let them repeat silently), on the command and on a query kind.
+      {{"path", "x.h5", "--json", "--from", "0,0,0", "--to", "2,2,2", "--json"}, "--json: given 2 times; give it once (usage: strata path --help)"},
+      {{"bake", "x.obj", "-o", "y.h5", "--in-process", "--in-process"}, "--in-process: given 2 times; give it once (usage: strata bake --help)"},
+      {{"query", "x.h5", "nearest", "--at", "0,0,0", "--json", "--json"}, "--json: given 2 times; give it once (usage: strata query --help)"},
       {{"bak"}, "unknown subcommand 'bak' (did you mean 'bake'?) (usage: strata --help)"},
       // In the order typed (CLI11 lists them reversed), and where an option of the kind belongs.
       {{"query", "x.h5", "field", "--at", "1,0,1", "--from", "1,0,1", "--to", "2,0,2"},
@@ -144,4 +148,13 @@ TEST_CASE("a message too long for one line is cut in the middle: what is wrong, 
   CHECK_THAT(r.err, Catch::Contains("kkk ... (cut) ... kkk"));
   CHECK_THAT(r.err, Catch::Contains(": unknown key"));
   CHECK_FALSE(std::filesystem::exists(dir.path() / "w.h5"));
+}
+
+TEST_CASE("--help and --version answer however often they are given (other flags may not repeat)", "[cli][usage]") {
+  auto r = runStrata({"path", "--help", "--help"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Find routes"));
+  r = runStrata({"-V", "-V"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("strata "));
 }
