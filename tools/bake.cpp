@@ -234,7 +234,7 @@ std::function<int()> setupBake(CLI::App& app) {
       ->check(positiveNumber());
   sub->add_option("--up", options->up, "mesh inputs: source up axis, y (default) or z")
       ->default_val("y")
-      ->check(CLI::IsMember({"y", "z"}));
+      ->check(oneOf({"y", "z"}));
   sub->add_flag("--in-process", options->import.in_process,
                 "mesh inputs: parse in this process without the import sandbox (trusted inputs only)");
   sub->footer(

@@ -69,7 +69,20 @@ int reportError(const Error& error) {
   return error.kind == ErrorKind::BadInput ? kExitBadInput : kExitRuntime;
 }
 
-int badInput(const std::string& message) { return reportError(Error::badInput(message)); }
+namespace {
+std::string& usageCommand() {
+  static std::string name;
+  return name;
+}
+}  // namespace
+
+void setUsageCommand(const std::string& name) { usageCommand() = name; }
+
+int badInput(const std::string& message) {
+  if (!message.empty() && message.front() == '-' && !usageCommand().empty())
+    return reportError(Error::badInput(message + " (usage: strata " + usageCommand() + " --help)"));
+  return reportError(Error::badInput(message));
+}
 
 std::string counted(std::size_t count, const std::string& noun, const std::string& plural) {
   return std::to_string(count) + " " + (count == 1 ? noun : plural.empty() ? noun + "s" : plural);
@@ -169,6 +182,15 @@ std::uint64_t physicalMemoryBytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return 0;
   return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+CLI::Validator oneOf(const std::vector<std::string>& words) {
+  return CLI::Validator(
+      [words](std::string& text) -> std::string {
+        if (std::find(words.begin(), words.end(), text) != words.end()) return "";
+        return fmt::format("'{}' is not one of: {}", text, fmt::join(words, ", "));
+      },
+      fmt::format("{{{}}}", fmt::join(words, ",")), "one of");
 }
 
 CLI::Validator agentName() {

@@ -47,8 +47,12 @@ struct CommandRegistrar {
 
 /// Prints `strata: error: <message>` on stderr and returns the exit code for the error kind.
 int reportError(const Error& error);
-/// Prints `strata: error: <message>` on stderr and returns kExitBadInput.
+/// Prints `strata: error: <message>` on stderr and returns kExitBadInput. A message about an
+/// option (it starts with '-': "--spacing: ...") is a usage error and ends, as CLI11's do, with
+/// where the usage is: " (usage: strata path --help)" (the command set by setUsageCommand).
 int badInput(const std::string& message);
+/// The subcommand whose --help a usage error points to (main sets it before running it).
+void setUsageCommand(const std::string& name);
 /// "1 label", "6 labels" ("1 vertex", "8 vertices" with `plural` given).
 std::string counted(std::size_t count, const std::string& noun, const std::string& plural = {});
 /// Prints `strata: warning: <message>` on stderr.
@@ -79,6 +83,9 @@ CLI::Validator nonNegativeNumber(double max = HUGE_VAL);
 CLI::Validator finiteNumber();
 /// ... and an integer in [lo, hi] (hi = LLONG_MAX: no upper bound).
 CLI::Validator integerRange(long long lo, long long hi);
+/// One of `words`, exactly as written ("--up: 'w' is not one of: y, z"; CLI11's IsMember said
+/// "--up: w not in {y,z}", the value unquoted). Shown in --help as {y,z}.
+CLI::Validator oneOf(const std::vector<std::string>& words);
 /// A non-empty agent name (`--agent ''` is an error, not the default agent).
 CLI::Validator agentName();
 /// A non-empty file name (`--profile "$UNSET"` is an error, not "no profile").

@@ -119,7 +119,7 @@ std::function<int()> setupImport(CLI::App& app) {
       ->check(positiveNumber());
   sub->add_option("--up", options->up, "source up axis: y (default) or z (rotated so +Z becomes +Y)")
       ->default_val("y")
-      ->check(CLI::IsMember({"y", "z"}));
+      ->check(oneOf({"y", "z"}));
   sub->add_flag("--json", options->json,
                 "print one JSON document: output, triangles, vertices, labels, tags, meshes, bounds, "
                 "degenerate_dropped, non_triangles_dropped, inputs (path, bytes, sha256), warnings");

@@ -186,7 +186,10 @@ int main(int argc, char** argv) {
 
   try {
     for (auto& [sub, run] : runners)
-      if (sub->parsed()) return flushed(run());
+      if (sub->parsed()) {
+        setUsageCommand(sub->get_name());
+        return flushed(run());
+      }
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "strata: error: out of memory\n");
     return kExitRuntime;

@@ -355,7 +355,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   // The budget is range-checked at parse time, so the spacing is what settings.validate() can
   // refuse: say it in the option's words, with the value typed.
   if (Status valid = settings.validate(); !valid)
-    return badInput(fmt::format("--spacing: {} is neither 0 (none) nor a finite number >= 0.05 (metres)", options.spacing));
+    return badInput(fmt::format("--spacing: '{}' is neither 0 (none) nor a finite number >= 0.05 (metres)", options.spacing));
   if (sub.count("--scen") > 0) return badInput(input + ": --scen applies to Moving AI maps, not to worlds");
   if (sub.count("--no-jump-points") > 0) return badInput(input + ": --no-jump-points applies to Moving AI maps, not to worlds");
   if (sub.count("--threads") > 0 && options.batch.empty()) return badInput("--threads applies to --batch only");

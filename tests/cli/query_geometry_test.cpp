@@ -89,7 +89,7 @@ TEST_CASE("query overlap and cast on a mesh input - bad input exits 2", "[cli][q
   // A move too long to measure is refused, not reported as free.
   auto far = runStrata({"query", tower(), "cast", "--sphere", "0.5", "--from", "-1e308,10,0", "--to", "1e308,-10,0"});
   CHECK(far.exit_code == 2);
-  CHECK(far.err == "strata: error: --to: the move from --from is too long to measure (over about 1e154 m)\n");
+  CHECK(far.err == "strata: error: --to: the move from --from is too long to measure (over about 1e154 m) (usage: strata query --help)\n");
 
   // an upright capsule (r 0.3, h 1.8) dropped from between the bridge and the roof lands on the
   // bridge deck: its centre stops 0.9 m above y = 4

@@ -132,6 +132,14 @@ TEST_CASE("usage errors: an empty or hexadecimal point is a bad value, not a mis
       {{"path", tower, "--profile", profile, "--from", "0,0,25", "--to", ""}, "--to: expected X,Y,Z (three finite numbers), got ''"},
       {{"path", tower, "--profile", profile, "--from", "0x1,0,25", "--to", "0,8,-4"}, "--from"},
       {{"query", tower, "ray", "--from", "0,0x10,0", "--dir", "0,-1,0"}, "--from: expected X,Y,Z"},
+      // Usage errors found after parsing end with where the usage is, as CLI11's do.
+      {{"path", tower, "--profile", profile, "--from", "0,0,25", "--to", "0,8,-4", "--threads", "2"},
+       "--threads applies to --batch only (usage: strata path --help)"},
+      {{"path", tower, "--profile", profile, "--from", "0,0,25", "--to", "0,8,-4", "--spacing", "0.01"},
+       "--spacing: '0.01' is neither 0 (none) nor a finite number >= 0.05 (metres) (usage: strata path --help)"},
+      {{"query", tower, "nearest", "--at", "1,2"}, "--at: expected X,Y,Z (three finite numbers), got '1,2' (usage: strata query --help)"},
+      {{"bake", tower, "-o", "y.h5", "--up", "w"}, "--up: 'w' is not one of: y, z (usage: strata bake --help)"},
+      {{"import", tower, "-o", "y.h5", "--up", ""}, "--up: '' is not one of: y, z (usage: strata import --help)"},
   });
 }
 
