@@ -58,6 +58,10 @@ std::string counted(std::size_t count, const std::string& noun, const std::strin
 /// Prints `strata: warning: <message>` on stderr.
 void warn(const std::string& message);
 
+/// A value for text output with 3 decimals: one that rounds to zero prints as 0.000, not -0.000
+/// (a floor at y = 0 is stored as -4e-16 by the ray arithmetic on some meshes).
+inline double shown3(double v) { return std::fabs(v) < 0.0005 ? 0.0 : v; }
+
 /// Parses "x,y,z" (three finite numbers). Returns nullopt on malformed input.
 std::optional<sim::Vec3> parseVec3(const std::string& text);
 /// Parses a comma-separated list of exactly `count` finite numbers.

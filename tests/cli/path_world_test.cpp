@@ -79,6 +79,15 @@ TEST_CASE("strata path maze: the sealed room is rejected without expanding", "[c
   CHECK(text.out.find("NoPath") != std::string::npos);
 }
 
+TEST_CASE("strata path text output: a height that rounds to zero prints as 0.000, not -0.000", "[cli][path][layered]") {
+  // maze's floor at y = 0 is baked as -4.4e-16 in some columns (the ray arithmetic; JSON keeps
+  // the value): the text printed -0.000 for the last two waypoints of this route.
+  const auto text = path("maze", {"--from", "0.6,0,0.6", "--to", "1.15,1,0.6"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("-0.000") == std::string::npos);
+  CHECK(text.out.find("   0.000 ") != std::string::npos);
+}
+
 TEST_CASE("strata path WORLD: bad input exits 2 with one located line", "[cli][path][layered]") {
   auto r = path("tower", {"--from", "0,0", "--to", "0,8,-4"});
   CHECK(r.exit_code == 2);
