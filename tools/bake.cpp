@@ -223,7 +223,7 @@ std::function<int()> setupBake(CLI::App& app) {
       ->check(fileName());
   sub->add_option("--threads", options->threads, "worker threads for the bake and for compressing the world file (0 = all hardware threads); never changes the result")
       ->default_val(0)
-      ->check(integerRange(0, 1024));
+      ->transform(integerRange(0, 1024));
   sub->add_flag("--json", options->json,
                 "print one JSON document: output, threads, timings_ms (import, index, columns, edges, links, "
                 "clearance, components, fields, total = the bake itself, write; index is built only for climbing agents) and agents: per agent name, cell_size, "
@@ -231,7 +231,7 @@ std::function<int()> setupBake(CLI::App& app) {
                 "timings_ms");
   sub->add_option("--scale", options->import.scale, "mesh inputs: uniform scale (e.g. 0.05 for Cube-engine maps); > 0")
       ->default_val(1.0)
-      ->check(positiveNumber());
+      ->transform(positiveNumber());
   sub->add_option("--up", options->up, "mesh inputs: source up axis, y (default) or z")
       ->default_val("y")
       ->check(oneOf({"y", "z"}));

@@ -123,15 +123,28 @@ bool stderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
 namespace {
 
+// Spaces around a number are dropped, as around each number of a point ("1, 2, 3"): ' 2' and
+// '2 ' read as 2 for every number option (strtod skipped leading space of any kind, so --radius
+// took ' 2' and '\t2' while --threads refused ' 2'). Other whitespace is refused. `text` becomes
+// the number alone (CLI11 converts the validated text).
+std::string trimSpaces(std::string& text) {
+  const std::string typed = text;
+  const std::size_t first = text.find_first_not_of(' ');
+  if (first == std::string::npos) text.clear();
+  else text = text.substr(first, text.find_last_not_of(' ') - first + 1);
+  return typed;
+}
+
 // A validator of one finite number for which `allowed(v)` holds; `what` completes "'x' is not ...".
 CLI::Validator numberValidator(std::function<bool(double)> allowed, const std::string& what, const std::string& description) {
   return CLI::Validator(
       [allowed, what](std::string& text) -> std::string {
+        const std::string typed = trimSpaces(text);
         char* end = nullptr;
         const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || text.find_first_of("xX") != std::string::npos || end != text.c_str() + text.size() ||
-            !std::isfinite(v) || !allowed(v))  // decimal only, as parseNumbers
-          return fmt::format("'{}' is not {}", text, what);
+        if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || text.find_first_of("xX") != std::string::npos ||
+            end != text.c_str() + text.size() || !std::isfinite(v) || !allowed(v))  // decimal only, as parseNumbers
+          return fmt::format("'{}' is not {}", typed, what);
         return {};
       },
       description, what);
@@ -203,14 +216,15 @@ CLI::Validator integerRange(long long lo, long long hi) {
   const std::string allowed = unbounded ? fmt::format("an integer >= {}", lo) : fmt::format("an integer from {} to {}", lo, hi);
   return CLI::Validator(
       [lo, hi, allowed](std::string& text) -> std::string {
+        const std::string typed = trimSpaces(text);
         long long v = 0;
         const char* begin = text.c_str();
         const char* end = begin + text.size();
         const auto [ptr, ec] = std::from_chars(begin, end, v);
         if (ec == std::errc::result_out_of_range && ptr == end && text[0] != '-')
-          return fmt::format("'{}' is larger than {}", text, hi);  // all digits, past long long
+          return fmt::format("'{}' is larger than {}", typed, hi);  // all digits, past long long
         if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
-          return fmt::format("'{}' is not {}", text, allowed);
+          return fmt::format("'{}' is not {}", typed, allowed);
         return {};
       },
       unbounded ? fmt::format(">= {}", lo) : fmt::format("{}..{}", lo, hi), allowed);

@@ -116,7 +116,7 @@ std::function<int()> setupImport(CLI::App& app) {
   sub->add_option("--scale", options->import.scale,
                   "uniform scale applied after unit conversion (e.g. 0.05 for Cube-engine maps); > 0")
       ->default_val(1.0)
-      ->check(positiveNumber());
+      ->transform(positiveNumber());
   sub->add_option("--up", options->up, "source up axis: y (default) or z (rotated so +Z becomes +Y)")
       ->default_val("y")
       ->check(oneOf({"y", "z"}));
@@ -128,11 +128,11 @@ std::function<int()> setupImport(CLI::App& app) {
   sub->add_option("--timeout", options->import.timeout_seconds,
                   "wall-clock limit per file for the sandboxed parse, in seconds (> 0, at most 86400)")
       ->default_val(60.0)
-      ->check(positiveNumber(86400));
+      ->transform(positiveNumber(86400));
   sub->add_option("--memory-limit", options->import.memory_limit_mib,
                   "address-space limit of the sandboxed parse, in MiB (64 to 1073741824)")
       ->default_val(4096)
-      ->check(integerRange(64, 1 << 30));
+      ->transform(integerRange(64, 1 << 30));
   sub->footer(
       "Exit codes: 0 success; 1 runtime failure (I/O); 2 bad usage or bad input: one line on stderr,\n"
       "strata: error: FILE: problem (unsupported format, malformed header, importer error or crash,\n"

@@ -160,7 +160,7 @@ std::function<int()> setupPath(CLI::App& app) {
   sub->add_option("--budget", options->budget,
                   "Node expansions per search before it gives up (BudgetExhausted); 0 = unlimited. Default:\n"
                   "400000 on a world (each batch request may set its own \"budget\"), unlimited on a Moving AI map")
-      ->check(integerRange(0, std::numeric_limits<long long>::max()));
+      ->transform(integerRange(0, std::numeric_limits<long long>::max()));
   sub->add_flag("--json", options->json,
                 "Print one JSON document. A map: scenarios, mismatches, failures, mean_us, p99_us and results in\n"
                 ".scen order. A world: found, reason, agent, method, length, cost, expansions, waypoints (and\n"

@@ -310,7 +310,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_option("--spacing", options->spacing,
                     "Extra waypoints at most this far apart horizontally along walking legs, metres (0 = none; else >= 0.05)")
       ->default_str("0")
-      ->check(nonNegativeNumber());
+      ->transform(nonNegativeNumber());
   group->add_flag("--closest", options->closest,
                   "When the goal is not reached but the search got closer, answer ClosestNoPath with that route");
   group->add_option("--batch", options->batch,
@@ -321,14 +321,14 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_option("-o,--output", options->output, "Batch results file (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
   group->add_option("--threads", options->threads, "Batch worker threads (0 = all hardware threads); with --batch only")
       ->default_str("0")
-      ->check(integerRange(0, 1024));
+      ->transform(integerRange(0, 1024));
   group->add_flag("--on-demand", options->on_demand,
                   "Search the geometry itself (an unbaked world or a mesh; astar only): columns are built as the "
                   "search reaches them, in a region around the endpoints (cell size: the larger of the region's "
                   "span / 128 and the agent's cell size; regions 1x, 2x, 4x)");
   group->add_option("--margin", options->margin, "On-demand region margin around the endpoints, metres")
       ->default_str("8")
-      ->check(nonNegativeNumber(nav::OnDemandSettings::kMaxMargin));
+      ->transform(nonNegativeNumber(nav::OnDemandSettings::kMaxMargin));
   return options;
 }
 

@@ -88,7 +88,7 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
   auto opt = std::make_shared<Options>();
   sub.add_option("--from", opt->from, "ray origin X,Y,Z (metres)")->required();
   sub.add_option("--dir", opt->dir, "ray direction X,Y,Z (normalised here; must not be zero)")->required();
-  sub.add_option("--max", opt->max, "longest distance searched (metres, > 0; default 1e6)")->check(positiveNumber());
+  sub.add_option("--max", opt->max, "longest distance searched (metres, > 0; default 1e6)")->transform(positiveNumber());
   sub.add_flag("--all", opt->all, "every hit along the ray, nearest first, instead of the closest");
   sub.add_flag("--front-only", opt->front_only, "ignore triangles seen from behind");
   return [opt](QueryContext& ctx) -> int {
@@ -152,7 +152,7 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
   auto* sphere = sub.add_option("--sphere", opt->sphere, "sphere CX,CY,CZ,R (metres)");
   auto* capsule = sub.add_option("--capsule", opt->capsule, "capsule AX,AY,AZ,BX,BY,BZ,R: segment ends and radius (metres)");
   sub.add_option("--yaw", opt->yaw, "rotate the box about Y by this many degrees (counter-clockwise from above; --box only)")
-      ->check(finiteNumber())
+      ->transform(finiteNumber())
       ->needs(box);
   box->excludes(sphere)->excludes(capsule);
   sphere->excludes(capsule);
@@ -222,13 +222,13 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
   auto opt = std::make_shared<Options>();
   auto* box = sub.add_option("--box", opt->box, "box of half extents HX,HY,HZ centred on the path (metres)");
   auto* sphere = sub.add_option("--sphere", opt->sphere, "sphere of radius R centred on the path (metres, >= 0)")
-                     ->check(nonNegativeNumber());
+                     ->transform(nonNegativeNumber());
   auto* capsule = sub.add_option("--capsule", opt->capsule,
                                  "upright capsule R,H: radius and total height (H >= 2R), centred on the path (metres)");
   box->excludes(sphere)->excludes(capsule);
   sphere->excludes(capsule);
   sub.add_option("--yaw", opt->yaw, "rotate the box about Y by this many degrees (--box only)")
-      ->check(finiteNumber())
+      ->transform(finiteNumber())
       ->needs(box);
   sub.add_option("--from", opt->from, "start centre X,Y,Z (metres)")->required();
   sub.add_option("--to", opt->to, "end centre X,Y,Z (metres); equal to --from checks the start only")->required();

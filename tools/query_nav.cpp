@@ -61,7 +61,7 @@ auto setupNearest(CLI::App& sub) {
   auto radius = std::make_shared<double>(8 * 0.3);
   addCommon(sub, *common);
   sub.add_option("--at", *at, "the point X,Y,Z (metres)")->required();
-  sub.add_option("--radius", *radius, "search radius, metres, measured from the point itself (rings of columns out to it)")->default_str("2.4")->check(nonNegativeNumber());
+  sub.add_option("--radius", *radius, "search radius, metres, measured from the point itself (rings of columns out to it)")->default_str("2.4")->transform(nonNegativeNumber());
   return [=](const std::string& world, bool json) -> int {
     const auto p = vec("--at", *at);
     if (!p) return kExitBadInput;
@@ -122,7 +122,7 @@ auto setupLine(CLI::App& sub, bool eyes) {
   addCommon(sub, *common);
   sub.add_option("--from", *from, "first point X,Y,Z (snaps to the floor below it)")->required();
   sub.add_option("--to", *to, "second point X,Y,Z (snaps to the floor below it)")->required();
-  if (eyes) sub.add_option("--eye", *eye, "eye height above each floor, metres")->default_str("1.6")->check(nonNegativeNumber());
+  if (eyes) sub.add_option("--eye", *eye, "eye height above each floor, metres")->default_str("1.6")->transform(nonNegativeNumber());
   return [=](const std::string& world, bool json) -> int {
     const auto a = vec("--from", *from);
     if (!a) return kExitBadInput;
@@ -169,7 +169,7 @@ auto setupField(CLI::App& sub) {
   sub.add_option("--origin", *origin, "flood a field on demand from this X,Y,Z instead (Dijkstra)");
   sub.add_option("--max", *max, "flood limit for --origin (metres-equivalent; only with --origin)")
       ->default_str("1000")
-      ->check(positiveNumber());
+      ->transform(positiveNumber());
   CLI::App* self = &sub;
   return [=](const std::string& world, bool json) -> int {
     const auto p = vec("--at", *at);

@@ -136,7 +136,7 @@ std::function<int()> setupRender(CLI::App& app) {
   sub->add_option("--region", options->region, "minx,minz,maxx,maxz: the world rectangle to show, metres "
                                                "(default: every node)")
       ->each([o = options.get()](const std::string&) { o->region_given = true; });
-  sub->add_option("--width", options->width, "picture width in pixels, 200..8192")->capture_default_str()->check(integerRange(200, 8192));
+  sub->add_option("--width", options->width, "picture width in pixels, 200..8192")->capture_default_str()->transform(integerRange(200, 8192));
   sub->add_flag("--no-edges", options->no_edges, "leave out jump, drop, climb and link edges");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown field, bad region or\n"
               "band; one line: strata: error: FILE: problem); 3 a --path found no path (the picture is still\n"

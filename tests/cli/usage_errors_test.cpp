@@ -166,3 +166,22 @@ TEST_CASE("--help and --version answer however often they are given (other flags
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("strata "));
 }
+
+TEST_CASE("numbers may have spaces around them, as each number of a point - other whitespace is refused", "[cli][usage]") {
+  // --radius took ' 2' (strtod skips leading whitespace) while --threads refused it, and both
+  // refused '2 ': now every number option reads ' 2 ' as 2, as --at reads ' 0, 0, 25 '.
+  const std::string tower = (strata::test::sourceDir() / "samples" / "tower.obj").string();
+  const std::string profile = (strata::test::sourceDir() / "samples" / "tower.toml").string();
+  auto r = runStrata({"query", tower, "nearest", "--profile", profile, "--at", " 0, 0, 25 ", "--radius", " 2 ", "--json"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  r = runStrata({"path", tower, "--profile", profile, "--from", "0,0,25", "--to", "0,8,-4", "--budget", "400000 ", "--spacing", " 0 "});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  checkRefused({
+      {{"path", "x.h5", "--budget", "\t2"}, "--budget: '\t2' is not an integer >= 0"},
+      {{"path", "x.h5", "--threads", "2\n"}, "is not an integer from 0 to 1024"},
+      {{"query", "x.h5", "nearest", "--at", "0,0,0", "--radius", "\t2"}, "--radius: '\t2' is not a finite number >= 0"},
+      {{"path", "x.h5", "--budget", " "}, "--budget: ' ' is not an integer >= 0"},
+  });
+}
