@@ -101,7 +101,9 @@ std::optional<std::vector<double>> parseNumbers(const std::string& text, std::si
     while (!token.empty() && token.front() == ' ') token.erase(token.begin());
     while (!token.empty() && token.back() == ' ') token.pop_back();
     // Decimal only: strtod also reads hexadecimal ("0x1p3"), which no other number option takes.
-    if (token.empty() || token.find_first_of("xX") != std::string::npos) return std::nullopt;
+    // (and no other whitespace: strtod would skip a tab or a line break before the number)
+    if (token.empty() || std::isspace(static_cast<unsigned char>(token[0])) || token.find_first_of("xX") != std::string::npos)
+      return std::nullopt;
     char* parse_end = nullptr;
     const double v = std::strtod(token.c_str(), &parse_end);
     if (parse_end != token.c_str() + token.size() || !std::isfinite(v)) return std::nullopt;

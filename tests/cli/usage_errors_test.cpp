@@ -183,5 +183,7 @@ TEST_CASE("numbers may have spaces around them, as each number of a point - othe
       {{"path", "x.h5", "--threads", "2\n"}, "is not an integer from 0 to 1024"},
       {{"query", "x.h5", "nearest", "--at", "0,0,0", "--radius", "\t2"}, "--radius: '\t2' is not a finite number >= 0"},
       {{"path", "x.h5", "--budget", " "}, "--budget: ' ' is not an integer >= 0"},
+      {{"query", tower, "nearest", "--profile", profile, "--at", "0,0,\t25"}, "--at: expected X,Y,Z (three finite numbers), got '0,0,\\x0925'"},
+      {{"path", tower, "--profile", profile, "--from", "0,\n0,25", "--to", "0,8,-4"}, "--from: expected X,Y,Z"},
   });
 }
