@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,10 +46,17 @@ int runRender(const RenderCommandOptions& options) {
     return badInput(fmt::format("{}: --color {}: use height, area, clearance, component or field:NAME", file, options.color));
   settings.channel = *formats::parseRenderChannel(options.color, settings.field_name);
   if (options.layers != "all") {
-    auto n = parseNumbers(options.layers, 1);
-    if (!n || (*n)[0] < 0 || (*n)[0] != static_cast<int>((*n)[0]))
+    // A band number is written in digits ('1.0' and '1e0' are not band numbers; a huge one is
+    // "no such band" below, not an overflowing cast), spaces around it allowed as for numbers.
+    const std::size_t first = options.layers.find_first_not_of(' ');
+    const std::string digits =
+        first == std::string::npos ? "" : options.layers.substr(first, options.layers.find_last_not_of(' ') - first + 1);
+    int band = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), band);
+    const bool all_digits = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos;
+    if (!all_digits || (ec != std::errc() && ec != std::errc::result_out_of_range) || end != digits.data() + digits.size())
       return badInput(fmt::format("{}: --layers {}: use all or a band number 0, 1, ...", file, options.layers));
-    settings.layer = static_cast<int>((*n)[0]);
+    settings.layer = ec == std::errc::result_out_of_range ? std::numeric_limits<int>::max() : band;
   }
   if (options.region_given) {
     auto r = parseNumbers(options.region, 4);
