@@ -192,10 +192,10 @@ int runBake(BakeCommandOptions& options) {
     fmt::print("{}\n", jsonText(doc, 2));
     return kExitOk;
   }
-  fmt::print("wrote {}: {} baked from {} ({}) on {}\n", options.output, counted(world.agents.size(), "agent"),
-             options.input, counted(world.geometry.triangleCount(), "triangle"), counted(static_cast<std::size_t>(threads), "thread"));
+  fmt::print("wrote {}: {} baked from {} ({}) on {}\n", printable(options.output), counted(world.agents.size(), "agent"),
+             printable(options.input), counted(world.geometry.triangleCount(), "triangle"), counted(static_cast<std::size_t>(threads), "thread"));
   for (const auto& agent : doc["agents"])
-    fmt::print("  agent {}: cell {} m, {}, {}, {}, {}, {}, {}\n", agent["name"].get<std::string>(),
+    fmt::print("  agent {}: cell {} m, {}, {}, {}, {}, {}, {}\n", printable(agent["name"].get<std::string>()),
                agent["cell_size"].get<double>(), counted(agent["columns"].get<std::size_t>(), "column"),
                counted(agent["nodes"].get<std::size_t>(), "node"), counted(agent["edges"].get<std::size_t>(), "edge"),
                counted(agent["components"].get<std::uint32_t>(), "component"),

@@ -22,11 +22,9 @@ std::vector<Command>& commandRegistry() {
 
 namespace {
 
-// A message as one printable line: line breaks become spaces, other control bytes (a NUL in a
-// name read from a file) \xNN, and a message longer than 2,000 bytes (a megabyte-long name, a
-// list of 64 agents) is cut in the middle, so that its end, which says what is wrong, stays.
-std::string oneLine(const std::string& message) {
-  constexpr std::size_t kMaxBytes = 2000, kHead = 1200, kTail = 700;
+// Control bytes (a NUL in a name read from a file) and bytes that are not UTF-8 as \xNN; line
+// breaks too, or as spaces.
+std::string escaped(const std::string& message, bool breaks_as_spaces) {
   std::string line;
   // The length of the well-formed UTF-8 sequence starting at i (0 when it is not one).
   const auto sequence = [&](std::size_t i) -> std::size_t {
@@ -45,12 +43,21 @@ std::string oneLine(const std::string& message) {
   };
   for (std::size_t i = 0; i < message.size(); ++i) {
     const auto c = static_cast<unsigned char>(message[i]);
-    if (c == '\n' || c == '\r') line += ' ';
+    if ((c == '\n' || c == '\r') && breaks_as_spaces) line += ' ';
     else if (c < 0x20 || c == 0x7f) line += fmt::format("\\x{:02X}", c);
     else if (c < 0x80) line += static_cast<char>(c);
     else if (const std::size_t n = sequence(i); n > 0) line.append(message, i, n), i += n - 1;
     else line += fmt::format("\\x{:02X}", c);  // not UTF-8 (a terminal would show garbage)
   }
+  return line;
+}
+
+// A message as one printable line: line breaks become spaces, other control bytes \xNN, and a
+// message longer than 2,000 bytes (a megabyte-long name, a list of 64 agents) is cut in the
+// middle, so that its end, which says what is wrong, stays.
+std::string oneLine(const std::string& message) {
+  constexpr std::size_t kMaxBytes = 2000, kHead = 1200, kTail = 700;
+  std::string line = escaped(message, true);
   if (line.size() > kMaxBytes) {
     // Cut at character boundaries (never inside a UTF-8 sequence).
     const auto continuation = [&](std::size_t k) { return (static_cast<unsigned char>(line[k]) & 0xC0) == 0x80; };
@@ -63,6 +70,8 @@ std::string oneLine(const std::string& message) {
 }
 
 }  // namespace
+
+std::string printable(const std::string& text) { return escaped(text, false); }
 
 int reportError(const Error& error) {
   fmt::print(stderr, "strata: error: {}\n", oneLine(error.message));

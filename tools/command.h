@@ -55,6 +55,9 @@ int badInput(const std::string& message);
 void setUsageCommand(const std::string& name);
 /// "1 label", "6 labels" ("1 vertex", "8 vertices" with `plural` given).
 std::string counted(std::size_t count, const std::string& noun, const std::string& plural = {});
+/// `text` for a line of text output: control characters (line breaks too) and bytes that are not
+/// UTF-8 as \xNN, so a file name holding a line break cannot forge or split output lines.
+std::string printable(const std::string& text);
 /// Prints `strata: warning: <message>` on stderr.
 void warn(const std::string& message);
 

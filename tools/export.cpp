@@ -35,8 +35,8 @@ int runExport(ExportCommandOptions& options) {
   auto stats = formats::exportDebugMesh(options.output, agent->graph, options.settings);
   if (!stats) return reportError(stats.error());
   std::string files;
-  for (const auto& file : stats->files) files += (files.empty() ? "" : ", ") + file.string();
-  fmt::print("wrote {}: agent {}, {}, {}\n", files, agent->profile.settings.name, counted(stats->quads, "quad"),
+  for (const auto& file : stats->files) files += (files.empty() ? "" : ", ") + printable(file.string());
+  fmt::print("wrote {}: agent {}, {}, {}\n", files, printable(agent->profile.settings.name), counted(stats->quads, "quad"),
              counted(stats->lines, "edge line"));
   return kExitOk;
 }

@@ -91,7 +91,7 @@ int runImport(ImportCommandOptions& options) {
   }
   const auto& min = doc["bounds"]["min"];
   const auto& max = doc["bounds"]["max"];
-  fmt::print("wrote {}: {}, {}, {}, {} from {}\n", options.output, counted(doc["triangles"].get<std::size_t>(), "triangle"),
+  fmt::print("wrote {}: {}, {}, {}, {} from {}\n", printable(options.output), counted(doc["triangles"].get<std::size_t>(), "triangle"),
              counted(doc["vertices"].get<std::size_t>(), "vertex", "vertices"), counted(doc["labels"].get<std::size_t>(), "label"),
              counted(doc["tags"].get<std::size_t>(), "tag"), counted(imported->inputs.size(), "file"));
   fmt::print("bounds min ({}, {}, {}) max ({}, {}, {}) metres, Y up\n", min[0].get<double>(), min[1].get<double>(),

@@ -84,13 +84,13 @@ nlohmann::ordered_json describe(const formats::World& world, const std::string& 
 }
 
 void printText(const nlohmann::ordered_json& doc) {
-  fmt::print("file            {} ({} bytes)\n", doc["file"].get<std::string>(), doc["file_bytes"].get<std::uintmax_t>());
+  fmt::print("file            {} ({} bytes)\n", printable(doc["file"].get<std::string>()), doc["file_bytes"].get<std::uintmax_t>());
   fmt::print("schema_version  {}\n", doc["schema_version"].get<int>());
   const std::string tool = doc["tool_version"].get<std::string>();
   fmt::print("tool_version    {}\n", tool.empty() ? "(not recorded)" : tool);
   fmt::print("inputs          {}\n", doc["inputs"].size());
   for (const auto& input : doc["inputs"])
-    fmt::print("  {}  {} bytes  sha256 {}\n", input["path"].get<std::string>(), input["bytes"].get<std::uint64_t>(),
+    fmt::print("  {}  {} bytes  sha256 {}\n", printable(input["path"].get<std::string>()), input["bytes"].get<std::uint64_t>(),
                input["sha256"].get<std::string>());
   if (!doc["import_options"].is_null()) fmt::print("import_options  {}\n", jsonText(doc["import_options"]));
   const auto& counts = doc["counts"];
@@ -109,7 +109,7 @@ void printText(const nlohmann::ordered_json& doc) {
   }
   fmt::print("agents          {}\n", doc["agents"].size());
   for (const auto& agent : doc["agents"])
-    fmt::print("  {}  cell {} m, {}, {}, {}, {}, {}, {}\n", agent["name"].get<std::string>(),
+    fmt::print("  {}  cell {} m, {}, {}, {}, {}, {}, {}\n", printable(agent["name"].get<std::string>()),
                agent["cell_size"].get<double>(), counted(agent["columns"].get<std::size_t>(), "column"),
                counted(agent["nodes"].get<std::size_t>(), "node"), counted(agent["edges"].get<std::size_t>(), "edge"),
                counted(agent["links"].get<std::size_t>(), "link"), counted(agent["components"].get<std::uint32_t>(), "component"),

@@ -79,7 +79,7 @@ Json resultJson(const nav::PathResult& r, const nav::LayeredGraph& graph, const 
 
 void printText(const nav::PathResult& r, const nav::LayeredGraph& graph, const std::string& agent,
                nav::SearchMethod method) {
-  fmt::print("result: {}\nagent: {}\nmethod: {}\n", r.ok() ? "found" : std::string(nav::failureName(r.failure)), agent,
+  fmt::print("result: {}\nagent: {}\nmethod: {}\n", r.ok() ? "found" : std::string(nav::failureName(r.failure)), printable(agent),
              nav::methodName(method));
   // Length and cost belong to a route (found, or the closest one); a failure without one has
   // only its expansions.

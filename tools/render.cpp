@@ -114,8 +114,8 @@ int runRender(const RenderCommandOptions& options) {
       error.message = file + ": " + error.message.substr(options.output.size() + 2);
     return reportError(error);
   }
-  fmt::print("wrote {}: {}x{} px, agent {}, {}, {}\n", options.output, layout.width, layout.height,
-             agent->profile.settings.name, counted(layout.panels.size(), "panel"), counted(paths.size(), "path"));
+  fmt::print("wrote {}: {}x{} px, agent {}, {}, {}\n", printable(options.output), layout.width, layout.height,
+             printable(agent->profile.settings.name), counted(layout.panels.size(), "panel"), counted(paths.size(), "path"));
   for (const auto& panel : layout.panels)
     fmt::print("  layer {}: y {:.2f}..{:.2f} m, {} ({} in the region)\n", panel.band.index, metres(panel.band.min_height),
                metres(panel.band.max_height), counted(panel.band.node_count, "node"), panel.nodes_drawn);

@@ -164,3 +164,25 @@ TEST_CASE("strata import then strata info: provenance and counts agree, output r
   REQUIRE(runStrata({"import", mesh, "-o", again}).exit_code == 0);
   CHECK(test::sameBytes(world, again));
 }
+
+TEST_CASE("text output escapes a line break in a file name: one line per item, as JSON escapes it", "[cli][info]") {
+  // A file name may hold any byte but '/' and NUL; printed raw, a line break split the inputs
+  // list (and a name could forge a line). info, import and bake print it as \x0A.
+  TempDir dir;
+  const auto mesh = dir / "a\nb.obj";
+  std::filesystem::copy_file(test::sourceDir() / "samples" / "tower.obj", mesh);
+  const auto world = (dir / "w\n.h5").string();
+  auto run = runStrata({"import", mesh.string(), "-o", world});
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.rfind("wrote " + (dir / "w\\x0A.h5").string() + ": ", 0) == 0);
+  run = runStrata({"info", world});
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.find("a\\x0Ab.obj  ") != std::string::npos);
+  CHECK(run.out.find("\nb.obj") == std::string::npos);
+  run = runStrata({"info", world, "--json"});
+  REQUIRE(run.exit_code == 0);
+  CHECK(nlohmann::json::parse(run.out)["inputs"][0]["path"].get<std::string>() == mesh.string());
+  run = runStrata({"bake", world, "-o", (dir / "baked.h5").string()});
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.find("baked from " + (dir / "w\\x0A.h5").string() + " (") != std::string::npos);
+}
