@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "strata/nav/corridor.h"
 
@@ -535,13 +536,31 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       // of s.crossings from pending_crossings).
       std::size_t pending = 0, pending_crossings = 0;
       double pending_cost = 0;
+      // Where every area costs the same, the shorter line is the cheaper one (as for Theta*'s
+      // shortcuts, heights aside). Where areas differ, a line across dearer ground can cost more
+      // than the corners it skips (a straight line through mud the corridor went round, at 188x
+      // the cost): the shortcut from corner a past corner b to b + 1 is taken only when it costs
+      // no more than the walks a -> b (`to_b`, when already walked; else < 0) and b -> b + 1.
+      const bool uniform = index.uniformAreaCost() > 0;
+      auto shortcutPays = [&](double shortcut, std::size_t a, std::size_t b, double to_b) {
+        if (uniform) return true;
+        auto walked = [&](NodeId from, NodeId to) {
+          double c = 0;
+          NodeId at = kNoNode;
+          s.probe.clear();
+          return walkSegment(index, from, to, c, s.probe, at) && at == to ? c : std::numeric_limits<double>::infinity();
+        };
+        if (to_b < 0) to_b = walked(nodes[a], nodes[b]);
+        return shortcut <= to_b + walked(nodes[b], nodes[b + 1]);
+      };
       std::size_t kept = 1;
       for (std::size_t i = 1; i < nodes.size(); ++i) {
         if (walking(i) && i + 1 < nodes.size() && walking(i + 1)) {
           const std::size_t mark = s.crossings.size();
           double leg = 0;
           NodeId landed = kNoNode;
-          if (walkSegment(index, nodes[kept - 1], nodes[i + 1], leg, s.crossings, landed) && landed == nodes[i + 1]) {
+          if (walkSegment(index, nodes[kept - 1], nodes[i + 1], leg, s.crossings, landed) && landed == nodes[i + 1] &&
+              shortcutPays(leg, kept - 1, i, pending == i ? pending_cost : -1.0)) {
             if (pending != 0) {  // supersedes the shorter verified walk
               s.crossings.erase(s.crossings.begin() + static_cast<std::ptrdiff_t>(pending_crossings),
                                 s.crossings.begin() + static_cast<std::ptrdiff_t>(mark));
