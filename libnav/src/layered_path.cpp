@@ -18,6 +18,7 @@
 //     and the search got closer to the goal than the start.
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "strata/nav/corridor.h"
@@ -156,6 +157,22 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
   result.nodes = state.pathTo(end);
   const std::vector<MoveAction> actions = state.actionsTo(end);
   result.cost = state.record(end).g;
+  if (options.any_angle) {
+    // Theta*'s g charges a shortcut by what walking it costs (each area's share of the line) but
+    // a plain walk edge at its destination's cost, so a route leaving a dear area by a plain
+    // edge was charged the cheap cost for the half column still inside it (a straight route
+    // through mud at cost 10 read 50.875 where direct and A* read 52). The reported cost is what
+    // every walking segment costs walked, as direct and corridor cost them; jumps, drops,
+    // climbs and links cost their edges.
+    double cost = 0;
+    for (std::size_t i = 1; i < result.nodes.size(); ++i) {
+      const double edge = state.record(result.nodes[i]).g - state.record(result.nodes[i - 1]).g;
+      const double walked = actions[i] == MoveAction::Walk ? view.shortcutCost(result.nodes[i - 1], result.nodes[i])
+                                                           : std::numeric_limits<double>::infinity();
+      cost += std::isfinite(walked) ? walked : edge;
+    }
+    result.cost = cost;
+  }
   const sim::Vec3 end_point = end == goal ? to : graph.nodePosition(end);
   result.waypoints = layeredWaypoints(view, result.nodes, actions, from, end_point, settings.waypoint_spacing);
   result.length = horizontalLength(result.waypoints);

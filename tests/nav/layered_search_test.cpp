@@ -362,6 +362,30 @@ TEST_CASE("layered Theta*: a shortcut keeps the area boundaries it crosses", "[n
   for (std::size_t i = 1; i < r.waypoints.size(); ++i) CHECK(r.waypoints[i].position.x >= r.waypoints[i - 1].position.x);
 }
 
+TEST_CASE("layered Theta*: the reported cost is what its segments cost walked, as direct costs them", "[nav][layered][theta]") {
+  // A straight run through a strip of mud (cost 10, columns 8..11): Theta*'s g charged the plain
+  // walk edge out of the mud at the ground's cost, so the half column of mud before the border
+  // went at 1 (an audit read 50.875 where direct and A* read 52). Reported: direct's 12 + 4 * 10.
+  LayeredBuilder b(21, 3);
+  b.area_costs = {1.0f, 10.0f};
+  b.fromAscii({"........aaaa.........", "........aaaa.........", "........aaaa........."});
+  const auto g = b.build();
+  for (const bool reverse : {false, true}) {
+    sim::Vec3 from{2.5, 0, 1.5}, to{18.5, 0, 1.5};
+    if (reverse) std::swap(from, to);
+    const auto theta = run(g, from, to, method(SearchMethod::Theta));
+    const auto direct = run(g, from, to, method(SearchMethod::Direct));
+    const auto astar = run(g, from, to, method(SearchMethod::AStar));
+    REQUIRE(theta.ok());
+    REQUIRE(direct.ok());
+    REQUIRE(astar.ok());
+    CHECK(direct.cost == Approx(12 + 4 * 10.0));
+    CHECK(theta.length == Approx(16));
+    CHECK(theta.cost == Approx(direct.cost));
+    CHECK(astar.cost == Approx(direct.cost));
+  }
+}
+
 TEST_CASE("layered search: waypoint spacing subdivides walking legs only", "[nav][layered]") {
   LayeredBuilder b(12, 1);
   b.fromAscii({"............"});
