@@ -6,9 +6,11 @@
 // column corner steps straight across) and asks, at each crossed column, whether the sight
 // segment's height there lies in the free space above some floor of the column (floor height
 // <= y <= floor + headroom). A pit or valley has a floor far below whose free space reaches the
-// segment, so it never blocks; ground rising through the segment, a wall (a column with no floor
-// the segment passes over) and a low ceiling do. Given the world's query index, the eye segment
-// must also cross no triangle, so walls thinner than a column block the eyes too.
+// segment, so it never blocks; ground rising through the segment and a low ceiling do. Given the
+// world's query index, the eye segment must also cross no triangle, so walls (thinner than a
+// column too) block the eyes, and a column without floors (a wall, or a hole: a trench too
+// narrow to stand in, the foot of a ledge) is left to the triangles; without it, such a column
+// blocks.
 
 #include <algorithm>
 #include <cmath>
@@ -54,6 +56,10 @@ bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3
     if (line.done()) break;  // the end column: its eye point was checked above
     const double t = std::clamp(((x - ca[0]) * static_cast<double>(dx) + (z - ca[1]) * static_cast<double>(dz)) / length2, 0.0, 1.0);
     const double y = eye_a + (eye_b - eye_a) * t;
+    // A column without floors is a wall or a hole the graph cannot tell apart (a trench too
+    // narrow to stand in, the foot of a ledge, a gap with nothing below): with the geometry the
+    // triangles decide below (a wall is triangles; a hole is not), without it it blocks.
+    if (geometry != nullptr && graph.columnEnd(x, z) == graph.columnBegin(x, z)) continue;
     bool open = false;
     for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z) && !open; ++n)
       open = graph.height[n] <= y && y <= graph.height[n] + graph.headroom[n];

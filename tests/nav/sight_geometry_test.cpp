@@ -45,3 +45,46 @@ TEST_CASE("sightLine: a pane thinner than a column between two centres blocks th
   const sim::QueryIndex low_index(low_level.mesh());
   CHECK(nav::sightLine(low_baked.graph, from, to, snap, sight, &low_index));
 }
+
+TEST_CASE("sightLine: a column without floors is left to the geometry - a narrow trench and a ledge's foot are open air",
+          "[nav][query][sight]") {
+  // Columns of 0.25 m, radius 0.3: the floor of a 0.5 m wide, 0.5 m deep trench has no standing
+  // room (its walls are within the radius), so the trench's columns hold no floor; nor do the
+  // columns at the foot of a 1 m ledge. The eye segment 1.6 m up crosses neither: an audit found
+  // them blocking the eyes at any --eye, a wall to the column walk.
+  nav::AgentProfile agent = test::testAgent();
+  agent.settings.cell_size = 0.25;
+  agent.settings.radius = 0.3;
+  const nav::SnapSettings snap;
+  const nav::SightSettings sight;
+  {
+    test::MeshBuilder level;
+    level.floor(0, 0, 5, 4, 0).floor(5.5, 0, 11, 4, 0).floor(5, 0, 5.5, 4, -0.5);
+    level.quad({5, -0.5, 0}, {5, 0, 0}, {5, 0, 4}, {5, -0.5, 4}, {1, 0, 0});
+    level.quad({5.5, -0.5, 0}, {5.5, 0, 0}, {5.5, 0, 4}, {5.5, -0.5, 4}, {-1, 0, 0});
+    const nav::BakedAgent baked = test::bakeOne(level.mesh(), agent);
+    const sim::QueryIndex index(level.mesh());
+    const nav::LayeredGraph& g = baked.graph;
+    REQUIRE(g.columnEnd(g.grid.columnX(5.2), g.grid.columnZ(2.1)) == g.columnBegin(g.grid.columnX(5.2), g.grid.columnZ(2.1)));
+    CHECK(nav::sightLine(g, {2, 0, 2.1}, {9, 0, 2.1}, snap, sight, &index));
+    CHECK(nav::sightLine(g, {9, 0, 2.1}, {2, 0, 2.1}, snap, sight, &index));
+    CHECK_FALSE(nav::sightLine(g, {2, 0, 2.1}, {9, 0, 2.1}, snap, sight));  // without geometry: wall or hole
+    // A wall across the trench still blocks: triangles.
+    level.box({5, -0.5, 1.9}, {5.5, 2.5, 2.3});
+    const nav::BakedAgent walled = test::bakeOne(level.mesh(), agent);
+    const sim::QueryIndex walled_index(level.mesh());
+    CHECK_FALSE(nav::sightLine(walled.graph, {2, 0, 2.1}, {9, 0, 2.1}, snap, sight, &walled_index));
+  }
+  {
+    test::MeshBuilder level;  // ground at 0 for x < 5, a 1 m face, a top at 1 for x > 5
+    level.floor(0, 0, 5, 4, 0).box({5, 0, 0}, {10, 1, 4});
+    const nav::BakedAgent baked = test::bakeOne(level.mesh(), agent);
+    const sim::QueryIndex index(level.mesh());
+    CHECK(nav::sightLine(baked.graph, {2, 0, 2.1}, {8, 1, 2.1}, snap, sight, &index));
+    CHECK(nav::sightLine(baked.graph, {8, 1, 2.1}, {2, 0, 2.1}, snap, sight, &index));
+    // Eyes at the ground (0): the face is in the way.
+    nav::SightSettings ground;
+    ground.eye_height = 0.2;
+    CHECK_FALSE(nav::sightLine(baked.graph, {2, 0, 2.1}, {8, 1, 2.1}, snap, ground, &index));
+  }
+}

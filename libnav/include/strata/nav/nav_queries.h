@@ -71,12 +71,15 @@ struct SightSettings {
 
 /// Eyes: can an agent standing at `from` see `to`? Both snap as a path's ends do; the sight
 /// segment runs between the two eye points (floor + eye_height). Each column the segment crosses
-/// must have a floor below the segment whose free space (headroom) reaches it: pits and valleys
-/// never block, rising ground, walls (columns without a floor) and low ceilings do. There is no
-/// corner rule. False when either end has no floor.
+/// with floors must have a floor below the segment whose free space (headroom) reaches it: pits
+/// and valleys never block, rising ground and low ceilings do. There is no corner rule. False
+/// when either end has no floor.
 /// With `geometry` (the query index over the world's triangles), the segment between the eye
-/// points must also cross no triangle: a wall thinner than a column, standing between two column
-/// centres, blocks the eyes as it blocks the feet (the column walk alone samples only centres).
+/// points must also cross no triangle: walls block, also one thinner than a column standing
+/// between two column centres (the column walk alone samples only centres), and a column without
+/// floors is left to the triangles (a wall is triangles; a trench too narrow to stand in or the
+/// foot of a ledge is open air). Without it, a column without floors blocks (wall or hole, the
+/// graph cannot tell).
 bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap,
                const SightSettings& sight, const sim::QueryIndex* geometry = nullptr);
 
