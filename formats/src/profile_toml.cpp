@@ -185,6 +185,13 @@ class Parser {
              fmt::format("area '{}' costs {} here but {} at {}", area, cost, first->second.first,
                          location(first->second.second)));
     };
+    // An entry without `cost` takes the cost its area already has (from an entry before it), else
+    // 1: a modifier re-using an area of the rules need not repeat its cost.
+    const auto areaCost = [&](const toml::table& t, const std::string& p, const std::string& area) {
+      if (t.get("cost") == nullptr)
+        if (const auto known = area_costs.find(area); known != area_costs.end()) return known->second.first;
+      return number(t, p, "cost", 1.0);
+    };
     if (const toml::array* areas = tableArray(table, path, "areas"))
       for (std::size_t i = 0; i < areas->size(); ++i) {
         const toml::table& t = *areas->get(i)->as_table();
@@ -198,7 +205,7 @@ class Parser {
             fail(t.get(key), p + "." + key, "must not be empty (a glob of at least one character)");
         if (rule.label_glob.empty() == rule.tag_glob.empty()) fail(&t, p, "give exactly one of 'label' or 'tag'");
         rule.area = text(t, p, "area", true);
-        rule.cost = number(t, p, "cost", 1.0);
+        rule.cost = areaCost(t, p, rule.area);
         checkCost(t, p, rule.cost);
         checkAreaCost(t, p, rule.area, rule.cost);
         profile.areas.push_back(rule);
@@ -213,7 +220,7 @@ class Parser {
         m.box.max = vec3(t, p, "max");
         if (m.box.empty()) fail(t.get("max"), p + ".max", "must be >= min on every axis");
         m.area = text(t, p, "area", true);
-        m.cost = number(t, p, "cost", 1.0);
+        m.cost = areaCost(t, p, m.area);
         checkCost(t, p, m.cost);
         checkAreaCost(t, p, m.area, m.cost);
         profile.modifiers.push_back(m);

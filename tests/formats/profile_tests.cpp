@@ -159,7 +159,19 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
   CHECK(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=2\n[[agent.a.areas]]\nlabel='y'\narea='w'\ncost=3\n") ==
         "p.toml:9:6: agent.a.areas[1].cost: area 'w' costs 3 here but 2 at p.toml:5:6");
   CHECK(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=2\n[[agent.a.modifiers]]\nmin=[0,0,0]\nmax=[1,1,1]\n"
-                "area='w'\n") == "p.toml:6:1: agent.a.modifiers[0].cost: area 'w' costs 1 here but 2 at p.toml:5:6");
+                "area='w'\ncost=1\n") == "p.toml:10:6: agent.a.modifiers[0].cost: area 'w' costs 1 here but 2 at p.toml:5:6");
+  // Without `cost`, an entry takes the cost its area already has (a modifier need not repeat
+  // it); an area first named without a cost costs 1, and a later cost is then a second one.
+  {
+    const auto reused = parseProfile("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=2\n[[agent.a.areas]]\nlabel='y'\n"
+                                     "area='w'\n[[agent.a.modifiers]]\nmin=[0,0,0]\nmax=[1,1,1]\narea='w'\n",
+                                     "p.toml");
+    REQUIRE(reused.ok());
+    CHECK(reused->agents[0].areas[1].cost == 2);
+    CHECK(reused->agents[0].modifiers[0].cost == 2);
+  }
+  CHECK(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\n[[agent.a.modifiers]]\nmin=[0,0,0]\nmax=[1,1,1]\n"
+                "area='w'\ncost=3\n") == "p.toml:9:6: agent.a.modifiers[0].cost: area 'w' costs 3 here but 1 at p.toml:2:1");
   CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='default'\ncost=2\n"),
              Catch::StartsWith("p.toml:5:6: agent.a.areas[0].cost: area 'default' always costs 1"));
   // A refused value prints exactly: 89.0000001 is not "89" beside the limit 89.
