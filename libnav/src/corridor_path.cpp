@@ -285,6 +285,15 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
                             const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state,
                             CorridorStats* stats) {
   const LayeredSearchGraph& view = index.view();
+  if (!index.costIsLength()) {
+    // Routes chosen and pulled by length are not the cheap ones here (corridor.h): an audit
+    // found corridor routes through a dear area the cheap route goes round (2.3-17.8x A*'s
+    // cost), round a whole maze and through lava (1.9x), and past a cheap link (8.6x).
+    if (stats) stats->fell_back = true, stats->corridor_rects = 0;
+    LayeredSearchSettings theta = settings;
+    theta.method = SearchMethod::Theta;
+    return findLayeredPath(view, from, to, theta, state);
+  }
   const LayeredGraph& g = view.graph();
   const double cell = g.grid.cell_size;
   const double per_metre = view.costPerMetre();
@@ -536,31 +545,13 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       // of s.crossings from pending_crossings).
       std::size_t pending = 0, pending_crossings = 0;
       double pending_cost = 0;
-      // Where every area costs the same, the shorter line is the cheaper one (as for Theta*'s
-      // shortcuts, heights aside). Where areas differ, a line across dearer ground can cost more
-      // than the corners it skips (a straight line through mud the corridor went round, at 188x
-      // the cost): the shortcut from corner a past corner b to b + 1 is taken only when it costs
-      // no more than the walks a -> b (`to_b`, when already walked; else < 0) and b -> b + 1.
-      const bool uniform = index.uniformAreaCost() > 0;
-      auto shortcutPays = [&](double shortcut, std::size_t a, std::size_t b, double to_b) {
-        if (uniform) return true;
-        auto walked = [&](NodeId from, NodeId to) {
-          double c = 0;
-          NodeId at = kNoNode;
-          s.probe.clear();
-          return walkSegment(index, from, to, c, s.probe, at) && at == to ? c : std::numeric_limits<double>::infinity();
-        };
-        if (to_b < 0) to_b = walked(nodes[a], nodes[b]);
-        return shortcut <= to_b + walked(nodes[b], nodes[b + 1]);
-      };
       std::size_t kept = 1;
       for (std::size_t i = 1; i < nodes.size(); ++i) {
         if (walking(i) && i + 1 < nodes.size() && walking(i + 1)) {
           const std::size_t mark = s.crossings.size();
           double leg = 0;
           NodeId landed = kNoNode;
-          if (walkSegment(index, nodes[kept - 1], nodes[i + 1], leg, s.crossings, landed) && landed == nodes[i + 1] &&
-              shortcutPays(leg, kept - 1, i, pending == i ? pending_cost : -1.0)) {
+          if (walkSegment(index, nodes[kept - 1], nodes[i + 1], leg, s.crossings, landed) && landed == nodes[i + 1]) {
             if (pending != 0) {  // supersedes the shorter verified walk
               s.crossings.erase(s.crossings.begin() + static_cast<std::ptrdiff_t>(pending_crossings),
                                 s.crossings.begin() + static_cast<std::ptrdiff_t>(mark));

@@ -112,6 +112,11 @@ class CorridorIndex {
   NodeId clusterOf(NodeId node) const { return rep_[node]; }
   /// The area cost shared by every rectangle of a finite area cost, 0 when they differ.
   double uniformAreaCost() const { return uniform_area_cost_; }
+  /// True when a route's cost is its length times one rate: one area cost for every rectangle
+  /// and no link cheaper per metre than walking (LayeredSearchGraph::costPerMetre). Only then do
+  /// the rectangle search and the string pulling, which minimise length, give cheap routes; the
+  /// corridor and interval methods answer with Theta* otherwise.
+  bool costIsLength() const { return uniform_area_cost_ > 0 && view_->costPerMetre() == uniform_area_cost_; }
   /// True when rectangle `to`, entered from its neighbour `from`, leads into a dead end (a part
   /// of the rectangle graph joined to the rest only through `from`, without special edges) that
   /// does not hold rectangle `goal`: no shortest route to `goal` goes there.
@@ -176,13 +181,16 @@ void pullString(std::span<const FunnelPortal> portals, std::vector<FunnelPoint>&
 
 /// What a corridor query did beyond its result (tests and benchmarks).
 struct CorridorStats {
-  bool fell_back = false;     ///< a walking leg failed the line test and Theta* answered instead
+  bool fell_back = false;     ///< Theta* answered instead: a walking leg failed the line test, or !costIsLength()
   std::size_t corridor_rects = 0;  ///< rectangles in the chosen corridor
 };
 
 /// The corridor query between two snapped nodes (`findLayeredPath` with SearchMethod::Corridor
 /// calls it after snapping and the O(1) rejection). `from` / `to` are the exact endpoints of
 /// the waypoints. Uses a per-thread scratch state; `state` serves the Theta* fallback only.
+/// Where areas differ in cost or a link is cheaper than walking (!index.costIsLength()), the
+/// answer is Theta*'s: a corridor chosen and pulled by length crossed dear areas the cost-optimal
+/// route goes round, and walked past cheap links.
 PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goal, const sim::Vec3& from,
                             const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state,
                             CorridorStats* stats = nullptr);
