@@ -101,6 +101,14 @@ bool hasEdge(const LayeredGraph& g, NodeId a, NodeId b, MoveAction action) {
   return false;
 }
 
+// The answer of `method` (corridorSettings() otherwise) between two points.
+PathResult answerWith(const LayeredSearchGraph& view, const sim::Vec3& from, const sim::Vec3& to, SearchMethod method,
+                      SearchState& state) {
+  LayeredSearchSettings settings = corridorSettings();
+  settings.method = method;
+  return findLayeredPath(view, from, to, settings, state);
+}
+
 struct PropertyTotals {
   int pairs = 0, found = 0;
   double corridor_length = 0, theta_length = 0;
@@ -332,22 +340,16 @@ TEST_CASE("corridor and interval: where areas differ in cost, Theta* answers (no
     const LayeredSearchGraph view(g, defaultAgent());
     SearchState state;
     const sim::Vec3 from{1.5, 0, 1.5}, to{18.5, 0, 1.5};
-    LayeredSearchSettings astar = corridorSettings();
-    astar.method = SearchMethod::AStar;
-    const PathResult exact = findLayeredPath(view, from, to, astar, state);
+    const PathResult exact = answerWith(view, from, to, SearchMethod::AStar, state);
     REQUIRE(exact.ok());
+    CHECK_FALSE(view.corridor().costIsLength());
     for (const SearchMethod method : {SearchMethod::Corridor, SearchMethod::Interval}) {
       INFO(methodName(method) << ", mud costs " << mud);
-      LayeredSearchSettings settings = corridorSettings();
-      settings.method = method;
-      const PathResult r = findLayeredPath(view, from, to, settings, state);
+      const PathResult r = answerWith(view, from, to, method, state);
       REQUIRE(r.ok());
-      CHECK_FALSE(view.corridor().costIsLength());
       // Straight through would cost 17 - 4 + 4 * mud.
       CHECK(r.cost <= 1.1 * exact.cost);
-      LayeredSearchSettings theta = corridorSettings();
-      theta.method = SearchMethod::Theta;
-      CHECK(r.cost == findLayeredPath(view, from, to, theta, state).cost);
+      CHECK(r.cost == answerWith(view, from, to, SearchMethod::Theta, state).cost);
       if (mud >= 10) {
         bool crossed = false;
         for (const Waypoint& w : r.waypoints) crossed = crossed || w.area == 1;
@@ -371,15 +373,11 @@ TEST_CASE("corridor and interval: a link cheaper than walking sends the request 
     CHECK(view.corridor().costIsLength() == (link_cost > 28));
     SearchState state;
     const sim::Vec3 from{2.5, 0, 2.5}, to{2.5, 0, 27.5};
-    LayeredSearchSettings astar = corridorSettings();
-    astar.method = SearchMethod::AStar;
-    const PathResult exact = findLayeredPath(view, from, to, astar, state);
+    const PathResult exact = answerWith(view, from, to, SearchMethod::AStar, state);
     REQUIRE(exact.ok());
     for (const SearchMethod method : {SearchMethod::Corridor, SearchMethod::Interval}) {
       INFO(methodName(method) << ", link costs " << link_cost);
-      LayeredSearchSettings settings = corridorSettings();
-      settings.method = method;
-      const PathResult r = findLayeredPath(view, from, to, settings, state);
+      const PathResult r = answerWith(view, from, to, method, state);
       REQUIRE(r.ok());
       CHECK(r.cost <= 1.01 * exact.cost);
     }
