@@ -27,6 +27,7 @@ struct RenderCommandOptions {
   std::string color = "height";     ///< --color
   std::string layers = "all";       ///< --layers
   std::vector<std::string> paths;   ///< --path X,Y,Z:X,Y,Z (repeatable)
+  std::string method = "astar";     ///< --method of the --path searches
   std::string path_results;         ///< --paths RESULTS.jsonl
   bool path_results_given = false;  ///< --paths was given (an empty value is an error, not "none")
   std::string region;               ///< --region minx,minz,maxx,maxz
@@ -90,9 +91,10 @@ int runRender(const RenderCommandOptions& options) {
 
   int exit_code = kExitOk;
   nav::SearchState state;
+  nav::LayeredSearchSettings search;
+  search.method = *nav::parseMethod(options.method);  // one of the names: checked at parse time
   for (const auto& [from, to] : requests) {
-    const nav::PathResult result =
-        nav::findLayeredPath(agent->graph, agent->profile.settings, from, to, nav::LayeredSearchSettings{}, state);
+    const nav::PathResult result = nav::findLayeredPath(agent->graph, agent->profile.settings, from, to, search, state);
     if (!result.ok()) {
       warn(fmt::format("{}: --path {},{},{}:{},{},{}: no path ({}); not drawn", file, from.x, from.y, from.z, to.x, to.y,
                        to.z, nav::failureName(result.failure)));
@@ -137,8 +139,12 @@ std::function<int()> setupRender(CLI::App& app) {
   sub->add_option("--layers", options->layers, "all (one panel per band, side by side) or N (band N only)")
       ->capture_default_str();
   sub->add_option("--path", options->paths,
-                  "X,Y,Z:X,Y,Z: search a path (A*) from the first point to the second and overlay it; repeatable")
+                  "X,Y,Z:X,Y,Z: search a path (--method, default A*) from the first point to the second and overlay it; repeatable")
       ->allow_extra_args(false);
+  sub->add_option("--method", options->method,
+                  "search method of the --path routes: astar, theta, direct, corridor or interval (as strata path)")
+      ->check(oneOf({"astar", "theta", "direct", "corridor", "interval"}))
+      ->capture_default_str();
   sub->add_option("--paths", options->path_results,
                   "RESULTS.jsonl: overlay the paths of `strata path --batch` output (lines with a waypoints array)")
       ->each([o = options.get()](const std::string&) { o->path_results_given = true; });

@@ -62,6 +62,34 @@ TEST_CASE("strata render writes SVG, one band, a field colouring and --paths ove
                            Catch::Contains("0.0005 m    view from above"));
 }
 
+TEST_CASE("strata render --method: the --path routes of another search method", "[cli][render]") {
+  // The road to the roof: theta's route has fewer corners than astar's, so the SVG has fewer
+  // path segments (lines in the path colour); direct is blocked (the ramp turns): a warning,
+  // exit 3 and no route drawn; an unknown method is a usage error.
+  test::TempDir dir;
+  auto points = [&](const std::string& method) {
+    const auto out = dir / (method + ".svg");
+    const auto run = test::runStrata({"render", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", out.string(),
+                                      "--path", "0,0,25:0,8,-4", "--method", method, "--layers", "0"});
+    INFO(run.err);
+    CHECK(run.exit_code == (method == "direct" ? 3 : 0));
+    if (method == "direct") CHECK_THAT(run.err, Catch::Contains("no path (Blocked)"));
+    const std::string svg = test::readFile(out);
+    std::size_t segments = 0;
+    for (std::size_t at = svg.find("<line"); at != std::string::npos; at = svg.find("<line", at + 1))
+      segments += svg.compare(svg.find("stroke=", at), 16, "stroke=\"#1428aa\"") == 0 ? 1 : 0;
+    return segments;
+  };
+  const auto astar = points("astar"), theta = points("theta"), direct = points("direct");
+  CHECK(theta > 0);
+  CHECK(theta < astar);
+  CHECK(direct < theta);  // (the legend keeps its sample line)
+  const auto bad = test::runStrata({"render", sample("tower.obj"), "--profile", sample("tower.toml"), "-o",
+                                    (dir / "x.svg").string(), "--path", "0,0,25:0,8,-4", "--method", "dijkstra"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--method: 'dijkstra' is not one of: astar, theta, direct, corridor, interval"));
+}
+
 TEST_CASE("strata render: a --path with no path warns, still writes the picture and exits 3", "[cli][render]") {
   test::TempDir dir;
   const auto out = dir / "maze.png";
