@@ -28,6 +28,7 @@ struct RenderCommandOptions {
   std::string layers = "all";       ///< --layers
   std::vector<std::string> paths;   ///< --path X,Y,Z:X,Y,Z (repeatable)
   std::string method = "astar";     ///< --method of the --path searches
+  bool method_given = false;        ///< --method was given (an error without --path)
   std::string path_results;         ///< --paths RESULTS.jsonl
   bool path_results_given = false;  ///< --paths was given (an empty value is an error, not "none")
   std::string region;               ///< --region minx,minz,maxx,maxz
@@ -68,6 +69,7 @@ int runRender(const RenderCommandOptions& options) {
   settings.draw_edges = !options.no_edges;
   if (std::string problem = settings.validate(); !problem.empty()) return badInput(file + ": " + problem);
 
+  if (options.method_given && options.paths.empty()) return badInput("--method applies to --path only");
   std::vector<std::pair<sim::Vec3, sim::Vec3>> requests;
   for (const std::string& text : options.paths) {
     const std::size_t colon = text.find(':');
@@ -144,7 +146,8 @@ std::function<int()> setupRender(CLI::App& app) {
   sub->add_option("--method", options->method,
                   "search method of the --path routes: astar, theta, direct, corridor or interval (as strata path)")
       ->check(oneOf({"astar", "theta", "direct", "corridor", "interval"}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([o = options.get()](const std::string&) { o->method_given = true; });
   sub->add_option("--paths", options->path_results,
                   "RESULTS.jsonl: overlay the paths of `strata path --batch` output (lines with a waypoints array)")
       ->each([o = options.get()](const std::string&) { o->path_results_given = true; });

@@ -88,6 +88,11 @@ TEST_CASE("strata render --method: the --path routes of another search method", 
                                     (dir / "x.svg").string(), "--path", "0,0,25:0,8,-4", "--method", "dijkstra"});
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--method: 'dijkstra' is not one of: astar, theta, direct, corridor, interval"));
+  const auto alone = test::runStrata({"render", sample("tower.obj"), "--profile", sample("tower.toml"), "-o",
+                                      (dir / "y.svg").string(), "--method", "theta"});
+  CHECK(alone.exit_code == 2);
+  CHECK_THAT(alone.err, Catch::Contains("--method applies to --path only (usage: strata render --help)"));
+  CHECK_FALSE(std::filesystem::exists(dir / "y.svg"));
 }
 
 TEST_CASE("strata render: a --path with no path warns, still writes the picture and exits 3", "[cli][render]") {
