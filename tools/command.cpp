@@ -105,10 +105,7 @@ std::optional<std::vector<double>> parseNumbers(const std::string& text, std::si
   while (start <= text.size()) {
     std::size_t end = text.find(',', start);
     if (end == std::string::npos) end = text.size();
-    std::string token = text.substr(start, end - start);
-    // trim spaces
-    while (!token.empty() && token.front() == ' ') token.erase(token.begin());
-    while (!token.empty() && token.back() == ' ') token.pop_back();
+    const std::string token = trimmedSpaces(text.substr(start, end - start));
     // Decimal only: strtod also reads hexadecimal ("0x1p3"), which no other number option takes.
     // (and no other whitespace: strtod would skip a tab or a line break before the number)
     if (token.empty() || std::isspace(static_cast<unsigned char>(token[0])) || token.find_first_of("xX") != std::string::npos)
@@ -132,6 +129,11 @@ std::optional<sim::Vec3> parseVec3(const std::string& text) {
 
 bool stderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
+std::string trimmedSpaces(const std::string& text) {
+  const std::size_t first = text.find_first_not_of(' ');
+  return first == std::string::npos ? std::string() : text.substr(first, text.find_last_not_of(' ') - first + 1);
+}
+
 namespace {
 
 // Spaces around a number are dropped, as around each number of a point ("1, 2, 3"): ' 2' and
@@ -139,10 +141,8 @@ namespace {
 // took ' 2' and '\t2' while --threads refused ' 2'). Other whitespace is refused. `text` becomes
 // the number alone (CLI11 converts the validated text).
 std::string trimSpaces(std::string& text) {
-  const std::string typed = text;
-  const std::size_t first = text.find_first_not_of(' ');
-  if (first == std::string::npos) text.clear();
-  else text = text.substr(first, text.find_last_not_of(' ') - first + 1);
+  std::string typed = std::move(text);
+  text = trimmedSpaces(typed);
   return typed;
 }
 

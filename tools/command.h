@@ -61,9 +61,11 @@ std::string printable(const std::string& text);
 /// Prints `strata: warning: <message>` on stderr.
 void warn(const std::string& message);
 
-/// A value for text output with 3 decimals: one that rounds to zero prints as 0.000, not -0.000
-/// (a floor at y = 0 is stored as -4e-16 by the ray arithmetic on some meshes).
-inline double shown3(double v) { return std::fabs(v) < 0.0005 ? 0.0 : v; }
+/// A value for text output with `decimals` decimals: one that rounds to zero prints as 0.000, not
+/// -0.000 (a floor at y = 0 is stored as -4e-16 by the ray arithmetic on some meshes).
+inline double shown(double v, int decimals = 3) { return std::fabs(v) < 0.5 * std::pow(10.0, -decimals) ? 0.0 : v; }
+/// `text` without the spaces around it (numbers may have spaces around them, as in "1, 2, 3").
+std::string trimmedSpaces(const std::string& text);
 
 /// Parses "x,y,z" (three finite numbers). Returns nullopt on malformed input.
 std::optional<sim::Vec3> parseVec3(const std::string& text);

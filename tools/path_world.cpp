@@ -89,8 +89,8 @@ void printText(const nav::PathResult& r, const nav::LayeredGraph& graph, const s
   fmt::print("waypoints: {}\n", r.waypoints.size());
   for (std::size_t i = 0; i < r.waypoints.size(); ++i) {
     const nav::Waypoint& w = r.waypoints[i];
-    fmt::print("  {:>3}  {:<5}  {:10.3f} {:8.3f} {:10.3f}  {}\n", i, nav::actionName(w.action), shown3(w.position.x),
-               shown3(w.position.y), shown3(w.position.z), areaName(graph, w.area));
+    fmt::print("  {:>3}  {:<5}  {:10.3f} {:8.3f} {:10.3f}  {}\n", i, nav::actionName(w.action), shown(w.position.x),
+               shown(w.position.y), shown(w.position.z), areaName(graph, w.area));
   }
 }
 

@@ -75,8 +75,8 @@ auto setupNearest(CLI::App& sub) {
       if (hit) doc["position"] = jsonPoint(hit->position), doc["node"] = hit->node, doc["distance"] = hit->horizontal_distance;
       fmt::print("{}\n", jsonText(doc));
     } else if (hit) {
-      fmt::print("nearest: ({:.3f}, {:.3f}, {:.3f})  node {}  {:.3f} m away\n", shown3(hit->position.x),
-                 shown3(hit->position.y), shown3(hit->position.z), hit->node, hit->horizontal_distance);
+      fmt::print("nearest: ({:.3f}, {:.3f}, {:.3f})  node {}  {:.3f} m away\n", shown(hit->position.x),
+                 shown(hit->position.y), shown(hit->position.z), hit->node, hit->horizontal_distance);
     } else {
       fmt::print("nearest: no walkable floor within {} m\n", *radius);
     }
@@ -106,7 +106,7 @@ auto setupHeight(CLI::App& sub) {
     } else {
       fmt::print("floors at ({}, {}): {}\n", (*xz)[0], (*xz)[1], layers.size());
       for (const auto& l : layers)
-        fmt::print("  height {:8.3f}  headroom {:>8}  clearance {:.3f}  area {}  component {}\n", shown3(l.height),
+        fmt::print("  height {:8.3f}  headroom {:>8}  clearance {:.3f}  area {}  component {}\n", shown(l.height),
                    std::isfinite(l.headroom) ? fmt::format("{:.3f}", l.headroom) : std::string("open"), l.clearance,
                    areaName(agent->graph, l.area), l.component);
     }
@@ -257,7 +257,7 @@ auto setupClearance(CLI::App& sub) {
       fmt::print("{}\n", jsonText(doc));
     } else if (layer) {
       fmt::print("clearance: {:.3f} m  headroom: {}  floor height {:.3f}\n", layer->clearance,
-                 std::isfinite(layer->headroom) ? fmt::format("{:.3f} m", layer->headroom) : std::string("open"), shown3(layer->height));
+                 std::isfinite(layer->headroom) ? fmt::format("{:.3f} m", layer->headroom) : std::string("open"), shown(layer->height));
     } else {
       fmt::print("clearance: no walkable floor near the point\n");
     }

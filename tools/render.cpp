@@ -37,9 +37,6 @@ struct RenderCommandOptions {
   bool no_edges = false;            ///< --no-edges
 };
 
-// Heights for the summary: centimetres, and no "-0.00" for a float just below zero.
-double metres(float value) { return std::fabs(value) < 0.005f ? 0.0 : static_cast<double>(value); }
-
 int runRender(const RenderCommandOptions& options) {
   const std::string& file = options.input.input;
   if (const int code = checkOutput(options.output, {file, options.input.profile, options.path_results}); code != kExitOk) return code;
@@ -50,9 +47,7 @@ int runRender(const RenderCommandOptions& options) {
   if (options.layers != "all") {
     // A band number is written in digits ('1.0' and '1e0' are not band numbers; a huge one is
     // "no such band" below, not an overflowing cast), spaces around it allowed as for numbers.
-    const std::size_t first = options.layers.find_first_not_of(' ');
-    const std::string digits =
-        first == std::string::npos ? "" : options.layers.substr(first, options.layers.find_last_not_of(' ') - first + 1);
+    const std::string digits = trimmedSpaces(options.layers);
     int band = 0;
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), band);
     const bool all_digits = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos;
@@ -121,8 +116,8 @@ int runRender(const RenderCommandOptions& options) {
   fmt::print("wrote {}: {}x{} px, agent {}, {}, {}\n", printable(options.output), layout.width, layout.height,
              printable(agent->profile.settings.name), counted(layout.panels.size(), "panel"), counted(paths.size(), "path"));
   for (const auto& panel : layout.panels)
-    fmt::print("  layer {}: y {:.2f}..{:.2f} m, {} ({} in the region)\n", panel.band.index, metres(panel.band.min_height),
-               metres(panel.band.max_height), counted(panel.band.node_count, "node"), panel.nodes_drawn);
+    fmt::print("  layer {}: y {:.2f}..{:.2f} m, {} ({} in the region)\n", panel.band.index, shown(panel.band.min_height, 2),
+               shown(panel.band.max_height, 2), counted(panel.band.node_count, "node"), panel.nodes_drawn);
   return exit_code;
 }
 

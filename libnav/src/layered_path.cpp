@@ -112,17 +112,16 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
   // ClosestNoPath with the closest discovered route").
   if (!settings.return_closest && view.provablyUnreachable(start, goal)) return failure(PathFailure::NoPath);
   // Corridor and interval where a route's cost is not its length (areas of different costs,
-  // links cheaper than walking): Theta* answers (corridor.h), once.
-  LayeredSearchSettings theta_settings;
-  const LayeredSearchSettings* search_settings = &settings;
+  // links cheaper than walking): Theta* answers (corridor.h), once (not once per method the
+  // interval method runs).
   if ((settings.method == SearchMethod::Corridor || settings.method == SearchMethod::Interval) &&
       !view.corridor().costIsLength()) {
-    theta_settings = settings;
-    theta_settings.method = SearchMethod::Theta;
-    search_settings = &theta_settings;
-  } else if (settings.method == SearchMethod::Corridor) {
-    return findCorridorPath(view.corridor(), start, goal, from, to, settings, state);
-  } else if (settings.method == SearchMethod::Interval) {
+    LayeredSearchSettings theta = settings;
+    theta.method = SearchMethod::Theta;
+    return findLayeredPath(view, from, to, theta, state);
+  }
+  if (settings.method == SearchMethod::Corridor) return findCorridorPath(view.corridor(), start, goal, from, to, settings, state);
+  if (settings.method == SearchMethod::Interval) {
     // The interval search is exact in the plane of whole column cells, which in passages one or
     // two columns wide cuts every turn by up to a column: there it can prefer a route of many
     // turns that is longer through column centres than the corridor method's (a maze: 49.3 m
@@ -148,7 +147,7 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
   }
 
   SearchOptions options;
-  options.any_angle = search_settings->method == SearchMethod::Theta;
+  options.any_angle = settings.method == SearchMethod::Theta;
   options.max_expansions = settings.limits.max_expansions;
   options.track_closest = settings.return_closest;
   const SearchOutcome outcome = search(view, state, start, goal, options);
