@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@
 namespace strata::cli {
 namespace {
 
+// The methods a Moving AI map takes (the others search baked worlds).
+constexpr nav::SearchMethod kMapMethods[] = {nav::SearchMethod::AStar, nav::SearchMethod::Theta};
+
 struct PathOptions {
   std::string input;
   std::string scen;
@@ -30,8 +34,10 @@ struct PathOptions {
   bool no_jump_points = false;
 };
 
-int runScenarios(const PathOptions& options, nav::SearchMethod method) {
-  auto map = nav::loadMovingAiMap(options.input);
+// `text`: the map already read (a pipe or a device, which can be read only once); empty: read
+// the file.
+int runScenarios(const PathOptions& options, nav::SearchMethod method, const std::string& text) {
+  auto map = text.empty() ? nav::loadMovingAiMap(options.input) : nav::parseMovingAiMap(text, options.input);
   if (!map) return reportError(map.error());
   auto scenarios = nav::loadMovingAiScenarios(options.scen);
   if (!scenarios) return reportError(scenarios.error());
@@ -173,25 +179,42 @@ std::function<int()> setupPath(CLI::App& app) {
     std::error_code ec;
     if (!std::filesystem::exists(options->input, ec)) return badInput(options->input + ": no such file");
     if (std::filesystem::is_directory(options->input, ec)) return badInput(options->input + ": is a directory");
-    if (isWorldPathInput(options->input))
+    // A pipe, a FIFO or a device is read once, here: opened a second time it would be empty, or
+    // (a FIFO) block for ever. Only a Moving AI map can come that way.
+    std::string piped;
+    if (!std::filesystem::is_regular_file(options->input, ec)) {
+      std::ifstream in(options->input, std::ios::binary);
+      if (!in) return badInput(options->input + ": cannot open file");
+      piped.resize(256);
+      in.read(piped.data(), static_cast<std::streamsize>(piped.size()));
+      piped.resize(static_cast<std::size_t>(in.gcount()));
+      if (!nav::looksLikeMovingAiMap(piped))
+        return badInput(options->input + ": not a regular file (from a pipe or a device only a Moving AI map is read; "
+                                         "a world or a mesh must be a file)");
+      std::ostringstream rest;
+      rest << in.rdbuf();
+      if (in.bad()) return reportError(Error::runtime(options->input + ": read error"));
+      piped += rest.str();
+    }
+    if (piped.empty() && isWorldPathInput(options->input))
       return runWorldPath(*sub, options->input, options->method, options->budget, options->json, *world);
     const auto method = nav::parseMethod(options->method);
     if (method && (*method == nav::SearchMethod::Corridor || *method == nav::SearchMethod::Interval))
       return badInput("--method: " + std::string(nav::methodName(*method)) +
-                      " searches baked worlds only; a Moving AI map takes astar or theta");
+                      " searches baked worlds only; a Moving AI map takes " + nav::methodNames(kMapMethods));
     if (!method || *method == nav::SearchMethod::Direct)
-      return badInput("--method: expected astar or theta, got '" + options->method + "'");
+      return badInput("--method: expected " + nav::methodNames(kMapMethods) + ", got '" + options->method + "'");
     // The world options have no meaning on a map: say so rather than ignore them.
     for (const char* world_only : {"--from", "--to", "--agent", "--profile", "--spacing", "--closest", "--batch", "--output",
                                    "--threads", "--on-demand", "--margin"})
       if (sub->count(world_only) > 0)
         return badInput(options->input + ": " + world_only + " applies to worlds, not to Moving AI maps");
-    const std::string head = readHead(options->input, 256);
+    const std::string head = piped.empty() ? readHead(options->input, 256) : piped.substr(0, 256);
     if (head.empty() && !std::ifstream(options->input)) return badInput(options->input + ": cannot open file");
     if (!nav::looksLikeMovingAiMap(head))
       return badInput(options->input + ": not a Moving AI map (expected 'type octile' on the first line)");
     if (options->scen.empty()) return badInput(options->input + ": a Moving AI map needs --scen FILE.scen");
-    return runScenarios(*options, *method);
+    return runScenarios(*options, *method, piped);
   };
 }
 

@@ -205,7 +205,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     }
     if (request.contains("method")) {
       const auto m = request["method"].is_string() ? nav::parseMethod(request["method"].get<std::string>()) : std::nullopt;
-      if (!m) return badInput(where + ": \"method\" must be \"astar\", \"theta\", \"direct\", \"corridor\" or \"interval\"");
+      if (!m) return badInput(where + ": \"method\" must be one of " + nav::methodNames());
       r.settings.method = *m;
     }
     if (request.contains("budget")) {
@@ -347,7 +347,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
                  bool json, const WorldPathOptions& options) {
   nav::LayeredSearchSettings settings;
   const auto method = nav::parseMethod(method_name);
-  if (!method) return badInput("--method: expected astar, theta, direct, corridor or interval, got '" + method_name + "'");
+  if (!method) return badInput("--method: expected " + nav::methodNames() + ", got '" + method_name + "'");
   settings.method = *method;
   if (sub.count("--budget") > 0) settings.limits.max_expansions = budget;  // >= 0: checked at parse time
   settings.waypoint_spacing = options.spacing;

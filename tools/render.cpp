@@ -140,7 +140,11 @@ std::function<int()> setupRender(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--method", options->method,
                   "search method of the --path routes: astar, theta, direct, corridor or interval (as strata path)")
-      ->check(oneOf({"astar", "theta", "direct", "corridor", "interval"}))
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return nav::parseMethod(text) ? "" : fmt::format("'{}' is not one of: {}", text, nav::methodNames());
+          },
+          "METHOD", "search method"))
       ->capture_default_str()
       ->each([o = options.get()](const std::string&) { o->method_given = true; });
   sub->add_option("--paths", options->path_results,

@@ -30,10 +30,14 @@ std::vector<std::string_view> splitLines(std::string_view text) {
   return lines;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+std::string_view trimRight(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return trimRight(s);
 }
 
 bool parseInt(std::string_view s, int& out) {
@@ -151,7 +155,7 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
     const std::size_t line_index = i + 1 + static_cast<std::size_t>(y);
     if (line_index >= lines.size())
       return located(name, lines.size(), "map has " + std::to_string(y) + " rows, expected " + std::to_string(map.height));
-    const std::string_view row = lines[line_index];
+    const std::string_view row = trimRight(lines[line_index]);  // editors leave trailing blanks
     if (row.size() != static_cast<std::size_t>(map.width))
       return located(name, line_index + 1, "row has " + std::to_string(row.size()) + " characters, expected " + std::to_string(map.width));
     for (int x = 0; x < map.width; ++x) {
@@ -186,7 +190,7 @@ Result<std::vector<MovingAiScenario>> parseMovingAiScenarios(std::string_view te
     return located(name, 1, "expected 'version 1'");
   std::vector<MovingAiScenario> scenarios;
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    const std::string_view line = lines[i];
+    const std::string_view line = trimRight(lines[i]);  // a trailing tab is no tenth field
     if (trim(line).empty()) continue;
     std::vector<std::string_view> fields;
     std::size_t start = 0;

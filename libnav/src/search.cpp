@@ -38,6 +38,15 @@ std::string_view methodName(SearchMethod method) {
   return "unknown";
 }
 
+std::string methodNames(std::span<const SearchMethod> methods) {
+  std::string out;
+  for (std::size_t i = 0; i < methods.size(); ++i) {
+    if (i > 0) out += i + 1 == methods.size() ? " or " : ", ";
+    out += methodName(methods[i]);
+  }
+  return out;
+}
+
 std::optional<SearchMethod> parseMethod(std::string_view text) {
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });

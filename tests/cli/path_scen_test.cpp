@@ -4,7 +4,12 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
+#include <thread>
 
 #include "test_support.h"
 
@@ -65,6 +70,51 @@ TEST_CASE("strata path --scen: a wrong optimal length is a mismatch and exit 1",
   CHECK(doc["mismatches"] == 1);
   CHECK(doc["results"][1]["length"].get<double>() == Approx(5.0));
   CHECK(doc["results"][1]["mismatch"] == true);
+}
+
+TEST_CASE("strata path --scen: trailing blanks on map rows and scenario lines are not data", "[cli][path]") {
+  TempDir dir;
+  // An editor's trailing space on a row, a trailing tab after the optimal length.
+  write(dir / "t.map", "type octile\nheight 2\nwidth 3\nmap\n... \n.@.\t\n");
+  write(dir / "t.scen", "version 1\n0\tt.map\t3\t2\t0\t0\t2\t0\t2\t\n");
+  auto run = runStrata({"path", (dir / "t.map").string(), "--scen", (dir / "t.scen").string(), "--json"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(nlohmann::json::parse(run.out)["scenarios"] == 1);
+  // A blank inside a row is still an unknown character.
+  write(dir / "t.map", "type octile\nheight 2\nwidth 3\nmap\n. .\n.@.\n");
+  run = runStrata({"path", (dir / "t.map").string(), "--scen", (dir / "t.scen").string()});
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.err, Catch::Contains("t.map:5: column 2: unknown map character ' '"));
+}
+
+TEST_CASE("strata path --scen: a map from a FIFO or a pipe is read once", "[cli][path]") {
+  TempDir dir;
+  const std::string text = "type octile\nheight 2\nwidth 3\nmap\n...\n...\n";
+  write(dir / "t.scen", "version 1\n0\tt.map\t3\t2\t0\t0\t2\t1\t2.41421356\n");
+  const auto fifo = dir / "t.map";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // The writer blocks until strata opens the FIFO; opened a second time, strata would wait for
+  // a writer that never comes (the run's timeout ends it).
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << text; });
+  auto run = runStrata({"path", fifo.string(), "--scen", (dir / "t.scen").string()}, 20);
+  // Should strata never have opened it, open it here so that the writer returns.
+  const int unblock = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  writer.join();
+  if (unblock >= 0) ::close(unblock);
+  INFO(run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("mismatches: 0"));
+  // Anything else from a FIFO is refused before it is read in full.
+  const auto other = dir / "w.h5";
+  REQUIRE(::mkfifo(other.c_str(), 0600) == 0);
+  std::thread hdf5([&] { std::ofstream(other, std::ios::binary) << "\x89HDF\r\n\x1a\n"; });
+  run = runStrata({"path", other.string(), "--from", "0,0,0", "--to", "1,0,1"}, 20);
+  const int unblock2 = ::open(other.c_str(), O_RDONLY | O_NONBLOCK);
+  hdf5.join();
+  if (unblock2 >= 0) ::close(unblock2);
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.err, Catch::Contains("w.h5: not a regular file"));
 }
 
 TEST_CASE("strata path --scen: malformed input exits 2 naming file and line", "[cli][path]") {

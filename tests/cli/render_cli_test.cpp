@@ -87,7 +87,7 @@ TEST_CASE("strata render --method: the --path routes of another search method", 
   const auto bad = test::runStrata({"render", sample("tower.obj"), "--profile", sample("tower.toml"), "-o",
                                     (dir / "x.svg").string(), "--path", "0,0,25:0,8,-4", "--method", "dijkstra"});
   CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("--method: 'dijkstra' is not one of: astar, theta, direct, corridor, interval"));
+  CHECK_THAT(bad.err, Catch::Contains("--method: 'dijkstra' is not one of: astar, theta, direct, corridor or interval"));
   const auto alone = test::runStrata({"render", sample("tower.obj"), "--profile", sample("tower.toml"), "-o",
                                       (dir / "y.svg").string(), "--method", "theta"});
   CHECK(alone.exit_code == 2);

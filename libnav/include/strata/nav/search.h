@@ -30,6 +30,8 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -80,9 +82,14 @@ enum class PathFailure : std::uint8_t {
 
 /// The spec's name of a failure reason ("NoPath", "BudgetExhausted", ...); "None" for success.
 std::string_view failureName(PathFailure failure);
-/// "astar", "theta" or "direct".
+/// Every search method, in the order the tools list them.
+inline constexpr std::array<SearchMethod, 5> kSearchMethods = {SearchMethod::AStar, SearchMethod::Theta, SearchMethod::Direct,
+                                                               SearchMethod::Corridor, SearchMethod::Interval};
+/// "astar", "theta", "direct", "corridor" or "interval".
 std::string_view methodName(SearchMethod method);
-/// Parses "astar", "theta" (also "thetastar") or "direct", case-insensitively.
+/// The names of `methods` for a message: "astar, theta or direct" (every method by default).
+std::string methodNames(std::span<const SearchMethod> methods = kSearchMethods);
+/// Parses a method name (methodName), case-insensitively; "thetastar" is also Theta.
 std::optional<SearchMethod> parseMethod(std::string_view text);
 /// "walk", "jump", "drop", "climb" or "link".
 std::string_view actionName(MoveAction action);
