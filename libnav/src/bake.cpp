@@ -140,6 +140,28 @@ Status checkMemory(const sim::TriangleMesh& mesh, const BakeProfile& profile, st
   return Error::badInput(source + ": " + detail + text);
 }
 
+// BadInput when an agent's grid has more columns than a bake handles (per-column tables of 4
+// bytes and more; 4e8 columns is a 16 km square at 0.8 m). Checked for every agent before any
+// work by bakeWorld (the memory estimate counts walkable area only, so a sparse, wide mesh gets
+// past it), and again by bakeAgent.
+Status checkGrid(const GridFrame& grid, const AgentSettings& settings, const std::string& source) {
+  constexpr double kMaxColumns = 4.0e8;
+  if (static_cast<double>(grid.width_cells) * grid.depth_cells <= kMaxColumns) return Ok{};
+  char text[200];
+  std::snprintf(text, sizeof text, ": agent %s: %d x %d columns at cell_size %g m is more than the limit of 4e8; raise cell_size",
+                settings.name.c_str(), grid.width_cells, grid.depth_cells, settings.effectiveCellSize());
+  return Error::badInput(source + text);
+}
+
+Status checkGrids(const sim::TriangleMesh& mesh, const BakeProfile& profile, const std::string& source) {
+  if (mesh.vertices.empty()) return Ok{};
+  const sim::Aabb bounds = mesh.bounds();
+  for (const AgentProfile& agent : profile.agents)
+    if (Status s = checkGrid(makeGridFrame(bounds, agent.settings.effectiveCellSize()), agent.settings, source); !s.ok())
+      return s;
+  return Ok{};
+}
+
 }  // namespace
 
 std::string BakeOptions::validate() const {
@@ -171,11 +193,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
       });
   graph.grid = makeGridFrame(bounds, settings.cell_size);
   const GridFrame& grid = graph.grid;
-  constexpr double kMaxColumns = 4.0e8;
-  if (static_cast<double>(grid.width_cells) * grid.depth_cells > kMaxColumns)
-    return Error::badInput(source + ": agent " + settings.name + ": " + std::to_string(grid.width_cells) + " x " +
-                           std::to_string(grid.depth_cells) + " columns at cell_size " +
-                           std::to_string(settings.cell_size) + " m is too many; raise cell_size");
+  if (Status s = checkGrid(grid, settings, source); !s.ok()) return s.error();
   Reporter report(options.observer, timings, settings.name);
   const ColumnBuilder builder(mesh, index, settings, grid, bounds);
 
@@ -372,6 +390,7 @@ Result<BakeResult> bakeWorld(const sim::TriangleMesh& mesh, const BakeProfile& p
   if (std::string e = profile.validate(); !e.empty()) return Error::badInput(source + ": " + e);
   if (std::string e = options.validate(); !e.empty()) return Error::badInput("bake options: " + e);
   if (std::string e = mesh.validate(); !e.empty()) return Error::badInput(source + ": " + e);
+  if (Status s = checkGrids(mesh, profile, source); !s.ok()) return s.error();
   if (Status s = checkMemory(mesh, profile, options.memory_limit_bytes, source); !s.ok()) return s.error();
   const auto start = Clock::now();
   BakeResult result;

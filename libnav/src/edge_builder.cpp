@@ -6,7 +6,8 @@
 //    bottom up to the lower floor plus the agent height) swept from one column centre to the
 //    other touches nothing, so a wall thinner than one column still blocks;
 //  - larger rises need a jump (can_jump, within jump_height), larger falls a drop (within
-//    max_drop), swept at the higher floor over the full agent height;
+//    max_drop), swept at the higher floor over the full agent height; a landing across a gap
+//    (past the clearance gap) is a jump, level, higher or lower (within max_drop);
 //  - a diagonal is a walk edge only when both side columns hold a node within a step of both
 //    ends (no corner cutting);
 //  - when the adjacent column offers nothing, a few further columns are examined along cardinal
@@ -216,9 +217,14 @@ class NodeEdges {
               kind = EdgeKind::Jump;
             } else if (rise < -step_) {
               if (-rise > max_drop_) continue;
-              if (k > ledge_cells_ && horizontal > s_.jump_distance + 1e-9) continue;
-              if (k > ledge_cells_ && !s_.can_jump) continue;
-              kind = EdgeKind::Drop;
+              if (k > ledge_cells_) {
+                // Past the clearance gap the columns crossed hold only floors far below (or
+                // none): the landing is across a gap, reached by a jump however low it lies.
+                if (!s_.can_jump || horizontal > s_.jump_distance + 1e-9) continue;
+                kind = EdgeKind::Jump;
+              } else {
+                kind = EdgeKind::Drop;
+              }
             } else {
               continue;  // within a step of an adjacent column: the walk rule decided
             }

@@ -289,6 +289,67 @@ TEST_CASE("diagonal edges need both side columns (no corner cutting)", "[nav][ba
     for (int d = 1; d < nav::kDirectionCount; d += 2) {
       if (g.edgeKind(n, d) != EdgeKind::Walk) continue;
       const auto c = g.nodeColumn(n);
+TEST_CASE("a gap to a lower landing is crossed by a jump, not a drop", "[nav][bake]") {
+  // Floors at x 0..3 (height 0) and 4..7 (height -1.5), a pit 5 m down between them: walking off
+  // the edge falls into the pit, so only a jump reaches the far side (an audit found such
+  // crossings labelled drops, with the drop penalty, although the bake required can_jump).
+  MeshBuilder level;
+  level.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, -1.5).floor(3, 0, 4, 2, -5);
+  auto agent = testAgent();
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  const uint32_t edge = nodeNear(g, 2.875, 0, 1);
+  REQUIRE(edge != kNoNode);
+  REQUIRE(g.edgeKind(edge, kEast) == EdgeKind::Jump);
+  CHECK(g.nodePosition(g.neighborOf(edge, kEast)).x == Approx(4.125));
+  CHECK(g.edgeCost(edge, kEast) == Approx(1.25 + 0.75 + agent.settings.jump_penalty));
+  // Back up: 1.5 m is above the 1 m jump height.
+  CHECK(g.edgeKind(g.neighborOf(edge, kEast), kWest) == EdgeKind::None);
+  // Every edge from the upper floor across the pit to the lower one is a jump.
+  std::size_t crossings = 0;
+  for (uint32_t n = 0; n < g.nodeCount(); ++n)
+    for (int d = 0; d < nav::kDirectionCount; ++d) {
+      const uint32_t m = g.neighborOf(n, d);
+      if (m == kNoNode || g.height[n] != 0 || g.height[m] != Approx(-1.5)) continue;
+      ++crossings;
+      CHECK(g.edgeKind(n, d) == EdgeKind::Jump);
+    }
+  CHECK(crossings > 0);
+  agent.settings.can_jump = false;
+  CHECK_FALSE(anyEdgeCrosses(bakeOne(level.mesh(), agent).graph, 3.5, -2));  // the pit floor left out
+}
+
+TEST_CASE("a grid over the column limit is refused before any agent is baked", "[nav][bake]") {
+  // Two small floors 2 km apart: little walkable area (the memory estimate lets it by), but at
+  // 0.02 m the second agent's grid has 1e10 columns. An audit saw the first agent baked for
+  // seconds before the second was refused.
+  MeshBuilder level;
+  level.floor(0, 0, 2, 2, 0).floor(2000, 2000, 2002, 2002, 0);
+  nav::BakeProfile profile;
+  profile.agents.push_back(testAgent());
+  profile.agents[0].settings.name = "coarse";
+  profile.agents[0].settings.cell_size = 8.0;
+  profile.agents[0].settings.radius = 2.0;
+  profile.agents.push_back(testAgent());
+  profile.agents[1].settings.name = "fine";
+  profile.agents[1].settings.cell_size = 0.02;
+  struct Stages : nav::BakeObserver {
+    int started = 0;
+    void stageStarted(const std::string&, const std::string&, std::size_t) override { ++started; }
+  } stages;
+  nav::BakeOptions options;
+  options.observer = &stages;
+  const auto result = nav::bakeWorld(level.mesh(), profile, options, "wide.obj");
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().kind == ErrorKind::BadInput);
+  CHECK(result.error().message ==
+        "wide.obj: agent fine: 100101 x 100101 columns at cell_size 0.02 m is more than the limit of 4e8; raise cell_size");
+  CHECK(stages.started == 0);
+  // The coarse agent alone bakes.
+  profile.agents.pop_back();
+  CHECK(nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "wide.obj").ok());
+}
+
       CHECK(g.findNode(c[0] + nav::kDirectionDx[d], c[1], g.height[n], 0.4, 0.4) != kNoNode);
       CHECK(g.findNode(c[0], c[1] + nav::kDirectionDz[d], g.height[n], 0.4, 0.4) != kNoNode);
     }
