@@ -84,6 +84,16 @@ bool ColumnBuilder::hasStandingRoom(double center_x, double center_z, double flo
   return !box.empty() && !index_.overlapsBox(box);
 }
 
+namespace {
+// A level triangle's height is its vertices' height exactly: the ray arithmetic leaves a floor at
+// 0 at -1.8e-15, which a script comparing heights with 0 would trip over.
+double flatHeight(const sim::TriangleMesh& mesh, const SurfaceHit& hit) {
+  if (hit.triangle >= mesh.triangleCount()) return hit.height;  // a caller's own hits (tests)
+  const double y = mesh.vertex(hit.triangle, 0).y;
+  return mesh.vertex(hit.triangle, 1).y == y && mesh.vertex(hit.triangle, 2).y == y ? y : hit.height;
+}
+}  // namespace
+
 template <class HasRoom>
 void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vector<ColumnFloor>& out,
                                        HasRoom&& has_room) const {
@@ -125,7 +135,7 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
     // with its feet inside a slab.
     if (headroom < standingBoxBottom(hit.normal)) continue;
     if (!has_room(hit.height, hit.normal)) continue;
-    out.push_back({hit.height, hit.normal, hit.triangle, headroom});
+    out.push_back({flatHeight(mesh_, hit), hit.normal, hit.triangle, headroom});
   }
   // Ascending height, the node order of a column.
   std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());

@@ -80,6 +80,26 @@ TEST_CASE("stacked floors at the same x/z stay distinct, bottom to top, with hea
   CHECK(g.component[nodes[0]] != g.component[nodes[1]]);
 }
 
+TEST_CASE("a level floor's nodes stand exactly at its height", "[nav][bake][column]") {
+  // Storeys of boxes at odd offsets: the ray arithmetic through a column centre leaves heights
+  // like -1.8e-15 for a floor at 0 (an audit saw it in `query nearest`'s JSON); a level
+  // triangle's nodes take its vertices' height.
+  MeshBuilder level;
+  level.box({-3.1, -0.2, -2.7}, {3.3, 0, 3.9}).box({-3.1, 2.0, -2.7}, {3.3, 2.2, 3.9}).box({-3.1, 4.9, -2.7}, {3.3, 5.3, 3.9});
+  level.quad({3.3, 0, -2.7}, {3.3, 0, 3.9}, {7.3, 1.7, 3.9}, {7.3, 1.7, -2.7}, {-0.39, 0.92, 0});  // a ramp: heights vary
+  const auto baked = bakeOne(level.mesh(), testAgent());
+  const auto& g = baked.graph;
+  std::size_t level_nodes = 0;
+  for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+    if (g.nodePosition(n).x > 3.3) continue;  // the ramp
+    ++level_nodes;
+    const float h = g.height[n];
+    INFO("node " << n << " height " << h);
+    CHECK((h == 0.0f || h == 2.2f || h == 5.3f));
+  }
+  CHECK(level_nodes > 500);
+}
+
 TEST_CASE("surfaces closer than the merge distance are one floor", "[nav][bake][column]") {
   // Synthetic hits through an empty world (standing room always free).
   sim::TriangleMesh empty;
@@ -269,26 +289,6 @@ TEST_CASE("a gap is crossed only by a jump edge within the jump distance", "[nav
   CHECK_FALSE(anyEdgeCrosses(bakeOne(level.mesh(), agent).graph, 3.5, -1));
 }
 
-TEST_CASE("diagonal edges need both side columns (no corner cutting)", "[nav][bake]") {
-  // 0.5 m cells, a thin agent, a pillar in column (1, 1) that the diagonal sweep would miss.
-  MeshBuilder level;
-  level.floor(0, 0, 3, 3, 0).box({0.65, 0, 0.65}, {0.85, 2, 0.85});
-  auto agent = testAgent();
-  agent.settings.cell_size = 0.5;
-  agent.settings.radius = 0.1;
-  const auto baked = bakeOne(level.mesh(), agent);
-  const auto& g = baked.graph;
-  const uint32_t west = nodeNear(g, 0.25, 0, 0.75), south = nodeNear(g, 0.75, 0, 0.25);
-  REQUIRE(west != kNoNode);
-  REQUIRE(south != kNoNode);
-  CHECK(nodeNear(g, 0.75, 0, 0.75) == kNoNode);
-  CHECK(g.edgeKind(west, 7) == EdgeKind::None);   // SE past the pillar's column
-  CHECK(g.edgeKind(south, 3) == EdgeKind::None);  // NW back
-  // Every diagonal walk edge in the level has both side columns walkable.
-  for (uint32_t n = 0; n < g.nodeCount(); ++n)
-    for (int d = 1; d < nav::kDirectionCount; d += 2) {
-      if (g.edgeKind(n, d) != EdgeKind::Walk) continue;
-      const auto c = g.nodeColumn(n);
 TEST_CASE("a gap to a lower landing is crossed by a jump, not a drop", "[nav][bake]") {
   // Floors at x 0..3 (height 0) and 4..7 (height -1.5), a pit 5 m down between them: walking off
   // the edge falls into the pit, so only a jump reaches the far side (an audit found such
@@ -350,6 +350,26 @@ TEST_CASE("a grid over the column limit is refused before any agent is baked", "
   CHECK(nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "wide.obj").ok());
 }
 
+TEST_CASE("diagonal edges need both side columns (no corner cutting)", "[nav][bake]") {
+  // 0.5 m cells, a thin agent, a pillar in column (1, 1) that the diagonal sweep would miss.
+  MeshBuilder level;
+  level.floor(0, 0, 3, 3, 0).box({0.65, 0, 0.65}, {0.85, 2, 0.85});
+  auto agent = testAgent();
+  agent.settings.cell_size = 0.5;
+  agent.settings.radius = 0.1;
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  const uint32_t west = nodeNear(g, 0.25, 0, 0.75), south = nodeNear(g, 0.75, 0, 0.25);
+  REQUIRE(west != kNoNode);
+  REQUIRE(south != kNoNode);
+  CHECK(nodeNear(g, 0.75, 0, 0.75) == kNoNode);
+  CHECK(g.edgeKind(west, 7) == EdgeKind::None);   // SE past the pillar's column
+  CHECK(g.edgeKind(south, 3) == EdgeKind::None);  // NW back
+  // Every diagonal walk edge in the level has both side columns walkable.
+  for (uint32_t n = 0; n < g.nodeCount(); ++n)
+    for (int d = 1; d < nav::kDirectionCount; d += 2) {
+      if (g.edgeKind(n, d) != EdgeKind::Walk) continue;
+      const auto c = g.nodeColumn(n);
       CHECK(g.findNode(c[0] + nav::kDirectionDx[d], c[1], g.height[n], 0.4, 0.4) != kNoNode);
       CHECK(g.findNode(c[0], c[1] + nav::kDirectionDz[d], g.height[n], 0.4, 0.4) != kNoNode);
     }
