@@ -34,6 +34,9 @@ NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, dou
     const double h = graph.height[n - 1];
     if (h > y + above) continue;
     if (h < y - below) return kNoNode;
+    // A floor over the point (within `above`) is the point's only when the point is not in the
+    // room below it: under the ceiling of the floor beneath, the floor above is through the slab.
+    if (h > y && n - 1 > begin && y < double(graph.height[n - 2]) + double(graph.headroom[n - 2])) continue;
     return n - 1;
   }
   return kNoNode;

@@ -34,10 +34,25 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   hit = nearestWalkable(g, {2.5, 3.2, 2.5}, snap);
   REQUIRE(hit);
   CHECK(hit->position.y == Approx(3));
-  // Slightly under a floor (within `above`) still counts as on it.
-  hit = nearestWalkable(g, {2.5, 2.7, 2.5}, snap);
+  // Slightly under a floor (within `above`), inside its slab, still counts as on it; the fixture's
+  // slabs are 0.2 m thick, so the road's ceiling is at 2.8.
+  hit = nearestWalkable(g, {2.5, 2.9, 2.5}, snap);
   REQUIRE(hit);
   CHECK(hit->position.y == Approx(3));
+  // Under the slab, in the road's room, the roof is through the ceiling although within `above`
+  // (an audit found a point 0.2 m under a ceiling snapped onto the floor above it).
+  for (const double y : {2.7, 2.55, 2.79}) {
+    hit = nearestWalkable(g, {2.5, y, 2.5}, snap);
+    REQUIRE(hit);
+    CHECK(hit->position.y == Approx(0));
+  }
+  // A roof with nothing under it keeps the tolerance.
+  LayeredBuilder lone(5, 5);
+  lone.fromAscii({".....", ".....", ".....", ".....", "....."});
+  const auto flat = lone.build();
+  hit = nearestWalkable(flat, {2.5, -0.4, 2.5}, snap);
+  REQUIRE(hit);
+  CHECK(hit->position.y == Approx(0));
 }
 
 TEST_CASE("nearestWalkable: ring search snaps beside a wall - off the grid, distances from the point itself", "[nav][query]") {

@@ -6,8 +6,8 @@
 /// inputs", "Feet and photons", "Distance fields") carried over to stacked floors.
 ///
 /// Multi-storey rule: a point picks, in each column, the floor *below* it (the highest floor not
-/// more than `SnapSettings::above` over the point), never a floor that is nearer in 3-D through a
-/// ceiling.
+/// more than `SnapSettings::above` over the point, unless the point lies in the room of the floor
+/// beneath that one, under its ceiling), never a floor that is nearer in 3-D through a ceiling.
 
 #include <cstdint>
 #include <optional>
@@ -30,8 +30,10 @@ struct FloorHit {
   double horizontal_distance = 0; ///< from the query point to `position`, metres
 };
 
-/// The floor of column (x, z) below `y` (highest with height <= y + above and >= y - below),
-/// kNoNode when none or when the column is outside the grid.
+/// The floor of column (x, z) below `y` (highest with height <= y + above and >= y - below; a
+/// floor above `y` only when `y` is not under the ceiling of the floor beneath it, height +
+/// headroom: a point 0.2 m under a 0.2 m slab is in the room below, not on the slab), kNoNode
+/// when none or when the column is outside the grid.
 NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, double above, double below);
 
 /// Ring search for the nearest walkable floor: square rings of columns outward from the point's
