@@ -10,10 +10,12 @@
 //    across several columns (Theta*) gets a waypoint where it enters another area.
 //  - Optional spacing subdivides walking legs so that no two waypoints are farther apart than
 //    `spacing`; an inserted point takes the height of the node the leg's walked line crosses in
-//    its column (the floor near the interpolated height when the point's column is not on it).
+//    its column (when the point's column is beside the walked line, its floor nearest the height
+//    of the walked node beside it).
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "strata/nav/layered_search.h"
 #include "strata/nav/nav_queries.h"
@@ -117,14 +119,32 @@ std::vector<Waypoint> spaceWaypoints(const LayeredSearchGraph& view, std::vector
         const double t = static_cast<double>(j) / static_cast<double>(pieces);
         Waypoint w{p.position + (q.position - p.position) * t, MoveAction::Walk, p.area};
         const int32_t x = graph.grid.columnX(w.position.x), z = graph.grid.columnZ(w.position.z);
-        // Points go forward along the line, and so do its columns.
+        // Points go forward along the line, and so do its columns: the walked node of the
+        // point's column, or else of the column nearest to it. The walked line joins column
+        // centres while the points lie on the line from the exact endpoints, so near an endpoint
+        // off its column's centre a point can lie in the column beside the walked one; its floor
+        // is then the one nearest that neighbour's height (a height blended between the leg's
+        // ends could be metres off the ground on a slope or a stair: an audit found spaced
+        // points 1-4 m in the air).
         NodeId under = kNoNode;
-        for (std::size_t m = k; m < walked.size(); ++m)
-          if (const auto c = view.column(walked[m]); c[0] == x && c[1] == z) {
-            under = walked[m], k = m;
-            break;
-          }
-        if (under == kNoNode) under = graph.findNode(x, z, w.position.y, band, band);
+        int32_t best = std::numeric_limits<int32_t>::max();
+        std::size_t best_m = k;
+        for (std::size_t m = k; m < walked.size(); ++m) {
+          const auto c = view.column(walked[m]);
+          const int32_t d = std::max(std::abs(c[0] - x), std::abs(c[1] - z));
+          if (d < best) best = d, best_m = m;
+          if (d == 0 || d > best + 2) break;  // found, or moving away
+        }
+        if (best == 0) {
+          under = walked[best_m], k = best_m;
+        } else if (best_m < walked.size()) {
+          const NodeId near = walked[best_m];
+          k = best_m;
+          under = graph.findNode(x, z, graph.height[near], band, band);
+          if (under == kNoNode) under = near;  // no floor of its own in reach: the ground beside it
+        } else {
+          under = graph.findNode(x, z, w.position.y, band, band);
+        }
         if (under != kNoNode) w.position.y = graph.height[under], w.area = graph.area[under];
         spaced.push_back(w);
       }

@@ -402,6 +402,30 @@ TEST_CASE("layered search: waypoint spacing subdivides walking legs only", "[nav
   CHECK_FALSE(s.validate());
 }
 
+TEST_CASE("layered search: spaced points stand on the ground, from an endpoint off its column centre", "[nav][layered]") {
+  // A flat-topped hill 3 m high, 30 columns long, 6 wide: up 0.3 m a column, flat, down. The
+  // start lies at its column's corner, so the line from it and the walked line between column
+  // centres cross different columns near it (an audit found spaced points 1-4 m in the air
+  // there: the height blended between the leg's ends, 0 here, was kept).
+  LayeredBuilder b(30, 6);
+  auto ground = [](int x) { return 0.3f * float(std::min({x, 10, 29 - x})); };
+  for (int z = 0; z < 6; ++z)
+    for (int x = 0; x < 30; ++x) b.addFloor(x, z, ground(x));
+  const auto g = b.build();
+  for (const SearchMethod m : {SearchMethod::Direct, SearchMethod::Theta, SearchMethod::Corridor, SearchMethod::AStar}) {
+    INFO("method " << methodName(m));
+    auto s = method(m);
+    s.waypoint_spacing = 0.5;
+    const auto r = run(g, {0.02, 0, 0.03}, {29.5, 0, 5.9}, s);
+    REQUIRE(r.ok());
+    REQUIRE(r.waypoints.size() > 50);
+    for (const Waypoint& w : r.waypoints) {
+      INFO("waypoint " << w.position.x << ", " << w.position.y << ", " << w.position.z);
+      CHECK(w.position.y == Approx(ground(int(std::floor(w.position.x)))).margin(1e-5));
+    }
+  }
+}
+
 TEST_CASE("layered search: cost matches a Dijkstra flood on random graphs with slanted links", "[nav][layered][property]") {
   std::mt19937 rng(7);
   const AgentSettings agent;
