@@ -328,10 +328,32 @@ std::string number(double v) {
   return s;
 }
 
+// A TOML basic string ("..."), every character TOML forbids there escaped. (The library's writer
+// (toml++) chose a multi-line literal string for text holding a line break, which cannot hold three
+// apostrophes: a link label holding both gave a world file whose @profile no reader could parse.)
 std::string quoted(const std::string& s) {
-  std::ostringstream out;
-  out << toml::value<std::string>(s);
-  return out.str();
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\f': out += "\\f"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char escape[8];
+          std::snprintf(escape, sizeof escape, "\\u%04X", static_cast<unsigned>(c));
+          out += escape;
+        } else {
+          out += ch;  // UTF-8 passes as it is (profiles are checked to be UTF-8)
+        }
+    }
+  }
+  return out + "\"";
 }
 
 std::string vec(const sim::Vec3& v) { return "[" + number(v.x) + ", " + number(v.y) + ", " + number(v.z) + "]"; }

@@ -249,6 +249,43 @@ TEST_CASE("profileToToml round-trips every setting", "[formats][profile]") {
   }
 }
 
+TEST_CASE("profileToToml writes any string so that it parses back the same", "[formats][profile]") {
+  // An audit baked a link labelled x'''y<LF>z: the writer chose a TOML literal string, which
+  // cannot hold three apostrophes, and the world file's @profile no longer parsed.
+  const std::vector<std::string> texts = {"x'''y\nz", "a\n'''", "'''", "quote \" back \\ slash", "tab\tcr\rff\fbs\b",
+                                          std::string("ctl\x01\x1f\x7f", 6), "unicode \xc3\xa9\xe2\x82\xac", "",
+                                          "\"\"\"\n'''"};
+  auto base = parseProfile("[agent.a]\n", "p.toml");
+  REQUIRE(base.ok());
+  for (const std::string& text : texts) {
+    INFO("text '" << text << "'");
+    strata::nav::BakeProfile profile = *base;
+    strata::nav::AgentProfile& a = profile.agents[0];
+    const std::string glob = text.empty() ? "x" : text;  // an empty glob means "not used"
+    a.areas.push_back({glob, "", "mud", 2.0});
+    a.areas.push_back({"", glob, "sand", 3.0});
+    a.climbable.push_back(glob);
+    strata::nav::LinkSpec link;
+    link.to = {1, 0, 0};
+    link.label = glob;  // never empty in a parsed profile
+    a.links.push_back(link);
+    const std::string toml = profileToToml(profile);
+    auto again = parseProfile(toml, "again.toml");
+    INFO(toml);
+    INFO((again.ok() ? std::string() : again.error().message));
+    REQUIRE(again.ok());
+    const strata::nav::AgentProfile& b = again->agents[0];
+    REQUIRE(b.links.size() == 1);
+    CHECK(b.links[0].label == glob);
+    REQUIRE(b.areas.size() == 2);
+    CHECK(b.areas[0].label_glob == glob);
+    CHECK(b.areas[1].tag_glob == glob);
+    REQUIRE(b.climbable.size() == 1);
+    CHECK(b.climbable[0] == glob);
+    CHECK(profileToToml(*again) == toml);
+  }
+}
+
 TEST_CASE("agents keep the order the profile writes them in (the first is the default)", "[formats][profile]") {
   auto result = parseProfile("[agent.small]\nradius = 0.2\n[agent.big]\nradius = 0.6\n[agent.middle]\n", "p.toml");
   REQUIRE(result.ok());
