@@ -318,9 +318,9 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     straight = walkSegment(index, start, goal, leg, s.crossings, landed) && landed == goal && s.crossings.empty();
     if (straight) straight_cost = leg;
   }
-  // The interval method on a graph of one area cost: the interval search (corridor_search.h)
-  // finds the rectangles of the shortest route in their plane, and corners are tightened after.
-  const bool in_plane = settings.method == SearchMethod::Interval && index.uniformAreaCost() > 0;
+  // The interval method: the interval search (corridor_search.h) finds the rectangles of the
+  // shortest route in their plane, and corners are tightened after.
+  const bool in_plane = settings.method == SearchMethod::Interval;
   bool routed = false;
   if (!straight && in_plane) {
     const detail::RouteSearch route = detail::searchIntervals(index, start, goal, index.uniformAreaCost(),
@@ -329,8 +329,11 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     routed = route.found;
   }
   if (!straight && !routed) {
-    // The corridor method; or the interval method on a graph of several area costs, or when the
-    // interval search found no route within the budget: A* over rectangles.
+    // The corridor method, or the interval method when the interval search found no route
+    // within the budget: A* over rectangles. Every rectangle a route enters costs per_metre (the
+    // route's cost is its length: costIsLength() above), so one scale turns column units into
+    // cost; only the start's rectangle can lie in an area of infinite cost (never entered), and
+    // leaving it is charged per_metre as well.
     s.chain.clear();
     s.begin(index.rectCount());
     {
@@ -340,12 +343,11 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       s.push({float(distance(r.x - gx, r.z - gz) * cell * per_metre), start_rect});
     }
     const CorridorEdge* edges_base = index.edgesOf(0).data();
-    const double h_scale = cell * per_metre * kHeuristicWeight;
-    const double goal_scale = cell * g.area_costs[index.rects()[goal_rect].area];
+    const double scale = cell * per_metre;
+    const double h_scale = scale * kHeuristicWeight;
     // Dead ends that do not hold the goal are left out (CorridorIndex::deadEnd), except when the
-    // closest rectangle is wanted should the goal be out of reach, and when areas differ in cost
-    // (walking along a cheap dead end beside a dear rectangle can pay).
-    const bool prune_dead_ends = !settings.return_closest && index.uniformAreaCost() > 0;
+    // closest rectangle is wanted should the goal be out of reach.
+    const bool prune_dead_ends = !settings.return_closest;
     uint32_t closest = start_rect;
     double closest_h = std::numeric_limits<double>::infinity();
     bool found = false, budget = false;
@@ -371,20 +373,14 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         const double d = distance(dx, dz);
         if (d < closest_h) closest_h = d, closest = top.rect;
       }
-      double area_cost = g.area_costs[index.rects()[top.rect].area];
-      if (!std::isfinite(area_cost)) area_cost = per_metre;  // a start in a never-entered area
-      const double step_scale = cell * area_cost;
       // The rectangle was entered through a portal at the point in line with the goal; a special
       // edge elsewhere in it is better reached by entering through that portal aimed at its
       // take-off instead (the parent is closed, so its record is final).
       const Record* parent = nullptr;
       const CorridorEdge* entered = nullptr;
-      double parent_scale = 0;
       if (current.parent != kNoNode && current.edge != kNoNode && edges_base[current.edge].portal) {
         parent = &s.records[current.parent];
         entered = edges_base + current.edge;
-        const double cost = g.area_costs[index.rects()[current.parent].area];
-        parent_scale = cell * (std::isfinite(cost) ? cost : per_metre);
       }
       for (const CorridorEdge& e : index.edgesOf(top.rect)) {
         if (prune_dead_ends && index.deadEnd(top.rect, e.to_rect, goal_rect)) continue;
@@ -394,22 +390,22 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         double g_next;
         if (e.portal) {
           portalEntry(e, x, z, gx, gz, ex, ez);
-          cost = distance(ex - x, ez - z) * step_scale;
+          cost = distance(ex - x, ez - z) * scale;
           g_next = g_here + cost;
         } else {
           ex = e.line, ez = e.to_z;
-          cost = distance(e.lo - x, e.hi - z) * step_scale + e.cost;
+          cost = distance(e.lo - x, e.hi - z) * scale + e.cost;
           g_next = g_here + cost;
           // (Only worth a look when the take-off is more than a step from the entry point.)
           if (parent != nullptr && (e.lo - x) * (e.lo - x) + (e.hi - z) * (e.hi - z) > 2.5) {
             double px, pz;
             portalEntry(*entered, parent->x, parent->z, e.lo, e.hi, px, pz);
-            g_next = std::min(g_next, parent->g + distance(px - parent->x, pz - parent->z) * parent_scale +
-                                          distance(e.lo - px, e.hi - pz) * step_scale + e.cost);
+            g_next = std::min(g_next, parent->g + distance(px - parent->x, pz - parent->z) * scale +
+                                          distance(e.lo - px, e.hi - pz) * scale + e.cost);
           }
         }
         double h = 0;
-        if (e.to_rect == goal_rect) g_next += distance(ex - gx, ez - gz) * goal_scale;
+        if (e.to_rect == goal_rect) g_next += distance(ex - gx, ez - gz) * scale;
         // A rectangle keeps one entry point. When one entry can walk to the other inside the
         // (convex) rectangle for less than the other was reached, it is the better one whatever
         // lies ahead. Otherwise neither is, and the one whose route can still be shortest wins:
@@ -420,9 +416,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         const double key = g_next + rest * cell * per_metre;
         bool better = key < next.key;
         if (next.g < std::numeric_limits<double>::infinity() && e.to_rect != goal_rect) {
-          double to_cost = g.area_costs[index.rects()[e.to_rect].area];
-          if (!std::isfinite(to_cost)) to_cost = per_metre;
-          const double between = distance(ex - next.x, ez - next.z) * cell * to_cost;
+          const double between = distance(ex - next.x, ez - next.z) * cell * per_metre;
           if (g_next >= next.g + between) better = false;      // the kept entry reaches this one cheaper
           else if (next.g >= g_next + between) better = true;  // this one reaches the kept entry cheaper
         }
