@@ -111,7 +111,7 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
     }
     auto hitJson = [&](const sim::RayHit& h) {
       ordered_json j;
-      j["distance"] = h.distance;
+      j["distance"] = h.distance + 0.0;  // + 0.0: a ray starting on the surface reads 0, not -0
       j["point"] = vecJson(h.point);
       j["normal"] = vecJson(h.normal);
       j["front_face"] = h.front_face;
@@ -133,7 +133,7 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
       fmt::print("no hit within {} m\n", opt->max);
     } else {
       for (const auto& h : hits)
-        fmt::print("hit  distance {:.6g}  point {}  normal {}{}  {}\n", h.distance, vecText(h.point), vecText(h.normal),
+        fmt::print("hit  distance {:.6g}  point {}  normal {}{}  {}\n", h.distance + 0.0, vecText(h.point), vecText(h.normal),
                    h.front_face ? "" : " (back face)", featureText(ctx, h.triangle, h.label, h.tag));
     }
     return hits.empty() ? kExitNegative : kExitOk;
@@ -334,8 +334,12 @@ std::function<int()> setupQuery(CLI::App& app) {
   auto common = std::make_shared<QueryCommonOptions>();
   query->add_option("WORLD", common->world, "world file (.h5), or a mesh file imported in memory")->required();
   query->add_flag("--json", common->json, "print one JSON document");
-  query->add_option("--tag", common->include_tags, "ray, overlap, cast: only hits whose tag is this tag or under it (repeatable)");
-  query->add_option("--exclude-tag", common->exclude_tags, "ray, overlap, cast: never hits whose tag is this tag or under it (repeatable)");
+  const CLI::Validator non_empty([](std::string& tag) { return tag.empty() ? std::string("a tag cannot be empty") : std::string(); },
+                                 "TAG", "tag");
+  query->add_option("--tag", common->include_tags, "ray, overlap, cast: only hits whose tag is this tag or under it (repeatable)")
+      ->check(non_empty);
+  query->add_option("--exclude-tag", common->exclude_tags, "ray, overlap, cast: never hits whose tag is this tag or under it (repeatable)")
+      ->check(non_empty);
   query->require_subcommand(1);
   query->fallthrough();
   struct Runner {

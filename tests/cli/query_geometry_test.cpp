@@ -58,6 +58,21 @@ TEST_CASE("query ray: closest hit, all hits, miss exits 3", "[cli][query]") {
   CHECK(unknown.exit_code == 3);
   CHECK(unknown.err == "strata: warning: " + world + ": --tag tower/rooof: no such tag (it matches nothing)\n");
 
+  // An empty tag is a usage error, not a filter that silently matches nothing.
+  for (const char* option : {"--tag", "--exclude-tag"}) {
+    auto empty = runStrata({"query", world, option, "", "ray", "--from", "0.3,20,-4.1", "--dir", "0,-1,0"});
+    INFO(option);
+    CHECK(empty.exit_code == 2);
+    CHECK_THAT(empty.err, Catch::Contains("a tag cannot be empty"));
+  }
+
+  // A ray starting on the road reads distance 0, not -0.
+  auto on = runStrata({"query", world, "ray", "--from", "8.3,0,3.1", "--dir", "0,-1,0", "--json"});
+  REQUIRE(on.exit_code == 0);
+  const double distance = nlohmann::json::parse(on.out)["distance"].get<double>();
+  CHECK(distance == 0.0);
+  CHECK_FALSE(std::signbit(distance));
+
   auto miss = runStrata({"query", world, "ray", "--from", "0,20,-4", "--dir", "0,1,0"});
   CHECK(miss.exit_code == 3);
   CHECK(miss.out.find("no hit") != std::string::npos);
