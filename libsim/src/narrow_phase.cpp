@@ -535,7 +535,7 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
       if (!std::isfinite(depth)) depth = 0;
       depth += radius;
     }
-    if (depth <= kTouchTolerance && dot(d, normal) >= 0) return std::nullopt;  // touching, moving apart
+    if (depth <= kTouchTolerance && movesAlongOrAway(d, normal)) return std::nullopt;  // touching, moving apart or along
     hit.time = 0;
     hit.normal = normal;
     hit.point = on_tri;
@@ -548,7 +548,10 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
 
   double best_t = kInf;
   Vec3 best_normal, best_point;
+  // A contact the motion only grazes (moving along the surface at it) is no hit: the shape
+  // touches the feature and passes on without sinking into it.
   auto consider = [&](double t, const Vec3& normal, const Vec3& point) {
+    if (movesAlongOrAway(d, normal)) return;
     if (t < best_t) {
       best_t = t;
       best_normal = normal;
@@ -692,7 +695,7 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   Vec3 out_dir;  // out of the box toward the triangle
   if (boxPenetrationImpl(box, pts, 3, edges, 3, &tri_n, 1, 0.0, depth, out_dir)) {
     const Vec3 normal = -out_dir;  // from the triangle toward the box
-    if (depth <= kTouchTolerance && dot(d, normal) >= 0) return std::nullopt;
+    if (depth <= kTouchTolerance && movesAlongOrAway(d, normal)) return std::nullopt;
     CastResult hit;
     hit.time = 0;
     hit.normal = normal;
@@ -707,6 +710,12 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   double t_enter = -kInf, t_exit = kInf;
   Vec3 normal;
   bool separated_forever = false;
+  // The shallowest overlap along an axis the motion runs along (kAlongTolerance): should it be
+  // touching only, the shapes never sink into each other, and the contact the other axes find
+  // is a graze (a box resting on a floor of two triangles, sliding across their shared edge, was
+  // hit there with a sideways normal).
+  double along_depth = kInf;
+  const double along_speed = kAlongTolerance * length(d);
   auto sweepAxis = [&](Vec3 axis) {
     const double len2 = lengthSquared(axis);
     if (len2 <= 1e-20 * scale * scale * scale * scale || separated_forever) return;
@@ -722,8 +731,9 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
     }
     const double lo = tmin - r - c, hi = tmax + r - c;  // the centre's offset must lie in [lo, hi]
     const double da = dot(d, axis);
-    if (da == 0) {
+    if (std::fabs(da) <= along_speed) {
       if (lo > 0 || hi < 0) separated_forever = true;
+      else along_depth = std::min({along_depth, -lo, hi});
       return;
     }
     double t0 = lo / da, t1 = hi / da;
@@ -740,6 +750,7 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   for (const Vec3& e : edges)
     for (int i = 0; i < 3; ++i) sweepAxis(cross(box.axes[i], e));
   if (separated_forever || t_enter > t_exit || t_enter > 1 || t_exit < 0) return std::nullopt;
+  if (along_depth <= kTouchTolerance) return std::nullopt;  // touching along the motion: a graze
   CastResult hit;
   hit.time = std::clamp(t_enter, 0.0, 1.0);
   hit.normal = normal;

@@ -192,6 +192,43 @@ TEST_CASE("casts that start inside report penetration depth and the shortest way
   CHECK_FALSE(index.castSphere({0, 2, 0}, 0.5, {0, 0, 0}));
 }
 
+TEST_CASE("a shape resting on a surface slides along it: no hit at edges between its triangles, nor on a slope", "[sim][query]") {
+  // An audit found a sphere, capsule or box resting on a floor of two triangles hit where it
+  // crossed their shared edge (tangent to it, with a sideways normal for the box), and spheres
+  // resting on a ramp hit at time 0 when moving exactly along it (a normal rounded 1e-16 inward).
+  const QueryIndex floor(floorMesh());
+  CHECK_FALSE(floor.castSphere({2, 0.5, -2}, 0.5, {-4, 0, 4}));
+  CHECK_FALSE(floor.castCapsule({2, 0.3, -2}, {2, 1.5, -2}, 0.3, {-4, 0, 4}));
+  CHECK_FALSE(floor.castBox(Aabb{{1.9, 0, -2.1}, {2.1, 0.2, -1.9}}, {-4, 0, 4}));
+  // Moving in, however gently (1e-3 rad), is a hit at time 0.
+  auto in = floor.castSphere({2, 0.5, -2}, 0.5, {-4, -0.004 * std::sqrt(2.0), 4});
+  REQUIRE(in);
+  CHECK(in->time == 0);
+  // A slope of odd angle, resting and moving along it in every horizontal-ish tangent direction.
+  TriangleMesh ramp;
+  ramp.vertices = {{-5, -2.2, -5}, {5, 1.7, -5}, {5, 1.7, 5}, {-5, -2.2, 5}};
+  ramp.triangles = {{0, 2, 1}, {0, 3, 2}};
+  ramp.triangle_labels = {0, 0};
+  ramp.triangle_tags = {0, 0};
+  ramp.labels = {"ramp"};
+  ramp.tags = {"ramp"};
+  const QueryIndex slope(ramp);
+  const Vec3 v0 = ramp.vertices[0].toDouble(), v1 = ramp.vertices[1].toDouble(), v3 = ramp.vertices[3].toDouble();
+  const Vec3 n = normalize(cross(v3 - v0, v1 - v0));
+  REQUIRE(n.y > 0);
+  const Vec3 along_x = normalize(Vec3{n.y, -n.x, 0});
+  int hits = 0;
+  for (int k = 0; k < 36; ++k) {
+    const double a = k * M_PI / 18;
+    const Vec3 t = along_x * std::cos(a) + Vec3{0, 0, 1} * std::sin(a);  // tangent to the ramp
+    // A point of the stored (float) plane near the diagonal between its triangles.
+    const Vec3 point = v0 + (v1 - v0) * (0.5 + 0.037 * std::cos(3 * a)) + (v3 - v0) * (0.5 + 0.061 * std::sin(2 * a));
+    if (slope.castSphere(point + n * 0.4, 0.4, t * 2.0)) ++hits;
+    if (slope.castCapsule(point + n * 0.3, point + n * 0.3 + Vec3{0, 1.2, 0}, 0.3, t * 2.0)) ++hits;
+  }
+  CHECK(hits == 0);
+}
+
 TEST_CASE("primitive colliders: rays, overlaps and casts", "[sim][query]") {
   QueryIndex index;
   const uint32_t box = index.addOrientedBox(OrientedBox::fromYaw({0, 1, 0}, {1, 1, 1}, M_PI / 4)).value();
