@@ -206,6 +206,12 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
         continue;
       }
       if (!uri->is_string()) return where + ": uri is not a string";
+      // Assimp 5.2.5 reads a GLB's buffer 0 from the BIN chunk whatever its uri says, and then
+      // reports the buffer views as out of range; the glTF spec has a BIN chunk be buffer 0
+      // without a uri.
+      if (embedded_binary_length && i == 0)
+        return where + " has a uri, which Assimp 5.2.5 does not read in a GLB (a GLB's buffer 0 is its BIN chunk): "
+                       "embed the buffer, or import the JSON as a .gltf";
       const std::string& text = uri->get_ref<const std::string&>();
       if (text.rfind("data:", 0) == 0) {
         const std::size_t marker = text.find(";base64,");

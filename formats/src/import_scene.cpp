@@ -305,7 +305,12 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
             // Finite here: every face's vertices were checked before the join (findNonFinite).
             const aiVector3D& raw = source.mVertices[v];
             const sim::Vec3 p = global.apply(raw.x, raw.y, raw.z);
-            if (!sim::isFinite(p) || std::fabs(p.x) > sim::TriangleMesh::kWorldBound ||
+            // The raw coordinate is finite, so a NaN or infinity here came from the transforms
+            // (a node scale of 1e300, say): say so, rather than that it lies beyond the bound.
+            if (!sim::isFinite(p))
+              return Error::badInput(where + ", vertex " + std::to_string(v) +
+                                     ": coordinate is not finite after the node transforms and --scale");
+            if (std::fabs(p.x) > sim::TriangleMesh::kWorldBound ||
                 std::fabs(p.y) > sim::TriangleMesh::kWorldBound || std::fabs(p.z) > sim::TriangleMesh::kWorldBound)
               return Error::badInput(where + ", vertex " + std::to_string(v) + ": coordinate " + formatCoordinate(p) +
                                      " lies beyond the world bound of 1e6 units (after scaling)");

@@ -307,6 +307,15 @@ TEST_CASE("located errors for bad fixtures", "[formats][import][fixtures]") {
   REQUIRE_FALSE(beyond.ok());
   CHECK_THAT(beyond.error().message, Catch::Contains("big.obj: mesh 0") && Catch::Contains("vertex 1") &&
                                          Catch::Contains("beyond the world bound"));
+  // Finite in the file, not after scaling (or a node scale of 1e300): said as such, not as a
+  // coordinate "beyond the bound" printed as (-nan, -nan, -nan).
+  writeText(dir / "huge.obj", "v 0 0 0\nv 1e10 0 0\nv 0 0 1\nf 1 2 3\n");
+  ImportOptions enormous;
+  enormous.scale = 1e300;
+  auto overflow = importMeshes({dir / "huge.obj"}, enormous);
+  REQUIRE_FALSE(overflow.ok());
+  CHECK_THAT(overflow.error().message,
+             Catch::Contains("huge.obj: mesh 0") && Catch::Contains("vertex 1: coordinate is not finite after the node transforms and --scale"));
   // Unsupported extension, missing file, bad options.
   writeText(dir / "level.3ds", "x");
   CHECK_THAT(importMeshes({dir / "level.3ds"}, {}).error().message, Catch::Contains("level.3ds: unsupported format"));

@@ -85,6 +85,13 @@ TEST_CASE("GLB header checks", "[formats][import][precheck]") {
   auto not_json = makeGlb(kMinimalGltf, 48);
   not_json[16] = 'X';
   CHECK_THAT(precheckGlb(not_json, nullptr), Catch::Contains("not JSON"));
+  // Buffer 0 with a uri: Assimp 5.2.5 reads it from the BIN chunk anyway and then calls the
+  // buffer views out of range; refused with the reason (an audit's GLB without a BIN chunk).
+  const std::string external_zero = R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":48,"uri":"scene.bin"}],
+  "bufferViews":[{"buffer":0,"byteLength":48}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3"}]})";
+  CHECK_THAT(precheckGlb(makeGlb(external_zero, 0), nullptr),
+             Catch::Contains("glTF buffer 0 has a uri, which Assimp 5.2.5 does not read in a GLB"));
   // Truncated in the middle of the chunks (header length then exceeds the file).
   auto truncated = makeGlb(kMinimalGltf, 48);
   truncated.resize(truncated.size() / 2);
