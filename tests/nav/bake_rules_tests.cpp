@@ -263,17 +263,30 @@ TEST_CASE("step height gates walk edges - higher ledges need a jump, lower ones 
   }
 }
 
-TEST_CASE("a gap is crossed only by a jump edge within the jump distance", "[nav][bake]") {
-  // Floors at x 0..3 and 4..7, a pit 5 m down between them.
+namespace {
+// Floors at x 0..3 (height 0) and 4..7 (height `far`), a pit 5 m down between them.
+sim::TriangleMesh gapLevel(double far) {
   MeshBuilder level;
-  level.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -5);
-  auto agent = testAgent();
-  const auto baked = bakeOne(level.mesh(), agent);
-  const auto& g = baked.graph;
+  level.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, far).floor(3, 0, 4, 2, -5);
+  return level.mesh();
+}
+
+// The take-off node at the pit's west rim, whose east edge jumps to the far floor's first column.
+uint32_t gapTakeOff(const nav::LayeredGraph& g) {
   const uint32_t edge = nodeNear(g, 2.875, 0, 1);
   REQUIRE(edge != kNoNode);
-  CHECK(g.edgeKind(edge, kEast) == EdgeKind::Jump);
+  REQUIRE(g.edgeKind(edge, kEast) == EdgeKind::Jump);
   CHECK(g.nodePosition(g.neighborOf(edge, kEast)).x == Approx(4.125));
+  return edge;
+}
+}  // namespace
+
+TEST_CASE("a gap is crossed only by a jump edge within the jump distance", "[nav][bake]") {
+  const sim::TriangleMesh level = gapLevel(0);
+  auto agent = testAgent();
+  const auto baked = bakeOne(level, agent);
+  const auto& g = baked.graph;
+  const uint32_t edge = gapTakeOff(g);
   CHECK(g.edgeKind(g.neighborOf(edge, kEast), kWest) == EdgeKind::Jump);
   // Every edge over the pit is a jump.
   for (uint32_t n = 0; n < g.nodeCount(); ++n)
@@ -283,25 +296,21 @@ TEST_CASE("a gap is crossed only by a jump edge within the jump distance", "[nav
         if (crosses) CHECK(g.edgeKind(n, d) == EdgeKind::Jump);
       }
   agent.settings.can_jump = false;
-  CHECK_FALSE(anyEdgeCrosses(bakeOne(level.mesh(), agent).graph, 3.5, -1));
+  CHECK_FALSE(anyEdgeCrosses(bakeOne(level, agent).graph, 3.5, -1));
   agent.settings.can_jump = true;
   agent.settings.jump_distance = 0.9;  // shorter than the 1.25 m between the edge columns
-  CHECK_FALSE(anyEdgeCrosses(bakeOne(level.mesh(), agent).graph, 3.5, -1));
+  CHECK_FALSE(anyEdgeCrosses(bakeOne(level, agent).graph, 3.5, -1));
 }
 
 TEST_CASE("a gap to a lower landing is crossed by a jump, not a drop", "[nav][bake]") {
-  // Floors at x 0..3 (height 0) and 4..7 (height -1.5), a pit 5 m down between them: walking off
-  // the edge falls into the pit, so only a jump reaches the far side (an audit found such
-  // crossings labelled drops, with the drop penalty, although the bake required can_jump).
-  MeshBuilder level;
-  level.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, -1.5).floor(3, 0, 4, 2, -5);
+  // The far floor 1.5 m lower: walking off the edge falls into the pit, so only a jump reaches
+  // the far side (an audit found such crossings labelled drops, with the drop penalty, although
+  // the bake required can_jump).
+  const sim::TriangleMesh level = gapLevel(-1.5);
   auto agent = testAgent();
-  const auto baked = bakeOne(level.mesh(), agent);
+  const auto baked = bakeOne(level, agent);
   const auto& g = baked.graph;
-  const uint32_t edge = nodeNear(g, 2.875, 0, 1);
-  REQUIRE(edge != kNoNode);
-  REQUIRE(g.edgeKind(edge, kEast) == EdgeKind::Jump);
-  CHECK(g.nodePosition(g.neighborOf(edge, kEast)).x == Approx(4.125));
+  const uint32_t edge = gapTakeOff(g);
   CHECK(g.edgeCost(edge, kEast) == Approx(1.25 + 0.75 + agent.settings.jump_penalty));
   // Back up: 1.5 m is above the 1 m jump height.
   CHECK(g.edgeKind(g.neighborOf(edge, kEast), kWest) == EdgeKind::None);
@@ -316,7 +325,7 @@ TEST_CASE("a gap to a lower landing is crossed by a jump, not a drop", "[nav][ba
     }
   CHECK(crossings > 0);
   agent.settings.can_jump = false;
-  CHECK_FALSE(anyEdgeCrosses(bakeOne(level.mesh(), agent).graph, 3.5, -2));  // the pit floor left out
+  CHECK_FALSE(anyEdgeCrosses(bakeOne(level, agent).graph, 3.5, -2));  // the pit floor left out
 }
 
 TEST_CASE("a grid over the column limit is refused before any agent is baked", "[nav][bake]") {
