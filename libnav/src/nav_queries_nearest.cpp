@@ -35,8 +35,19 @@ NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, dou
     if (h > y + above) continue;
     if (h < y - below) return kNoNode;
     // A floor over the point (within `above`) is the point's only when the point is not in the
-    // room below it: under the ceiling of the floor beneath, the floor above is through the slab.
-    if (h > y && n - 1 > begin && y < double(graph.height[n - 2]) + double(graph.headroom[n - 2])) continue;
+    // room below it: clearly under the ceiling of the floor beneath, the floor above is through
+    // the slab. "Clearly": by more than a centimetre (heights and headroom are float32, and a
+    // thin floor's ceiling is its own surface) plus the most the floor above can drop within its
+    // column on a slope (both are measured at the column centre; a point just above a ramp, off
+    // the centre, can lie below the centre's height).
+    if (h > y && n - 1 > begin) {
+      constexpr double kCeilingMargin = 0.01;  // metres
+      const sim::Vec3f normal = graph.normal[n - 1];
+      const double slope_drop =
+          normal.y > 0 ? (std::fabs(normal.x) + std::fabs(normal.z)) / normal.y * 0.5 * graph.grid.cell_size : 0.0;
+      const double ceiling = double(graph.height[n - 2]) + double(graph.headroom[n - 2]);
+      if (y < ceiling - slope_drop - kCeilingMargin) continue;
+    }
     return n - 1;
   }
   return kNoNode;

@@ -41,11 +41,34 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   CHECK(hit->position.y == Approx(3));
   // Under the slab, in the road's room, the roof is through the ceiling although within `above`
   // (an audit found a point 0.2 m under a ceiling snapped onto the floor above it).
-  for (const double y : {2.7, 2.55, 2.79}) {
+  for (const double y : {2.7, 2.55, 2.785}) {
     hit = nearestWalkable(g, {2.5, y, 2.5}, snap);
     REQUIRE(hit);
     CHECK(hit->position.y == Approx(0));
   }
+  // A thin floor (a single plane: the road's ceiling is the floor itself, stored in float32): a
+  // point at its height, or a centimetre under it, is on it; 10 cm under it, in the room below
+  // (a review found points at exactly a thin floor's height snapped to the ground).
+  LayeredBuilder thin(5, 5);
+  thin.fromAscii({".....", ".....", ".....", ".....", "....."});
+  thin.addFloor(2, 2, 2.2f);
+  auto thin_graph = thin.build();
+  const NodeId road = thin_graph.columnBegin(2, 2);
+  thin_graph.headroom[road] = 2.2f;
+  for (const double y : {2.2, 2.195}) {
+    hit = nearestWalkable(thin_graph, {2.5, y, 2.5}, snap);
+    REQUIRE(hit);
+    CHECK(hit->position.y == Approx(2.2));
+  }
+  hit = nearestWalkable(thin_graph, {2.5, 2.1, 2.5}, snap);
+  REQUIRE(hit);
+  CHECK(hit->position.y == Approx(0));
+  // A 45-degree ramp as the upper floor: within its column (1 m here) its surface drops up to
+  // 0.5 m below the centre's height, so a point 0.3 m under the centre's height is on the ramp.
+  thin_graph.normal[road + 1] = {-0.70710678f, 0.70710678f, 0};
+  hit = nearestWalkable(thin_graph, {2.5, 1.9, 2.5}, snap);
+  REQUIRE(hit);
+  CHECK(hit->position.y == Approx(2.2));
   // A roof with nothing under it keeps the tolerance.
   LayeredBuilder lone(5, 5);
   lone.fromAscii({".....", ".....", ".....", ".....", "....."});

@@ -31,9 +31,11 @@ struct FloorHit {
 };
 
 /// The floor of column (x, z) below `y` (highest with height <= y + above and >= y - below; a
-/// floor above `y` only when `y` is not under the ceiling of the floor beneath it, height +
-/// headroom: a point 0.2 m under a 0.2 m slab is in the room below, not on the slab), kNoNode
-/// when none or when the column is outside the grid.
+/// floor above `y` only when `y` is not clearly under the ceiling of the floor beneath it, height
+/// + headroom, by more than 1 cm plus the most the floor above drops within its column on a
+/// slope: a point 0.2 m under a 0.2 m slab is in the room below, not on the slab, while a point
+/// at a thin floor's height or just above a ramp off its column's centre is on it), kNoNode when
+/// none or when the column is outside the grid.
 NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, double above, double below);
 
 /// Ring search for the nearest walkable floor: square rings of columns outward from the point's
