@@ -71,6 +71,31 @@ std::optional<double> rayCylinderEnter(const Vec3& o, const Vec3& d, const Vec3&
   return t;
 }
 
+// How deep the ray O + s D (s >= t, the motion carried on past its end) comes into the cylinder
+// of radius r around the line through A and B: r minus its closest approach to the line. Taken
+// from the closest-approach vector itself, not from the entry root (at a tangent entry the root
+// comes from a nearly zero discriminant and its normal is good to about 1e-8 only): a tangent
+// graze reads 0 to rounding, a real entry more the deeper its angle.
+double lineApproachDepth(const Vec3& o, const Vec3& d, const Vec3& a, const Vec3& b, double r, double t) {
+  const Vec3 ab = b - a;
+  const double abab = dot(ab, ab);
+  if (abab == 0) return r - length(o + d * t - a);
+  const Vec3 ao = o - a;
+  const Vec3 dperp = d - ab * (dot(d, ab) / abab);
+  const Vec3 operp = ao - ab * (dot(ao, ab) / abab);
+  const double qa = dot(dperp, dperp);
+  const double s = qa > 0 ? std::max(t, -dot(operp, dperp) / qa) : t;
+  return r - length(operp + dperp * s);
+}
+
+// The same for the sphere of radius r around C.
+double pointApproachDepth(const Vec3& o, const Vec3& d, const Vec3& c, double r, double t) {
+  const Vec3 m = o - c;
+  const double dd = dot(d, d);
+  const double s = dd > 0 ? std::max(t, -dot(m, d) / dd) : t;
+  return r - length(m + d * s);
+}
+
 // Both roots of the ray against a full infinite cylinder restricted to the segment's span, and
 // against a sphere, for rayCapsule (which needs entry and exit).
 void sphereRoots(const Vec3& o, const Vec3& d, const Vec3& c, double r, double& t0, double& t1) {
@@ -535,7 +560,7 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
       if (!std::isfinite(depth)) depth = 0;
       depth += radius;
     }
-    if (depth <= kTouchTolerance && movesAlongOrAway(d, normal)) return std::nullopt;  // touching, moving apart or along
+    if (depth <= kTouchTolerance && staysTouching(depth, d, normal)) return std::nullopt;  // touching, moving apart or along
     hit.time = 0;
     hit.normal = normal;
     hit.point = on_tri;
@@ -548,10 +573,11 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
 
   double best_t = kInf;
   Vec3 best_normal, best_point;
-  // A contact the motion only grazes (moving along the surface at it) is no hit: the shape
-  // touches the feature and passes on without sinking into it.
-  auto consider = [&](double t, const Vec3& normal, const Vec3& point) {
-    if (movesAlongOrAway(d, normal)) return;
+  // A contact the motion only grazes is no hit: the shape touches the feature and passes on
+  // without sinking into it (`graze`, decided per feature below: a sphere resting on a floor of
+  // two triangles passes tangent to their shared edge).
+  auto consider = [&](double t, const Vec3& normal, const Vec3& point, bool graze) {
+    if (graze) return;
     if (t < best_t) {
       best_t = t;
       best_normal = normal;
@@ -577,7 +603,7 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
           if (t <= 1) {
             const Vec3 at = o + d * t;
             const Vec3 x = at - tri_n * dot(at - tri.a, tri_n);
-            if (pointInTrianglePlane(x, tri, tri_n)) consider(t, tri_n * side, x);
+            if (pointInTrianglePlane(x, tri, tri_n)) consider(t, tri_n * side, x, staysTouching(0, d, tri_n * side, 1 - t));
           }
         }
       }
@@ -590,9 +616,10 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
         const Vec3 x = o + d * *t;
         const Vec3 ev = e1 - e0;
         const Vec3 c = e0 + ev * std::clamp(dot(x - e0, ev) / dot(ev, ev), 0.0, 1.0);
-        consider(*t, radialNormal(x - c, -normalize(d)), c);
+        consider(*t, radialNormal(x - c, -normalize(d)), c, lineApproachDepth(o, d, e0, e1, radius, *t) <= kTouchTolerance);
       }
-      if (auto t = raySphereEnter(o, d, e0, radius)) consider(*t, radialNormal(o + d * *t - e0, -normalize(d)), e0);
+      if (auto t = raySphereEnter(o, d, e0, radius))
+        consider(*t, radialNormal(o + d * *t - e0, -normalize(d)), e0, pointApproachDepth(o, d, e0, radius, *t) <= kTouchTolerance);
     }
   }
   if (!is_sphere) {
@@ -603,7 +630,7 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
         const Vec3 pm = p + d * *t, qm = q + d * *t;
         Vec3 c1, c2;
         closestSegmentSegment(pm, qm, v, v, c1, c2);
-        consider(*t, radialNormal(c1 - v, -normalize(d)), v);
+        consider(*t, radialNormal(c1 - v, -normalize(d)), v, lineApproachDepth(v, -d, p, q, radius, *t) <= kTouchTolerance);
       }
     }
     // segment interior vs edge interior
@@ -625,7 +652,7 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
       const double s = (b * ee - c * dd) / denom;
       const double w = (a * ee - b * dd) / denom;
       if (s < 0 || s > 1 || w < 0 || w > 1) continue;
-      consider(t, m * (c0 > 0 ? 1.0 : -1.0), e0 + v * w);
+      consider(t, m * (c0 > 0 ? 1.0 : -1.0), e0 + v * w, staysTouching(0, d, m * (c0 > 0 ? 1.0 : -1.0), 1 - t));
     }
   }
   if (!(best_t <= 1)) return std::nullopt;
@@ -695,7 +722,7 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   Vec3 out_dir;  // out of the box toward the triangle
   if (boxPenetrationImpl(box, pts, 3, edges, 3, &tri_n, 1, 0.0, depth, out_dir)) {
     const Vec3 normal = -out_dir;  // from the triangle toward the box
-    if (depth <= kTouchTolerance && movesAlongOrAway(d, normal)) return std::nullopt;
+    if (depth <= kTouchTolerance && staysTouching(depth, d, normal)) return std::nullopt;
     CastResult hit;
     hit.time = 0;
     hit.normal = normal;
@@ -710,12 +737,15 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   double t_enter = -kInf, t_exit = kInf;
   Vec3 normal;
   bool separated_forever = false;
-  // The shallowest overlap along an axis the motion runs along (kAlongTolerance): should it be
-  // touching only, the shapes never sink into each other, and the contact the other axes find
-  // is a graze (a box resting on a floor of two triangles, sliding across their shared edge, was
-  // hit there with a sideways normal).
-  double along_depth = kInf;
-  const double along_speed = kAlongTolerance * length(d);
+  // Every axis's interval: a contact is a graze when along some axis the motion runs along
+  // (kParallelFraction) the overlap stays touching only over the whole contact (a box resting on
+  // a floor of two triangles, sliding across their shared edge, was hit there with a sideways
+  // normal).
+  struct AxisInterval {
+    double lo, hi, da;
+  };
+  std::array<AxisInterval, 13> intervals{};
+  std::size_t interval_count = 0;
   auto sweepAxis = [&](Vec3 axis) {
     const double len2 = lengthSquared(axis);
     if (len2 <= 1e-20 * scale * scale * scale * scale || separated_forever) return;
@@ -731,9 +761,9 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
     }
     const double lo = tmin - r - c, hi = tmax + r - c;  // the centre's offset must lie in [lo, hi]
     const double da = dot(d, axis);
-    if (std::fabs(da) <= along_speed) {
+    intervals[interval_count++] = {lo, hi, da};
+    if (da == 0) {
       if (lo > 0 || hi < 0) separated_forever = true;
-      else along_depth = std::min({along_depth, -lo, hi});
       return;
     }
     double t0 = lo / da, t1 = hi / da;
@@ -750,7 +780,20 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   for (const Vec3& e : edges)
     for (int i = 0; i < 3; ++i) sweepAxis(cross(box.axes[i], e));
   if (separated_forever || t_enter > t_exit || t_enter > 1 || t_exit < 0) return std::nullopt;
-  if (along_depth <= kTouchTolerance) return std::nullopt;  // touching along the motion: a graze
+  {
+    // The deepest overlap along each axis over the contact [ts, te]: o(t) = da t in [lo, hi],
+    // deepest at the interval's middle when o crosses it, else at an end.
+    const double ts = std::max(t_enter, 0.0), te = std::min(t_exit, 1.0);
+    const double parallel = kParallelFraction * length(d);
+    for (std::size_t i = 0; i < interval_count; ++i) {
+      const AxisInterval& a = intervals[i];
+      if (std::fabs(a.da) > parallel) continue;
+      const double o0 = a.da * ts, o1 = a.da * te, mid = 0.5 * (a.lo + a.hi);
+      const double deepest = (o0 - mid) * (o1 - mid) <= 0 ? 0.5 * (a.hi - a.lo)
+                                                          : std::max(std::min(o0 - a.lo, a.hi - o0), std::min(o1 - a.lo, a.hi - o1));
+      if (deepest <= kTouchTolerance) return std::nullopt;  // touching only, all along: a graze
+    }
+  }
   CastResult hit;
   hit.time = std::clamp(t_enter, 0.0, 1.0);
   hit.normal = normal;

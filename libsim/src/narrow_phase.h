@@ -4,6 +4,7 @@
 // force oracles share these, and tests/sim/narrow_phase_test.cpp checks them against
 // independent bisection oracles.
 
+#include <algorithm>
 #include <array>
 #include <optional>
 
@@ -15,20 +16,21 @@ namespace strata::sim::detail {
 /// Initial contacts shallower than this (metres) count as touching, not penetrating.
 inline constexpr double kTouchTolerance = 1e-7;
 
-/// A motion within this angle (radians) of a contact's surface moves along it: a shape resting
-/// on a surface and sliding along it is not hit, whatever the rounding of the contact normal
-/// (about 1e-16 off on a slope: an audit found spheres on a ramp hit at time 0), and a contact
-/// the motion only grazes (a sphere on a floor of two triangles passing over their shared edge,
-/// tangent to it) is not one either. A tangent contact's normal comes from a root of a nearly
-/// zero discriminant, good to about the square root of the rounding (3.5e-8 seen on a capsule
-/// sliding over the tower sample's road), hence 1e-6: moving 1e-6 rad into a surface sinks 1e-7 m
-/// in 10 cm of motion, 1e-5 m in 10 m.
-inline constexpr double kAlongTolerance = 1e-6;
+/// A motion whose component into a contact's surface is at most this fraction of its length
+/// runs along the surface (rounding: a normal on a slope is about 1e-16 off).
+inline constexpr double kParallelFraction = 1e-9;
 
-/// True when the motion `d` does not move into the surface whose outward normal is `normal`
-/// (unit): away from it, or along it within kAlongTolerance.
-inline bool movesAlongOrAway(const Vec3& d, const Vec3& normal) {
-  return dot(d, normal) >= -kAlongTolerance * length(d);
+/// True when a contact `depth` deep (at most kTouchTolerance: touching) whose outward normal is
+/// `normal` (unit, from the surface toward the shape) stays touching over the rest of the motion
+/// `d`, `rest` (1 - t) of it: the motion runs away from or along the surface (kParallelFraction)
+/// and would sink the shape no deeper than kTouchTolerance by its end. Such a contact is no hit:
+/// a shape resting on a surface slides along it whatever the rounding of the normal (an audit
+/// found spheres on a ramp hit at time 0), while a motion that sinks deeper, however shallow,
+/// is a hit.
+inline bool staysTouching(double depth, const Vec3& d, const Vec3& normal, double rest = 1.0) {
+  const double inward = -dot(d, normal);
+  if (inward <= 0) return true;
+  return inward <= kParallelFraction * length(d) && depth + inward * rest <= kTouchTolerance;
 }
 
 /// A triangle a, b, c (counter-clockwise front). May be degenerate (a segment or a point).

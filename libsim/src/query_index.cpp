@@ -532,7 +532,7 @@ struct QueryIndex::Impl {
     return s.is_box ? detail::castBoxTriangle(s.box, d, tri) : detail::castCapsuleTriangle(s.p, s.q, s.radius, d, tri);
   }
   static std::optional<CastResult> initialContact(double depth, const Vec3& normal, const Vec3& point, const Vec3& d) {
-    if (depth <= detail::kTouchTolerance && detail::movesAlongOrAway(d, normal)) return std::nullopt;
+    if (depth <= detail::kTouchTolerance && detail::staysTouching(depth, d, normal)) return std::nullopt;
     CastResult r;
     r.time = 0;
     r.normal = normal;

@@ -200,10 +200,38 @@ TEST_CASE("a shape resting on a surface slides along it: no hit at edges between
   CHECK_FALSE(floor.castSphere({2, 0.5, -2}, 0.5, {-4, 0, 4}));
   CHECK_FALSE(floor.castCapsule({2, 0.3, -2}, {2, 1.5, -2}, 0.3, {-4, 0, 4}));
   CHECK_FALSE(floor.castBox(Aabb{{1.9, 0, -2.1}, {2.1, 0.2, -1.9}}, {-4, 0, 4}));
-  // Moving in, however gently (1e-3 rad), is a hit at time 0.
+  // Moving in, however gently, is a hit at time 0: 1e-3 rad, and 9e-7 rad over 100 m (a review
+  // found an angle tolerance let such motions sink, and long ones tunnel).
   auto in = floor.castSphere({2, 0.5, -2}, 0.5, {-4, -0.004 * std::sqrt(2.0), 4});
   REQUIRE(in);
   CHECK(in->time == 0);
+  TriangleMesh big;
+  big.vertices = {{-20000, 0, -10000}, {20000, 0, -10000}, {0, 0, 20000}};  // z = 0: x within +-13333
+  big.triangles = {{0, 2, 1}};
+  big.triangle_labels = {0};
+  big.triangle_tags = {0};
+  big.labels = {"ground"};
+  big.tags = {"ground"};
+  const QueryIndex ground(big);
+  auto slide = ground.castSphere({0, 0.5, 0}, 0.5, {100, -9e-5, 0});
+  REQUIRE(slide);
+  CHECK(slide->time == 0);
+  // Approaching from a millimetre above at 9e-7 rad over 8 km: a hit where the gap closes, for
+  // every shape, and a point (radius 0) is stopped where a ray along the line hits.
+  const Vec3 from{-4000, 0.501, 0}, travel{8000, -0.0072, 0};
+  const double closes = 0.001 / 0.0072;
+  auto sphere = ground.castSphere(from, 0.5, travel);
+  REQUIRE(sphere);
+  CHECK(sphere->time == Approx(closes).epsilon(1e-6));
+  auto capsule = ground.castCapsule(from + Vec3{0, 0.3 - 0.5, 0}, from + Vec3{0, 1.5, 0}, 0.3, travel);
+  REQUIRE(capsule);
+  CHECK(capsule->time == Approx(closes).epsilon(1e-6));
+  auto box = ground.castBox(Aabb{from - Vec3{0.5, 0.5, 0.5}, from + Vec3{0.5, 0.5, 0.5}}, travel);
+  REQUIRE(box);
+  CHECK(box->time == Approx(closes).epsilon(1e-6));
+  auto point = ground.castSphere({-4000, 0.003, 0}, 0, {8000, -0.007, 0});
+  REQUIRE(point);
+  CHECK(point->time == Approx(3.0 / 7.0).epsilon(1e-6));
   // A slope of odd angle, resting and moving along it in every horizontal-ish tangent direction.
   TriangleMesh ramp;
   ramp.vertices = {{-5, -2.2, -5}, {5, 1.7, -5}, {5, 1.7, 5}, {-5, -2.2, 5}};
