@@ -26,31 +26,40 @@ int32_t clampedColumn(double world, double origin, double cell_size, int32_t cel
 
 }  // namespace
 
-NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, double above, double below) {
+NodeId floorBelowAt(const LayeredGraph& graph, int32_t x, int32_t z, const sim::Vec3& point, double above, double below) {
   if (!graph.grid.contains(x, z)) return kNoNode;
+  const double y = point.y;
   const uint32_t begin = graph.columnBegin(x, z);
   // Floors are sorted by ascending height: the last one within the band is the floor below.
   for (uint32_t n = graph.columnEnd(x, z); n > begin; --n) {
     const double h = graph.height[n - 1];
     if (h > y + above) continue;
     if (h < y - below) return kNoNode;
-    // A floor over the point (within `above`) is the point's only when the point is not in the
-    // room below it: clearly under the ceiling of the floor beneath, the floor above is through
-    // the slab. "Clearly": by more than a centimetre (heights and headroom are float32, and a
-    // thin floor's ceiling is its own surface) plus the most the floor above can drop within its
-    // column on a slope (both are measured at the column centre; a point just above a ramp, off
-    // the centre, can lie below the centre's height).
-    if (h > y && n - 1 > begin) {
+    // This floor is the point's only when the point is not in the room below it: clearly under
+    // the ceiling of the floor beneath (by more than a centimetre: heights and headroom are
+    // float32, and a thin floor's ceiling is its own surface), the floor above is through the
+    // slab, whether its centre lies above the point (within `above`) or, on a slope, below it.
+    // Both are measured at the column centre; on a slope the ceiling at the point follows the
+    // floor above's plane (a slab's underside runs parallel to its top), at the point's own x/z
+    // clamped into the column.
+    if (n - 1 > begin) {
       constexpr double kCeilingMargin = 0.01;  // metres
+      const double half = 0.5 * graph.grid.cell_size;
+      const double dx = std::clamp(point.x - graph.grid.centerX(x), -half, half);
+      const double dz = std::clamp(point.z - graph.grid.centerZ(z), -half, half);
       const sim::Vec3f normal = graph.normal[n - 1];
-      const double slope_drop =
-          normal.y > 0 ? (std::fabs(normal.x) + std::fabs(normal.z)) / normal.y * 0.5 * graph.grid.cell_size : 0.0;
-      const double ceiling = double(graph.height[n - 2]) + double(graph.headroom[n - 2]);
-      if (y < ceiling - slope_drop - kCeilingMargin) continue;
+      const double along = normal.y > 0 ? -(normal.x * dx + normal.z * dz) / normal.y : 0.0;
+      const double ceiling = double(graph.height[n - 2]) + double(graph.headroom[n - 2]) + along;
+      if (y < ceiling - kCeilingMargin) continue;
     }
     return n - 1;
   }
   return kNoNode;
+}
+
+NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, double above, double below) {
+  if (!graph.grid.contains(x, z)) return kNoNode;
+  return floorBelowAt(graph, x, z, {graph.grid.centerX(x), y, graph.grid.centerZ(z)}, above, below);
 }
 
 std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap) {
@@ -77,7 +86,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
                                                          static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
   FloorHit best;
   auto consider = [&](int32_t x, int32_t z) {
-    const NodeId n = floorBelow(graph, x, z, point.y, snap.above, snap.below);
+    const NodeId n = floorBelowAt(graph, x, z, point, snap.above, snap.below);
     if (n == kNoNode) return;
     const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
     // The point's own column is always a candidate (its centre may lie up to half a diagonal away).

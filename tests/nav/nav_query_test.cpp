@@ -63,12 +63,22 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   hit = nearestWalkable(thin_graph, {2.5, 2.1, 2.5}, snap);
   REQUIRE(hit);
   CHECK(hit->position.y == Approx(0));
-  // A 45-degree ramp as the upper floor: within its column (1 m here) its surface drops up to
-  // 0.5 m below the centre's height, so a point 0.3 m under the centre's height is on the ramp.
+  // A thin 45-degree ramp as the upper floor, rising toward +x: 0.4 m west of the centre its
+  // surface is at 1.8, so a point 5 cm above it there is on the ramp, while at the centre a
+  // point 0.3 m under it is in the room below (a review found a worst-case allowance for the
+  // slope snapping such points up through the slab).
   thin_graph.normal[road + 1] = {-0.70710678f, 0.70710678f, 0};
-  hit = nearestWalkable(thin_graph, {2.5, 1.9, 2.5}, snap);
+  hit = nearestWalkable(thin_graph, {2.1, 1.85, 2.5}, snap);
   REQUIRE(hit);
   CHECK(hit->position.y == Approx(2.2));
+  hit = nearestWalkable(thin_graph, {2.5, 1.9, 2.5}, snap);
+  REQUIRE(hit);
+  CHECK(hit->position.y == Approx(0));
+  // 0.4 m east the surface is at 2.6: a point 5 cm under it lies above the centre's height but
+  // still in the room below.
+  hit = nearestWalkable(thin_graph, {2.9, 2.55, 2.5}, snap);
+  REQUIRE(hit);
+  CHECK(hit->position.y == Approx(0));
   // A roof with nothing under it keeps the tolerance.
   LayeredBuilder lone(5, 5);
   lone.fromAscii({".....", ".....", ".....", ".....", "....."});
@@ -300,7 +310,7 @@ TEST_CASE("nearestWalkable equals a brute force over every column, on and off th
       double best_d = 0;
       for (int cz = 0; cz < b.depth; ++cz)
         for (int cx = 0; cx < b.width; ++cx) {
-          const NodeId n = floorBelow(g, cx, cz, p.y, snap.above, snap.below);
+          const NodeId n = floorBelowAt(g, cx, cz, p, snap.above, snap.below);
           if (n == kNoNode) continue;
           const double d = std::hypot(cx + 0.5 - p.x, cz + 0.5 - p.z);
           if (d > snap.max_horizontal && !(inside && cx == own_x && cz == own_z)) continue;

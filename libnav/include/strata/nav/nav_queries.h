@@ -30,12 +30,15 @@ struct FloorHit {
   double horizontal_distance = 0; ///< from the query point to `position`, metres
 };
 
-/// The floor of column (x, z) below `y` (highest with height <= y + above and >= y - below; a
-/// floor above `y` only when `y` is not clearly under the ceiling of the floor beneath it, height
-/// + headroom, by more than 1 cm plus the most the floor above drops within its column on a
-/// slope: a point 0.2 m under a 0.2 m slab is in the room below, not on the slab, while a point
-/// at a thin floor's height or just above a ramp off its column's centre is on it), kNoNode when
-/// none or when the column is outside the grid.
+/// The floor of column (x, z) below `point` (highest with height <= y + above and >= y - below;
+/// a floor above the point only when the point is not clearly in the room of the floor beneath
+/// it, more than 1 cm under its ceiling, height + headroom, carried to the point's own x/z
+/// (clamped into the column) along the floor above's plane: a point 0.2 m under a 0.2 m slab is
+/// in the room below, while a point at a thin floor's height or just above a ramp is on it),
+/// kNoNode when none or when the column is outside the grid.
+NodeId floorBelowAt(const LayeredGraph& graph, int32_t x, int32_t z, const sim::Vec3& point, double above, double below);
+
+/// floorBelowAt for a point at the centre of column (x, z) at height `y`.
 NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, double above, double below);
 
 /// Ring search for the nearest walkable floor: square rings of columns outward from the point's
