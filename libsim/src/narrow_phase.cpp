@@ -718,29 +718,11 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
     return c;
   };
 
-  double depth;
-  Vec3 out_dir;  // out of the box toward the triangle
-  if (boxPenetrationImpl(box, pts, 3, edges, 3, &tri_n, 1, 0.0, depth, out_dir)) {
-    const Vec3 normal = -out_dir;  // from the triangle toward the box
-    if (depth <= kTouchTolerance && staysTouching(depth, d, normal)) return std::nullopt;
-    CastResult hit;
-    hit.time = 0;
-    hit.normal = normal;
-    hit.point = contactPoint(box, normal);
-    hit.started_penetrating = depth > kTouchTolerance;
-    hit.depth = hit.started_penetrating ? depth : 0;
-    hit.escape = hit.started_penetrating ? normal * depth : Vec3{};
-    return hit;
-  }
-  if (lengthSquared(d) == 0) return std::nullopt;
-
+  // The separating-axis sweep: per axis, the times the box's centre offset da t lies within
+  // [lo, hi] (touching included); the contact is the intersection of those intervals.
   double t_enter = -kInf, t_exit = kInf;
   Vec3 normal;
   bool separated_forever = false;
-  // Every axis's interval: a contact is a graze when along some axis the motion runs along
-  // (kParallelFraction) the overlap stays touching only over the whole contact (a box resting on
-  // a floor of two triangles, sliding across their shared edge, was hit there with a sideways
-  // normal).
   struct AxisInterval {
     double lo, hi, da;
   };
@@ -779,21 +761,40 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   sweepAxis(tri_n);
   for (const Vec3& e : edges)
     for (int i = 0; i < 3; ++i) sweepAxis(cross(box.axes[i], e));
-  if (separated_forever || t_enter > t_exit || t_enter > 1 || t_exit < 0) return std::nullopt;
-  {
-    // The deepest overlap along each axis over the contact [ts, te]: o(t) = da t in [lo, hi],
-    // deepest at the interval's middle when o crosses it, else at an end.
-    const double ts = std::max(t_enter, 0.0), te = std::min(t_exit, 1.0);
-    const double parallel = kParallelFraction * length(d);
+  // A graze: along some axis the overlap stays within kTouchTolerance over the whole contact
+  // [ts, te], so the shapes never sink into each other (a box resting on a floor of two
+  // triangles, sliding across or starting on their shared edge, was hit with a sideways normal:
+  // the overlap along the floor's normal stays 0). Along each axis the offset da t is deepest
+  // in [lo, hi] at the interval's middle when it crosses it, else at an end of the contact.
+  auto grazes = [&](double ts, double te) {
     for (std::size_t i = 0; i < interval_count; ++i) {
       const AxisInterval& a = intervals[i];
-      if (std::fabs(a.da) > parallel) continue;
       const double o0 = a.da * ts, o1 = a.da * te, mid = 0.5 * (a.lo + a.hi);
       const double deepest = (o0 - mid) * (o1 - mid) <= 0 ? 0.5 * (a.hi - a.lo)
                                                           : std::max(std::min(o0 - a.lo, a.hi - o0), std::min(o1 - a.lo, a.hi - o1));
-      if (deepest <= kTouchTolerance) return std::nullopt;  // touching only, all along: a graze
+      if (deepest <= kTouchTolerance) return true;
     }
+    return false;
+  };
+
+  double depth;
+  Vec3 out_dir;  // out of the box toward the triangle
+  if (boxPenetrationImpl(box, pts, 3, edges, 3, &tri_n, 1, 0.0, depth, out_dir)) {
+    const Vec3 start_normal = -out_dir;  // from the triangle toward the box
+    if (depth <= kTouchTolerance && (staysTouching(depth, d, start_normal) || grazes(0, std::clamp(t_exit, 0.0, 1.0))))
+      return std::nullopt;
+    CastResult hit;
+    hit.time = 0;
+    hit.normal = start_normal;
+    hit.point = contactPoint(box, start_normal);
+    hit.started_penetrating = depth > kTouchTolerance;
+    hit.depth = hit.started_penetrating ? depth : 0;
+    hit.escape = hit.started_penetrating ? start_normal * depth : Vec3{};
+    return hit;
   }
+  if (lengthSquared(d) == 0) return std::nullopt;
+  if (separated_forever || t_enter > t_exit || t_enter > 1 || t_exit < 0) return std::nullopt;
+  if (grazes(std::max(t_enter, 0.0), std::min(t_exit, 1.0))) return std::nullopt;
   CastResult hit;
   hit.time = std::clamp(t_enter, 0.0, 1.0);
   hit.normal = normal;

@@ -16,21 +16,16 @@ namespace strata::sim::detail {
 /// Initial contacts shallower than this (metres) count as touching, not penetrating.
 inline constexpr double kTouchTolerance = 1e-7;
 
-/// A motion whose component into a contact's surface is at most this fraction of its length
-/// runs along the surface (rounding: a normal on a slope is about 1e-16 off).
-inline constexpr double kParallelFraction = 1e-9;
-
 /// True when a contact `depth` deep (at most kTouchTolerance: touching) whose outward normal is
 /// `normal` (unit, from the surface toward the shape) stays touching over the rest of the motion
-/// `d`, `rest` (1 - t) of it: the motion runs away from or along the surface (kParallelFraction)
-/// and would sink the shape no deeper than kTouchTolerance by its end. Such a contact is no hit:
-/// a shape resting on a surface slides along it whatever the rounding of the normal (an audit
-/// found spheres on a ramp hit at time 0), while a motion that sinks deeper, however shallow,
-/// is a hit.
+/// `d`, `rest` (1 - t) of it: the motion would sink the shape no deeper than kTouchTolerance by
+/// its end. Such a contact is no hit: a shape resting on a surface slides along it whatever the
+/// rounding of the normal and of the endpoints (an audit found spheres on a ramp hit at time 0;
+/// a review, millimetre steps at coordinates of 1e5 hit by an angle limit), while a motion that
+/// sinks it deeper, however shallow, is a hit (an angle tolerance let long casts tunnel). A
+/// motion that ends at most kTouchTolerance into a surface ends touching it: no hit either.
 inline bool staysTouching(double depth, const Vec3& d, const Vec3& normal, double rest = 1.0) {
-  const double inward = -dot(d, normal);
-  if (inward <= 0) return true;
-  return inward <= kParallelFraction * length(d) && depth + inward * rest <= kTouchTolerance;
+  return depth + std::max(0.0, -dot(d, normal)) * rest <= kTouchTolerance;
 }
 
 /// A triangle a, b, c (counter-clockwise front). May be degenerate (a segment or a point).

@@ -232,6 +232,54 @@ TEST_CASE("a shape resting on a surface slides along it: no hit at edges between
   auto point = ground.castSphere({-4000, 0.003, 0}, 0, {8000, -0.007, 0});
   REQUIRE(point);
   CHECK(point->time == Approx(3.0 / 7.0).epsilon(1e-6));
+
+  // Millimetre and smaller steps along a tilted floor at coordinates of 1e5, where the ends'
+  // own rounding (1e-11 m) is a sizeable part of so short a motion (a review found an angle
+  // limit hit them).
+  TriangleMesh tilted;
+  for (const double x : {99990.0, 100010.0})
+    for (const double z : {99990.0, 100010.0})
+      tilted.vertices.push_back({float(x), float(0.5 * (x - 1e5) + 0.25 * (z - 1e5)), float(z)});
+  tilted.triangles = {{0, 1, 3}, {0, 3, 2}};
+  tilted.triangle_labels = {0, 0};
+  tilted.triangle_tags = {0, 0};
+  tilted.labels = {"tilted"};
+  tilted.tags = {"tilted"};
+  const QueryIndex far_floor(tilted);
+  const Vec3 up = normalize(Vec3{-0.5, 1, -0.25});
+  const Vec3 t1 = normalize(Vec3{1, 0.5, 0}), t2 = normalize(cross(up, t1));
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> offset(-8, 8), angle(0, 2 * M_PI);
+  int slid = 0;
+  for (int k = 0; k < 40; ++k)
+    for (const double step : {1e-4, 1e-3}) {
+      const double a = angle(rng), ox = offset(rng), oz = offset(rng);
+      const Vec3 on{1e5 + ox, 0.5 * ox + 0.25 * oz, 1e5 + oz};
+      // The motion as a caller gives it, from one point to another: rounded at 1e5.
+      const Vec3 from = on + up * 0.5, to = from + (t1 * std::cos(a) + t2 * std::sin(a)) * step;
+      if (far_floor.castSphere(from, 0.5, to - from)) ++slid;
+      const Vec3 low = on + up * 0.3, low_to = low + (to - from);
+      if (far_floor.castCapsule(low, low + Vec3{0, 1.2, 0}, 0.3, low_to - low)) ++slid;
+    }
+  CHECK(slid == 0);
+
+  // A box resting with a face exactly on the edge between two floor triangles, sliding across
+  // it or lifting off: no hit; pressing down: a hit at time 0.
+  TriangleMesh tiles;
+  tiles.vertices = {{-1, 0, -1}, {0, 0, -1}, {0, 0, 1}, {-1, 0, 1}, {1, 0, -1}, {1, 0, 1}};
+  tiles.triangles = {{0, 2, 1}, {0, 3, 2}, {1, 2, 5}, {1, 5, 4}};
+  tiles.triangle_labels = {0, 0, 0, 0};
+  tiles.triangle_tags = {0, 0, 0, 0};
+  tiles.labels = {"tile"};
+  tiles.tags = {"tile"};
+  const QueryIndex tile_floor(tiles);
+  const Aabb resting{{0, 0, -0.5}, {1, 1, 0.5}};
+  CHECK_FALSE(tile_floor.castBox(resting, {-1, 0, 0}));
+  CHECK_FALSE(tile_floor.castBox(resting, {-1, 1, 0}));
+  auto pressed = tile_floor.castBox(resting, {0, -0.1, 0});
+  REQUIRE(pressed);
+  CHECK(pressed->time == 0);
+  CHECK(pressed->normal.y == Approx(1));
   // A slope of odd angle, resting and moving along it in every horizontal-ish tangent direction.
   TriangleMesh ramp;
   ramp.vertices = {{-5, -2.2, -5}, {5, 1.7, -5}, {5, 1.7, 5}, {-5, -2.2, 5}};
