@@ -22,6 +22,12 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   b.addFloor(2, 2, 3);
   const auto g = b.build();
   const SnapSettings snap;
+  // The height of the floor a point snaps to (the test fails when there is none).
+  auto snappedHeight = [&](const LayeredGraph& graph, const sim::Vec3& point) {
+    const auto found = nearestWalkable(graph, point, snap);
+    REQUIRE(found);
+    return found->position.y;
+  };
   auto hit = nearestWalkable(g, {2.5, 2.4, 2.5}, snap);
   REQUIRE(hit);
   CHECK(hit->position.y == Approx(0));
@@ -31,20 +37,14 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   CHECK(g.nearestNode({2.5, 2.4, 2.5}, 0.5, 0.5) == kNoNode);
   CHECK(g.nearestNode({2.5, -1.0, 2.5}, 0.5, 1.0) == hit->node);  // 1 m below the ground
   CHECK(g.nearestNode({2.5, -1.5, 2.5}, 0.5, 1.0) == kNoNode);
-  hit = nearestWalkable(g, {2.5, 3.2, 2.5}, snap);
-  REQUIRE(hit);
-  CHECK(hit->position.y == Approx(3));
+  CHECK(snappedHeight(g, {2.5, 3.2, 2.5}) == Approx(3));
   // Slightly under a floor (within `above`), inside its slab, still counts as on it; the fixture's
   // slabs are 0.2 m thick, so the road's ceiling is at 2.8.
-  hit = nearestWalkable(g, {2.5, 2.9, 2.5}, snap);
-  REQUIRE(hit);
-  CHECK(hit->position.y == Approx(3));
+  CHECK(snappedHeight(g, {2.5, 2.9, 2.5}) == Approx(3));
   // Under the slab, in the road's room, the roof is through the ceiling although within `above`
   // (an audit found a point 0.2 m under a ceiling snapped onto the floor above it).
   for (const double y : {2.7, 2.55, 2.785}) {
-    hit = nearestWalkable(g, {2.5, y, 2.5}, snap);
-    REQUIRE(hit);
-    CHECK(hit->position.y == Approx(0));
+    CHECK(snappedHeight(g, {2.5, y, 2.5}) == Approx(0));
   }
   // A thin floor (a single plane: the road's ceiling is the floor itself, stored in float32): a
   // point at its height, or a centimetre under it, is on it; 10 cm under it, in the room below
@@ -56,36 +56,24 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   const NodeId road = thin_graph.columnBegin(2, 2);
   thin_graph.headroom[road] = 2.2f;
   for (const double y : {2.2, 2.195}) {
-    hit = nearestWalkable(thin_graph, {2.5, y, 2.5}, snap);
-    REQUIRE(hit);
-    CHECK(hit->position.y == Approx(2.2));
+    CHECK(snappedHeight(thin_graph, {2.5, y, 2.5}) == Approx(2.2));
   }
-  hit = nearestWalkable(thin_graph, {2.5, 2.1, 2.5}, snap);
-  REQUIRE(hit);
-  CHECK(hit->position.y == Approx(0));
+  CHECK(snappedHeight(thin_graph, {2.5, 2.1, 2.5}) == Approx(0));
   // A thin 45-degree ramp as the upper floor, rising toward +x: 0.4 m west of the centre its
   // surface is at 1.8, so a point 5 cm above it there is on the ramp, while at the centre a
   // point 0.3 m under it is in the room below (a review found a worst-case allowance for the
   // slope snapping such points up through the slab).
   thin_graph.normal[road + 1] = {-0.70710678f, 0.70710678f, 0};
-  hit = nearestWalkable(thin_graph, {2.1, 1.85, 2.5}, snap);
-  REQUIRE(hit);
-  CHECK(hit->position.y == Approx(2.2));
-  hit = nearestWalkable(thin_graph, {2.5, 1.9, 2.5}, snap);
-  REQUIRE(hit);
-  CHECK(hit->position.y == Approx(0));
+  CHECK(snappedHeight(thin_graph, {2.1, 1.85, 2.5}) == Approx(2.2));
+  CHECK(snappedHeight(thin_graph, {2.5, 1.9, 2.5}) == Approx(0));
   // 0.4 m east the surface is at 2.6: a point 5 cm under it lies above the centre's height but
   // still in the room below.
-  hit = nearestWalkable(thin_graph, {2.9, 2.55, 2.5}, snap);
-  REQUIRE(hit);
-  CHECK(hit->position.y == Approx(0));
+  CHECK(snappedHeight(thin_graph, {2.9, 2.55, 2.5}) == Approx(0));
   // A roof with nothing under it keeps the tolerance.
   LayeredBuilder lone(5, 5);
   lone.fromAscii({".....", ".....", ".....", ".....", "....."});
   const auto flat = lone.build();
-  hit = nearestWalkable(flat, {2.5, -0.4, 2.5}, snap);
-  REQUIRE(hit);
-  CHECK(hit->position.y == Approx(0));
+  CHECK(snappedHeight(flat, {2.5, -0.4, 2.5}) == Approx(0));
 }
 
 TEST_CASE("nearestWalkable: ring search snaps beside a wall - off the grid, distances from the point itself", "[nav][query]") {

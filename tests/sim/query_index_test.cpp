@@ -27,6 +27,18 @@ TriangleMesh floorMesh() {
   return m;
 }
 
+// A mesh of one label and one tag, both `name`.
+TriangleMesh meshOf(std::vector<Vec3f> vertices, std::vector<std::array<uint32_t, 3>> triangles, const std::string& name) {
+  TriangleMesh m;
+  m.vertices = std::move(vertices);
+  m.triangles = std::move(triangles);
+  m.triangle_labels.assign(m.triangles.size(), 0);
+  m.triangle_tags.assign(m.triangles.size(), 0);
+  m.labels = {name};
+  m.tags = {name};
+  return m;
+}
+
 }  // namespace
 
 TEST_CASE("ray hits report distance, point, unflipped normal, label and tag", "[sim][query]") {
@@ -205,14 +217,8 @@ TEST_CASE("a shape resting on a surface slides along it: no hit at edges between
   auto in = floor.castSphere({2, 0.5, -2}, 0.5, {-4, -0.004 * std::sqrt(2.0), 4});
   REQUIRE(in);
   CHECK(in->time == 0);
-  TriangleMesh big;
-  big.vertices = {{-20000, 0, -10000}, {20000, 0, -10000}, {0, 0, 20000}};  // z = 0: x within +-13333
-  big.triangles = {{0, 2, 1}};
-  big.triangle_labels = {0};
-  big.triangle_tags = {0};
-  big.labels = {"ground"};
-  big.tags = {"ground"};
-  const QueryIndex ground(big);
+  // z = 0: x within +-13333
+  const QueryIndex ground(meshOf({{-20000, 0, -10000}, {20000, 0, -10000}, {0, 0, 20000}}, {{0, 2, 1}}, "ground"));
   auto slide = ground.castSphere({0, 0.5, 0}, 0.5, {100, -9e-5, 0});
   REQUIRE(slide);
   CHECK(slide->time == 0);
@@ -236,16 +242,10 @@ TEST_CASE("a shape resting on a surface slides along it: no hit at edges between
   // Millimetre and smaller steps along a tilted floor at coordinates of 1e5, where the ends'
   // own rounding (1e-11 m) is a sizeable part of so short a motion (a review found an angle
   // limit hit them).
-  TriangleMesh tilted;
+  std::vector<Vec3f> corners;
   for (const double x : {99990.0, 100010.0})
-    for (const double z : {99990.0, 100010.0})
-      tilted.vertices.push_back({float(x), float(0.5 * (x - 1e5) + 0.25 * (z - 1e5)), float(z)});
-  tilted.triangles = {{0, 1, 3}, {0, 3, 2}};
-  tilted.triangle_labels = {0, 0};
-  tilted.triangle_tags = {0, 0};
-  tilted.labels = {"tilted"};
-  tilted.tags = {"tilted"};
-  const QueryIndex far_floor(tilted);
+    for (const double z : {99990.0, 100010.0}) corners.push_back({float(x), float(0.5 * (x - 1e5) + 0.25 * (z - 1e5)), float(z)});
+  const QueryIndex far_floor(meshOf(corners, {{0, 1, 3}, {0, 3, 2}}, "tilted"));
   const Vec3 up = normalize(Vec3{-0.5, 1, -0.25});
   const Vec3 t1 = normalize(Vec3{1, 0.5, 0}), t2 = normalize(cross(up, t1));
   std::mt19937_64 rng(5);
@@ -265,14 +265,8 @@ TEST_CASE("a shape resting on a surface slides along it: no hit at edges between
 
   // A box resting with a face exactly on the edge between two floor triangles, sliding across
   // it or lifting off: no hit; pressing down: a hit at time 0.
-  TriangleMesh tiles;
-  tiles.vertices = {{-1, 0, -1}, {0, 0, -1}, {0, 0, 1}, {-1, 0, 1}, {1, 0, -1}, {1, 0, 1}};
-  tiles.triangles = {{0, 2, 1}, {0, 3, 2}, {1, 2, 5}, {1, 5, 4}};
-  tiles.triangle_labels = {0, 0, 0, 0};
-  tiles.triangle_tags = {0, 0, 0, 0};
-  tiles.labels = {"tile"};
-  tiles.tags = {"tile"};
-  const QueryIndex tile_floor(tiles);
+  const QueryIndex tile_floor(
+      meshOf({{-1, 0, -1}, {0, 0, -1}, {0, 0, 1}, {-1, 0, 1}, {1, 0, -1}, {1, 0, 1}}, {{0, 2, 1}, {0, 3, 2}, {1, 2, 5}, {1, 5, 4}}, "tile"));
   const Aabb resting{{0, 0, -0.5}, {1, 1, 0.5}};
   CHECK_FALSE(tile_floor.castBox(resting, {-1, 0, 0}));
   CHECK_FALSE(tile_floor.castBox(resting, {-1, 1, 0}));
@@ -281,13 +275,7 @@ TEST_CASE("a shape resting on a surface slides along it: no hit at edges between
   CHECK(pressed->time == 0);
   CHECK(pressed->normal.y == Approx(1));
   // A slope of odd angle, resting and moving along it in every horizontal-ish tangent direction.
-  TriangleMesh ramp;
-  ramp.vertices = {{-5, -2.2, -5}, {5, 1.7, -5}, {5, 1.7, 5}, {-5, -2.2, 5}};
-  ramp.triangles = {{0, 2, 1}, {0, 3, 2}};
-  ramp.triangle_labels = {0, 0};
-  ramp.triangle_tags = {0, 0};
-  ramp.labels = {"ramp"};
-  ramp.tags = {"ramp"};
+  const TriangleMesh ramp = meshOf({{-5, -2.2f, -5}, {5, 1.7f, -5}, {5, 1.7f, 5}, {-5, -2.2f, 5}}, {{0, 2, 1}, {0, 3, 2}}, "ramp");
   const QueryIndex slope(ramp);
   const Vec3 v0 = ramp.vertices[0].toDouble(), v1 = ramp.vertices[1].toDouble(), v3 = ramp.vertices[3].toDouble();
   const Vec3 n = normalize(cross(v3 - v0, v1 - v0));
