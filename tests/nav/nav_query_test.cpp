@@ -69,6 +69,13 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   // 0.4 m east the surface is at 2.6: a point 5 cm under it lies above the centre's height but
   // still in the room below.
   CHECK(snappedHeight(thin_graph, {2.9, 2.55, 2.5}) == Approx(0));
+  // A steeper ramp (60 degrees): 0.45 m down-slope its surface is 0.78 m under the centre's
+  // height, more than `above`; a point 1 cm above it there is on it (a review found such points
+  // in wide columns judged by the centre's height and snapped to the ground).
+  thin_graph.normal[road + 1] = {-0.8660254f, 0.5f, 0};
+  const double surface = 2.2 - 0.45 * std::sqrt(3.0);
+  CHECK(snappedHeight(thin_graph, {2.05, surface + 0.01, 2.5}) == Approx(2.2));
+  CHECK(snappedHeight(thin_graph, {2.05, surface - 0.1, 2.5}) == Approx(0));
   // A roof with nothing under it keeps the tolerance.
   LayeredBuilder lone(5, 5);
   lone.fromAscii({".....", ".....", ".....", ".....", "....."});

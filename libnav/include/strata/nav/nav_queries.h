@@ -30,7 +30,9 @@ struct FloorHit {
   double horizontal_distance = 0; ///< from the query point to `position`, metres
 };
 
-/// The floor of column (x, z) below `point` (highest with height <= y + above and >= y - below;
+/// The floor of column (x, z) below `point` (highest whose surface under the point, its height
+/// carried along its plane to the point's x/z clamped into the column, is <= y + above and
+/// >= y - below;
 /// a floor above the point only when the point is not clearly in the room of the floor beneath
 /// it, more than 1 cm under its ceiling, height + headroom, carried to the point's own x/z
 /// (clamped into the column) along the floor above's plane: a point 0.2 m under a 0.2 m slab is
