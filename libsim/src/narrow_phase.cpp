@@ -517,6 +517,9 @@ std::array<Triangle, 12> boxTriangles(const OrientedBox& box) {
 std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, double radius, const Vec3& translation,
                                               const Triangle& tri) {
   const Vec3& d = translation;
+  // How deep a touching contact may get before it is a hit: kTouchTolerance, or half the radius
+  // for a thinner shape (a point sinking into a one-sided surface goes through it).
+  const double allowance = std::min(kTouchTolerance, 0.5 * radius);
   Vec3 on_seg, on_tri;
   const double dist0 = segmentTriangleDistance(p, q, tri, on_seg, on_tri);
   const Vec3 tri_n_raw = cross(tri.b - tri.a, tri.c - tri.a);
@@ -560,7 +563,7 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
       if (!std::isfinite(depth)) depth = 0;
       depth += radius;
     }
-    if (depth <= kTouchTolerance && staysTouching(depth, d, normal)) return std::nullopt;  // touching, moving apart or along
+    if (depth <= kTouchTolerance && staysTouching(depth, d, normal, 1.0, allowance)) return std::nullopt;  // touching, moving apart or along
     hit.time = 0;
     hit.normal = normal;
     hit.point = on_tri;
@@ -603,7 +606,7 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
           if (t <= 1) {
             const Vec3 at = o + d * t;
             const Vec3 x = at - tri_n * dot(at - tri.a, tri_n);
-            if (pointInTrianglePlane(x, tri, tri_n)) consider(t, tri_n * side, x, staysTouching(0, d, tri_n * side, 1 - t));
+            if (pointInTrianglePlane(x, tri, tri_n)) consider(t, tri_n * side, x, staysTouching(0, d, tri_n * side, 1 - t, allowance));
           }
         }
       }
@@ -616,10 +619,10 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
         const Vec3 x = o + d * *t;
         const Vec3 ev = e1 - e0;
         const Vec3 c = e0 + ev * std::clamp(dot(x - e0, ev) / dot(ev, ev), 0.0, 1.0);
-        consider(*t, radialNormal(x - c, -normalize(d)), c, lineApproachDepth(o, d, e0, e1, radius, *t) <= kTouchTolerance);
+        consider(*t, radialNormal(x - c, -normalize(d)), c, lineApproachDepth(o, d, e0, e1, radius, *t) <= allowance);
       }
       if (auto t = raySphereEnter(o, d, e0, radius))
-        consider(*t, radialNormal(o + d * *t - e0, -normalize(d)), e0, pointApproachDepth(o, d, e0, radius, *t) <= kTouchTolerance);
+        consider(*t, radialNormal(o + d * *t - e0, -normalize(d)), e0, pointApproachDepth(o, d, e0, radius, *t) <= allowance);
     }
   }
   if (!is_sphere) {
@@ -630,7 +633,7 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
         const Vec3 pm = p + d * *t, qm = q + d * *t;
         Vec3 c1, c2;
         closestSegmentSegment(pm, qm, v, v, c1, c2);
-        consider(*t, radialNormal(c1 - v, -normalize(d)), v, lineApproachDepth(v, -d, p, q, radius, *t) <= kTouchTolerance);
+        consider(*t, radialNormal(c1 - v, -normalize(d)), v, lineApproachDepth(v, -d, p, q, radius, *t) <= allowance);
       }
     }
     // segment interior vs edge interior
@@ -652,7 +655,7 @@ std::optional<CastResult> castCapsuleTriangle(const Vec3& p, const Vec3& q, doub
       const double s = (b * ee - c * dd) / denom;
       const double w = (a * ee - b * dd) / denom;
       if (s < 0 || s > 1 || w < 0 || w > 1) continue;
-      consider(t, m * (c0 > 0 ? 1.0 : -1.0), e0 + v * w, staysTouching(0, d, m * (c0 > 0 ? 1.0 : -1.0), 1 - t));
+      consider(t, m * (c0 > 0 ? 1.0 : -1.0), e0 + v * w, staysTouching(0, d, m * (c0 > 0 ? 1.0 : -1.0), 1 - t, allowance));
     }
   }
   if (!(best_t <= 1)) return std::nullopt;
@@ -766,9 +769,14 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   // triangles, sliding across or starting on their shared edge, was hit with a sideways normal:
   // the overlap along the floor's normal stays 0). Along each axis the offset da t is deepest
   // in [lo, hi] at the interval's middle when it crosses it, else at an end of the contact.
+  // An axis along which the box and the triangle together are thinner than 4 kTouchTolerance
+  // never certifies a graze: a touch there is a pass through it (a review sent a flat box
+  // through a floor: its interval along the floor's normal has no width, so its deepest overlap
+  // read 0 as it crossed).
   auto grazes = [&](double ts, double te) {
     for (std::size_t i = 0; i < interval_count; ++i) {
       const AxisInterval& a = intervals[i];
+      if (a.hi - a.lo <= 4 * kTouchTolerance) continue;
       const double o0 = a.da * ts, o1 = a.da * te, mid = 0.5 * (a.lo + a.hi);
       const double deepest = (o0 - mid) * (o1 - mid) <= 0 ? 0.5 * (a.hi - a.lo)
                                                           : std::max(std::min(o0 - a.lo, a.hi - o0), std::min(o1 - a.lo, a.hi - o1));
@@ -781,8 +789,10 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   Vec3 out_dir;  // out of the box toward the triangle
   if (boxPenetrationImpl(box, pts, 3, edges, 3, &tri_n, 1, 0.0, depth, out_dir)) {
     const Vec3 start_normal = -out_dir;  // from the triangle toward the box
-    if (depth <= kTouchTolerance && (staysTouching(depth, d, start_normal) || grazes(0, std::clamp(t_exit, 0.0, 1.0))))
-      return std::nullopt;
+    // Touching: no hit when some axis keeps it touching over the contact (the penetration
+    // test's own axis is one of many when the box is coplanar with the triangle, a flat box on a
+    // floor, so the separating axes decide, not that axis alone).
+    if (depth <= kTouchTolerance && grazes(0, std::clamp(t_exit, 0.0, 1.0))) return std::nullopt;
     CastResult hit;
     hit.time = 0;
     hit.normal = start_normal;

@@ -24,8 +24,12 @@ inline constexpr double kTouchTolerance = 1e-7;
 /// a review, millimetre steps at coordinates of 1e5 hit by an angle limit), while a motion that
 /// sinks it deeper, however shallow, is a hit (an angle tolerance let long casts tunnel). A
 /// motion that ends at most kTouchTolerance into a surface ends touching it: no hit either.
-inline bool staysTouching(double depth, const Vec3& d, const Vec3& normal, double rest = 1.0) {
-  return depth + std::max(0.0, -dot(d, normal)) * rest <= kTouchTolerance;
+/// `allowance` lowers kTouchTolerance for shapes thinner than it: sinking a sphere of radius r
+/// more than r / 2 into a one-sided surface would carry its centre through it (a review walked a
+/// point through a floor in two casts).
+inline bool staysTouching(double depth, const Vec3& d, const Vec3& normal, double rest = 1.0,
+                          double allowance = kTouchTolerance) {
+  return depth + std::max(0.0, -dot(d, normal)) * rest <= allowance;
 }
 
 /// A triangle a, b, c (counter-clockwise front). May be degenerate (a segment or a point).

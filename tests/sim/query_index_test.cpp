@@ -274,6 +274,22 @@ TEST_CASE("a shape resting on a surface slides along it: no hit at edges between
   REQUIRE(pressed);
   CHECK(pressed->time == 0);
   CHECK(pressed->normal.y == Approx(1));
+
+  // Shapes thinner than the touch tolerance never "touch" their way through a surface (a review
+  // sent flat boxes, a point and a 3e-8 m sphere through a floor).
+  const Aabb flat{{-0.2, 1, -0.3}, {0.8, 1, 0.7}};
+  auto plate = tile_floor.castBox(flat, {0, -2, 0});
+  REQUIRE(plate);
+  CHECK(plate->time == Approx(0.5));
+  CHECK(tile_floor.castBox(Aabb{{0.3, 1, 0.2}, {0.3, 1, 0.2}}, {0, -2, 0}));  // a point-sized box
+  const Aabb flat_on{{-0.2, 0, -0.3}, {0.8, 0, 0.7}};
+  auto plate_pressed = tile_floor.castBox(flat_on, {0, -1, 0});
+  REQUIRE(plate_pressed);
+  CHECK(plate_pressed->time == 0);
+  auto dot_cast = tile_floor.castSphere({0.3, 1, 0.2}, 0, {0, -1.00000009, 0});  // ends 9e-8 m below
+  REQUIRE(dot_cast);
+  CHECK(dot_cast->time == Approx(1.0 / 1.00000009));
+  CHECK(tile_floor.castSphere({0.3, 1, 0.2}, 3e-8, {0, -1.00000009, 0}));
   // A slope of odd angle, resting and moving along it in every horizontal-ish tangent direction.
   const TriangleMesh ramp = meshOf({{-5, -2.2f, -5}, {5, 1.7f, -5}, {5, 1.7f, 5}, {-5, -2.2f, 5}}, {{0, 2, 1}, {0, 3, 2}}, "ramp");
   const QueryIndex slope(ramp);
