@@ -162,7 +162,7 @@ std::function<int()> setupPath(CLI::App& app) {
                   "walkable, not guaranteed optimal) or interval (worlds only: corridor with the rectangles\n"
                   "chosen by an exact interval search and corners tightened, or corridor's route when cheaper;\n"
                   "slower, routes as short as theta's); corridor and interval need one area cost and no link\n"
-                  "cheaper than walking, else theta answers")
+                  "cheaper than walking, else theta answers (and the output says so: answered_by)")
       ->default_str("astar");
   sub->add_option("--budget", options->budget,
                   "Node expansions per search before it gives up (BudgetExhausted); 0 = unlimited. Default:\n"
@@ -170,8 +170,8 @@ std::function<int()> setupPath(CLI::App& app) {
       ->transform(integerRange(0, std::numeric_limits<long long>::max()));
   sub->add_flag("--json", options->json,
                 "Print one JSON document. A map: scenarios, mismatches, failures, mean_us, p99_us and results in\n"
-                ".scen order. A world: found, reason, agent, method, length, cost, expansions, waypoints (and\n"
-                "on_demand with --on-demand). --batch always writes JSON lines");
+                ".scen order. A world: found, reason, agent, method, answered_by, length, cost, expansions,\n"
+                "waypoints (and on_demand with --on-demand). --batch always writes JSON lines");
   sub->add_flag("--no-jump-points", options->no_jump_points,
                 "Run astar on the plain search core instead of the jump point search fast path (maps only)");
   auto world = addWorldPathOptions(sub);  // world mode: tools/path_world.cpp

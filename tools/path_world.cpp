@@ -66,6 +66,7 @@ Json resultJson(const nav::PathResult& r, const nav::LayeredGraph& graph, const 
   doc["reason"] = std::string(nav::failureName(r.failure));
   doc["agent"] = agent;
   doc["method"] = std::string(nav::methodName(method));
+  doc["answered_by"] = std::string(nav::methodName(r.answered_by));
   doc["length"] = r.length;
   doc["cost"] = r.cost;
   doc["expansions"] = r.expansions;
@@ -79,8 +80,10 @@ Json resultJson(const nav::PathResult& r, const nav::LayeredGraph& graph, const 
 
 void printText(const nav::PathResult& r, const nav::LayeredGraph& graph, const std::string& agent,
                nav::SearchMethod method) {
-  fmt::print("result: {}\nagent: {}\nmethod: {}\n", r.ok() ? "found" : std::string(nav::failureName(r.failure)), printable(agent),
+  fmt::print("result: {}\nagent: {}\nmethod: {}", r.ok() ? "found" : std::string(nav::failureName(r.failure)), printable(agent),
              nav::methodName(method));
+  if (r.answered_by != method) fmt::print(" (answered by {})", nav::methodName(r.answered_by));
+  fmt::print("\n");
   // Length and cost belong to a route (found, or the closest one); a failure without one has
   // only its expansions.
   if (!r.waypoints.empty()) fmt::print("length: {:.3f} m\ncost: {:.3f}\n", r.length, r.cost);

@@ -272,10 +272,11 @@ bool tightenCorners(const CorridorIndex& index, std::vector<NodeId>& nodes, cons
   return changed;
 }
 
-PathResult failed(PathFailure reason, int64_t expansions) {
+PathResult failed(PathFailure reason, int64_t expansions, SearchMethod method) {
   PathResult r;
   r.failure = reason;
   r.expansions = expansions;
+  r.answered_by = method;
   return r;
 }
 
@@ -432,12 +433,12 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     uint32_t last_rect = goal_rect;
     if (!found) {
       const PathFailure reason = budget ? PathFailure::BudgetExhausted : PathFailure::NoPath;
-      if (!settings.return_closest) return failed(reason, expansions);
+      if (!settings.return_closest) return failed(reason, expansions, settings.method);
       // The route ends on the closest rectangle's node nearest to the goal.
       const CorridorRect& rect = index.rects()[closest];
       end = index.nodeAt(closest, std::clamp(goal_column[0], rect.x0, rect.x1), std::clamp(goal_column[1], rect.z0, rect.z1));
       if (end == kNoNode || end == start || !(view.heuristic(end, goal, false) < view.heuristic(start, goal, false)))
-        return failed(reason, expansions);
+        return failed(reason, expansions, settings.method);
       failure = PathFailure::ClosestNoPath;
       last_rect = closest;
     }
@@ -450,6 +451,9 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   PathResult result;
   result.failure = failure;
   result.expansions = expansions;
+  // The interval method's rectangles come from the corridor method's A* when its search found
+  // no route within the budget.
+  result.answered_by = in_plane && !straight && !routed ? SearchMethod::Corridor : settings.method;
   s.actions.clear();
   s.special_cost.clear();
   auto appendLeg = [&] {

@@ -128,7 +128,9 @@ std::vector<Waypoint> buildWaypoints(Grid& grid, const std::vector<NodeId>& cell
 
 bool gridIsUniform(const Grid& grid) { return grid.links().empty() && !grid.hasHeights() && !grid.hasAreas(); }
 
-PathResult findGridPath(Grid& grid, const GridPathRequest& request, SearchState& state) {
+namespace {
+
+PathResult gridPath(Grid& grid, const GridPathRequest& request, SearchState& state) {
   const auto start = grid.worldToCell(request.start);
   if (!start) return failed(PathFailure::StartOutsideGrid);
   const auto goal = grid.worldToCell(request.goal);
@@ -204,6 +206,16 @@ PathResult findGridPath(Grid& grid, const GridPathRequest& request, SearchState&
   result.waypoints = buildWaypoints(grid, nodes, actions, request);
   result.nodes = std::move(nodes);
   result.length = horizontalLength(result.waypoints);
+  return result;
+}
+
+}  // namespace
+
+PathResult findGridPath(Grid& grid, const GridPathRequest& request, SearchState& state) {
+  PathResult result = gridPath(grid, request, state);
+  // Grids answer corridor and interval as A* (search.h).
+  const bool own = request.method == SearchMethod::Direct || request.method == SearchMethod::Theta;
+  result.answered_by = own ? request.method : SearchMethod::AStar;
   return result;
 }
 

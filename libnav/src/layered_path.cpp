@@ -50,9 +50,10 @@ NodeId snapToNode(const LayeredGraph& graph, const sim::Vec3& point, const SnapS
 
 namespace {
 
-PathResult failure(PathFailure reason) {
+PathResult failure(PathFailure reason, SearchMethod method) {
   PathResult result;
   result.failure = reason;
+  result.answered_by = method;
   return result;
 }
 
@@ -68,19 +69,20 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
                            const LayeredSearchSettings& settings, SearchState& state) {
   const LayeredGraph& graph = view.graph();
   const NodeId start = snapToNode(graph, from, settings.snap);
-  if (start == kNoNode) return failure(PathFailure::NoStartNode);
+  if (start == kNoNode) return failure(PathFailure::NoStartNode, settings.method);
   const NodeId goal = snapToNode(graph, to, settings.snap);
-  if (goal == kNoNode) return failure(PathFailure::NoGoalNode);
+  if (goal == kNoNode) return failure(PathFailure::NoGoalNode, settings.method);
   if (!(std::hypot(to.x - from.x, to.z - from.z) <= settings.limits.max_horizontal_distance))
-    return failure(PathFailure::NoPath);
+    return failure(PathFailure::NoPath, settings.method);
 
   PathResult result;
+  result.answered_by = settings.method;
   if (settings.method == SearchMethod::Direct) {
     // One line, costed as the corridor method costs its segments (each area's share of the
     // length at its cost), with a waypoint where it enters another area.
     std::vector<LayeredSearchGraph::AreaCrossing> crossings;
     double cost = 0;
-    if (!view.walkLineCost(start, goal, cost, crossings)) return failure(PathFailure::Blocked);
+    if (!view.walkLineCost(start, goal, cost, crossings)) return failure(PathFailure::Blocked, settings.method);
     result.nodes = {start, goal};
     result.cost = cost;
     const GridFrame& grid = graph.grid;
@@ -110,7 +112,7 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
   // With return_closest the search runs anyway: an unreachable goal is when the closest route
   // is wanted (spec: "If the search makes progress but does not reach the goal, it can return
   // ClosestNoPath with the closest discovered route").
-  if (!settings.return_closest && view.provablyUnreachable(start, goal)) return failure(PathFailure::NoPath);
+  if (!settings.return_closest && view.provablyUnreachable(start, goal)) return failure(PathFailure::NoPath, settings.method);
   // Corridor and interval where a route's cost is not its length (areas of different costs,
   // links cheaper than walking): Theta* answers (corridor.h), once (not once per method the
   // interval method runs).

@@ -191,6 +191,8 @@ TEST_CASE("strata path --method corridor and interval: stairs, bridge, gap and s
   REQUIRE(r.exit_code == 0);
   Json doc = Json::parse(r.out);
   CHECK(doc["method"] == method);
+  // tower's ramp costs 1.5: route costs are not lengths there, so Theta* answers, and says so.
+  CHECK(doc["answered_by"] == "theta");
   CHECK(doc["waypoints"].back()["position"][1] == 8.0);
   // Some leg climbs the stairs (x 2..5, z 0..5) from the landing (y 4) towards the roof (y 8).
   bool stairs = false;
@@ -378,11 +380,23 @@ TEST_CASE("strata path --method interval is never longer than corridor (narrow m
     args.push_back(method);
     const auto r = path("maze", args);
     REQUIRE(r.exit_code == 0);
-    return Json::parse(r.out)["length"].get<double>();
+    const Json doc = Json::parse(r.out);
+    // maze has one area: the corridor methods answer themselves (interval may keep the corridor
+    // method's route, when it is the cheaper one).
+    const std::string by = doc["answered_by"];
+    CHECK((by == method || (by == "corridor" && std::string(method) == "interval")));
+    return doc["length"].get<double>();
   };
   const double interval = run("interval"), corridor = run("corridor"), theta = run("theta");
   CHECK(interval <= corridor + 1e-9);
   CHECK(interval <= theta * 1.01);
+  // The text names the method that answered when it is not the one asked for.
+  const auto tower = path("tower", {"--from", "0,0,-25", "--to", "0,8,-4", "--method", "corridor"});
+  REQUIRE(tower.exit_code == 0);
+  CHECK_THAT(tower.out, Catch::Contains("method: corridor (answered by theta)\n"));
+  const auto maze = path("maze", {"--from", "11.758,0,5.119", "--to", "0.328,0,1.354", "--method", "corridor"});
+  REQUIRE(maze.exit_code == 0);
+  CHECK_THAT(maze.out, Catch::Contains("method: corridor\n"));
 }
 
 TEST_CASE("strata path --batch checks the world and the agent even with no requests", "[cli][path][layered][batch]") {

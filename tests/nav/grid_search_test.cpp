@@ -52,6 +52,9 @@ TEST_CASE("grid corridor requests are answered as astar", "[nav][grid]") {
   REQUIRE(corridor.ok());
   CHECK(corridor.cost == exact.cost);
   CHECK(corridor.nodes == exact.nodes);
+  CHECK(corridor.answered_by == SearchMethod::AStar);
+  CHECK(route(grid, SearchMethod::Interval, from, to).answered_by == SearchMethod::AStar);
+  CHECK(route(grid, SearchMethod::Theta, from, to).answered_by == SearchMethod::Theta);
 }
 
 TEST_CASE("grid astar: no corner cutting between two diagonal blocks", "[nav][grid]") {

@@ -137,6 +137,7 @@ void checkPair(const LayeredSearchGraph& view, const sim::Vec3& a, const sim::Ve
   // Where a route's cost is not its length (areas of different costs, links cheaper than
   // walking) Theta* answers; elsewhere the corridor answers itself.
   if (!view.provablyUnreachable(start, goal)) CHECK(stats.fell_back == !view.corridor().costIsLength());
+  CHECK((r.answered_by == SearchMethod::Theta) == stats.fell_back);
   CHECK(r.ok() == exact.ok());
   if (!r.ok() || !exact.ok()) return;
   ++totals.found;
@@ -350,6 +351,7 @@ TEST_CASE("corridor and interval: where areas differ in cost, Theta* answers (no
       // Straight through would cost 17 - 4 + 4 * mud.
       CHECK(r.cost <= 1.1 * exact.cost);
       CHECK(r.cost == answerWith(view, from, to, SearchMethod::Theta, state).cost);
+      CHECK(r.answered_by == SearchMethod::Theta);  // and the result says so
       if (mud >= 10) {
         bool crossed = false;
         for (const Waypoint& w : r.waypoints) crossed = crossed || w.area == 1;
@@ -380,6 +382,8 @@ TEST_CASE("corridor and interval: a link cheaper than walking sends the request 
       const PathResult r = answerWith(view, from, to, method, state);
       REQUIRE(r.ok());
       CHECK(r.cost <= 1.01 * exact.cost);
+      // The straight line answers in one rectangle unless the cheap link sends it to Theta*.
+      CHECK(r.answered_by == (link_cost > 28 ? method : SearchMethod::Theta));
     }
   }
 }
