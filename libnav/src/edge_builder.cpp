@@ -13,7 +13,8 @@
 //  - when the adjacent column offers nothing, a few further columns are examined along cardinal
 //    directions: the clearance gap around a ledge (nodes near a wall have no standing room)
 //    and gaps an agent can jump;
-//  - climb edges join floors separated by a surface labelled climbable, both ways;
+//  - climb edges join floors separated by a surface labelled climbable, both ways (where a
+//    jump or drop reaches the same column too, the cheaper of the two; a jump or drop on a tie);
 //  - cost: (horizontal + |rise| / 2) * destination area cost + penalty; an infinite area cost
 //    removes the edge.
 // The sweep is skipped when the standing boxes (already known to be free) cover it exactly: a
@@ -214,17 +215,21 @@ class NodeEdges {
           if (diagonal) break;
         }
         // 2. Climb along a climbable surface (up or down).
+        Candidate climb;
         if (any_climbable_ && best.kind == EdgeKind::None) {
           for (uint32_t m = begin; m < end; ++m) {
             const double hm = g_.height[m];
             if (std::fabs(hm - hn) <= step_) continue;
             const double low = std::min(hn, hm), high = std::max(hn, hm);
             if (!climbableBetween(ax, az, bx, bz, low + step_, high)) continue;
-            if (best.kind == EdgeKind::None || std::fabs(hm - hn) < std::fabs(best.rise))
-              best = {m, EdgeKind::Climb, hm - hn, horizontal};
+            if (climb.kind == EdgeKind::None || std::fabs(hm - hn) < std::fabs(climb.rise))
+              climb = {m, EdgeKind::Climb, hm - hn, horizontal};
           }
         }
         // 3. Jump or drop: the smallest height change whose sweep at the higher floor is free.
+        // Where a climb is possible too, the cheaper of the two is the edge (a jump or drop on a
+        // tie): a ladder beside a ledge must not make the way down dearer for an agent that
+        // can climb than for one that cannot.
         if (best.kind == EdgeKind::None) {
           Candidate found;
           // Floors lower than both the allowed drop and a step below are never landed on, nor
@@ -257,7 +262,7 @@ class NodeEdges {
             if (!sweepFree(ax, az, bx, bz, lo, top + s_.height)) continue;
             found = {m, kind, rise, horizontal};
           }
-          best = found;
+          best = climb.kind != EdgeKind::None && costOf(climb) < costOf(found) ? climb : found;
         }
         // Look further only over columns whose floors all lie below this one (a gap, a pit, the
         // foot of a ledge): a floor at or above this level that gave no edge is in the way.
@@ -284,6 +289,12 @@ class NodeEdges {
     g_.neighbor[slot] = best.node;
     g_.edge_kind[slot] = static_cast<uint8_t>(best.kind);
     g_.edge_cost[slot] = static_cast<float>(edgeCost(s_, best.kind, best.horizontal, best.rise, area_cost));
+  }
+
+  // The cost `best` would be written with: +infinity for no edge or an unenterable destination.
+  double costOf(const Candidate& best) const {
+    if (best.kind == EdgeKind::None) return std::numeric_limits<double>::infinity();
+    return edgeCost(s_, best.kind, best.horizontal, best.rise, g_.area_costs[g_.area[best.node]]);
   }
 
   // `bn`: bottomOf(n).

@@ -408,6 +408,49 @@ TEST_CASE("climb edges follow surfaces labelled climbable", "[nav][bake]") {
   for (uint8_t kind : no_climb.graph.edge_kind) CHECK(kind != static_cast<uint8_t>(EdgeKind::Climb));
 }
 
+TEST_CASE("a ladder beside a ledge never makes an edge dearer for an agent that can climb", "[nav][bake]") {
+  // Ledges of 0.9 m (jumped up, dropped down) and 1.5 m (dropped down only), each with a ladder
+  // over its whole face. The climb edge (full height change plus its penalty) replaced the
+  // cheaper jump and drop: down the 1.5 m ledge 3.0 against 1.75 (an audit's mesh).
+  MeshBuilder level;
+  level.floor(0, 0, 7, 2, 0).box({7, 0, 0}, {9, 1.5, 2}).box({6.98, 0, 0}, {7, 1.5, 2}, "ladder");
+  level.floor(0, 4, 7, 6, 0).box({7, 0, 4}, {9, 0.9, 6}).box({6.98, 0, 4}, {7, 0.9, 6}, "ladder");
+  auto agent = testAgent();
+  agent.settings.can_jump = true;
+  agent.settings.jump_height = 1.0;
+  agent.settings.max_drop = 2.0;
+  agent.climbable = {"ladder"};
+  agent.settings.can_climb = false;
+  const auto walker = bakeOne(level.mesh(), agent);
+  agent.settings.can_climb = true;
+  const auto climber = bakeOne(level.mesh(), agent);
+  const auto& w = walker.graph;
+  const auto& c = climber.graph;
+  REQUIRE(w.nodeCount() == c.nodeCount());
+  int climbs = 0, cheaper = 0, drops_at_ladder = 0;
+  for (uint32_t n = 0; n < c.nodeCount(); ++n)
+    for (int d = 0; d < nav::kDirectionCount; ++d) {
+      const EdgeKind kind = c.edgeKind(n, d);
+      if (kind == EdgeKind::None) {
+        CHECK(w.edgeKind(n, d) == EdgeKind::None);
+        continue;
+      }
+      climbs += kind == EdgeKind::Climb;
+      if (w.edgeKind(n, d) == EdgeKind::None) {
+        CHECK(kind == EdgeKind::Climb);  // only climbing adds edges
+        continue;
+      }
+      INFO("node " << n << " direction " << d);
+      CHECK(c.edgeCost(n, d) <= w.edgeCost(n, d));
+      if (c.edgeCost(n, d) < w.edgeCost(n, d)) ++cheaper;
+      const double x = c.nodePosition(n).x;
+      if (kind == EdgeKind::Drop && x > 7 && x < 7.5) ++drops_at_ladder;
+    }
+  CHECK(climbs > 0);                // up the 1.5 m ledge only a ladder leads
+  CHECK(drops_at_ladder > 0);       // down it, the drop stays
+  CHECK(cheaper == 0);              // no climb here is cheaper than a jump or drop
+}
+
 TEST_CASE("custom links snap to the nearest floors and keep label and direction", "[nav][bake]") {
   MeshBuilder level;
   level.floor(0, 0, 5, 5, 0).floor(10, 10, 15, 15, 2);
