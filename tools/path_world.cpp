@@ -59,6 +59,12 @@ int jsonDepth(const std::string& text) {
   return deepest;
 }
 
+// The label of the link a waypoint arrives by, null for other waypoints.
+const std::string* linkLabel(const nav::LayeredGraph& graph, const nav::Waypoint& w) {
+  if (w.action != nav::MoveAction::Link || w.link < 0 || std::size_t(w.link) >= graph.link_labels.size()) return nullptr;
+  return &graph.link_labels[std::size_t(w.link)];
+}
+
 Json resultJson(const nav::PathResult& r, const nav::LayeredGraph& graph, const std::string& agent,
                 nav::SearchMethod method) {
   Json doc;
@@ -71,9 +77,12 @@ Json resultJson(const nav::PathResult& r, const nav::LayeredGraph& graph, const 
   doc["cost"] = r.cost;
   doc["expansions"] = r.expansions;
   Json waypoints = Json::array();
-  for (const nav::Waypoint& w : r.waypoints)
-    waypoints.push_back({{"position", jsonPoint(w.position)}, {"action", std::string(nav::actionName(w.action))},
-                         {"area", areaName(graph, w.area)}});
+  for (const nav::Waypoint& w : r.waypoints) {
+    Json point{{"position", jsonPoint(w.position)}, {"action", std::string(nav::actionName(w.action))},
+               {"area", areaName(graph, w.area)}};
+    if (const std::string* label = linkLabel(graph, w)) point["link"] = *label;
+    waypoints.push_back(std::move(point));
+  }
   doc["waypoints"] = std::move(waypoints);
   return doc;
 }
@@ -92,8 +101,10 @@ void printText(const nav::PathResult& r, const nav::LayeredGraph& graph, const s
   fmt::print("waypoints: {}\n", r.waypoints.size());
   for (std::size_t i = 0; i < r.waypoints.size(); ++i) {
     const nav::Waypoint& w = r.waypoints[i];
-    fmt::print("  {:>3}  {:<5}  {:10.3f} {:8.3f} {:10.3f}  {}\n", i, nav::actionName(w.action), shown(w.position.x),
+    fmt::print("  {:>3}  {:<5}  {:10.3f} {:8.3f} {:10.3f}  {}", i, nav::actionName(w.action), shown(w.position.x),
                shown(w.position.y), shown(w.position.z), areaName(graph, w.area));
+    if (const std::string* label = linkLabel(graph, w)) fmt::print("  via {}", printable(*label));
+    fmt::print("\n");
   }
 }
 
@@ -278,8 +289,9 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
   nav::SearchState state;
   auto answer = nav::findOnDemandPath(loaded->mesh, index, loaded->agent, from, to, settings, region, state);
   if (!answer) return reportError(answer.error());
-  nav::LayeredGraph names;  // the area names the waypoints refer to
+  nav::LayeredGraph names;  // the area names and link labels the waypoints refer to
   names.area_names = answer->area_names;
+  names.link_labels = answer->link_labels;
   const std::string& agent = loaded->agent.settings.name;
   const nav::PathResult& result = answer->path;
   if (json) {

@@ -639,14 +639,20 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       p.y = g.height[c.node];
       points.push_back({p, MoveAction::Walk, g.area[c.node]});
     }
-    if (i + 1 < count) points.push_back({b, s.actions[i], g.area[result.nodes[i]]});
+    if (i + 1 < count) {
+      const NodeId n = result.nodes[i];
+      points.push_back({b, s.actions[i], g.area[n],
+                        s.actions[i] == MoveAction::Link ? g.linkLabel(result.nodes[i - 1], n) : -1});
+    }
   }
   MoveAction final_action = count > 1 ? s.actions[count - 1] : MoveAction::Walk;
+  const int32_t final_link = final_action == MoveAction::Link ? g.linkLabel(result.nodes[count - 2], last) : -1;
   if (count > 1 && !sameColumn(last, end_point)) {
-    points.push_back({centre(last), final_action, g.area[last]});
+    points.push_back({centre(last), final_action, g.area[last], final_link});
     final_action = MoveAction::Walk;
   }
-  points.push_back({{end_point.x, g.height[last], end_point.z}, final_action, g.area[last]});
+  points.push_back({{end_point.x, g.height[last], end_point.z}, final_action, g.area[last],
+                    final_action == MoveAction::Link ? final_link : -1});
   if (settings.waypoint_spacing > 0) points = spaceWaypoints(view, std::move(points), settings.waypoint_spacing);
   result.length = horizontalLength(points);
   return result;

@@ -131,6 +131,14 @@ bool LayeredGraph::canReach(uint32_t from, uint32_t to) const {
                             region_reach.begin() + region_reach_offsets[a + 1], b);
 }
 
+int32_t LayeredGraph::linkLabel(uint32_t from, uint32_t to) const {
+  if (from + 1 >= link_offsets.size()) return -1;
+  const OffMeshLink* best = nullptr;
+  for (uint32_t l = link_offsets[from]; l < link_offsets[from + 1]; ++l)
+    if (links[l].to_node == to && (best == nullptr || links[l].cost < best->cost)) best = &links[l];
+  return best == nullptr ? -1 : static_cast<int32_t>(best->label);
+}
+
 int LayeredGraph::findField(const std::string& name) const {
   for (std::size_t i = 0; i < fields.size(); ++i)
     if (fields[i].name == name) return static_cast<int>(i);

@@ -79,15 +79,21 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
       const int64_t dx1 = b[0] - a[0], dz1 = b[1] - a[1], dx2 = c[0] - b[0], dz2 = c[1] - b[1];
       keep = dx1 * dz2 - dz1 * dx2 != 0 || dx1 * dx2 + dz1 * dz2 <= 0;
     }
-    if (keep) points.push_back(waypointAt(graph, node, action(i)));
+    if (keep) {
+      points.push_back(waypointAt(graph, node, action(i)));
+      if (action(i) == MoveAction::Link) points.back().link = graph.linkLabel(prev, node);
+    }
   }
   if (last > 0) addCrossings(last);
   MoveAction final_action = last > 0 ? action(last) : MoveAction::Walk;
+  const int32_t final_link = final_action == MoveAction::Link ? graph.linkLabel(nodes[last - 1], last_node) : -1;
   if (!sameColumnAs(view, last_node, to) && last > 0) {
     points.push_back(waypointAt(graph, last_node, final_action));
+    points.back().link = final_link;
     final_action = MoveAction::Walk;
   }
-  points.push_back({{to.x, graph.height[last_node], to.z}, final_action, graph.area[last_node]});
+  points.push_back({{to.x, graph.height[last_node], to.z}, final_action, graph.area[last_node],
+                    final_action == MoveAction::Link ? final_link : -1});
 
   return spaceWaypoints(view, std::move(points), spacing);
 }

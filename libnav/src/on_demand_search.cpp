@@ -179,6 +179,7 @@ class OnDemandGraph {
 
   std::size_t columnsBuilt() const { return columns_built_; }
   const std::vector<std::string>& areaNames() const { return area_names_; }
+  const std::vector<std::string>& linkLabels() const { return link_labels_; }
 
  private:
   // Whether every floor within `across` and `up_down` of p would be a floor of the region.
@@ -443,6 +444,7 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
     }
     answer.columns_built += graph.columnsBuilt();
     answer.area_names = graph.areaNames();
+    answer.link_labels = graph.linkLabels();
     answer.nodes_built += graph.nodeCount();
     // Only a region that ran out (NoPath) is worth enlarging; every other answer is final.
     if (result.failure != PathFailure::NoPath) break;

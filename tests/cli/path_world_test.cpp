@@ -67,6 +67,45 @@ TEST_CASE("strata path course: across the gap carries a jump", "[cli][path][laye
   CHECK(jump);
 }
 
+TEST_CASE("strata path course: the custom link's waypoint names the link it takes", "[cli][path][layered]") {
+  // The moving-platform pad carries the agent up onto the climb platform. The spec keeps a link's
+  // label; without it on the waypoint a caller could not tell which of several links to trigger.
+  const std::vector<std::string> ends{"--from", "58,0,0", "--to", "68,3,-2.5"};
+  auto check = [](const Json& doc) {
+    int links = 0;
+    for (const auto& w : doc["waypoints"]) {
+      if (w["action"] == "link") {
+        ++links;
+        CHECK(w["link"] == "moving_platform");
+      } else {
+        CHECK_FALSE(w.contains("link"));
+      }
+    }
+    CHECK(links == 1);
+  };
+  for (const std::string method : {"astar", "theta", "corridor"}) {
+    INFO(method);
+    std::vector<std::string> args = ends;
+    for (const char* a : {"--json", "--method"}) args.push_back(a);
+    args.push_back(method);
+    const auto r = path("course", args);
+    REQUIRE(r.exit_code == 0);
+    check(Json::parse(r.out));
+  }
+  const auto text = path("course", ends);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("  via moving_platform\n"));
+  // On demand, from the imported mesh.
+  strata::test::TempDir dir;
+  const std::string world = (dir / "course.h5").string();
+  REQUIRE(runStrata({"import", (sourceDir() / "samples" / "course.obj").string(), "-o", world}).exit_code == 0);
+  std::vector<std::string> args{"path", world, "--profile", (sourceDir() / "samples" / "course.toml").string(), "--on-demand", "--json"};
+  for (const auto& a : ends) args.push_back(a);
+  const auto demand = runStrata(args);
+  REQUIRE(demand.exit_code == 0);
+  check(Json::parse(demand.out));
+}
+
 TEST_CASE("strata path maze: the sealed room is rejected without expanding", "[cli][path][layered]") {
   const auto r = path("maze", {"--from", "0.6,0,-1", "--to", "17.5,0,3.5", "--json"});
   CHECK(r.exit_code == 3);

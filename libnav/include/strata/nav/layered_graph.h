@@ -224,6 +224,10 @@ struct LayeredGraph {
   /// Rebuilds link_offsets (size nodeCount() + 1) from `links`, which must be sorted by
   /// from_node with every from_node below nodeCount(); in parallel over the nodes.
   void indexLinkOffsets();
+  /// The label (index into link_labels) of the link a route takes from node `from` to node
+  /// `to`: the cheapest such link, the first in `links` on a tie (the one a search relaxes
+  /// first); -1 when no link joins them.
+  int32_t linkLabel(uint32_t from, uint32_t to) const;
   /// Index of the named field, or -1.
   int findField(const std::string& name) const;
   /// Empty string when the arrays are mutually consistent (sizes, offsets monotone, indices in

@@ -66,6 +66,7 @@ struct OnDemandPath {
   std::size_t columns_built = 0;///< columns built over all attempts
   std::size_t nodes_built = 0;  ///< floor nodes found in them
   std::vector<std::string> area_names; ///< names of the waypoints' area indices (the profile's areas)
+  std::vector<std::string> link_labels;///< labels of the waypoints' link indices (Waypoint::link)
 };
 
 /// Finds a route from `from` to `to` over `mesh` (whose query index is `index`) for `agent`,

@@ -99,6 +99,9 @@ struct Waypoint {
   sim::Vec3 position;                    ///< metres; Y is the surface height where known
   MoveAction action = MoveAction::Walk;  ///< how the agent arrives here from the previous waypoint (Walk for the first)
   std::uint16_t area = 0;                ///< area id of the surface at this waypoint (0 = default area)
+  /// Action Link on a layered graph: the taken link's label, an index into the graph's
+  /// `link_labels` (LayeredGraph::linkLabel); -1 otherwise.
+  std::int32_t link = -1;
 };
 
 /// What every search returns: waypoints on success, a reason on failure.
