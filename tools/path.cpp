@@ -173,7 +173,8 @@ std::function<int()> setupPath(CLI::App& app) {
                 ".scen order. A world: found, reason, agent, method, answered_by, length, cost, expansions,\n"
                 "waypoints (and on_demand with --on-demand). --batch always writes JSON lines");
   sub->add_flag("--no-jump-points", options->no_jump_points,
-                "Run astar on the plain search core instead of the jump point search fast path (maps only)");
+                "Run astar on the plain search core instead of the jump point search fast path (maps only;\n"
+                "a --budget other than 0 does the same: the budget counts cells)");
   auto world = addWorldPathOptions(sub);  // world mode: tools/path_world.cpp
   return [options, world, sub]() -> int {
     std::error_code ec;

@@ -157,7 +157,11 @@ PathResult gridPath(Grid& grid, const GridPathRequest& request, SearchState& sta
 
   SearchOutcome outcome;
   bool jumped = false;
-  if (request.use_jump_points && gridIsUniform(grid)) {
+  // Jump point search only without a budget: it expands jump points, not cells, so under a
+  // budget the same request would succeed or run out depending on whether earlier queries had
+  // filled the lazy cache (the fast path needs the whole grid rasterized). The budget counts the
+  // plain search's cells, whatever the cache holds.
+  if (request.use_jump_points && options.max_expansions == 0 && gridIsUniform(grid)) {
     if (const GridBitmap* bitmap = grid.bitmap()) {  // only on fully rasterized grids
       outcome = search(detail::JumpPointGraph(grid, *bitmap, goal_key, !options.any_angle), state, start_key, goal_key, options);
       jumped = true;
@@ -176,16 +180,12 @@ PathResult gridPath(Grid& grid, const GridPathRequest& request, SearchState& sta
   const CellCoord s_cell = grid.coord(start_key), g_cell = grid.coord(goal_key);
   const double octile_bound = detail::octile(g_cell.x - s_cell.x, g_cell.z - s_cell.z);
   // No 8-connected route is shorter than the octile distance: a Theta* route within it needs no check.
-  // The check below shares the request's budget: what the Theta* search left of it (none left:
-  // no check, and the Theta* route stands).
-  const bool budget_left = options.max_expansions == 0 || outcome.expansions < options.max_expansions;
-  if (jumped && options.any_angle && result.cost > octile_bound + 1e-9 && budget_left) {
+  if (jumped && options.any_angle && result.cost > octile_bound + 1e-9) {
     // Theta* over jump points prunes by the direction of arrival, which can (rarely) leave it
     // longer than the exact 8-connected route. Keep the any-angle promise: run the exact search
     // too and, when it is shorter, return its route pulled taut through lineOfSight.
-    SearchOptions exact = options;
+    SearchOptions exact = options;  // unlimited, as jump point search runs only without a budget
     exact.any_angle = false;
-    if (options.max_expansions > 0) exact.max_expansions = options.max_expansions - outcome.expansions;
     const SearchOutcome astar = search(detail::JumpPointGraph(grid, *grid.bitmap(), goal_key, true), state, start_key, goal_key, exact);
     result.expansions += astar.expansions;
     if (astar.status == SearchStatus::Found && astar.cost < result.cost) {

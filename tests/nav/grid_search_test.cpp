@@ -57,6 +57,33 @@ TEST_CASE("grid corridor requests are answered as astar", "[nav][grid]") {
   CHECK(route(grid, SearchMethod::Theta, from, to).answered_by == SearchMethod::Theta);
 }
 
+TEST_CASE("grid search: a budget means the same whether or not the lazy cache is full", "[nav][grid]") {
+  // An open 300 x 3 strip: the route needs 299 cell expansions. Once every cell was probed (a
+  // distance field, rasterizeAll) jump point search could run and answered with 1 expansion,
+  // so the same request on an unchanged grid flipped between BudgetExhausted and a route (an
+  // audit). A budget counts cells: jump point search runs only without one.
+  Grid grid = ascii(std::vector<std::string>(3, std::string(300, '.')));
+  const sim::Vec3 from{0.5, 0, 0.5}, to{299.5, 0, 2.5};
+  for (const SearchMethod method : {SearchMethod::AStar, SearchMethod::Theta}) {
+    INFO(methodName(method));
+    grid.refresh();
+    const PathResult cold = route(grid, method, from, to, 100);
+    CHECK(cold.failure == PathFailure::BudgetExhausted);
+    CHECK(cold.expansions == 100);
+    grid.rasterizeAll();
+    const PathResult warm = route(grid, method, from, to, 100);
+    CHECK(warm.failure == PathFailure::BudgetExhausted);
+    CHECK(warm.expansions == 100);
+    // Unlimited, the fast path answers with the exact length.
+    const PathResult fast = route(grid, method, from, to, 0);
+    REQUIRE(fast.ok());
+    CHECK(fast.expansions < 100);
+    const PathResult enough = route(grid, method, from, to, 1000);
+    REQUIRE(enough.ok());
+    CHECK(fast.length == Approx(enough.length));
+  }
+}
+
 TEST_CASE("grid astar: no corner cutting between two diagonal blocks", "[nav][grid]") {
   // The only connection between the halves is a diagonal squeeze between two blocked corners.
   Grid grid = ascii({
