@@ -6,7 +6,9 @@
 // a floor only within the radius of where it really is: a path endpoint 20 m outside the world
 // is NoStartNode, not a 20 m leg to the edge). On stacked floors each column offers the floor *below* the point
 // (the highest one not more than `above` over it), so a point on the road under a bridge lands
-// on the road, and a point on the roof lands on the roof, whichever is nearer in 3-D.
+// on the road, and a point on the roof lands on the roof. Among the columns the nearest wins,
+// a floor below the point charged its drop up to one column, and a floor whose surface lies
+// more than 0.15 m over the point (the point under its slab) only when no other is in reach.
 
 #include <algorithm>
 #include <cmath>
@@ -24,10 +26,14 @@ int32_t clampedColumn(double world, double origin, double cell_size, int32_t cel
   return static_cast<int32_t>(c);
 }
 
-}  // namespace
+// A column's floor below a point and its surface height under the point.
+struct FloorUnder {
+  NodeId node = kNoNode;
+  double surface = 0;  // metres: the floor's height carried along its plane to the point
+};
 
-NodeId floorBelowAt(const LayeredGraph& graph, int32_t x, int32_t z, const sim::Vec3& point, double above, double below) {
-  if (!graph.grid.contains(x, z)) return kNoNode;
+FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim::Vec3& point, double above, double below) {
+  if (!graph.grid.contains(x, z)) return {};
   const double y = point.y;
   const uint32_t begin = graph.columnBegin(x, z);
   const double half = 0.5 * graph.grid.cell_size;
@@ -45,7 +51,7 @@ NodeId floorBelowAt(const LayeredGraph& graph, int32_t x, int32_t z, const sim::
   for (uint32_t n = graph.columnEnd(x, z); n > begin; --n) {
     const double h = graph.height[n - 1] + along(n - 1);  // the surface under the point
     if (h > y + above) continue;
-    if (h < y - below) return kNoNode;
+    if (h < y - below) return {};
     // This floor is the point's only when the point is not in the room below it: clearly under
     // the ceiling of the floor beneath (by more than a centimetre: heights and headroom are
     // float32, and a thin floor's ceiling is its own surface), the floor above is through the
@@ -58,9 +64,15 @@ NodeId floorBelowAt(const LayeredGraph& graph, int32_t x, int32_t z, const sim::
       const double ceiling = double(graph.height[n - 2]) + double(graph.headroom[n - 2]) + along(n - 1);
       if (y < ceiling - kCeilingMargin) continue;
     }
-    return n - 1;
+    return {n - 1, h};
   }
-  return kNoNode;
+  return {};
+}
+
+}  // namespace
+
+NodeId floorBelowAt(const LayeredGraph& graph, int32_t x, int32_t z, const sim::Vec3& point, double above, double below) {
+  return floorUnder(graph, x, z, point, above, below).node;
 }
 
 NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, double above, double below) {
@@ -70,6 +82,7 @@ NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, dou
 
 std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap) {
   constexpr double kTie = 1e-6;  // metres
+  constexpr double kUnderSurface = 0.15;  // metres: deeper under a floor's surface is under its slab
   const GridFrame& grid = graph.grid;
   if (grid.width_cells <= 0 || grid.depth_cells <= 0 || graph.column_offsets.size() != grid.columnCount() + 1)
     return std::nullopt;
@@ -91,25 +104,43 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   const int32_t max_ring = static_cast<int32_t>(std::min(std::ceil((snap.max_horizontal + offset) / grid.cell_size),
                                                          static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
   FloorHit best;
+  bool best_under = false;
+  double best_score = 0;
   auto consider = [&](int32_t x, int32_t z) {
-    const NodeId n = floorBelowAt(graph, x, z, point, snap.above, snap.below);
+    const FloorUnder f = floorUnder(graph, x, z, point, snap.above, snap.below);
+    const NodeId n = f.node;
     if (n == kNoNode) return;
     const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
     // The point's own column is always a candidate (its centre may lie up to half a diagonal away).
     if (d > snap.max_horizontal && !(inside && x == cx && z == cz)) return;
-    // Distances within a micrometre are a tie (a point on a column border is equally far from
-    // both centres, but the centres' rounding depends on the grid's origin: the baked grid and
-    // an on-demand region's would pick different sides), broken by the lower node id: the lower
-    // z, then x, of the column, the same on every grid.
-    if (best.node == kNoNode || d < best.horizontal_distance - kTie ||
-        (d <= best.horizontal_distance + kTie && n < best.node)) {
+    // A floor more than kUnderSurface above the point has the point inside or under its slab
+    // (under a table, in a crawl space whose floor has no standing room): it counts only when
+    // no column offers a floor at or below the point.
+    const double rise = f.surface - point.y;
+    const bool under = rise > kUnderSurface;
+    // A floor below the point is charged its drop, up to one column: a point on a bridge deck
+    // near its edge, whose own column holds only the road 4 m below, lands on the deck in the
+    // next column, while a point hovering over uneven ground still takes the floor nearest
+    // horizontally (every column charged the same full column).
+    const double score = d + std::min(std::max(-rise, 0.0), grid.cell_size);
+    // Scores within a micrometre are a tie (a point on a column border is equally far from both
+    // centres, but the centres' rounding depends on the grid's origin: the baked grid and an
+    // on-demand region's would pick different sides), broken by the lower node id: the lower z,
+    // then x, of the column, the same on every grid.
+    const bool better = best.node == kNoNode || (best_under && !under) ||
+                        (best_under == under && (score < best_score - kTie || (score <= best_score + kTie && n < best.node)));
+    if (better) {
       best.node = n;
       best.horizontal_distance = d;
       best.position = {grid.centerX(x), static_cast<double>(graph.height[n]), grid.centerZ(z)};
+      best_under = under;
+      best_score = score;
     }
   };
   for (int32_t ring = 0; ring <= max_ring; ++ring) {
-    if (best.node != kNoNode && ring * grid.cell_size - offset > best.horizontal_distance + kTie) break;
+    // No column on this ring or beyond scores less than its distance (a floor under the point's
+    // surface may still be beaten by any other floor within the radius).
+    if (best.node != kNoNode && !best_under && ring * grid.cell_size - offset > best_score + kTie) break;
     if (ring == 0) {
       consider(cx, cz);
       continue;

@@ -83,6 +83,54 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   CHECK(snappedHeight(flat, {2.5, -0.4, 2.5}) == Approx(0));
 }
 
+TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, one under a slab without standing room goes beside it", "[nav][query]") {
+  const SnapSettings snap;
+  auto snapped = [&](const LayeredGraph& g, const sim::Vec3& p) {
+    const auto hit = nearestWalkable(g, p, snap);
+    REQUIRE(hit);
+    return hit->position;
+  };
+  // A road at 0 and a bridge deck at 4 over columns x 0..1: a point standing on the deck at
+  // x 2.05 (the deck's real edge may lie past its last column's centre) has only the road in its
+  // own column. By horizontal distance alone it took the road 4 m down (an audit: NoPath from a
+  // point on a bridge near its edge); a floor below is charged its drop up to one column.
+  LayeredBuilder bridge(5, 5);
+  bridge.fromAscii({".....", ".....", ".....", ".....", "....."});
+  for (int z = 0; z < 5; ++z)
+    for (int x = 0; x < 2; ++x) bridge.addFloor(x, z, 4);
+  const auto deck = bridge.build();
+  CHECK(snapped(deck, {2.05, 4.0, 2.5}).y == Approx(4));
+  CHECK(snapped(deck, {2.05, 4.0, 2.5}).x == Approx(1.5));
+  // On the road under the deck's edge, and on the road beside it: the road.
+  CHECK(snapped(deck, {1.9, 0.0, 2.5}).y == Approx(0));
+  CHECK(snapped(deck, {2.05, 0.0, 2.5}).y == Approx(0));
+  // Hovering 3 m over the road beside the deck: the column below (the drop is charged the same
+  // full column everywhere), not the deck 1 m under the point.
+  CHECK(snapped(deck, {2.6, 3.0, 2.5}).x == Approx(2.5));
+  CHECK(snapped(deck, {2.6, 3.0, 2.5}).y == Approx(0));
+  // A slab whose top is at 1.4 over column (2, 2) with no standing room beneath (no floor node
+  // there): a point at 1.0 is under it, and the road beside it is the floor below, not the
+  // slab's top 0.4 m above the point (an audit: course's low ceiling). A point within 0.15 m of
+  // the top is in the slab, on it.
+  LayeredBuilder crawl(5, 5);
+  crawl.fromAscii({".....", ".....", "..#..", ".....", "....."});
+  crawl.addFloor(2, 2, 1.4f);
+  const auto low = crawl.build();
+  for (const double y : {1.0, 1.19, 0.3}) {
+    INFO("y " << y);
+    CHECK(snapped(low, {2.5, y, 2.5}).y == Approx(0));
+  }
+  CHECK(snapped(low, {2.5, 1.3, 2.5}).y == Approx(1.4));
+  CHECK(snapped(low, {2.5, 1.5, 2.5}).y == Approx(1.4));
+  // With nothing else in reach the slab still counts (a floor with nothing under it keeps the
+  // `above` tolerance).
+  SnapSettings tight;
+  tight.max_horizontal = 0.4;
+  const auto alone = nearestWalkable(low, {2.5, 1.0, 2.5}, tight);
+  REQUIRE(alone);
+  CHECK(alone->position.y == Approx(1.4));
+}
+
 TEST_CASE("nearestWalkable: ring search snaps beside a wall - off the grid, distances from the point itself", "[nav][query]") {
   LayeredBuilder b(7, 7);
   b.fromAscii({".......", ".......", ".......", "...##..", ".......", ".......", "......."});
@@ -298,18 +346,27 @@ TEST_CASE("nearestWalkable equals a brute force over every column, on and off th
       SnapSettings snap;
       snap.max_horizontal = q % 10 == 0 ? 0.0 : r(rng);
       // Brute force: every column; its floor below the point; the distance from the point to the
-      // column centre within the radius, or the column holding the point.
+      // column centre within the radius, or the column holding the point; scored by that
+      // distance plus the floor's drop below the point up to one column (1 m here), floors more
+      // than 0.15 m over the point (under their slab) only when no other is in reach.
       const bool inside = p.x >= 0 && p.x <= b.width && p.z >= 0 && p.z <= b.depth;
       const int own_x = std::min(b.width - 1, int(std::floor(p.x))), own_z = std::min(b.depth - 1, int(std::floor(p.z)));
       NodeId best = kNoNode;
-      double best_d = 0;
+      double best_d = 0, best_score = 0;
+      bool best_under = false;
       for (int cz = 0; cz < b.depth; ++cz)
         for (int cx = 0; cx < b.width; ++cx) {
           const NodeId n = floorBelowAt(g, cx, cz, p, snap.above, snap.below);
           if (n == kNoNode) continue;
           const double d = std::hypot(cx + 0.5 - p.x, cz + 0.5 - p.z);
           if (d > snap.max_horizontal && !(inside && cx == own_x && cz == own_z)) continue;
-          if (best == kNoNode || d < best_d || (d == best_d && n < best)) best = n, best_d = d;
+          REQUIRE(g.normal[n].y == 1.0f);  // level floors: the surface under the point is the height
+          const double rise = g.height[n] - p.y;
+          const bool under = rise > 0.15;
+          const double score = d + std::clamp(-rise, 0.0, 1.0);
+          if (best == kNoNode || (best_under && !under) ||
+              (best_under == under && (score < best_score - 1e-6 || (score <= best_score + 1e-6 && n < best))))
+            best = n, best_d = d, best_score = score, best_under = under;
         }
       const auto hit = nearestWalkable(g, p, snap);
       INFO("trial " << trial << " point " << p.x << "," << p.y << "," << p.z << " radius " << snap.max_horizontal);
