@@ -360,7 +360,7 @@ Status OnDemandSettings::validate() const {
 }
 
 OnDemandRegion onDemandRegion(const AgentSettings& agent, const sim::Vec3& from, const sim::Vec3& to, int factor,
-                              const OnDemandSettings& settings) {
+                              const OnDemandSettings& settings, double snap_reach) {
   OnDemandRegion region;
   region.factor = factor;
   const double cx = (from.x + to.x) / 2, cz = (from.z + to.z) / 2;
@@ -369,8 +369,9 @@ OnDemandRegion onDemandRegion(const AgentSettings& agent, const sim::Vec3& from,
   // the same distance, so a region as narrow as the endpoints (margin 0, endpoints sharing an x)
   // widens too: scaling it about its centre kept it one column wide, and a route round an
   // obstacle was NoPath at every factor.
-  const double base_x = std::fabs(to.x - from.x) / 2 + settings.margin;
-  const double base_z = std::fabs(to.z - from.z) / 2 + settings.margin;
+  const double reach = std::max(settings.margin, snap_reach);
+  const double base_x = std::fabs(to.x - from.x) / 2 + reach;
+  const double base_z = std::fabs(to.z - from.z) / 2 + reach;
   const double grow = (factor - 1) * std::max(base_x, base_z);
   const double half_x = base_x + grow, half_z = base_z + grow;
   const double span = 2 * std::max(half_x, half_z);
@@ -401,7 +402,7 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
   }
   static constexpr std::array<int, 3> kFactors{1, 2, 4};
   for (int factor : kFactors) {
-    answer.region = onDemandRegion(agent.settings, from, to, factor, region_settings);
+    answer.region = onDemandRegion(agent.settings, from, to, factor, region_settings, settings.snap.max_horizontal);
     OnDemandGraph graph(mesh, index, agent, answer.region);
     if (Status s = graph.addLinks("on-demand search"); !s) return s.error();
     PathResult& result = answer.path;

@@ -172,6 +172,33 @@ TEST_CASE("on-demand search widens the region (factors 1, 2, 4) around a long wa
   CHECK(none->path.expansions > 0);
 }
 
+TEST_CASE("on-demand search: an endpoint snaps as in the bake whatever the margin", "[nav][ondemand]") {
+  // A 10 x 10 m floor; the start lies 0.5 m off its east edge, within the 1 m snap radius. With
+  // a margin under the snap radius the region ended before the floor it snaps to: NoStartNode
+  // where the bake finds the route (an audit), and NoStartNode is final (only NoPath enlarges).
+  test::MeshBuilder plate;
+  plate.floor(0, 0, 10, 10, 0);
+  const sim::QueryIndex index(plate.mesh());
+  nav::AgentProfile agent = test::testAgent();
+  agent.settings.cell_size = 0.3;
+  const nav::BakedAgent baked = test::bakeOne(plate.mesh(), agent);
+  const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+  nav::SearchState state;
+  const sim::Vec3 from{10.5, 0, 5}, to{10.5, 0, 9};
+  const nav::PathResult expected = nav::findLayeredPath(view, from, to, {}, state);
+  REQUIRE(expected.ok());
+  for (const double margin : {0.0, 0.5, 8.0}) {
+    INFO("margin " << margin);
+    nav::OnDemandSettings region;
+    region.margin = margin;
+    auto lazy = nav::findOnDemandPath(plate.mesh(), index, agent, from, to, {}, region, state);
+    REQUIRE(lazy.ok());
+    REQUIRE(lazy->path.ok());
+    CHECK(lazy->region.grid.cell_size == baked.graph.grid.cell_size);
+    CHECK(lazy->path.cost == Approx(expected.cost));
+  }
+}
+
 TEST_CASE("on-demand search: a link reaching beyond the region is left out, not an error", "[nav][ondemand]") {
   // An elevator from the ground to a slab 40 m up; a route on the ground never reaches that
   // height (the region's vertical extent), so the link is the region's limit, as one whose ends

@@ -7,7 +7,8 @@
 /// wherever their grids coincide (tests/nav/on_demand_test.cpp compares every edge).
 ///
 /// Region rules:
-///  - the rectangle of the two endpoints, grown by `margin` on every side, then, at expansion
+///  - the rectangle of the two endpoints, grown by `margin` (at least the snap radius, so that
+///    an endpoint snaps as in the bake whatever the margin) on every side, then, at expansion
 ///    factor f, grown by (f - 1) times its longer half-side on every side (the longer side is
 ///    scaled by f about the centre, the shorter grows by the same distance, so even a region as
 ///    narrow as the endpoints widens); factors 1, 2 and 4 are tried in turn while the search
@@ -56,8 +57,11 @@ struct OnDemandRegion {
 };
 
 /// The region for endpoints `from`, `to` at expansion `factor` (rules in the file comment).
+/// `snap_reach`: the endpoints' snap radius (SnapSettings::max_horizontal); the region reaches at
+/// least that far round each endpoint whatever the margin, so that an endpoint snaps to the
+/// floor the baked search would (a margin of 0 cut the snap off at the region's edge).
 OnDemandRegion onDemandRegion(const AgentSettings& agent, const sim::Vec3& from, const sim::Vec3& to, int factor,
-                              const OnDemandSettings& settings);
+                              const OnDemandSettings& settings, double snap_reach = 0);
 
 /// An on-demand answer: the path, and what it cost to build.
 struct OnDemandPath {
