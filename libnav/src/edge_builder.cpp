@@ -12,7 +12,8 @@
 //    ends (no corner cutting);
 //  - when the adjacent column offers nothing, a few further columns are examined along cardinal
 //    directions: the clearance gap around a ledge (nodes near a wall have no standing room)
-//    and gaps an agent can jump;
+//    and gaps an agent can jump, past columns whose floors lie below the take-off or over the
+//    agent's head;
 //  - climb edges join floors separated by a surface labelled climbable, both ways (where a
 //    jump or drop reaches the same column too, the cheaper of the two; a jump or drop on a tie);
 //  - cost: (horizontal + |rise| / 2) * destination area cost + penalty; an infinite area cost
@@ -214,9 +215,10 @@ class NodeEdges {
           }
           if (diagonal) break;
         }
-        // 2. Climb along a climbable surface (up or down).
+        // 2. Climb along a climbable surface (up or down), from the foot of the surface across
+        // at most the clearance gap round it (a ladder is a ledge), not across a gap.
         Candidate climb;
-        if (any_climbable_ && best.kind == EdgeKind::None) {
+        if (any_climbable_ && best.kind == EdgeKind::None && k <= ledge_cells_) {
           for (uint32_t m = begin; m < end; ++m) {
             const double hm = g_.height[m];
             if (std::fabs(hm - hn) <= step_) continue;
@@ -265,9 +267,14 @@ class NodeEdges {
           best = climb.kind != EdgeKind::None && costOf(climb) < costOf(found) ? climb : found;
         }
         // Look further only over columns whose floors all lie below this one (a gap, a pit, the
-        // foot of a ledge): a floor at or above this level that gave no edge is in the way.
+        // foot of a ledge) or above the agent's head (a roof or an upper storey over the gap): a
+        // floor from a step below this level up to the agent's height above it that gave no
+        // edge is in the way. (Anything in the way of the jump itself fails its sweep.) A roof
+        // 20 m over a gap stopped the search, and an on-demand region, which leaves such
+        // floors out, jumped where the bake did not.
         if (best.kind == EdgeKind::None) {
-          if (end > begin && g_.height[end - 1] - hn >= -step_) break;  // the top floor is the highest
+          const uint32_t in_way = firstFrom(begin, end, hn, -step_);
+          if (in_way < end && g_.height[in_way] - hn <= s_.height) break;
         }
       }
       write(n, d, best);

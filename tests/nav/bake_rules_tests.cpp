@@ -302,6 +302,34 @@ TEST_CASE("a gap is crossed only by a jump edge within the jump distance", "[nav
   CHECK_FALSE(anyEdgeCrosses(bakeOne(level, agent).graph, 3.5, -1));
 }
 
+TEST_CASE("a roof high over a gap does not stop the jump across it, a beam in the way does", "[nav][bake]") {
+  // The gap search stopped at any column holding a floor at or above the take-off, however high:
+  // a roof 20 m up removed the jump (and an on-demand region, which leaves such floors out,
+  // jumped where the bake did not). Only floors within the agent's height stop it now; the
+  // jump's own sweep still meets anything in the way.
+  auto agent = testAgent();
+  MeshBuilder roofed;
+  roofed.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -5).box({-1, 20, -1}, {8, 20.2, 3});
+  const auto baked = bakeOne(roofed.mesh(), agent);
+  const auto& g = baked.graph;
+  const uint32_t edge = gapTakeOff(g);
+  CHECK(g.edgeKind(g.neighborOf(edge, kEast), kWest) == EdgeKind::Jump);
+  CHECK(g.edgeCost(edge, kEast) == bakeOne(gapLevel(0), agent).graph.edgeCost(gapTakeOff(bakeOne(gapLevel(0), agent).graph), kEast));
+  // A beam across the gap at chest height (its top a floor 1.2 m over the rims, within the
+  // agent's height): no jump through it.
+  MeshBuilder beam;
+  beam.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -5).box({3.3, 1.0, -1}, {3.7, 1.2, 3});
+  const auto blocked = bakeOne(beam.mesh(), agent);
+  const auto& b = blocked.graph;
+  REQUIRE(nodeNear(b, 2.875, 0, 1) != kNoNode);
+  for (uint32_t n = 0; n < b.nodeCount(); ++n)
+    for (int d = 0; d < nav::kDirectionCount; ++d) {
+      const uint32_t m = b.neighborOf(n, d);
+      if (m == kNoNode || b.height[n] != 0 || b.height[m] != 0) continue;
+      CHECK((b.nodePosition(n).x < 3.5) == (b.nodePosition(m).x < 3.5));  // rim to rim: none
+    }
+}
+
 TEST_CASE("a gap to a lower landing is crossed by a jump, not a drop", "[nav][bake]") {
   // The far floor 1.5 m lower: walking off the edge falls into the pit, so only a jump reaches
   // the far side (an audit found such crossings labelled drops, with the drop penalty, although
