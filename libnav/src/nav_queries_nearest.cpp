@@ -6,9 +6,9 @@
 // a floor only within the radius of where it really is: a path endpoint 20 m outside the world
 // is NoStartNode, not a 20 m leg to the edge). On stacked floors each column offers the floor *below* the point
 // (the highest one not more than `above` over it), so a point on the road under a bridge lands
-// on the road, and a point on the roof lands on the roof. Among the columns the nearest wins,
-// a floor below the point charged its drop up to one column, and a floor whose surface lies
-// more than 0.15 m over the point (the point under its slab) only when no other is in reach.
+// on the road, and a point on the roof lands on the roof. Among the columns the horizontally
+// nearest wins, except that a floor at the point's level in its own column or the eight around
+// it comes first (a point on a deck near its edge stays on the deck).
 
 #include <algorithm>
 #include <cmath>
@@ -82,7 +82,7 @@ NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, dou
 
 std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap) {
   constexpr double kTie = 1e-6;  // metres
-  constexpr double kUnderSurface = 0.15;  // metres: deeper under a floor's surface is under its slab
+  constexpr double kLevel = 0.1;  // metres: a floor this close to the point's height is at its level
   const GridFrame& grid = graph.grid;
   if (grid.width_cells <= 0 || grid.depth_cells <= 0 || graph.column_offsets.size() != grid.columnCount() + 1)
     return std::nullopt;
@@ -104,8 +104,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   const int32_t max_ring = static_cast<int32_t>(std::min(std::ceil((snap.max_horizontal + offset) / grid.cell_size),
                                                          static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
   FloorHit best;
-  bool best_under = false;
-  double best_score = 0;
+  bool best_level = false;
   auto consider = [&](int32_t x, int32_t z) {
     const FloorUnder f = floorUnder(graph, x, z, point, snap.above, snap.below);
     const NodeId n = f.node;
@@ -113,34 +112,31 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
     // The point's own column is always a candidate (its centre may lie up to half a diagonal away).
     if (d > snap.max_horizontal && !(inside && x == cx && z == cz)) return;
-    // A floor more than kUnderSurface above the point has the point inside or under its slab
-    // (under a table, in a crawl space whose floor has no standing room): it counts only when
-    // no column offers a floor at or below the point.
-    const double rise = f.surface - point.y;
-    const bool under = rise > kUnderSurface;
-    // A floor below the point is charged its drop, up to one column: a point on a bridge deck
-    // near its edge, whose own column holds only the road 4 m below, lands on the deck in the
-    // next column, while a point hovering over uneven ground still takes the floor nearest
-    // horizontally (every column charged the same full column).
-    const double score = d + std::min(std::max(-rise, 0.0), grid.cell_size);
-    // Scores within a micrometre are a tie (a point on a column border is equally far from both
-    // centres, but the centres' rounding depends on the grid's origin: the baked grid and an
-    // on-demand region's would pick different sides), broken by the lower node id: the lower z,
-    // then x, of the column, the same on every grid.
-    const bool better = best.node == kNoNode || (best_under && !under) ||
-                        (best_under == under && (score < best_score - kTie || (score <= best_score + kTie && n < best.node)));
+    // A floor at the point's level (its surface within kLevel of the point's height) in the
+    // point's own column or one of the eight around it comes first: a point standing on a
+    // bridge deck near its edge, whose own column's centre lies off the deck and holds only the
+    // road 4 m below, is on the deck in the next column. Otherwise, and among such floors, the
+    // horizontally nearest: a floor the point is inside of (a slab) or hovers over keeps it, as
+    // every column does, and a floor beyond the next column never wins by its height.
+    const bool level = inside && std::fabs(f.surface - point.y) <= kLevel && std::abs(x - cx) <= 1 && std::abs(z - cz) <= 1;
+    // Distances within a micrometre are a tie (a point on a column border is equally far from
+    // both centres, but the centres' rounding depends on the grid's origin: the baked grid and
+    // an on-demand region's would pick different sides), broken by the lower node id: the lower
+    // z, then x, of the column, the same on every grid.
+    const double best_d = best.horizontal_distance;
+    const bool better = best.node == kNoNode || (level && !best_level) ||
+                        (level == best_level && (d < best_d - kTie || (d <= best_d + kTie && n < best.node)));
     if (better) {
       best.node = n;
       best.horizontal_distance = d;
       best.position = {grid.centerX(x), static_cast<double>(graph.height[n]), grid.centerZ(z)};
-      best_under = under;
-      best_score = score;
+      best_level = level;
     }
   };
   for (int32_t ring = 0; ring <= max_ring; ++ring) {
-    // No column on this ring or beyond scores less than its distance (a floor under the point's
-    // surface may still be beaten by any other floor within the radius).
-    if (best.node != kNoNode && !best_under && ring * grid.cell_size - offset > best_score + kTie) break;
+    // Rings 0 and 1 are always looked at (a floor at the point's level there comes first);
+    // beyond, no column on this ring or farther lies nearer than the best.
+    if (ring >= 2 && best.node != kNoNode && ring * grid.cell_size - offset > best.horizontal_distance + kTie) break;
     if (ring == 0) {
       consider(cx, cz);
       continue;

@@ -83,8 +83,8 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   CHECK(snappedHeight(flat, {2.5, -0.4, 2.5}) == Approx(0));
 }
 
-TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, one under a slab without standing room goes beside it", "[nav][query]") {
-  const SnapSettings snap;
+TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, one inside a slab or over a step keeps its column", "[nav][query]") {
+  SnapSettings snap;
   auto snapped = [&](const LayeredGraph& g, const sim::Vec3& p) {
     const auto hit = nearestWalkable(g, p, snap);
     REQUIRE(hit);
@@ -93,42 +93,42 @@ TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, o
   // A road at 0 and a bridge deck at 4 over columns x 0..1: a point standing on the deck at
   // x 2.05 (the deck's real edge may lie past its last column's centre) has only the road in its
   // own column. By horizontal distance alone it took the road 4 m down (an audit: NoPath from a
-  // point on a bridge near its edge); a floor below is charged its drop up to one column.
+  // point on a bridge near its edge); a floor at the point's level in the next column comes first.
   LayeredBuilder bridge(5, 5);
   bridge.fromAscii({".....", ".....", ".....", ".....", "....."});
   for (int z = 0; z < 5; ++z)
     for (int x = 0; x < 2; ++x) bridge.addFloor(x, z, 4);
   const auto deck = bridge.build();
-  CHECK(snapped(deck, {2.05, 4.0, 2.5}).y == Approx(4));
-  CHECK(snapped(deck, {2.05, 4.0, 2.5}).x == Approx(1.5));
+  for (const double y : {4.0, 4.08, 3.92}) {
+    INFO("y " << y);
+    CHECK(snapped(deck, {2.05, y, 2.5}).y == Approx(4));
+    CHECK(snapped(deck, {2.05, y, 2.5}).x == Approx(1.5));
+    // The same for every radius that reaches the deck's column (path snaps within 1 m, query
+    // nearest within 2.4 m).
+    for (const double radius : {0.6, 1.0, 2.4}) {
+      snap.max_horizontal = radius;
+      CHECK(snapped(deck, {2.05, y, 2.5}).y == Approx(4));
+    }
+    snap = SnapSettings{};
+  }
   // On the road under the deck's edge, and on the road beside it: the road.
   CHECK(snapped(deck, {1.9, 0.0, 2.5}).y == Approx(0));
   CHECK(snapped(deck, {2.05, 0.0, 2.5}).y == Approx(0));
-  // Hovering 3 m over the road beside the deck: the column below (the drop is charged the same
-  // full column everywhere), not the deck 1 m under the point.
-  CHECK(snapped(deck, {2.6, 3.0, 2.5}).x == Approx(2.5));
-  CHECK(snapped(deck, {2.6, 3.0, 2.5}).y == Approx(0));
-  // A slab whose top is at 1.4 over column (2, 2) with no standing room beneath (no floor node
-  // there): a point at 1.0 is under it, and the road beside it is the floor below, not the
-  // slab's top 0.4 m above the point (an audit: course's low ceiling). A point within 0.15 m of
-  // the top is in the slab, on it.
-  LayeredBuilder crawl(5, 5);
-  crawl.fromAscii({".....", ".....", "..#..", ".....", "....."});
-  crawl.addFloor(2, 2, 1.4f);
-  const auto low = crawl.build();
-  for (const double y : {1.0, 1.19, 0.3}) {
-    INFO("y " << y);
-    CHECK(snapped(low, {2.5, y, 2.5}).y == Approx(0));
-  }
-  CHECK(snapped(low, {2.5, 1.3, 2.5}).y == Approx(1.4));
-  CHECK(snapped(low, {2.5, 1.5, 2.5}).y == Approx(1.4));
-  // With nothing else in reach the slab still counts (a floor with nothing under it keeps the
-  // `above` tolerance).
-  SnapSettings tight;
-  tight.max_horizontal = 0.4;
-  const auto alone = nearestWalkable(low, {2.5, 1.0, 2.5}, tight);
-  REQUIRE(alone);
-  CHECK(alone->position.y == Approx(1.4));
+  // Not at the deck's level: hovering 1 m over the road beside it, or two columns away from it,
+  // the horizontally nearest column (the road below).
+  CHECK(snapped(deck, {2.05, 3.0, 2.5}).x == Approx(2.5));
+  CHECK(snapped(deck, {3.5, 4.0, 2.5}).y == Approx(0));
+  // A review of a first version (a floor below charged its drop, a floor over the point only
+  // when nothing else was in reach) found these wrong; they keep the horizontal rule:
+  // a point inside the deck's 0.2 m slab, near its edge, is on the deck, not on the road;
+  CHECK(snapped(deck, {1.5, 3.84, 2.5}).y == Approx(4));
+  // a point 3 cm over a floor, before a 0.12 m step in the next column, is on its own floor.
+  LayeredBuilder steps(5, 5);
+  steps.fromAscii({".....", ".....", ".....", ".....", "....."});
+  auto step = steps.build();
+  for (uint32_t n = step.columnBegin(3, 2); n < step.columnEnd(3, 2); ++n) step.height[n] = 0.12f;
+  CHECK(snapped(step, {2.9, 0.03, 2.5}).x == Approx(2.5));
+  CHECK(snapped(step, {3.1, 0.1, 2.5}).x == Approx(3.5));
 }
 
 TEST_CASE("nearestWalkable: ring search snaps beside a wall - off the grid, distances from the point itself", "[nav][query]") {
@@ -340,20 +340,21 @@ TEST_CASE("nearestWalkable equals a brute force over every column, on and off th
     b.addRandomFloors(rng);
     for (int k = 0; k < 6; ++k) b.addFloor(int(rng() % b.width), int(rng() % b.depth), float(1 + rng() % 6));
     const auto g = b.build();
-    std::uniform_real_distribution<double> x(-6, b.width + 6), z(-6, b.depth + 6), y(-1, 7), r(0, 5);
+    std::uniform_real_distribution<double> x(-6, b.width + 6), z(-6, b.depth + 6), y(-1, 7), r(0, 5), near(-0.12, 0.12);
     for (int q = 0; q < 400; ++q) {
-      const sim::Vec3 p{x(rng), y(rng), z(rng)};
+      sim::Vec3 p{x(rng), y(rng), z(rng)};
+      if (q % 3 == 0) p.y = std::round(p.y) + near(rng);  // about a floor's height (they are whole metres)
       SnapSettings snap;
       snap.max_horizontal = q % 10 == 0 ? 0.0 : r(rng);
       // Brute force: every column; its floor below the point; the distance from the point to the
-      // column centre within the radius, or the column holding the point; scored by that
-      // distance plus the floor's drop below the point up to one column (1 m here), floors more
-      // than 0.15 m over the point (under their slab) only when no other is in reach.
+      // column centre within the radius, or the column holding the point; the horizontally
+      // nearest, except that a floor within 0.1 m of the point's height in the point's own
+      // column or the eight around it (a point on the grid) comes first.
       const bool inside = p.x >= 0 && p.x <= b.width && p.z >= 0 && p.z <= b.depth;
       const int own_x = std::min(b.width - 1, int(std::floor(p.x))), own_z = std::min(b.depth - 1, int(std::floor(p.z)));
       NodeId best = kNoNode;
-      double best_d = 0, best_score = 0;
-      bool best_under = false;
+      double best_d = 0;
+      bool best_level = false;
       for (int cz = 0; cz < b.depth; ++cz)
         for (int cx = 0; cx < b.width; ++cx) {
           const NodeId n = floorBelowAt(g, cx, cz, p, snap.above, snap.below);
@@ -361,12 +362,10 @@ TEST_CASE("nearestWalkable equals a brute force over every column, on and off th
           const double d = std::hypot(cx + 0.5 - p.x, cz + 0.5 - p.z);
           if (d > snap.max_horizontal && !(inside && cx == own_x && cz == own_z)) continue;
           REQUIRE(g.normal[n].y == 1.0f);  // level floors: the surface under the point is the height
-          const double rise = g.height[n] - p.y;
-          const bool under = rise > 0.15;
-          const double score = d + std::clamp(-rise, 0.0, 1.0);
-          if (best == kNoNode || (best_under && !under) ||
-              (best_under == under && (score < best_score - 1e-6 || (score <= best_score + 1e-6 && n < best))))
-            best = n, best_d = d, best_score = score, best_under = under;
+          const bool level = inside && std::fabs(g.height[n] - p.y) <= 0.1 && std::abs(cx - own_x) <= 1 && std::abs(cz - own_z) <= 1;
+          if (best == kNoNode || (level && !best_level) ||
+              (level == best_level && (d < best_d - 1e-6 || (d <= best_d + 1e-6 && n < best))))
+            best = n, best_d = d, best_level = level;
         }
       const auto hit = nearestWalkable(g, p, snap);
       INFO("trial " << trial << " point " << p.x << "," << p.y << "," << p.z << " radius " << snap.max_horizontal);
