@@ -134,9 +134,10 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     }
   };
   for (int32_t ring = 0; ring <= max_ring; ++ring) {
-    // Rings 0 and 1 are always looked at (a floor at the point's level there comes first);
-    // beyond, no column on this ring or farther lies nearer than the best.
-    if (ring >= 2 && best.node != kNoNode && ring * grid.cell_size - offset > best.horizontal_distance + kTie) break;
+    // No column on this ring or farther lies nearer than the best; ring 1 may still hold a floor
+    // at the point's level, which beats a best that is not (beyond ring 1 none is).
+    if (best.node != kNoNode && (ring >= 2 || best_level) && ring * grid.cell_size - offset > best.horizontal_distance + kTie)
+      break;
     if (ring == 0) {
       consider(cx, cz);
       continue;
