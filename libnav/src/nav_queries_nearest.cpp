@@ -7,8 +7,8 @@
 // is NoStartNode, not a 20 m leg to the edge). On stacked floors each column offers the floor *below* the point
 // (the highest one not more than `above` over it), so a point on the road under a bridge lands
 // on the road, and a point on the roof lands on the roof. Among the columns the horizontally
-// nearest wins, except that a floor at the point's level in its own column or the eight around
-// it comes first (a point on a deck near its edge stays on the deck).
+// nearest wins, unless a column next to the point's own holds a floor at the point's level and
+// lies nearer than the found floor's height gap (a point on a deck near its edge stays on it).
 
 #include <algorithm>
 #include <cmath>
@@ -103,8 +103,9 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   const double offset = std::max(std::fabs(grid.centerX(cx) - point.x), std::fabs(grid.centerZ(cz) - point.z));
   const int32_t max_ring = static_cast<int32_t>(std::min(std::ceil((snap.max_horizontal + offset) / grid.cell_size),
                                                          static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
+  // The horizontally nearest floor below the point (ties: see below), and its surface.
   FloorHit best;
-  bool best_level = false;
+  double best_surface = 0;
   auto consider = [&](int32_t x, int32_t z) {
     const FloorUnder f = floorUnder(graph, x, z, point, snap.above, snap.below);
     const NodeId n = f.node;
@@ -112,32 +113,20 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
     // The point's own column is always a candidate (its centre may lie up to half a diagonal away).
     if (d > snap.max_horizontal && !(inside && x == cx && z == cz)) return;
-    // A floor at the point's level (its surface within kLevel of the point's height) in the
-    // point's own column or one of the eight around it comes first: a point standing on a
-    // bridge deck near its edge, whose own column's centre lies off the deck and holds only the
-    // road 4 m below, is on the deck in the next column. Otherwise, and among such floors, the
-    // horizontally nearest: a floor the point is inside of (a slab) or hovers over keeps it, as
-    // every column does, and a floor beyond the next column never wins by its height.
-    const bool level = inside && std::fabs(f.surface - point.y) <= kLevel && std::abs(x - cx) <= 1 && std::abs(z - cz) <= 1;
     // Distances within a micrometre are a tie (a point on a column border is equally far from
     // both centres, but the centres' rounding depends on the grid's origin: the baked grid and
     // an on-demand region's would pick different sides), broken by the lower node id: the lower
     // z, then x, of the column, the same on every grid.
-    const double best_d = best.horizontal_distance;
-    const bool better = best.node == kNoNode || (level && !best_level) ||
-                        (level == best_level && (d < best_d - kTie || (d <= best_d + kTie && n < best.node)));
-    if (better) {
+    if (best.node == kNoNode || d < best.horizontal_distance - kTie ||
+        (d <= best.horizontal_distance + kTie && n < best.node)) {
       best.node = n;
       best.horizontal_distance = d;
       best.position = {grid.centerX(x), static_cast<double>(graph.height[n]), grid.centerZ(z)};
-      best_level = level;
+      best_surface = f.surface;
     }
   };
   for (int32_t ring = 0; ring <= max_ring; ++ring) {
-    // No column on this ring or farther lies nearer than the best; ring 1 may still hold a floor
-    // at the point's level, which beats a best that is not (beyond ring 1 none is).
-    if (best.node != kNoNode && (ring >= 2 || best_level) && ring * grid.cell_size - offset > best.horizontal_distance + kTie)
-      break;
+    if (best.node != kNoNode && ring * grid.cell_size - offset > best.horizontal_distance + kTie) break;
     if (ring == 0) {
       consider(cx, cz);
       continue;
@@ -152,6 +141,36 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     }
   }
   if (best.node == kNoNode) return std::nullopt;
+  // A point standing on a floor near its edge can lie over a column whose centre is off that
+  // floor: on a bridge deck, its own column holds only the road 4 m below. When the floor found
+  // is not at the point's level (its surface more than kLevel away) and a column around the
+  // point's own holds a floor at its level nearer to the point horizontally (to the column's
+  // square) than the found floor is vertically, the point is on that floor: the nearest such
+  // column's. (A point hovering over the ground beside a low step, or inside a step near its
+  // edge, keeps the floor below it: the step's column is farther than the floor's height gap.)
+  const double gap = std::fabs(best_surface - point.y);
+  if (inside && gap > kLevel) {
+    const double half = 0.5 * grid.cell_size;
+    FloorHit level;
+    for (int32_t z = cz - 1; z <= cz + 1; ++z)
+      for (int32_t x = cx - 1; x <= cx + 1; ++x) {
+        if (x == cx && z == cz) continue;
+        const FloorUnder f = floorUnder(graph, x, z, point, snap.above, snap.below);
+        if (f.node == kNoNode || std::fabs(f.surface - point.y) > kLevel) continue;
+        const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
+        if (d > snap.max_horizontal) continue;
+        const double edge = std::hypot(std::max(0.0, std::fabs(grid.centerX(x) - point.x) - half),
+                                       std::max(0.0, std::fabs(grid.centerZ(z) - point.z) - half));
+        if (!(edge < gap)) continue;
+        if (level.node == kNoNode || d < level.horizontal_distance - kTie ||
+            (d <= level.horizontal_distance + kTie && f.node < level.node)) {
+          level.node = f.node;
+          level.horizontal_distance = d;
+          level.position = {grid.centerX(x), static_cast<double>(graph.height[f.node]), grid.centerZ(z)};
+        }
+      }
+    if (level.node != kNoNode) return level;
+  }
   return best;
 }
 

@@ -126,9 +126,16 @@ TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, o
   LayeredBuilder steps(5, 5);
   steps.fromAscii({".....", ".....", ".....", ".....", "....."});
   auto step = steps.build();
-  for (uint32_t n = step.columnBegin(3, 2); n < step.columnEnd(3, 2); ++n) step.height[n] = 0.12f;
+  for (uint32_t n = step.columnBegin(3, 2); n < step.columnEnd(3, 2); ++n) step.height[n] = 0.15f;
   CHECK(snapped(step, {2.9, 0.03, 2.5}).x == Approx(2.5));
   CHECK(snapped(step, {3.1, 0.1, 2.5}).x == Approx(3.5));
+  // A second review: hovering 0.15 m over the ground 0.4 m from a 0.15 m step (its top at the
+  // point's level) is over the ground, not on the step; at ground level inside the step's column
+  // 0.3 m from its edge, the step's top (0.12 m up) is nearer than the ground's column.
+  CHECK(snapped(step, {2.6, 0.15, 2.5}).x == Approx(2.5));
+  CHECK(snapped(step, {3.3, 0.03, 2.5}).x == Approx(3.5));
+  // But 0.05 m from the step's edge, hovering at its height, the point is on the step.
+  CHECK(snapped(step, {2.95, 0.15, 2.5}).x == Approx(3.5));
 }
 
 TEST_CASE("nearestWalkable: ring search snaps beside a wall - off the grid, distances from the point itself", "[nav][query]") {
@@ -354,7 +361,6 @@ TEST_CASE("nearestWalkable equals a brute force over every column, on and off th
       const int own_x = std::min(b.width - 1, int(std::floor(p.x))), own_z = std::min(b.depth - 1, int(std::floor(p.z)));
       NodeId best = kNoNode;
       double best_d = 0;
-      bool best_level = false;
       for (int cz = 0; cz < b.depth; ++cz)
         for (int cx = 0; cx < b.width; ++cx) {
           const NodeId n = floorBelowAt(g, cx, cz, p, snap.above, snap.below);
@@ -362,11 +368,26 @@ TEST_CASE("nearestWalkable equals a brute force over every column, on and off th
           const double d = std::hypot(cx + 0.5 - p.x, cz + 0.5 - p.z);
           if (d > snap.max_horizontal && !(inside && cx == own_x && cz == own_z)) continue;
           REQUIRE(g.normal[n].y == 1.0f);  // level floors: the surface under the point is the height
-          const bool level = inside && std::fabs(g.height[n] - p.y) <= 0.1 && std::abs(cx - own_x) <= 1 && std::abs(cz - own_z) <= 1;
-          if (best == kNoNode || (level && !best_level) ||
-              (level == best_level && (d < best_d - 1e-6 || (d <= best_d + 1e-6 && n < best))))
-            best = n, best_d = d, best_level = level;
+          if (best == kNoNode || d < best_d - 1e-6 || (d <= best_d + 1e-6 && n < best)) best = n, best_d = d;
         }
+      // Then a floor within 0.1 m of the point's height in a column next to the point's own
+      // whose square is nearer the point than the floor found is to it vertically.
+      if (best != kNoNode && inside && std::fabs(g.height[best] - p.y) > 0.1) {
+        const double gap = std::fabs(g.height[best] - p.y);
+        NodeId level = kNoNode;
+        double level_d = 0;
+        for (int cz = own_z - 1; cz <= own_z + 1; ++cz)
+          for (int cx = own_x - 1; cx <= own_x + 1; ++cx) {
+            if ((cx == own_x && cz == own_z) || cx < 0 || cz < 0 || cx >= b.width || cz >= b.depth) continue;
+            const NodeId n = floorBelowAt(g, cx, cz, p, snap.above, snap.below);
+            if (n == kNoNode || std::fabs(g.height[n] - p.y) > 0.1) continue;
+            const double d = std::hypot(cx + 0.5 - p.x, cz + 0.5 - p.z);
+            const double edge = std::hypot(std::max(0.0, std::fabs(cx + 0.5 - p.x) - 0.5), std::max(0.0, std::fabs(cz + 0.5 - p.z) - 0.5));
+            if (d > snap.max_horizontal || !(edge < gap)) continue;
+            if (level == kNoNode || d < level_d - 1e-6 || (d <= level_d + 1e-6 && n < level)) level = n, level_d = d;
+          }
+        if (level != kNoNode) best = level, best_d = level_d;
+      }
       const auto hit = nearestWalkable(g, p, snap);
       INFO("trial " << trial << " point " << p.x << "," << p.y << "," << p.z << " radius " << snap.max_horizontal);
       REQUIRE(hit.has_value() == (best != kNoNode));
