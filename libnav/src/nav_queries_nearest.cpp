@@ -7,8 +7,9 @@
 // is NoStartNode, not a 20 m leg to the edge). On stacked floors each column offers the floor *below* the point
 // (the highest one not more than `above` over it), so a point on the road under a bridge lands
 // on the road, and a point on the roof lands on the roof. Among the columns the horizontally
-// nearest wins, unless a column next to the point's own holds a floor at the point's level and
-// lies nearer than the found floor's height gap (a point on a deck near its edge stays on it).
+// nearest wins, unless that floor lies well below the point and a column next to the point's own
+// holds a floor at the point's level nearer than that drop (a point on a deck near its edge
+// stays on it).
 
 #include <algorithm>
 #include <cmath>
@@ -143,12 +144,16 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   if (best.node == kNoNode) return std::nullopt;
   // A point standing on a floor near its edge can lie over a column whose centre is off that
   // floor: on a bridge deck, its own column holds only the road 4 m below. When the floor found
-  // is not at the point's level (its surface more than kLevel away) and a column around the
-  // point's own holds a floor at its level nearer to the point horizontally (to the column's
-  // square) than the found floor is vertically, the point is on that floor: the nearest such
-  // column's. (A point hovering over the ground beside a low step, or inside a step near its
-  // edge, keeps the floor below it: the step's column is farther than the floor's height gap.)
-  const double gap = std::fabs(best_surface - point.y);
+  // lies more than kLevel below the point and a column around the point's own holds a floor at
+  // its level (its surface at most kLevel below the point or kAbove above it) nearer to the point
+  // horizontally (to the column's square) than the found floor is vertically, the point is on
+  // that floor: the nearest such column's. A point inside a floor's slab or a solid step (the
+  // floor found above it) keeps that floor; one hovering over the ground beside a low step keeps
+  // the ground, the step's column being farther than the ground's height gap; one hovering just
+  // below a tread's top before its riser is not on the tread. (Reviews sampled 52,000 points on
+  // stairs, curbs, ramps, decks and the Recast meshes against the rule before.)
+  constexpr double kAbove = 0.03;  // metres
+  const double gap = point.y - best_surface;
   if (inside && gap > kLevel) {
     const double half = 0.5 * grid.cell_size;
     FloorHit level;
@@ -156,7 +161,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
       for (int32_t x = cx - 1; x <= cx + 1; ++x) {
         if (x == cx && z == cz) continue;
         const FloorUnder f = floorUnder(graph, x, z, point, snap.above, snap.below);
-        if (f.node == kNoNode || std::fabs(f.surface - point.y) > kLevel) continue;
+        if (f.node == kNoNode || f.surface < point.y - kLevel || f.surface > point.y + kAbove) continue;
         const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
         if (d > snap.max_horizontal) continue;
         const double edge = std::hypot(std::max(0.0, std::fabs(grid.centerX(x) - point.x) - half),

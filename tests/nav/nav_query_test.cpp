@@ -99,7 +99,7 @@ TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, o
   for (int z = 0; z < 5; ++z)
     for (int x = 0; x < 2; ++x) bridge.addFloor(x, z, 4);
   const auto deck = bridge.build();
-  for (const double y : {4.0, 4.08, 3.92}) {
+  for (const double y : {4.0, 4.08, 3.98}) {
     INFO("y " << y);
     CHECK(snapped(deck, {2.05, y, 2.5}).y == Approx(4));
     CHECK(snapped(deck, {2.05, y, 2.5}).x == Approx(1.5));
@@ -136,6 +136,15 @@ TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, o
   CHECK(snapped(step, {3.3, 0.03, 2.5}).x == Approx(3.5));
   // But 0.05 m from the step's edge, hovering at its height, the point is on the step.
   CHECK(snapped(step, {2.95, 0.15, 2.5}).x == Approx(3.5));
+  // A third review: a point inside a solid stair keeps the tread it is in (0.3 m under tread
+  // 0.8's top, 0.1 m above tread 0.4 in the next column), and one hovering 0.2 m over the
+  // ground just before a riser whose top is 0.07 m above it is not on that tread.
+  auto stair = steps.build();
+  for (uint32_t n = stair.columnBegin(1, 2); n < stair.columnEnd(1, 2); ++n) stair.height[n] = 0.4f;
+  for (uint32_t n = stair.columnBegin(2, 2); n < stair.columnEnd(2, 2); ++n) stair.height[n] = 0.8f;
+  for (uint32_t n = stair.columnBegin(4, 2); n < stair.columnEnd(4, 2); ++n) stair.height[n] = 0.27f;
+  CHECK(snapped(stair, {2.05, 0.5, 2.5}).y == Approx(0.8));
+  CHECK(snapped(stair, {3.95, 0.2, 2.5}).y == Approx(0));
 }
 
 TEST_CASE("nearestWalkable: ring search snaps beside a wall - off the grid, distances from the point itself", "[nav][query]") {
@@ -370,17 +379,18 @@ TEST_CASE("nearestWalkable equals a brute force over every column, on and off th
           REQUIRE(g.normal[n].y == 1.0f);  // level floors: the surface under the point is the height
           if (best == kNoNode || d < best_d - 1e-6 || (d <= best_d + 1e-6 && n < best)) best = n, best_d = d;
         }
-      // Then a floor within 0.1 m of the point's height in a column next to the point's own
-      // whose square is nearer the point than the floor found is to it vertically.
-      if (best != kNoNode && inside && std::fabs(g.height[best] - p.y) > 0.1) {
-        const double gap = std::fabs(g.height[best] - p.y);
+      // Then, when that floor lies more than 0.1 m below the point, a floor from 0.1 m below the
+      // point to 0.03 m above it in a column next to the point's own whose square is nearer the
+      // point than the floor found is to it vertically.
+      if (best != kNoNode && inside && p.y - g.height[best] > 0.1) {
+        const double gap = p.y - g.height[best];
         NodeId level = kNoNode;
         double level_d = 0;
         for (int cz = own_z - 1; cz <= own_z + 1; ++cz)
           for (int cx = own_x - 1; cx <= own_x + 1; ++cx) {
             if ((cx == own_x && cz == own_z) || cx < 0 || cz < 0 || cx >= b.width || cz >= b.depth) continue;
             const NodeId n = floorBelowAt(g, cx, cz, p, snap.above, snap.below);
-            if (n == kNoNode || std::fabs(g.height[n] - p.y) > 0.1) continue;
+            if (n == kNoNode || g.height[n] < p.y - 0.1 || g.height[n] > p.y + 0.03) continue;
             const double d = std::hypot(cx + 0.5 - p.x, cz + 0.5 - p.z);
             const double edge = std::hypot(std::max(0.0, std::fabs(cx + 0.5 - p.x) - 0.5), std::max(0.0, std::fabs(cz + 0.5 - p.z) - 0.5));
             if (d > snap.max_horizontal || !(edge < gap)) continue;

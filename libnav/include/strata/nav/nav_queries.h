@@ -47,11 +47,12 @@ NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, dou
 /// column (the nearest grid column for a point off the grid), taking in each column the floor
 /// below the point, among columns whose centre lies within `snap.max_horizontal` of the point
 /// itself (the point's own column always counts); returns the horizontally nearest, except when
-/// that floor is not at the point's level (its surface more than 0.1 m from the point's height)
-/// and one of the eight columns around the point's own holds a floor at its level whose square
-/// lies nearer the point horizontally than the found floor does vertically: then the nearest
-/// such (a point on a deck near its edge, whose own column holds only the road below, takes the
-/// deck in the next column; one hovering over the ground beside a low step keeps the ground). Ties, within a
+/// that floor lies more than 0.1 m below the point and one of the eight columns around the
+/// point's own holds a floor at the point's level (0.1 m below it to 0.03 m above) whose square
+/// lies nearer the point horizontally than the found floor lies below it: then the nearest such
+/// (a point on a deck near its edge, whose own column holds only the road below, takes the deck
+/// in the next column; one hovering over the ground beside a low step keeps the ground; one
+/// inside a slab or a solid step keeps the floor it is in). Ties, within a
 /// micrometre, such as a point on a column border: lower node id, i.e. lower z then x of the
 /// column, so the baked grid and an on-demand region's agree whatever their rounding.
 /// nullopt when there is none, e.g. for a point farther than that off the grid.
