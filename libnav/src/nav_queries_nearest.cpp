@@ -161,7 +161,10 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
       for (int32_t x = cx - 1; x <= cx + 1; ++x) {
         if (x == cx && z == cz) continue;
         const FloorUnder f = floorUnder(graph, x, z, point, snap.above, snap.below);
-        if (f.node == kNoNode || f.surface < point.y - kLevel || f.surface > point.y + kAbove) continue;
+        // The same difference as `gap`, so that a floor of the found one's height is never level
+        // (1.1 - 0.1 rounds to 1.0 where 1.1 - 1.0 rounds above 0.1).
+        const double below = point.y - f.surface;
+        if (f.node == kNoNode || below > kLevel || -below > kAbove) continue;
         const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
         if (d > snap.max_horizontal) continue;
         const double edge = std::hypot(std::max(0.0, std::fabs(grid.centerX(x) - point.x) - half),

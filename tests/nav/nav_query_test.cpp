@@ -145,6 +145,15 @@ TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, o
   for (uint32_t n = stair.columnBegin(4, 2); n < stair.columnEnd(4, 2); ++n) stair.height[n] = 0.27f;
   CHECK(snapped(stair, {2.05, 0.5, 2.5}).y == Approx(0.8));
   CHECK(snapped(stair, {3.95, 0.2, 2.5}).y == Approx(0));
+  // A fourth: a point exactly 0.1 m over a floor at 1 keeps its own column (1.1 - 1.0 rounds
+  // above 0.1 while 1.1 - 0.1 rounds to 1.0: a neighbouring column of the same floor counted as
+  // level and won).
+  LayeredBuilder raised(5, 5);
+  raised.fromAscii({"11111", "11111", "11111", "11111", "11111"});
+  const auto one = raised.build();
+  const sim::Vec3 at{2.066, 1.1, 2.111};
+  CHECK(snapped(one, at).x == Approx(2.5));
+  CHECK(snapped(one, at).z == Approx(2.5));
 }
 
 TEST_CASE("nearestWalkable: ring search snaps beside a wall - off the grid, distances from the point itself", "[nav][query]") {
@@ -390,7 +399,7 @@ TEST_CASE("nearestWalkable equals a brute force over every column, on and off th
           for (int cx = own_x - 1; cx <= own_x + 1; ++cx) {
             if ((cx == own_x && cz == own_z) || cx < 0 || cz < 0 || cx >= b.width || cz >= b.depth) continue;
             const NodeId n = floorBelowAt(g, cx, cz, p, snap.above, snap.below);
-            if (n == kNoNode || g.height[n] < p.y - 0.1 || g.height[n] > p.y + 0.03) continue;
+            if (n == kNoNode || p.y - g.height[n] > 0.1 || g.height[n] - p.y > 0.03) continue;
             const double d = std::hypot(cx + 0.5 - p.x, cz + 0.5 - p.z);
             const double edge = std::hypot(std::max(0.0, std::fabs(cx + 0.5 - p.x) - 0.5), std::max(0.0, std::fabs(cz + 0.5 - p.z) - 0.5));
             if (d > snap.max_horizontal || !(edge < gap)) continue;
