@@ -286,8 +286,8 @@ class NodeEdges {
   // edge arrays unset before this pass (NodeArray).
   void write(uint32_t n, int d, const Candidate& best) {
     const std::size_t slot = static_cast<std::size_t>(n) * kDirectionCount + d;
-    const double area_cost = best.kind == EdgeKind::None ? 0.0 : g_.area_costs[g_.area[best.node]];
-    if (best.kind == EdgeKind::None || !std::isfinite(area_cost)) {
+    const double cost = costOf(best);
+    if (!std::isfinite(cost)) {
       g_.neighbor[slot] = kNoNode;
       g_.edge_kind[slot] = static_cast<uint8_t>(EdgeKind::None);
       g_.edge_cost[slot] = 0.0f;
@@ -295,10 +295,11 @@ class NodeEdges {
     }
     g_.neighbor[slot] = best.node;
     g_.edge_kind[slot] = static_cast<uint8_t>(best.kind);
-    g_.edge_cost[slot] = static_cast<float>(edgeCost(s_, best.kind, best.horizontal, best.rise, area_cost));
+    g_.edge_cost[slot] = static_cast<float>(cost);
   }
 
-  // The cost `best` would be written with: +infinity for no edge or an unenterable destination.
+  // The cost `best` is written with: +infinity for no edge or an unenterable destination (an
+  // edge's horizontal span is never 0, so an infinite area cost gives an infinite cost).
   double costOf(const Candidate& best) const {
     if (best.kind == EdgeKind::None) return std::numeric_limits<double>::infinity();
     return edgeCost(s_, best.kind, best.horizontal, best.rise, g_.area_costs[g_.area[best.node]]);

@@ -104,7 +104,15 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   const double offset = std::max(std::fabs(grid.centerX(cx) - point.x), std::fabs(grid.centerZ(cz) - point.z));
   const int32_t max_ring = static_cast<int32_t>(std::min(std::ceil((snap.max_horizontal + offset) / grid.cell_size),
                                                          static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
-  // The horizontally nearest floor below the point (ties: see below), and its surface.
+  // Whether node n, d from the point, is nearer than `hit`. Distances within a micrometre are a
+  // tie (a point on a column border is equally far from both centres, but the centres' rounding
+  // depends on the grid's origin: the baked grid and an on-demand region's would pick different
+  // sides), broken by the lower node id: the lower z, then x, of the column, the same on every
+  // grid.
+  auto nearer = [&](double d, NodeId n, const FloorHit& hit) {
+    return hit.node == kNoNode || d < hit.horizontal_distance - kTie || (d <= hit.horizontal_distance + kTie && n < hit.node);
+  };
+  // The horizontally nearest floor below the point, and its surface.
   FloorHit best;
   double best_surface = 0;
   auto consider = [&](int32_t x, int32_t z) {
@@ -114,12 +122,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
     // The point's own column is always a candidate (its centre may lie up to half a diagonal away).
     if (d > snap.max_horizontal && !(inside && x == cx && z == cz)) return;
-    // Distances within a micrometre are a tie (a point on a column border is equally far from
-    // both centres, but the centres' rounding depends on the grid's origin: the baked grid and
-    // an on-demand region's would pick different sides), broken by the lower node id: the lower
-    // z, then x, of the column, the same on every grid.
-    if (best.node == kNoNode || d < best.horizontal_distance - kTie ||
-        (d <= best.horizontal_distance + kTie && n < best.node)) {
+    if (nearer(d, n, best)) {
       best.node = n;
       best.horizontal_distance = d;
       best.position = {grid.centerX(x), static_cast<double>(graph.height[n]), grid.centerZ(z)};
@@ -170,8 +173,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
         const double edge = std::hypot(std::max(0.0, std::fabs(grid.centerX(x) - point.x) - half),
                                        std::max(0.0, std::fabs(grid.centerZ(z) - point.z) - half));
         if (!(edge < gap)) continue;
-        if (level.node == kNoNode || d < level.horizontal_distance - kTie ||
-            (d <= level.horizontal_distance + kTie && f.node < level.node)) {
+        if (nearer(d, f.node, level)) {
           level.node = f.node;
           level.horizontal_distance = d;
           level.position = {grid.centerX(x), static_cast<double>(graph.height[f.node]), grid.centerZ(z)};
