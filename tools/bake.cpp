@@ -98,7 +98,8 @@ nlohmann::ordered_json agentJson(const nav::BakedAgent& agent) {
   doc["columns"] = g.grid.columnCount();
   doc["nodes"] = g.nodeCount();
   doc["edges"] = g.edgeCount();
-  doc["links"] = g.links.size();
+  doc["links"] = g.customLinkCount();
+  doc["second_jumps"] = g.links.size() - g.customLinkCount();
   doc["components"] = g.component_count;
   doc["regions"] = g.region_count;
   doc["fields"] = nlohmann::ordered_json::array();
@@ -211,7 +212,8 @@ std::function<int()> setupBake(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "bake",
       "Bake the layered surface graph of every agent of a profile into a world file: floor nodes per column "
-      "(road, bridge and roof at the same x/z stay distinct), walk/jump/drop/climb edges and custom links with "
+      "(road, bridge and roof at the same x/z stay distinct), walk/jump/drop/climb edges (and second jumps across "
+      "pits whose drop holds a node's slot) and custom links with "
       "their costs, areas, headroom, clearance, connected components and route-distance fields. INPUT is a mesh "
       "(imported with --scale/--up) or a world file from strata import. Parallel and deterministic: the file is "
       "byte-identical at any --threads.");
@@ -227,7 +229,7 @@ std::function<int()> setupBake(CLI::App& app) {
   sub->add_flag("--json", options->json,
                 "print one JSON document: output, threads, timings_ms (import, index, columns, edges, links, "
                 "clearance, components, fields, total = the bake itself, write; index is built only for climbing agents) and agents: per agent name, cell_size, "
-                "grid (column counts along x and z), columns, nodes, edges, links, components, regions, fields and its own "
+                "grid (column counts along x and z), columns, nodes, edges (second jumps included), links (custom), second_jumps, components, regions, fields and its own "
                 "timings_ms");
   sub->add_option("--scale", options->import.scale, "mesh inputs: uniform scale (e.g. 0.05 for Cube-engine maps); > 0")
       ->default_val(1.0)

@@ -35,7 +35,7 @@ nlohmann::ordered_json describe(const formats::World& world, const std::string& 
   nlohmann::ordered_json doc = nlohmann::ordered_json::object();
   doc["file"] = file;
   doc["file_bytes"] = file_bytes;
-  doc["schema_version"] = formats::kWorldSchemaVersion;
+  doc["schema_version"] = world.schema_version;
   doc["tool_version"] = world.provenance.tool_version;
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
   for (const formats::InputRecord& input : world.provenance.inputs) {
@@ -74,7 +74,8 @@ nlohmann::ordered_json describe(const formats::World& world, const std::string& 
     entry["columns"] = g.grid.columnCount();
     entry["nodes"] = g.nodeCount();
     entry["edges"] = g.edgeCount();
-    entry["links"] = g.links.size();
+    entry["links"] = g.customLinkCount();
+  entry["second_jumps"] = g.links.size() - g.customLinkCount();
     entry["components"] = g.component_count;
     entry["fields"] = g.fields.size();
     agents.push_back(std::move(entry));
@@ -132,7 +133,7 @@ std::function<int()> setupInfo(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "info", "Describe a world file: schema version, tool version, inputs (path, size, SHA-256), counts of "
               "vertices, triangles, labels and tags, bounds, and the baked agents (cell size, columns, nodes, edges, "
-              "links, components, fields). Validates the whole file.");
+              "links, second jumps, components, fields). Validates the whole file.");
   sub->add_option("FILE", options->file, "the world file (.h5) written by strata import or strata bake")->required();
   sub->add_flag("--json", options->json, "print one JSON document with the same fields");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 not a world file, or a corrupt or invalid one\n"

@@ -165,9 +165,9 @@ std::vector<Segment> edgeSegments(const nav::LayeredGraph& graph, float lift) {
       segments.push_back({graph.nodePosition(node) + up, graph.nodePosition(graph.neighborOf(node, d)) + up, colour});
     }
   }
-  for (const nav::OffMeshLink& link : graph.links)
+  for (const nav::OffMeshLink& link : graph.links)  // custom links, and second jumps coloured as jumps
     segments.push_back({graph.nodePosition(link.from_node) + up, graph.nodePosition(link.to_node) + up,
-                        render_detail::kLinkColour});
+                        link.kind == nav::EdgeKind::Jump ? render_detail::kJumpColour : render_detail::kLinkColour});
   return segments;
 }
 

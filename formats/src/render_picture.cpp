@@ -419,6 +419,10 @@ void drawEdges(Canvas& canvas, const nav::LayeredGraph& graph, const Picture& pi
         for (uint32_t l = graph.link_offsets[node]; l < graph.link_offsets[node + 1]; ++l) {
           const sim::Vec3 to = graph.nodePosition(graph.links[l].to_node);
           const double tx = pointX(layout, panel, to.x), ty = pointY(layout, panel, to.z);
+          if (graph.links[l].kind == nav::EdgeKind::Jump) {  // a second jump: drawn as the slots' jumps are
+            canvas.line(px, py, tx, ty, kJumpColour, width, false);
+            continue;
+          }
           canvas.line(px, py, tx, ty, kLinkColour, width, true);
           canvas.disc(tx, ty, 2.5 * picture.geometry.scale, kLinkColour, kLinkColour);
         }

@@ -59,15 +59,19 @@ Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked) {
   if (auto s = put(at, "region_reach", g.region_reach); !s) return s;
   if (auto s = h5::writeStringTable(at, "area_names", g.area_names); !s) return s;
   if (auto s = put(at, "area_costs", g.area_costs); !s) return s;
-  // Links: one row each (from, to, label, profile index, bidirectional) plus their costs.
+  // Links: one row each (from, to, label, profile index, bidirectional) plus their costs and
+  // kinds (a custom link, or a second jump of the bake).
   std::vector<std::uint32_t> links;
   std::vector<float> link_costs;
+  std::vector<std::uint8_t> link_kinds;
   for (const nav::OffMeshLink& l : g.links) {
     links.insert(links.end(), {l.from_node, l.to_node, l.label, l.profile_index, l.bidirectional ? 1u : 0u});
     link_costs.push_back(l.cost);
+    link_kinds.push_back(static_cast<std::uint8_t>(l.kind));
   }
   if (auto s = put(at, "links", links, 5); !s) return s;
   if (auto s = put(at, "link_costs", link_costs); !s) return s;
+  if (auto s = put(at, "link_kinds", link_kinds); !s) return s;
   if (auto s = h5::writeStringTable(at, "link_labels", g.link_labels); !s) return s;
   // Route-distance fields: names, origins, limits, origin nodes, and one [fields, nodes] array.
   std::vector<std::string> field_names;
@@ -177,6 +181,7 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   // Links: from the profile's list, and a two-way link's other direction present.
   for (std::size_t i = 0; i < g.links.size(); ++i) {
     const nav::OffMeshLink& link = g.links[i];
+    if (link.kind != nav::EdgeKind::Link) continue;  // a second jump (checked by the reader)
     if (link.profile_index >= profile.links.size())
       return bad("links", "link " + std::to_string(i) + ": profile index " + std::to_string(link.profile_index) +
                               " but the profile has " + std::to_string(profile.links.size()) + " links");
@@ -267,15 +272,27 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   const std::size_t link_count = links.size() / 5;
   std::vector<float> link_costs;
   if (auto s = get(at, "link_costs", link_costs, 0, link_count); !s) return s.error();
+  // Schema version 1 had no link_kinds: every entry was a custom link.
+  std::vector<std::uint8_t> link_kinds(link_count, static_cast<std::uint8_t>(nav::EdgeKind::Link));
+  auto has_kinds = h5::hasLink(at, "link_kinds");
+  if (!has_kinds) return has_kinds.error();
+  if (*has_kinds)
+    if (auto s = get(at, "link_kinds", link_kinds, 0, link_count); !s) return s.error();
   auto link_labels = h5::readStringTable(at, "link_labels");
   if (!link_labels) return link_labels.error();
   g.link_labels = std::move(*link_labels);
   for (std::size_t i = 0; i < link_count; ++i) {
     const std::uint32_t* row = &links[5 * i];
-    if (row[0] >= nodes || row[1] >= nodes || row[2] >= g.link_labels.size() || row[4] > 1 ||
-        (i > 0 && row[0] < links[5 * (i - 1)]) || !(link_costs[i] > 0) || !std::isfinite(link_costs[i]))
+    const auto kind = static_cast<nav::EdgeKind>(link_kinds[i]);
+    // A custom link names a label; a second jump has none, no profile link and one way.
+    const bool fields_ok = kind == nav::EdgeKind::Link ? row[2] < g.link_labels.size() && row[4] <= 1
+                           : kind == nav::EdgeKind::Jump
+                               ? row[2] == nav::kNoLinkLabel && row[3] == nav::kNoLinkLabel && row[4] == 0
+                               : false;
+    if (row[0] >= nodes || row[1] >= nodes || !fields_ok || (i > 0 && row[0] < links[5 * (i - 1)]) ||
+        !(link_costs[i] > 0) || !std::isfinite(link_costs[i]))
       return Error::badInput(at.where("links") + ": link " + std::to_string(i) + " is malformed");
-    g.links.push_back({row[0], row[1], link_costs[i], row[2], row[3], row[4] == 1});
+    g.links.push_back({row[0], row[1], link_costs[i], row[2], row[3], row[4] == 1, kind});
   }
   g.indexLinkOffsets();  // the links are sorted by source node and in range (checked above)
   auto field_names = h5::readStringTable(at, "field_names");

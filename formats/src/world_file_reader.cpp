@@ -59,11 +59,12 @@ Result<World> readWorldContents(const h5::Location& root, const WorldReadOptions
     return Error::badInput(root.file + ": not a Strata world file (root attribute schema_version missing)");
   auto version = h5::readIntegerAttribute(root, "schema_version");
   if (!version) return version.error();
-  if (*version != kWorldSchemaVersion)
+  if (*version < kOldestWorldSchemaVersion || *version > kWorldSchemaVersion)
     return Error::badInput(root.file + ": schema_version " + std::to_string(*version) +
                            " is not supported (this strata reads schema_version " +
-                           std::to_string(kWorldSchemaVersion) + ")");
+                           std::to_string(kOldestWorldSchemaVersion) + " to " + std::to_string(kWorldSchemaVersion) + ")");
   World world;
+  world.schema_version = static_cast<std::int32_t>(*version);
   auto provenance = readMetadata(root);
   if (!provenance) return provenance.error();
   world.provenance = std::move(*provenance);

@@ -341,6 +341,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   graph.neighbor.resize(nodes * kDirectionCount);
   graph.edge_kind.resize(nodes * kDirectionCount);
   graph.edge_cost.resize(nodes * kDirectionCount);
+  std::vector<OffMeshLink> second_jumps;
   {
     std::vector<uint8_t> climbable;
     if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
@@ -349,12 +350,15 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
     const NodeArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
     inputs.diagonal_free = &diagonal_free;
+    // Second jumps (the far rim of a pit whose drop holds the slot) per row, joined in row order.
+    std::vector<std::vector<OffMeshLink>> row_jumps(static_cast<std::size_t>(grid.depth_cells));
     tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
       for (int32_t z = r.begin(); z != r.end(); ++z) {
-        buildRowEdges(graph, inputs, z);
+        buildRowEdges(graph, inputs, z, &row_jumps[static_cast<std::size_t>(z)]);
         report.advance();
       }
     });
+    for (const std::vector<OffMeshLink>& row : row_jumps) second_jumps.insert(second_jumps.end(), row.begin(), row.end());
   }
   // The edge stage's scratch (standing-box bottoms, diagonal bits, bins, candidate records) is
   // released here, before the later stages allocate theirs: 10 bytes a node off a large world's
@@ -365,7 +369,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
 
   // ---- links ----
   report.begin("links", agent.links.size());
-  if (Status s = addCustomLinks(agent, graph, source); !s.ok()) return s.error();
+  if (Status s = addCustomLinks(agent, graph, source, std::move(second_jumps)); !s.ok()) return s.error();
   report.end();
 
   // ---- clearance ----

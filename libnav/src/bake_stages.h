@@ -21,13 +21,16 @@ void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph);
 std::vector<uint8_t> climbableTriangles(const sim::TriangleMesh& mesh, const AgentProfile& profile);
 
 /// link_stage.cpp: snaps the profile's links to nodes and fills links / link_offsets /
-/// link_labels. Errors name the agent and the link.
-Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source);
+/// link_labels, with the edge stage's `second_jumps` (kind Jump) among them. Errors name the
+/// agent and the link.
+Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source,
+                      std::vector<OffMeshLink> second_jumps = {});
 
 /// "no floor within 2 m across and 2 m up or down": the words of every error for a link end or
 /// field origin that snaps to nothing (the bake's links and fields, on-demand search's links).
 std::string noFloorWithin(const AgentSettings& settings);
-/// Sorts graph.links by (from_node, profile_index, to_node) and rebuilds link_offsets.
+/// Sorts graph.links by (from_node, profile_index, to_node) and rebuilds link_offsets (a node's
+/// second jumps, profile_index kNoLinkLabel, come after its custom links).
 void indexLinks(LayeredGraph& graph);
 
 /// clearance_stage.cpp: border flags and per-node clearance (radius + route distance over walk

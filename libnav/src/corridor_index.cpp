@@ -283,7 +283,7 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       if (rect_of_[link.to_node] == r) continue;
       CorridorEdge e;
       e.to_rect = rect_of_[link.to_node];
-      e.action = MoveAction::Link;
+      e.action = moveActionOf(link.kind);  // a custom link or a second jump
       e.from_lo = n;
       e.to_lo = link.to_node;
       setColumns(e);

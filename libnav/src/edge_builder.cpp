@@ -145,7 +145,8 @@ class NodeEdges {
     return begin;
   }
 
-  void build(uint32_t n, int32_t x, int32_t z) {
+  // `jumps`: where second jumps go (secondJump); null: none are looked for.
+  void build(uint32_t n, int32_t x, int32_t z, std::vector<OffMeshLink>* jumps) {
     const double hn = g_.height[n];
     const double bn = bottomOf(n);
     const double ax = grid_.centerX(x), az = grid_.centerZ(z);
@@ -184,6 +185,7 @@ class NodeEdges {
         }
       }
       Candidate best;
+      int best_k = 0;  // the column distance of `best`
       const int reach = diagonal ? 1 : max_cells_;
       for (int k = 1; k <= reach && best.kind == EdgeKind::None; ++k) {
         const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
@@ -275,9 +277,60 @@ class NodeEdges {
         if (best.kind == EdgeKind::None) {
           const uint32_t in_way = firstFrom(begin, end, hn, -step_);
           if (in_way < end && g_.height[in_way] - hn <= s_.height) break;
+        } else {
+          best_k = k;
         }
       }
       write(n, d, best);
+      // Also when the way down leads into an area never entered (its slot is left empty): the
+      // jump across a lava pit is still a way.
+      if (jumps != nullptr && !diagonal && s_.can_jump && best.kind != EdgeKind::None && best.rise < -step_)
+        secondJump(n, hn, bn, x, z, d, best_k, best.rise, *jumps);
+    }
+  }
+
+  // The slot of node n in cardinal direction d holds a way down (a drop, a climb or a jump to a
+  // lower landing) `way_k` columns out, falling `way_rise`. Past it, a landing higher than that
+  // floor by more than a step is one the way down does not reach by walking: the far rim of a
+  // pit deeper than the jump height but within max_drop, which the gap search never looks for
+  // once the drop has taken the slot. The jump to the first such landing is appended to `jumps`
+  // (a second jump), with the gap search's rules: past columns whose floors all lie below the
+  // take-off or over the agent's head, the smallest height change whose sweep is free, within
+  // the jump height, distance and max_drop, a lower landing only past the clearance gap.
+  void secondJump(uint32_t n, double hn, double bn, int32_t x, int32_t z, int d, int way_k, double way_rise,
+                  std::vector<OffMeshLink>& jumps) const {
+    const double ax = grid_.centerX(x), az = grid_.centerZ(z);
+    for (int k = way_k; k <= max_cells_; ++k) {
+      const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
+      if (!grid_.contains(mx, mz)) return;
+      const uint32_t begin = g_.columnBegin(mx, mz), end = g_.columnEnd(mx, mz);
+      const double horizontal = cs_ * k;
+      Candidate found;
+      if (k > way_k && horizontal <= s_.jump_distance + 1e-9) {
+        const double bx = grid_.centerX(mx), bz = grid_.centerZ(mz);
+        for (uint32_t m = firstFrom(begin, end, hn, std::min(-max_drop_, -step_)); m < end; ++m) {
+          const double hm = g_.height[m];
+          const double rise = hm - hn;
+          if (rise > jump_height_) break;
+          if (rise - way_rise <= step_) continue;  // walked to from the way down's landing
+          if (rise < -step_ && (-rise > max_drop_ || k <= ledge_cells_)) continue;  // a drop, not a jump
+          if (found.kind != EdgeKind::None && std::fabs(rise) >= std::fabs(found.rise)) continue;
+          const double top = std::max(hn, hm);
+          if (!sweepFree(ax, az, bx, bz, top + std::max(bn, bottomOf(m)), top + s_.height)) continue;
+          found = {m, EdgeKind::Jump, rise, horizontal};
+        }
+      }
+      if (found.kind != EdgeKind::None) {
+        const double cost = costOf(found);
+        if (std::isfinite(cost))
+          jumps.push_back({n, found.node, static_cast<float>(cost), kNoLinkLabel, kNoLinkLabel, false, EdgeKind::Jump});
+        return;
+      }
+      if (horizontal > s_.jump_distance + 1e-9) return;
+      // A floor from a step below the take-off up to the agent's height above it is in the way
+      // (the way down's own column included).
+      const uint32_t in_way = firstFrom(begin, end, hn, -step_);
+      if (in_way < end && g_.height[in_way] - hn <= s_.height) return;
     }
   }
 
@@ -453,14 +506,15 @@ NodeArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inp
   return bits;
 }
 
-void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z) {
-  NodeEdges(graph, inputs).build(node, x, z);
+void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z,
+                    std::vector<OffMeshLink>* jumps) {
+  NodeEdges(graph, inputs).build(node, x, z, jumps);
 }
 
-void buildRowEdges(LayeredGraph& graph, const EdgeInputs& inputs, int32_t z) {
+void buildRowEdges(LayeredGraph& graph, const EdgeInputs& inputs, int32_t z, std::vector<OffMeshLink>* jumps) {
   NodeEdges edges(graph, inputs);
   for (int32_t x = 0; x < graph.grid.width_cells; ++x)
-    for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n) edges.build(n, x, z);
+    for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n) edges.build(n, x, z, jumps);
 }
 
 }  // namespace strata::nav

@@ -33,10 +33,15 @@ NodeArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inp
 /// Nodes of the column ahead covered by diagonalBandsFree (a band to a higher one is swept directly).
 inline constexpr uint32_t kBandsPerDirection = 8;
 
-/// The outgoing edges of one node, all 8 directions (deterministic, thread-safe).
-void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z);
-/// buildNodeEdges for every node of row z (the same edges, with the per-bake constants set up once).
-void buildRowEdges(LayeredGraph& graph, const EdgeInputs& inputs, int32_t z);
+/// The outgoing edges of one node, all 8 directions (deterministic, thread-safe). Where a
+/// cardinal slot holds a way down and a jump past it reaches a landing that way does not (the
+/// far rim of a pit within max_drop), that second jump is appended to `jumps` (kind Jump,
+/// label and profile_index kNoLinkLabel); null `jumps`: none are looked for.
+void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z,
+                    std::vector<OffMeshLink>* jumps);
+/// buildNodeEdges for every node of row z, in node order (the same edges, with the per-bake
+/// constants set up once).
+void buildRowEdges(LayeredGraph& graph, const EdgeInputs& inputs, int32_t z, std::vector<OffMeshLink>* jumps);
 
 /// Cost of an edge of `kind` covering `horizontal` metres and `rise` metres into area cost
 /// `area_cost` (spec: horizontal distance plus half the absolute height change, times the

@@ -49,6 +49,11 @@ std::size_t LayeredGraph::edgeCount() const {
   return count;
 }
 
+std::size_t LayeredGraph::customLinkCount() const {
+  return static_cast<std::size_t>(
+      std::count_if(links.begin(), links.end(), [](const OffMeshLink& l) { return l.kind == EdgeKind::Link; }));
+}
+
 std::array<int32_t, 2> LayeredGraph::nodeColumn(uint32_t node) const {
   // The column c with offsets[c] <= node < offsets[c + 1].
   const auto it = std::upper_bound(column_offsets.begin(), column_offsets.end(), node);
@@ -135,7 +140,8 @@ int32_t LayeredGraph::linkLabel(uint32_t from, uint32_t to) const {
   if (from + 1 >= link_offsets.size()) return -1;
   const OffMeshLink* best = nullptr;
   for (uint32_t l = link_offsets[from]; l < link_offsets[from + 1]; ++l)
-    if (links[l].to_node == to && (best == nullptr || links[l].cost < best->cost)) best = &links[l];
+    if (links[l].to_node == to && links[l].kind == EdgeKind::Link && (best == nullptr || links[l].cost < best->cost))
+      best = &links[l];
   return best == nullptr ? -1 : static_cast<int32_t>(best->label);
 }
 
@@ -197,7 +203,14 @@ std::string LayeredGraph::validate() const {
   for (std::size_t i = 0; i < links.size(); ++i) {
     const OffMeshLink& link = links[i];
     if (link.from_node >= nodes || link.to_node >= nodes) return "link " + std::to_string(i) + ": node out of range";
-    if (link.label >= link_labels.size()) return "link " + std::to_string(i) + ": label out of range";
+    if (link.kind == EdgeKind::Link) {
+      if (link.label >= link_labels.size()) return "link " + std::to_string(i) + ": label out of range";
+    } else if (link.kind == EdgeKind::Jump) {
+      if (link.label != kNoLinkLabel || link.profile_index != kNoLinkLabel || link.bidirectional)
+        return "link " + std::to_string(i) + ": a second jump with a label, a profile link or two ways";
+    } else {
+      return "link " + std::to_string(i) + ": bad kind";
+    }
     if (i < link_offsets[link.from_node] || i >= link_offsets[link.from_node + 1])
       return "link " + std::to_string(i) + ": not under its source node's offsets";
   }

@@ -54,7 +54,8 @@ LayeredSearchGraph::LayeredSearchGraph(const LayeredGraph& graph, const AgentSet
   // The heuristic must never exceed the true cost (search_rates.h).
   detail::HeuristicRates rates(graph.area_costs);
   for (const OffMeshLink& link : graph.links) {
-    if (link.from_node >= nodes || link.to_node >= nodes) continue;
+    // Second jumps cost what a slot's jump costs, never less than the cheapest area's rate.
+    if (link.kind != EdgeKind::Link || link.from_node >= nodes || link.to_node >= nodes) continue;
     const double dx = std::abs(node_x_[link.to_node] - node_x_[link.from_node]) * graph.grid.cell_size;
     const double dz = std::abs(node_z_[link.to_node] - node_z_[link.from_node]) * graph.grid.cell_size;
     rates.addLink(dx, dz, static_cast<double>(link.cost));

@@ -18,8 +18,9 @@ std::string noFloorWithin(const AgentSettings& settings) {
   return text;
 }
 
-Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source) {
-  graph.links.clear();
+Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source,
+                      std::vector<OffMeshLink> second_jumps) {
+  graph.links = std::move(second_jumps);
   graph.link_labels.clear();
   const double snap = profile.settings.link_snap_distance, snap_height = profile.settings.link_snap_height;
   auto where = [](const sim::Vec3& p) {

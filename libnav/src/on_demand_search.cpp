@@ -122,6 +122,8 @@ class OnDemandGraph {
       if (to == kNoNode || !(edge_cost_[base + d] < std::numeric_limits<float>::infinity())) continue;
       visit(to, static_cast<double>(edge_cost_[base + d]), moveActionOf(static_cast<EdgeKind>(edge_kind_[base + d])));
     }
+    for (uint32_t j = jump_begin_[node], end = j + jump_count_[node]; j < end; ++j)
+      visit(jumps_[j].to_node, static_cast<double>(jumps_[j].cost), MoveAction::Jump);
     if (!link_end_[node]) return;
     for (const OffMeshLink& link : links_)
       if (link.from_node == node && link.cost < std::numeric_limits<float>::infinity())
@@ -169,6 +171,11 @@ class OnDemandGraph {
       g.flags[link.from_node] |= kNodeLinkEnd;
       g.flags[link.to_node] |= kNodeLinkEnd;
     }
+    for (OffMeshLink jump : jumps_) {
+      jump.from_node = to_snapshot[jump.from_node];
+      jump.to_node = to_snapshot[jump.to_node];
+      g.links.push_back(jump);
+    }
     indexLinks(g);
     g.link_labels = link_labels_;
     g.area_names = area_names_;
@@ -212,6 +219,8 @@ class OnDemandGraph {
       node_x_.push_back(x);
       node_z_.push_back(z);
       link_end_.push_back(0);
+      jump_begin_.push_back(0);
+      jump_count_.push_back(0);
       neighbor_.insert(neighbor_.end(), kDirectionCount, kNoNode);
       edge_kind_.insert(edge_kind_.end(), kDirectionCount, 0);
       edge_cost_.insert(edge_cost_.end(), kDirectionCount, 0.0f);
@@ -270,8 +279,17 @@ class OnDemandGraph {
     makeWindow(x, z, reach_, /*full=*/false, window_, window_to_global_);
     const EdgeInputs inputs{&builder_, climbable_.empty() ? nullptr : &climbable_, nullptr, nullptr};
     for (uint32_t wn = window_.columnBegin(reach_, reach_); wn < window_.columnEnd(reach_, reach_); ++wn) {
-      buildNodeEdges(window_, inputs, wn, reach_, reach_);
-      const std::size_t into = static_cast<std::size_t>(window_to_global_[wn]) * kDirectionCount;
+      window_jumps_.clear();
+      buildNodeEdges(window_, inputs, wn, reach_, reach_, &window_jumps_);
+      const uint32_t node = window_to_global_[wn];
+      jump_begin_[node] = static_cast<uint32_t>(jumps_.size());
+      jump_count_[node] = static_cast<uint8_t>(window_jumps_.size());  // at most one per cardinal direction
+      for (OffMeshLink jump : window_jumps_) {
+        jump.from_node = node;
+        jump.to_node = window_to_global_[jump.to_node];
+        jumps_.push_back(jump);
+      }
+      const std::size_t into = static_cast<std::size_t>(node) * kDirectionCount;
       for (int d = 0; d < kDirectionCount; ++d) {
         const std::size_t slot = static_cast<std::size_t>(wn) * kDirectionCount + d;
         if (window_.neighbor[slot] == kNoNode) continue;
@@ -322,11 +340,15 @@ class OnDemandGraph {
   std::vector<uint32_t> neighbor_;
   std::vector<uint8_t> edge_kind_;
   std::vector<float> edge_cost_;
+  std::vector<uint32_t> jump_begin_;  ///< per node: its second jumps are jumps_[begin, begin + count)
+  std::vector<uint8_t> jump_count_;
+  std::vector<OffMeshLink> jumps_;    ///< second jumps (edge_builder.h), in the order their columns were built
   std::vector<OffMeshLink> links_;
   std::vector<std::string> link_labels_;
   // scratch of buildEdges
   LayeredGraph window_;
   std::vector<uint32_t> window_to_global_;
+  std::vector<OffMeshLink> window_jumps_;
 };
 
 /// The search core's view of an OnDemandGraph (the core calls const methods; building columns

@@ -205,6 +205,17 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     g.indexLinkOffsets();
     expected = "/navigation/agents/walker/links: link 0 is two-way but its other direction is missing";
   }
+  SECTION("a second jump with a label") {
+    g.link_labels = {"door"};
+    g.links = {{0, 1, 1.5f, 0, nav::kNoLinkLabel, false, nav::EdgeKind::Jump}};
+    g.indexLinkOffsets();
+    expected = "/navigation/agents/walker/links: link 0 is malformed";
+  }
+  SECTION("a link of a kind the bake never stores there") {
+    g.links = {{0, 1, 1.5f, nav::kNoLinkLabel, nav::kNoLinkLabel, false, nav::EdgeKind::Drop}};
+    g.indexLinkOffsets();
+    expected = "/navigation/agents/walker/links: link 0 is malformed";
+  }
   SECTION("a negative field distance") {
     walker.profile.fields.push_back({"home", {0, 0, 0}, 10, {}});
     nav::RouteField field;
@@ -248,4 +259,59 @@ TEST_CASE("world reader: a dataset with no stored bytes is refused, not read as 
   CHECK(read.error().message == path.string() + ": /navigation/agents/walker/height: claims " +
                                     std::to_string(world.agents[0].graph.nodeCount()) +
                                     " elements but the file stores only 0 bytes for it");
+}
+
+TEST_CASE("world file: second jumps keep their kind, and a schema 1 file reads its links as custom links",
+          "[formats][world_file]") {
+  TempDir dir;
+  const std::filesystem::path path = dir / "w.h5";
+  formats::World world = twoAgentWorld();
+  nav::BakedAgent& walker = world.agents[0];
+  nav::LayeredGraph& g = walker.graph;
+  REQUIRE(g.nodeCount() > 10);
+  walker.profile.links.push_back({{0, 0, 0}, {1, 0, 1}, "door", -1, false, {}});
+  g.link_labels = {"door"};
+  g.links = {{2, 9, 2.5f, 0, 0, false},
+             {3, 8, 4.25f, nav::kNoLinkLabel, nav::kNoLinkLabel, false, nav::EdgeKind::Jump}};
+  g.indexLinkOffsets();
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  {
+    auto read = formats::readWorldFile(path);
+    REQUIRE(read.ok());
+    const nav::LayeredGraph& r = read->agents[0].graph;
+    REQUIRE(r.links.size() == 2);
+    CHECK(r.links[0].kind == nav::EdgeKind::Link);
+    CHECK(r.links[0].label == 0);
+    CHECK(r.links[1].kind == nav::EdgeKind::Jump);
+    CHECK(r.links[1].to_node == 8);
+    CHECK(r.links[1].cost == 4.25f);
+    CHECK(r.customLinkCount() == 1);
+    CHECK(r.edgeCount() == g.edgeCount());
+    CHECK(r.linkLabel(2, 9) == 0);
+    CHECK(r.linkLabel(3, 8) == -1);  // a jump, not a custom link
+  }
+  // Schema version 1: no link_kinds, every link a custom link; a second jump's row is refused.
+  auto downgrade = [&] {
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    REQUIRE(H5Ldelete(file.get(), "/navigation/agents/walker/link_kinds", H5P_DEFAULT) >= 0);
+    h5::Attribute attribute(H5Aopen(file.get(), "schema_version", H5P_DEFAULT));
+    const std::int32_t one = 1;
+    REQUIRE(H5Awrite(attribute.get(), H5T_NATIVE_INT32, &one) >= 0);
+  };
+  downgrade();
+  {
+    auto read = formats::readWorldFile(path);
+    REQUIRE_FALSE(read.ok());
+    CHECK_THAT(read.error().message, Catch::StartsWith(path.string() + ": /navigation/agents/walker/links: link 1 is malformed"));
+  }
+  g.links.pop_back();
+  g.indexLinkOffsets();
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  downgrade();
+  auto read = formats::readWorldFile(path);
+  REQUIRE(read.ok());
+  REQUIRE(read->agents[0].graph.links.size() == 1);
+  CHECK(read->agents[0].graph.links[0].kind == nav::EdgeKind::Link);
+  CHECK(read->agents[0].graph.linkLabel(2, 9) == 0);
 }

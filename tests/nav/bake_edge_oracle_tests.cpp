@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "bake_fixtures.h"
 #include "bake_stages.h"
 #include "edge_builder.h"
@@ -52,8 +54,19 @@ void checkEdges(const sim::TriangleMesh& mesh, const nav::AgentProfile& agent, s
           fresh.edge_kind[slot] = static_cast<uint8_t>(nav::EdgeKind::None);
           fresh.edge_cost[slot] = 0;
         }
-        nav::buildNodeEdges(fresh, by_index, n, x, z);
+        std::vector<nav::OffMeshLink> jumps;
+        nav::buildNodeEdges(fresh, by_index, n, x, z, &jumps);
         INFO("node " << n << " column " << x << ", " << z);
+        // The node's second jumps (links of kind Jump) as the bake stored them, in order.
+        std::vector<nav::OffMeshLink> stored;
+        for (uint32_t l = g.link_offsets[n]; l < g.link_offsets[n + 1]; ++l)
+          if (g.links[l].kind == nav::EdgeKind::Jump) stored.push_back(g.links[l]);
+        std::sort(jumps.begin(), jumps.end(), [](const nav::OffMeshLink& a, const nav::OffMeshLink& b) { return a.to_node < b.to_node; });
+        REQUIRE(jumps.size() == stored.size());
+        for (std::size_t i = 0; i < jumps.size(); ++i) {
+          REQUIRE(jumps[i].to_node == stored[i].to_node);
+          REQUIRE(jumps[i].cost == stored[i].cost);
+        }
         for (int d = 0; d < nav::kDirectionCount; ++d) {
           const std::size_t slot = static_cast<std::size_t>(n) * nav::kDirectionCount + d;
           INFO("direction " << d);

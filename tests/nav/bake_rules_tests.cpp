@@ -10,6 +10,7 @@
 
 #include "bake_fixtures.h"
 #include "strata/nav/column_builder.h"
+#include "strata/nav/layered_search.h"
 #include "strata/sim/query_index.h"
 
 using namespace strata;
@@ -354,6 +355,106 @@ TEST_CASE("a gap to a lower landing is crossed by a jump, not a drop", "[nav][ba
   CHECK(crossings > 0);
   agent.settings.can_jump = false;
   CHECK_FALSE(anyEdgeCrosses(bakeOne(level, agent).graph, 3.5, -2));  // the pit floor left out
+}
+
+namespace {
+// The second jumps (links of kind Jump) leaving node n.
+std::vector<nav::OffMeshLink> secondJumps(const nav::LayeredGraph& g, uint32_t n) {
+  std::vector<nav::OffMeshLink> jumps;
+  for (uint32_t l = g.link_offsets[n]; l < g.link_offsets[n + 1]; ++l)
+    if (g.links[l].kind == EdgeKind::Jump) jumps.push_back(g.links[l]);
+  return jumps;
+}
+std::size_t secondJumpCount(const nav::LayeredGraph& g) { return g.links.size() - g.customLinkCount(); }
+}  // namespace
+
+TEST_CASE("a pit within max_drop is jumped across as well as dropped into", "[nav][bake]") {
+  // A 1 m wide trench 1.5 m deep: deeper than the 1 m jump height (no way out of it), within the
+  // 2 m max_drop. The rim's east slot holds the drop into it, and the jump across it to the far
+  // rim, which the gap search never looked for once the drop had the slot, is a second jump:
+  // before, the far side was cut off from that rim (an audit's trench).
+  MeshBuilder trench;
+  trench.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -1.5);
+  auto agent = testAgent();
+  const auto baked = bakeOne(trench.mesh(), agent);
+  const auto& g = baked.graph;
+  const uint32_t rim = nodeNear(g, 2.875, 0, 1);
+  REQUIRE(rim != kNoNode);
+  REQUIRE(g.edgeKind(rim, kEast) == EdgeKind::Drop);
+  CHECK(g.height[g.neighborOf(rim, kEast)] == Approx(-1.5));
+  const auto jumps = secondJumps(g, rim);
+  REQUIRE(jumps.size() == 1);
+  CHECK(g.nodePosition(jumps[0].to_node).x == Approx(4.125));
+  CHECK(g.height[jumps[0].to_node] == 0);
+  CHECK(jumps[0].cost == Approx(1.25 + agent.settings.jump_penalty));  // level: horizontal + penalty
+  CHECK(jumps[0].label == nav::kNoLinkLabel);
+  CHECK(g.linkLabel(rim, jumps[0].to_node) == -1);  // not a custom link
+  CHECK(g.customLinkCount() == 0);
+  // The far rim jumps back the same way, and every rim node along the trench has its pair.
+  const auto back = secondJumps(g, jumps[0].to_node);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].to_node == rim);
+  CHECK(secondJumpCount(g) % 2 == 0);
+  CHECK(secondJumpCount(g) >= 2 * 6);  // rows z 0.375 .. 1.625 at least
+  // The two sides now reach each other (they are one region), and a route crosses by a jump.
+  const uint32_t far_node = nodeNear(g, 6, 0, 1);
+  REQUIRE(far_node != kNoNode);
+  CHECK(g.canReach(nodeNear(g, 1, 0, 1), far_node));
+  nav::SearchState state;
+  const nav::PathResult path = nav::findLayeredPath(g, baked.profile.settings, {1, 0, 1}, {6, 0, 1}, {}, state);
+  REQUIRE(path.ok());
+  bool jumped = false;
+  for (const nav::Waypoint& w : path.waypoints) jumped = jumped || w.action == nav::MoveAction::Jump;
+  CHECK(jumped);
+  CHECK(path.cost < 7);  // across, not round by anything else (there is nothing else)
+
+  // A pit the agent can jump out of (0.8 m): dropping in and jumping up is a way across already,
+  // but the jump straight across is the agent's move and is stored too (its landing is more than
+  // a step above the pit floor).
+  MeshBuilder shallow;
+  shallow.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -0.8);
+  const auto shallow_baked = bakeOne(shallow.mesh(), agent);
+  CHECK(secondJumpCount(shallow_baked.graph) >= 2 * 6);
+  // No jumping agent, no second jumps (and the far side stays cut off).
+  agent.settings.can_jump = false;
+  const auto walker = bakeOne(trench.mesh(), agent);
+  CHECK(secondJumpCount(walker.graph) == 0);
+  CHECK_FALSE(walker.graph.canReach(nodeNear(walker.graph, 1, 0, 1), nodeNear(walker.graph, 6, 0, 1)));
+  agent.settings.can_jump = true;
+  // Too far to jump: none.
+  agent.settings.jump_distance = 0.9;
+  CHECK(secondJumpCount(bakeOne(trench.mesh(), agent).graph) == 0);
+  agent.settings.jump_distance = 2.5;
+  // A lava trench (an area never entered): the drop into it is no edge, and the jump across it
+  // is still the way over.
+  MeshBuilder lava;
+  lava.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -1.5, "lava");
+  agent.areas.push_back({"lava", "", "lava", std::numeric_limits<double>::infinity()});
+  const auto hot = bakeOne(lava.mesh(), agent);
+  const uint32_t hot_rim = nodeNear(hot.graph, 2.875, 0, 1);
+  REQUIRE(hot_rim != kNoNode);
+  CHECK(hot.graph.edgeKind(hot_rim, kEast) == EdgeKind::None);
+  REQUIRE(secondJumps(hot.graph, hot_rim).size() == 1);
+  CHECK(hot.graph.canReach(nodeNear(hot.graph, 1, 0, 1), nodeNear(hot.graph, 6, 0, 1)));
+}
+
+TEST_CASE("a plain ledge down to level ground gets no second jumps", "[nav][bake]") {
+  // The ground below continues level: every landing a jump past the drop reaches is walked to
+  // from the drop's landing, so nothing is added (only landings more than a step above it are).
+  MeshBuilder ledge;
+  ledge.floor(0, 0, 3, 2, 0).floor(3, 0, 7, 2, -1.5);
+  const auto baked = bakeOne(ledge.mesh(), testAgent());
+  const uint32_t rim = nodeNear(baked.graph, 2.875, 0, 1);
+  REQUIRE(rim != kNoNode);
+  CHECK(baked.graph.edgeKind(rim, kEast) == EdgeKind::Drop);
+  CHECK(secondJumpCount(baked.graph) == 0);
+  // A pit too deep to drop into (5 m) is crossed by the slot's own jump, as before.
+  CHECK(secondJumpCount(bakeOne(gapLevel(0), testAgent()).graph) == 0);
+  // A thin wall on the far rim, 1 m above it, in the way of every jump across: no second jump
+  // through it.
+  MeshBuilder walled;
+  walled.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -1.5).box({3.9, -1.5, -1}, {4.0, 1.0, 3});
+  CHECK(secondJumpCount(bakeOne(walled.mesh(), testAgent()).graph) == 0);
 }
 
 TEST_CASE("a grid over the column limit is refused before any agent is baked", "[nav][bake]") {

@@ -95,9 +95,8 @@ void checkDecomposition(const LayeredSearchGraph& view, const CorridorIndex& ind
 bool hasEdge(const LayeredGraph& g, NodeId a, NodeId b, MoveAction action) {
   for (int d = 0; d < kDirectionCount; ++d)
     if (g.neighborOf(a, d) == b && moveActionOf(g.edgeKind(a, d)) == action) return true;
-  if (action == MoveAction::Link)
-    for (uint32_t l = g.link_offsets[a]; l < g.link_offsets[a + 1]; ++l)
-      if (g.links[l].to_node == b) return true;
+  for (uint32_t l = g.link_offsets[a]; l < g.link_offsets[a + 1]; ++l)  // custom links and second jumps
+    if (g.links[l].to_node == b && moveActionOf(g.links[l].kind) == action) return true;
   return false;
 }
 

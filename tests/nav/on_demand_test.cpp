@@ -239,3 +239,28 @@ TEST_CASE("on-demand search: only astar, settings checked, no floor is NoStartNo
   REQUIRE(off.ok());
   CHECK(off->path.failure == nav::PathFailure::NoStartNode);
 }
+
+TEST_CASE("on-demand search jumps a pit within max_drop as the bake does", "[nav][ondemand]") {
+  // The rim's slot holds the drop into the 1.5 m trench; the jump across is a second jump
+  // (edge_builder.h), which the on-demand columns must find too.
+  test::MeshBuilder trench;
+  trench.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -1.5);
+  const sim::TriangleMesh mesh = trench.mesh();
+  const nav::AgentProfile agent = test::testAgent();
+  const nav::BakedAgent baked = test::bakeOne(mesh, agent);
+  REQUIRE(baked.graph.links.size() > baked.graph.customLinkCount());
+  const sim::QueryIndex index(mesh);
+  nav::SearchState baked_state, lazy_state;
+  for (const double z : {0.4, 1.0, 1.6}) {
+    const sim::Vec3 from{1, 0, z}, to{6, 0, 2 - z};
+    const nav::PathResult expected = nav::findLayeredPath(baked.graph, baked.profile.settings, from, to, {}, baked_state);
+    REQUIRE(expected.ok());
+    auto lazy = nav::findOnDemandPath(mesh, index, agent, from, to, {}, wholeLevel(), lazy_state);
+    REQUIRE(lazy.ok());
+    REQUIRE(lazy->path.ok());
+    CHECK(lazy->path.cost == Approx(expected.cost).epsilon(1e-9));
+    REQUIRE(lazy->path.waypoints.size() == expected.waypoints.size());
+    for (std::size_t i = 0; i < expected.waypoints.size(); ++i)
+      CHECK(lazy->path.waypoints[i].action == expected.waypoints[i].action);
+  }
+}

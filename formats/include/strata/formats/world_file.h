@@ -14,8 +14,13 @@
 
 namespace strata::formats {
 
-/// Schema version written to the root attribute `schema_version`; readers reject any other.
-inline constexpr std::int32_t kWorldSchemaVersion = 1;
+/// Schema version written to the root attribute `schema_version`. Readers read versions
+/// kOldestWorldSchemaVersion to kWorldSchemaVersion and reject any other. Version 2 added
+/// `link_kinds` (the bake's second jumps stored among the links); a version 1 file holds custom
+/// links only.
+inline constexpr std::int32_t kWorldSchemaVersion = 2;
+/// The oldest schema version a reader accepts.
+inline constexpr std::int32_t kOldestWorldSchemaVersion = 1;
 
 /// Where the world came from; stored under /metadata. No timestamps, so output is reproducible.
 struct Provenance {
@@ -29,6 +34,7 @@ struct World {
   sim::TriangleMesh geometry;
   Provenance provenance;
   std::vector<nav::BakedAgent> agents;  ///< per agent type the baked layered graph (/navigation); empty before `strata bake`
+  std::int32_t schema_version = kWorldSchemaVersion;  ///< the version the file was read from (written: always kWorldSchemaVersion)
 };
 
 /// Writes `world` to `path` atomically: a temporary file beside the target, flushed, then

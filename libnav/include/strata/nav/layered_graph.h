@@ -12,8 +12,10 @@
 ///    `neighbor[node * 8 + d]` (kNoNode when none), its kind and its cost. A jump or drop edge
 ///    may skip columns (crossing the clearance gap around a ledge), so the neighbour is not
 ///    always in the adjacent column.
-///  - off-mesh links (custom links from the profile), sorted by source node, with per-node
-///    offsets `link_offsets` (size node_count + 1).
+///  - off-mesh links, sorted by source node, with per-node offsets `link_offsets` (size
+///    node_count + 1): the custom links from the profile, and the bake's second jumps (a node
+///    holds one edge per direction, so where a ledge's slot holds the drop into a pit, the jump
+///    across the pit to a landing the drop does not reach is stored here, kind Jump).
 ///  - named route-distance fields: one float per node.
 ///
 /// Units: metres, Y up. Costs are metres of walking on a cost-1 area.
@@ -95,15 +97,21 @@ struct GridFrame {
   int32_t columnZ(double world_z) const;
 };
 
-/// One custom off-mesh link between two floor nodes (one direction; a two-way link from the
-/// profile is stored as two entries).
+/// `OffMeshLink::label` and `profile_index` of a second jump (kind Jump): no label, no profile link.
+inline constexpr uint32_t kNoLinkLabel = 0xFFFFFFFFu;
+
+/// One edge outside the 8 direction slots, between two floor nodes (one direction): a custom
+/// off-mesh link (kind Link; a two-way link from the profile is stored as two entries), or a
+/// second jump of the bake (kind Jump: the jump across a pit from a node whose slot in that
+/// direction holds the drop into it; label and profile_index are kNoLinkLabel).
 struct OffMeshLink {
   uint32_t from_node = kNoNode;  ///< source node
   uint32_t to_node = kNoNode;    ///< destination node
   float cost = 0;                ///< traversal cost (metres-equivalent, > 0)
-  uint32_t label = 0;            ///< index into LayeredGraph::link_labels
-  uint32_t profile_index = 0;    ///< which link of the agent's profile it came from
+  uint32_t label = 0;            ///< index into LayeredGraph::link_labels (kNoLinkLabel for a second jump)
+  uint32_t profile_index = 0;    ///< which link of the agent's profile it came from (kNoLinkLabel for a second jump)
   bool bidirectional = false;    ///< the profile link is two-way (this entry is one of the pair)
+  EdgeKind kind = EdgeKind::Link;///< Link (from the profile) or Jump (a second jump)
 };
 
 /// A named route-distance field: Dijkstra route cost from `origin` to every node.
@@ -164,7 +172,7 @@ struct LayeredGraph {
   NodeArray<uint8_t> edge_kind;         ///< per node * 8 + direction: EdgeKind
   NodeArray<float> edge_cost;           ///< per node * 8 + direction: cost (0 when no edge)
 
-  std::vector<OffMeshLink> links;       ///< sorted by (from_node, profile_index, to_node)
+  std::vector<OffMeshLink> links;       ///< custom links and second jumps, sorted by (from_node, profile_index, to_node)
   NodeArray<uint32_t> link_offsets;     ///< size nodeCount() + 1; links leaving node n are [off[n], off[n+1])
   std::vector<std::string> link_labels; ///< labels of the profile's links
 
@@ -184,8 +192,10 @@ struct LayeredGraph {
 
   /// Number of floor nodes.
   std::size_t nodeCount() const { return height.size(); }
-  /// Number of non-empty neighbour slots plus links.
+  /// Number of non-empty neighbour slots plus links (second jumps included).
   std::size_t edgeCount() const;
+  /// Number of entries of `links` that are custom links (kind Link; a two-way link counts twice).
+  std::size_t customLinkCount() const;
   /// First node of column (x, z) (the caller checks grid.contains).
   uint32_t columnBegin(int32_t x, int32_t z) const { return column_offsets[grid.columnIndex(x, z)]; }
   /// One past the last node of column (x, z).
@@ -225,8 +235,8 @@ struct LayeredGraph {
   /// from_node with every from_node below nodeCount(); in parallel over the nodes.
   void indexLinkOffsets();
   /// The label (index into link_labels) of the link a route takes from node `from` to node
-  /// `to`: the cheapest such link, the first in `links` on a tie (the one a search relaxes
-  /// first); -1 when no link joins them.
+  /// `to`: the cheapest such custom link, the first in `links` on a tie (the one a search
+  /// relaxes first); -1 when no custom link joins them.
   int32_t linkLabel(uint32_t from, uint32_t to) const;
   /// Index of the named field, or -1.
   int findField(const std::string& name) const;

@@ -75,7 +75,8 @@ class LayeredSearchGraph {
 
   /// Number of floor nodes.
   std::size_t nodeCount() const { return graph_->nodeCount(); }
-  /// Calls `visit(to, cost, action)` for every edge (8 slots, then custom links) leaving `node`.
+  /// Calls `visit(to, cost, action)` for every edge (8 slots, then custom links and second
+  /// jumps) leaving `node`.
   template <class Visit>
   void forEachEdge(NodeId node, NodeId /*parent*/, Visit&& visit) const;
   /// Octile (A*) or euclidean (any-angle) horizontal distance to `goal`, times the cheapest cost per metre.
@@ -229,7 +230,7 @@ void LayeredSearchGraph::forEachEdge(NodeId node, NodeId /*parent*/, Visit&& vis
   for (uint32_t l = g.link_offsets[node], end = g.link_offsets[node + 1]; l < end; ++l) {
     const OffMeshLink& link = g.links[l];
     if (!(link.cost < std::numeric_limits<float>::infinity())) continue;
-    visit(link.to_node, static_cast<double>(link.cost), MoveAction::Link);
+    visit(link.to_node, static_cast<double>(link.cost), moveActionOf(link.kind));  // a link or a second jump
   }
 }
 
