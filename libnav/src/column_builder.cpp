@@ -275,6 +275,7 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
     }
   }
   std::vector<SurfaceHit> hits;
+  HeightOrderedCandidates ordered;  // a column of many storeys: its candidates by height
   for (std::size_t column = 0; column < columns; ++column) {
     out.offsets[column] = static_cast<uint32_t>(out.floors.size());
     if (!hasHits(column)) continue;
@@ -284,9 +285,14 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
     const double cx = grid_.centerX(x), cz = grid_.centerZ(z);
     const std::span<const uint32_t> candidates(near.data() + near_offsets[column],
                                                near_offsets[column + 1] - near_offsets[column]);
+    const bool by_height = candidates.size() > kHeightOrderAbove && hits.size() > kHeightOrderHits;
+    if (by_height) ordered.assign(candidates, bounds);
     floorsFromHitsWith(hits, out.floors, [&](double floor_height, const sim::Vec3& normal) {
       const sim::Aabb box = standingBox(cx, cz, floor_height, normal);
-      return !box.empty() && boxFreeAmong(LocalBoxTest(box), records, bounds, candidates);
+      if (box.empty()) return false;
+      const LocalBoxTest test(box);
+      return boxFreeAmong(test, records, bounds,
+                          by_height ? ordered.within(test.bounds().min.y, test.bounds().max.y) : candidates);
     });
   }
   out.offsets[columns] = static_cast<uint32_t>(out.floors.size());

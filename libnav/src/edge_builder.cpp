@@ -388,9 +388,14 @@ class NodeEdges {
     const uint32_t* offsets = g_.column_offsets.data();
     for (const std::size_t side : sides) {
       bool ok = false;
-      for (uint32_t s = offsets[side]; s < offsets[side + 1] && !ok; ++s) {
+      // The first floor within a step of both ends, in ascending height: floors more than a step
+      // below n are skipped by a binary search and the scan stops past a step above it, so a
+      // column of hundreds of storeys is not scanned whole for every node beside it.
+      const uint32_t side_end = offsets[side + 1];
+      for (uint32_t s = firstFrom(offsets[side], side_end, hn, -step_); s < side_end && !ok; ++s) {
         const double hs = g_.height[s];
-        if (std::fabs(hs - hn) > step_ || std::fabs(hs - hm) > step_) continue;
+        if (hs - hn > step_) break;  // and every floor above it
+        if (std::fabs(hs - hm) > step_) continue;
         ok = true;
         if (lo < hs + bottomOf(s) || hi > hs + s_.height) covered = false;
       }

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace strata::nav {
 
@@ -133,6 +134,33 @@ bool boxFreeAmong(const LocalBoxTest& box, std::span<const CandidateTriangle> re
     if (box.overlaps(records[i])) return false;
   }
   return true;
+}
+
+void HeightOrderedCandidates::assign(std::span<const uint32_t> candidates, std::span<const TriangleBounds> bounds) {
+  ids_.assign(candidates.begin(), candidates.end());
+  std::sort(ids_.begin(), ids_.end(), [&](uint32_t a, uint32_t b) {
+    if (bounds[a].min_y != bounds[b].min_y) return bounds[a].min_y < bounds[b].min_y;
+    return a < b;
+  });
+  min_y_.resize(ids_.size());
+  reach_.resize(ids_.size());
+  float reach = -std::numeric_limits<float>::infinity();
+  for (std::size_t i = 0; i < ids_.size(); ++i) {
+    min_y_[i] = bounds[ids_[i]].min_y;
+    reach = std::max(reach, bounds[ids_[i]].max_y);
+    reach_[i] = reach;
+  }
+}
+
+std::span<const uint32_t> HeightOrderedCandidates::within(double lo, double hi) const {
+  // Entries past `end` start above hi; entries before `begin` all end below lo (their running
+  // maximum does): boxFreeAmong's bounds test rejects both.
+  const auto end = static_cast<std::size_t>(
+      std::upper_bound(min_y_.begin(), min_y_.end(), hi, [](double h, float m) { return h < m; }) - min_y_.begin());
+  const auto begin = static_cast<std::size_t>(
+      std::lower_bound(reach_.begin(), reach_.begin() + static_cast<std::ptrdiff_t>(end), lo,
+                       [](float r, double h) { return r < h; }) - reach_.begin());
+  return std::span<const uint32_t>(ids_.data() + begin, end - begin);
 }
 
 }  // namespace strata::nav

@@ -81,4 +81,32 @@ class LocalBoxTest {
 bool boxFreeAmong(const LocalBoxTest& box, std::span<const CandidateTriangle> records,
                   std::span<const TriangleBounds> bounds, std::span<const uint32_t> candidates);
 
+/// A list of candidates ordered by their lowest point (then id), with the running maximum of
+/// their highest points, so that a box is tested only against the run whose heights can reach
+/// it: those with min_y <= the box's top, from the first whose running maximum reaches the
+/// box's bottom. Everything left out fails the bounds test boxFreeAmong starts with, so the
+/// answer is the same; what changes is the work in a column or bin of many storeys (a stack of
+/// 200 floors tested every standing box against all 400 of its column's triangles).
+class HeightOrderedCandidates {
+ public:
+  /// Orders `candidates` (indices into `bounds`).
+  void assign(std::span<const uint32_t> candidates, std::span<const TriangleBounds> bounds);
+  /// The candidates that may touch heights [lo, hi] (a superset of those that do).
+  std::span<const uint32_t> within(double lo, double hi) const;
+
+ private:
+  std::vector<uint32_t> ids_;
+  std::vector<float> min_y_;  // per entry of ids_
+  std::vector<float> reach_;  // per entry: the largest max_y of entries 0 .. i
+};
+
+/// A column's candidate list is height-ordered when it holds more than kHeightOrderAbove
+/// triangles and more than kHeightOrderHits surfaces are tested on it; a bin of the edge stage
+/// when it holds more than kHeightOrderBinAbove. Below that the ordering costs more than it
+/// saves (on dense single-storey meshes such as zdm2, ordering every list over 48 added 11 % to
+/// the bake's instructions).
+inline constexpr std::size_t kHeightOrderAbove = 48;
+inline constexpr std::size_t kHeightOrderHits = 16;
+inline constexpr std::size_t kHeightOrderBinAbove = 384;
+
 }  // namespace strata::nav

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "rect_buckets.h"
 
@@ -36,6 +37,23 @@ TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame
     const BucketRange& b = range[t];
     return Item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, b[0], b[2], t};
   });
+  // Bins of many triangles (a stack of storeys) are ordered by height for boxFree, with the
+  // running maximum of their tops (HeightOrderedCandidates' rule; the answer does not depend on
+  // the order, only the work does).
+  reach_.resize(items_.size());  // read only in bins over kHeightOrderBinAbove, each written below
+  const std::size_t bins = static_cast<std::size_t>(bins_x_) * bins_z_;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, bins, 256), [&](const tbb::blocked_range<std::size_t>& q) {
+    for (std::size_t bin = q.begin(); bin != q.end(); ++bin) {
+      const uint32_t first = offsets_[bin], last = offsets_[bin + 1];
+      if (last - first <= kHeightOrderBinAbove) continue;
+      std::sort(items_.begin() + first, items_.begin() + last, [](const Item& a, const Item& b) {
+        if (a.min_y != b.min_y) return a.min_y < b.min_y;
+        return a.triangle < b.triangle;
+      });
+      float reach = -std::numeric_limits<float>::infinity();
+      for (uint32_t i = first; i < last; ++i) reach_[i] = reach = std::max(reach, items_[i].max_y);
+    }
+  });
 }
 
 int32_t TriangleBins::binX(double x) const {
@@ -57,7 +75,18 @@ bool TriangleBins::boxFree(const LocalBoxTest& box) const {
   for (int32_t z = z0; z <= z1; ++z)
     for (int32_t x = x0; x <= x1; ++x) {
       const std::size_t bin = static_cast<std::size_t>(z) * bins_x_ + x;
-      for (uint32_t i = offsets_[bin]; i < offsets_[bin + 1]; ++i) {
+      uint32_t first = offsets_[bin], last = offsets_[bin + 1];
+      if (last - first > kHeightOrderBinAbove) {
+        // Ordered by height (constructor): from the first item whose running top reaches the
+        // box to the last that starts below the box's top; the rest fail the bounds test below.
+        last = static_cast<uint32_t>(std::upper_bound(items_.begin() + first, items_.begin() + last, b.max.y,
+                                                      [](double h, const Item& item) { return h < item.min_y; }) -
+                                     items_.begin());
+        first = static_cast<uint32_t>(std::lower_bound(reach_.begin() + first, reach_.begin() + last, b.min.y,
+                                                       [](float r, double h) { return r < h; }) -
+                                      reach_.begin());
+      }
+      for (uint32_t i = first; i < last; ++i) {
         const Item& item = items_[i];
         if (item.max_y < b.min.y || item.min_y > b.max.y || item.max_x < b.min.x || item.min_x > b.max.x ||
             item.max_z < b.min.z || item.min_z > b.max.z)

@@ -38,7 +38,9 @@ class TriangleBins {
 
   const CandidateTriangle* records_;     // per mesh triangle (TriangleCandidates::records)
   std::vector<uint32_t> offsets_;         // per bin (row-major), into items_
-  NodeArray<Item> items_;                 // ascending triangle id within a bin (filled in parallel)
+  NodeArray<Item> items_;                 // ascending triangle id within a bin (filled in parallel); a bin of
+                                          // more than kHeightOrderBinAbove by (min_y, triangle)
+  NodeArray<float> reach_;                // per item of such a bin: the largest max_y of its bin's items up to it
 };
 
 }  // namespace strata::nav

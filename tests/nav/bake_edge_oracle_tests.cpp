@@ -110,3 +110,42 @@ TEST_CASE("binned sweep tests give the query index's edges on the samples", "[na
     checkEdges(mesh, profile->agents.at(0), 3000);
   }
 }
+
+TEST_CASE("a stack of many storeys: height-ordered candidates and bins give the index's floors and edges",
+          "[nav][bake][oracle]") {
+  // 120 storeys 2.5 m apart, each a 3 x 3 m floor of nine quads with a hole, a ramp, a low
+  // block and a ledge that differ from storey to storey, and one wall face spanning them all
+  // (a tall triangle early in height order): every column holds far more candidates and floors,
+  // and every bin far more triangles, than the limits above which they are ordered by height
+  // (local_overlap.h), so the bake's standing-room and sweep tests run on the ordered lists.
+  test::MeshBuilder stack;
+  for (int s = 0; s < 120; ++s) {
+    const double y = 2.5 * s;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        if ((i + j + s) % 7 != 3) stack.floor(i, j, i + 1, j + 1, y + ((i * 3 + j + s) % 5 == 0 ? 0.6 : 0.0));
+    stack.ramp(0, y, 1.5, y + 0.5, 1.0 + 0.1 * (s % 4), 1.6);
+    stack.box({2.2, y, 0.3 + 0.05 * (s % 6)}, {2.5, y + 0.35, 0.9});
+  }
+  stack.quad({3.05, 0, -0.2}, {3.05, 300, -0.2}, {3.05, 300, 3.2}, {3.05, 0, 3.2}, {-1, 0, 0});
+  const sim::TriangleMesh& mesh = stack.mesh();
+  // A narrow agent too: its walk edges are swept (cell_size > 2 x radius), on the ordered bins.
+  checkEdges(mesh, agentWithCell(0.25, 0.1), 2000);
+  const auto agent = agentWithCell(0.25, 0.3);
+  checkEdges(mesh, agent, 2000);
+  // Every column's floors as the all-hits ray of the query index finds them.
+  const nav::BakedAgent baked = test::bakeOne(mesh, agent, 2);
+  const nav::LayeredGraph& g = baked.graph;
+  const sim::QueryIndex index(mesh);
+  const nav::ColumnBuilder builder(mesh, index, baked.profile.settings, g.grid);
+  std::size_t deep = 0;
+  for (int32_t z = 0; z < g.grid.depth_cells; ++z)
+    for (int32_t x = 0; x < g.grid.width_cells; ++x) {
+      const auto floors = builder.buildColumn(x, z);
+      REQUIRE(floors.size() == g.columnEnd(x, z) - g.columnBegin(x, z));
+      for (std::size_t i = 0; i < floors.size(); ++i)
+        REQUIRE(g.height[g.columnBegin(x, z) + i] == static_cast<float>(floors[i].height));
+      if (floors.size() > 100) ++deep;
+    }
+  CHECK(deep > 50);  // most columns hold more than 100 floors
+}
