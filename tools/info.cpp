@@ -75,7 +75,7 @@ nlohmann::ordered_json describe(const formats::World& world, const std::string& 
     entry["nodes"] = g.nodeCount();
     entry["edges"] = g.edgeCount();
     entry["links"] = g.customLinkCount();
-  entry["second_jumps"] = g.links.size() - g.customLinkCount();
+    entry["second_jumps"] = g.links.size() - g.customLinkCount();
     entry["components"] = g.component_count;
     entry["fields"] = g.fields.size();
     agents.push_back(std::move(entry));
@@ -110,10 +110,11 @@ void printText(const nlohmann::ordered_json& doc) {
   }
   fmt::print("agents          {}\n", doc["agents"].size());
   for (const auto& agent : doc["agents"])
-    fmt::print("  {}  cell {} m, {}, {}, {}, {}, {}, {}\n", printable(agent["name"].get<std::string>()),
+    fmt::print("  {}  cell {} m, {}, {}, {}, {}, {}, {}, {}\n", printable(agent["name"].get<std::string>()),
                agent["cell_size"].get<double>(), counted(agent["columns"].get<std::size_t>(), "column"),
                counted(agent["nodes"].get<std::size_t>(), "node"), counted(agent["edges"].get<std::size_t>(), "edge"),
-               counted(agent["links"].get<std::size_t>(), "link"), counted(agent["components"].get<std::uint32_t>(), "component"),
+               counted(agent["links"].get<std::size_t>(), "link"), counted(agent["second_jumps"].get<std::size_t>(), "second jump"),
+               counted(agent["components"].get<std::uint32_t>(), "component"),
                counted(agent["fields"].get<std::size_t>(), "field"));
 }
 

@@ -207,7 +207,7 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   return Ok{};
 }
 
-Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string& name, bool graph) {
+Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string& name, bool graph, std::int32_t schema_version) {
   auto group = h5::openGroup(agents, name);
   if (!group) return group.error();
   const h5::Location at = agents.child(*group, name);
@@ -272,11 +272,9 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   const std::size_t link_count = links.size() / 5;
   std::vector<float> link_costs;
   if (auto s = get(at, "link_costs", link_costs, 0, link_count); !s) return s.error();
-  // Schema version 1 had no link_kinds: every entry was a custom link.
+  // Schema version 1 had no link_kinds (every entry a custom link); from version 2 it is required.
   std::vector<std::uint8_t> link_kinds(link_count, static_cast<std::uint8_t>(nav::EdgeKind::Link));
-  auto has_kinds = h5::hasLink(at, "link_kinds");
-  if (!has_kinds) return has_kinds.error();
-  if (*has_kinds)
+  if (schema_version >= 2)
     if (auto s = get(at, "link_kinds", link_kinds, 0, link_count); !s) return s.error();
   auto link_labels = h5::readStringTable(at, "link_labels");
   if (!link_labels) return link_labels.error();
@@ -284,11 +282,12 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   for (std::size_t i = 0; i < link_count; ++i) {
     const std::uint32_t* row = &links[5 * i];
     const auto kind = static_cast<nav::EdgeKind>(link_kinds[i]);
+    if (kind != nav::EdgeKind::Link && kind != nav::EdgeKind::Jump)
+      return Error::badInput(at.where("link_kinds") + ": link " + std::to_string(i) + ": kind " +
+                             std::to_string(link_kinds[i]) + " is neither 5 (a custom link) nor 2 (a second jump)");
     // A custom link names a label; a second jump has none, no profile link and one way.
     const bool fields_ok = kind == nav::EdgeKind::Link ? row[2] < g.link_labels.size() && row[4] <= 1
-                           : kind == nav::EdgeKind::Jump
-                               ? row[2] == nav::kNoLinkLabel && row[3] == nav::kNoLinkLabel && row[4] == 0
-                               : false;
+                                                 : row[2] == nav::kNoLinkLabel && row[3] == nav::kNoLinkLabel && row[4] == 0;
     if (row[0] >= nodes || row[1] >= nodes || !fields_ok || (i > 0 && row[0] < links[5 * (i - 1)]) ||
         !(link_costs[i] > 0) || !std::isfinite(link_costs[i]))
       return Error::badInput(at.where("links") + ": link " + std::to_string(i) + " is malformed");
@@ -340,7 +339,8 @@ Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAge
   return Ok{};
 }
 
-Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, const WorldReadOptions& options) {
+Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, const WorldReadOptions& options,
+                                                    std::int32_t schema_version) {
   std::vector<nav::BakedAgent> agents;
   auto has = h5::hasLink(root, "navigation");
   if (!has) return has.error();
@@ -368,13 +368,13 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, co
       for (const std::string& name : *names) list += (list.empty() ? "" : ", ") + name;
       return Error::badInput(root.file + ": no agent '" + wanted + "' (agents: " + list + ")");
     }
-    auto agent = readAgent(at, wanted, true);
+    auto agent = readAgent(at, wanted, true, schema_version);
     if (!agent) return agent.error();
     agents.push_back(std::move(*agent));
     return agents;
   }
   for (const std::string& name : *names) {
-    auto agent = readAgent(at, name, options.agents != Agents::ProfilesOnly);
+    auto agent = readAgent(at, name, options.agents != Agents::ProfilesOnly, schema_version);
     if (!agent) return agent.error();
     agents.push_back(std::move(*agent));
   }

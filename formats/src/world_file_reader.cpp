@@ -71,7 +71,7 @@ Result<World> readWorldContents(const h5::Location& root, const WorldReadOptions
   auto geometry = readGeometry(root);
   if (!geometry) return geometry.error();
   world.geometry = std::move(*geometry);
-  auto agents = readNavigation(root, options);
+  auto agents = readNavigation(root, options, world.schema_version);
   if (!agents) return agents.error();
   world.agents = std::move(*agents);
   // The bake lays each agent's column grid over the geometry's bounds (makeGridFrame): a grid

@@ -285,53 +285,71 @@ class NodeEdges {
       // Also when the way down leads into an area never entered (its slot is left empty): the
       // jump across a lava pit is still a way.
       if (jumps != nullptr && !diagonal && s_.can_jump && best.kind != EdgeKind::None && best.rise < -step_)
-        secondJump(n, hn, bn, x, z, d, best_k, best.rise, *jumps);
+        secondJump(n, hn, bn, x, z, d, best_k, best.node, *jumps);
     }
   }
 
   // The slot of node n in cardinal direction d holds a way down (a drop, a climb or a jump to a
-  // lower landing) `way_k` columns out, falling `way_rise`. Past it, a landing higher than that
-  // floor by more than a step is one the way down does not reach by walking: the far rim of a
-  // pit deeper than the jump height but within max_drop, which the gap search never looks for
-  // once the drop has taken the slot. The jump to the first such landing is appended to `jumps`
-  // (a second jump), with the gap search's rules: past columns whose floors all lie below the
-  // take-off or over the agent's head, the smallest height change whose sweep is free, within
-  // the jump height, distance and max_drop, a lower landing only past the clearance gap.
-  void secondJump(uint32_t n, double hn, double bn, int32_t x, int32_t z, int d, int way_k, double way_rise,
+  // lower landing) to node `way`, `way_k` columns out. The gap search never looks past it, so
+  // the far rim of a pit deeper than the jump height but within max_drop was cut off from this
+  // rim. Past the way down, along the same ray, with the gap search's rules (within the jump
+  // distance, height and max_drop, a lower landing only past the clearance gap, a free sweep at
+  // the higher floor over the agent's height, stopped by a column holding a floor from a step
+  // below the take-off to the agent's height above it), the landing nearest the take-off's level
+  // (the smallest height change; the nearer column on a tie) is appended to `jumps` as a second
+  // jump, unless the way down already leads there on foot: landings within a step of the way
+  // down's landing, and floors reached from it by a run of floors each within a step of the
+  // last along the ray (the ground rising away below a ledge), are left out.
+  void secondJump(uint32_t n, double hn, double bn, int32_t x, int32_t z, int d, int way_k, uint32_t way,
                   std::vector<OffMeshLink>& jumps) const {
     const double ax = grid_.centerX(x), az = grid_.centerZ(z);
-    for (int k = way_k; k <= max_cells_; ++k) {
-      const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
-      if (!grid_.contains(mx, mz)) return;
-      const uint32_t begin = g_.columnBegin(mx, mz), end = g_.columnEnd(mx, mz);
-      const double horizontal = cs_ * k;
-      Candidate found;
-      if (k > way_k && horizontal <= s_.jump_distance + 1e-9) {
-        const double bx = grid_.centerX(mx), bz = grid_.centerZ(mz);
-        for (uint32_t m = firstFrom(begin, end, hn, std::min(-max_drop_, -step_)); m < end; ++m) {
-          const double hm = g_.height[m];
-          const double rise = hm - hn;
-          if (rise > jump_height_) break;
-          if (rise - way_rise <= step_) continue;  // walked to from the way down's landing
-          if (rise < -step_ && (-rise > max_drop_ || k <= ledge_cells_)) continue;  // a drop, not a jump
-          if (found.kind != EdgeKind::None && std::fabs(rise) >= std::fabs(found.rise)) continue;
-          const double top = std::max(hn, hm);
-          if (!sweepFree(ax, az, bx, bz, top + std::max(bn, bottomOf(m)), top + s_.height)) continue;
-          found = {m, EdgeKind::Jump, rise, horizontal};
-        }
-      }
-      if (found.kind != EdgeKind::None) {
-        const double cost = costOf(found);
-        if (std::isfinite(cost))
-          jumps.push_back({n, found.node, static_cast<float>(cost), kNoLinkLabel, kNoLinkLabel, false, EdgeKind::Jump});
-        return;
-      }
-      if (horizontal > s_.jump_distance + 1e-9) return;
-      // A floor from a step below the take-off up to the agent's height above it is in the way
-      // (the way down's own column included).
+    {
+      // The way down's own column may hold a floor in the way too (one it gave no edge to).
+      const int32_t wx = x + kDirectionDx[d] * way_k, wz = z + kDirectionDz[d] * way_k;
+      const uint32_t begin = g_.columnBegin(wx, wz), end = g_.columnEnd(wx, wz);
       const uint32_t in_way = firstFrom(begin, end, hn, -step_);
       if (in_way < end && g_.height[in_way] - hn <= s_.height) return;
     }
+    const double way_rise = g_.height[way] - hn;
+    double walked = g_.height[way];  // the floor reached on foot from the way down's landing, along the ray
+    bool on_foot = true;
+    Candidate found;
+    for (int k = way_k + 1; k <= max_cells_; ++k) {
+      const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
+      if (!grid_.contains(mx, mz)) break;
+      const double horizontal = cs_ * k;
+      if (horizontal > s_.jump_distance + 1e-9) break;
+      const uint32_t begin = g_.columnBegin(mx, mz), end = g_.columnEnd(mx, mz);
+      // The floor of this column within a step of the one walked to before (the closest).
+      uint32_t walked_to = kNoNode;
+      if (on_foot) {
+        for (uint32_t m = firstFrom(begin, end, walked, -step_); m < end && g_.height[m] - walked <= step_; ++m)
+          if (walked_to == kNoNode || std::fabs(g_.height[m] - walked) < std::fabs(g_.height[walked_to] - walked))
+            walked_to = m;
+        if (walked_to == kNoNode) on_foot = false;
+        else walked = g_.height[walked_to];
+      }
+      const double bx = grid_.centerX(mx), bz = grid_.centerZ(mz);
+      for (uint32_t m = firstFrom(begin, end, hn, std::min(-max_drop_, -step_)); m < end; ++m) {
+        const double hm = g_.height[m];
+        const double rise = hm - hn;
+        if (rise > jump_height_) break;
+        if (m == walked_to || rise - way_rise <= step_) continue;  // reached on foot from the way down
+        if (rise < -step_ && (-rise > max_drop_ || k <= ledge_cells_)) continue;  // a drop, not a jump
+        if (found.kind != EdgeKind::None && !(std::fabs(rise) < std::fabs(found.rise))) continue;
+        const double top = std::max(hn, hm);
+        if (!sweepFree(ax, az, bx, bz, top + std::max(bn, bottomOf(m)), top + s_.height)) continue;
+        found = {m, EdgeKind::Jump, rise, horizontal};
+      }
+      // A floor from a step below the take-off up to the agent's height above it is landed on
+      // or in the way: nothing past it.
+      const uint32_t in_way = firstFrom(begin, end, hn, -step_);
+      if (in_way < end && g_.height[in_way] - hn <= s_.height) break;
+    }
+    if (found.kind == EdgeKind::None) return;
+    const double cost = costOf(found);
+    if (std::isfinite(cost))
+      jumps.push_back({n, found.node, static_cast<float>(cost), kNoLinkLabel, kNoLinkLabel, false, EdgeKind::Jump});
   }
 
   // Writes node n's slot for direction d: `best`, or no edge when there is none or its

@@ -214,7 +214,7 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
   SECTION("a link of a kind the bake never stores there") {
     g.links = {{0, 1, 1.5f, nav::kNoLinkLabel, nav::kNoLinkLabel, false, nav::EdgeKind::Drop}};
     g.indexLinkOffsets();
-    expected = "/navigation/agents/walker/links: link 0 is malformed";
+    expected = "/navigation/agents/walker/link_kinds: link 0: kind 3 is neither 5 (a custom link) nor 2 (a second jump)";
   }
   SECTION("a negative field distance") {
     walker.profile.fields.push_back({"home", {0, 0, 0}, 10, {}});
@@ -299,6 +299,19 @@ TEST_CASE("world file: second jumps keep their kind, and a schema 1 file reads i
     const std::int32_t one = 1;
     REQUIRE(H5Awrite(attribute.get(), H5T_NATIVE_INT32, &one) >= 0);
   };
+  {
+    // Schema 2 without link_kinds: refused, naming the dataset.
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    REQUIRE(H5Ldelete(file.get(), "/navigation/agents/walker/link_kinds", H5P_DEFAULT) >= 0);
+  }
+  {
+    auto read = formats::readWorldFile(path);
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.error().message.find("/navigation/agents/walker/link_kinds") != std::string::npos);
+    CHECK(read.error().message.find('\n') == std::string::npos);
+  }
+  REQUIRE(formats::writeWorldFile(path, world).ok());
   downgrade();
   {
     auto read = formats::readWorldFile(path);

@@ -438,6 +438,28 @@ TEST_CASE("a pit within max_drop is jumped across as well as dropped into", "[na
   CHECK(hot.graph.canReach(nodeNear(hot.graph, 1, 0, 1), nodeNear(hot.graph, 6, 0, 1)));
 }
 
+TEST_CASE("a stepped pit is jumped to its far rim, not to the step inside it", "[nav][bake]") {
+  // An audit's reproducer: the pit floor 1.8 m down, a step inside it 1.2 m down, the far rim
+  // level with the take-off. The first landing past the drop is the step, from which there is
+  // no way out (1.2 m is above the 1 m jump height); the jump worth storing is the one to the
+  // rim, the landing nearest the take-off's level.
+  MeshBuilder pit;
+  pit.box({0, -1.8, 0}, {3, 0, 2}).floor(3, 0, 3.9, 2, -1.8).box({3.9, -1.8, 0}, {4.5, -1.2, 2}).box({4.5, -1.8, 0}, {7.5, 0, 2});
+  auto agent = testAgent();
+  const auto baked = bakeOne(pit.mesh(), agent);
+  const auto& g = baked.graph;
+  const uint32_t rim = nodeNear(g, 2.875, 0, 1);
+  REQUIRE(rim != kNoNode);
+  REQUIRE(g.edgeKind(rim, kEast) == EdgeKind::Drop);
+  const auto jumps = secondJumps(g, rim);
+  REQUIRE(jumps.size() == 1);
+  CHECK(g.height[jumps[0].to_node] == 0);
+  CHECK(g.nodePosition(jumps[0].to_node).x > 4.5);
+  nav::SearchState state;
+  CHECK(nav::findLayeredPath(g, baked.profile.settings, {1, 0, 1}, {6.5, 0, 1}, {}, state).ok());
+  CHECK(nav::findLayeredPath(g, baked.profile.settings, {6.5, 0, 1}, {1, 0, 1}, {}, state).ok());
+}
+
 TEST_CASE("a plain ledge down to level ground gets no second jumps", "[nav][bake]") {
   // The ground below continues level: every landing a jump past the drop reaches is walked to
   // from the drop's landing, so nothing is added (only landings more than a step above it are).
@@ -450,6 +472,13 @@ TEST_CASE("a plain ledge down to level ground gets no second jumps", "[nav][bake
   CHECK(secondJumpCount(baked.graph) == 0);
   // A pit too deep to drop into (5 m) is crossed by the slot's own jump, as before.
   CHECK(secondJumpCount(bakeOne(gapLevel(0), testAgent()).graph) == 0);
+  // Ground rising away below the ledge (a slope from the drop's foot up to the ledge's level):
+  // every landing past the drop is walked to from its foot, so none is stored.
+  MeshBuilder slope;
+  slope.floor(0, 0, 3, 2, 0).ramp(3, -1.5, 7, 0, 0, 2);
+  const auto sloped = bakeOne(slope.mesh(), testAgent());
+  REQUIRE(sloped.graph.edgeKind(nodeNear(sloped.graph, 2.875, 0, 1), kEast) == EdgeKind::Drop);
+  CHECK(secondJumpCount(sloped.graph) == 0);
   // A thin wall on the far rim, 1 m above it, in the way of every jump across: no second jump
   // through it.
   MeshBuilder walled;
