@@ -195,7 +195,7 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   // Fields (their names, origins and limits are the profile's, checked above): distances.
   for (const nav::RouteField& field : g.fields) {
     // Flooded up to max_distance (stored as float), unreached nodes inf.
-    const float limit = static_cast<float>(field.max_distance);
+    const float limit = static_cast<float>(nav::fieldReach(field.max_distance));
     const std::size_t bad_distance = nav::firstFailing(nodes, [&](std::size_t n) {
       const float d = field.distance[n];
       return d >= 0 && (d <= limit || d == std::numeric_limits<float>::infinity());

@@ -16,7 +16,7 @@ std::optional<DistanceField> distanceField(Grid& grid, const sim::Vec3& origin, 
   const auto cell = grid.worldToCell(origin);
   if (!cell || !grid.isWalkable(cell->x, cell->z)) return std::nullopt;
   const double cell_size = grid.settings().cell_size;
-  const double limit_cells = max_distance / cell_size;
+  const double limit_cells = fieldReach(max_distance) / cell_size;
 
   DistanceField field;
   field.width = grid.width();

@@ -30,6 +30,7 @@ std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId or
   std::vector<float> distance(graph.nodeCount(), std::numeric_limits<float>::infinity());
   if (origin >= graph.nodeCount()) return distance;
   std::vector<double> best(graph.nodeCount(), std::numeric_limits<double>::infinity());
+  const double reach = fieldReach(max_cost);
   using Entry = std::pair<double, NodeId>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
   best[origin] = 0;
@@ -44,7 +45,7 @@ std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId or
     distance[node] = static_cast<float>(d);
     graph.forEachEdge(node, kNoNode, [&](NodeId to, double cost, MoveAction) {
       const double nd = d + cost;
-      if (nd <= max_cost && nd < best[to]) {
+      if (nd <= reach && nd < best[to]) {
         best[to] = nd;
         open.push({nd, to});
       }

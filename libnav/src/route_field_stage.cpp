@@ -2,6 +2,7 @@
 // route costs outward from an origin, under the same edges and costs as the search, up to a
 // maximum distance. One flood answers "how far by the actual route" for every listener at once.
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <queue>
@@ -9,6 +10,7 @@
 #include <tbb/parallel_for.h>
 
 #include "bake_stages.h"
+#include "strata/nav/layered_search.h"
 
 namespace strata::nav {
 
@@ -21,8 +23,9 @@ std::vector<float> floodRouteDistance(const LayeredGraph& graph, uint32_t origin
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> open;
   distance[origin] = 0;
   open.push({0.0, origin});
+  const double reach = fieldReach(max_distance);
   auto relax = [&](uint32_t to, double via) {
-    if (via <= max_distance && via < distance[to]) {
+    if (via <= reach && via < distance[to]) {
       distance[to] = via;
       open.push({via, to});
     }
@@ -39,7 +42,7 @@ std::vector<float> floodRouteDistance(const LayeredGraph& graph, uint32_t origin
       relax(graph.links[l].to_node, d + graph.links[l].cost);
   }
   for (std::size_t n = 0; n < nodes; ++n)
-    if (distance[n] <= max_distance) result[n] = static_cast<float>(distance[n]);
+    if (distance[n] <= reach) result[n] = static_cast<float>(distance[n]);
   return result;
 }
 
@@ -50,7 +53,14 @@ Status computeRouteFields(const AgentProfile& profile, LayeredGraph& graph, cons
     field.name = spec.name;
     field.origin = spec.origin;
     field.max_distance = spec.max_distance;
-    field.origin_node = graph.nearestNode(spec.origin, profile.settings.link_snap_distance, profile.settings.link_snap_height);
+    // The floor under the origin by the queries' rule (snapToNode: never a floor above it through
+    // a ceiling), within link_snap_distance across and link_snap_height below, so that the field
+    // reads 0 at its origin and equals `query field --origin` from the same point.
+    SnapSettings snap;
+    snap.max_horizontal = profile.settings.link_snap_distance;
+    snap.above = std::min(snap.above, profile.settings.link_snap_height);
+    snap.below = profile.settings.link_snap_height;
+    field.origin_node = snapToNode(graph, spec.origin, snap);
     if (field.origin_node == kNoNode) {
       char where[96];
       std::snprintf(where, sizeof where, "(%g, %g, %g)", spec.origin.x, spec.origin.y, spec.origin.z);

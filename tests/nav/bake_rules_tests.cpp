@@ -11,6 +11,7 @@
 #include "bake_fixtures.h"
 #include "strata/nav/column_builder.h"
 #include "strata/nav/layered_search.h"
+#include "strata/nav/nav_queries.h"
 #include "strata/sim/query_index.h"
 
 using namespace strata;
@@ -486,6 +487,40 @@ TEST_CASE("a plain ledge down to level ground gets no second jumps", "[nav][bake
   CHECK(secondJumpCount(bakeOne(walled.mesh(), testAgent()).graph) == 0);
 }
 
+TEST_CASE("a field's origin snaps to the floor under it, never through a ceiling, and its limit is inclusive",
+          "[nav][bake][field]") {
+  // An audit: an origin at head height in a room under a slab snapped (nearest in 3-D) to the
+  // slab's top 1.3 m above instead of the floor 1.7 m below, so the field did not read 0 at its
+  // origin and `query field --name` and `--origin` disagreed for the same point.
+  MeshBuilder room;
+  room.box({0, -0.2, 0}, {10, 0, 10}).box({0, 2.8, 0}, {10, 3.0, 5});
+  auto agent = testAgent();
+  agent.settings.cell_size = 0.3;
+  agent.fields.push_back({"shot", {2.0, 1.7, 2.0}, 100.0, ""});
+  // A point 25 columns of 0.3 m east of the floor's first column: exactly at a 7.5 m limit. The
+  // stored costs are float32 (0.30000001192 a step), whose sum is 7.5000003.
+  agent.fields.push_back({"near", {0.15, 0, 8.55}, 7.5, ""});
+  const auto baked = bakeOne(room.mesh(), agent);
+  const auto& g = baked.graph;
+  const auto& shot = g.fields[0];
+  REQUIRE(shot.origin_node != kNoNode);
+  CHECK(g.height[shot.origin_node] == 0);
+  CHECK(shot.distance[shot.origin_node] == 0.0f);
+  // The same as the flood from the same point on demand (query field --origin).
+  const nav::LayeredSearchGraph view(g, baked.profile.settings);
+  const nav::NodeId origin = nav::snapToNode(g, {2.0, 1.7, 2.0}, {});
+  CHECK(origin == shot.origin_node);
+  CHECK(nav::floodDistanceField(view, origin, 100.0) == shot.distance);
+  const auto& near = g.fields[1];
+  const uint32_t at_limit = nodeNear(g, 0.15 + 7.5, 0, 8.55);
+  REQUIRE(at_limit != kNoNode);
+  CHECK(near.distance[at_limit] == Approx(7.5));
+  CHECK(std::isinf(near.distance[nodeNear(g, 0.15 + 7.8, 0, 8.55)]));
+  // On demand too (query field --origin ... --max 1.5: five columns).
+  const auto on_demand = nav::floodDistanceField(view, near.origin_node, 1.5);
+  CHECK(on_demand[nodeNear(g, 0.15 + 1.5, 0, 8.55)] == Approx(1.5));
+}
+
 TEST_CASE("a grid over the column limit is refused before any agent is baked", "[nav][bake]") {
   // Two small floors 2 km apart: little walkable area (the memory estimate lets it by), but at
   // 0.02 m the second agent's grid has 1e10 columns. An audit saw the first agent baked for
@@ -742,7 +777,7 @@ TEST_CASE("route-distance fields equal a brute-force shortest-route oracle", "[n
   }
   std::size_t reached = 0;
   for (uint32_t n = 0; n < g.nodeCount(); ++n) {
-    if (best[n] <= 6.0) {
+    if (best[n] <= 6.0 * (1 + 1e-6)) {  // up to max_distance, with the float32 costs' slack
       ++reached;
       CHECK(field.distance[n] == Approx(best[n]).margin(1e-4));
     } else {

@@ -523,4 +523,12 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
   return outcome;
 }
 
+/// The reach of a flood limited to `max_distance`: a node whose route cost sums to at most this
+/// is within the limit. Edge costs are stored as float32 (a 0.3 m step is 0.30000001192), so a
+/// node exactly 25 steps of 0.3 m away summed to 7.5000003 and fell outside a 7.5 m limit; the
+/// slack (one part in a million, far above the rounding of any sum of float32 costs) keeps such
+/// nodes in. Every flood (baked fields, `query field --origin`, grid distance fields) and the
+/// world reader's check of stored distances use it.
+inline double fieldReach(double max_distance) { return max_distance * (1.0 + 1e-6); }
+
 }  // namespace strata::nav
