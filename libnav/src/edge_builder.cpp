@@ -297,9 +297,10 @@ class NodeEdges {
   // the higher floor over the agent's height, stopped by a column holding a floor from a step
   // below the take-off to the agent's height above it), the landing nearest the take-off's level
   // (the smallest height change; the nearer column on a tie) is appended to `jumps` as a second
-  // jump, unless the way down already leads there on foot: landings within a step of the way
-  // down's landing, and floors reached from it by a run of floors each within a step of the
-  // last along the ray (the ground rising away below a ledge), are left out.
+  // jump, unless the way down already leads there on foot: the floors reached from its landing
+  // by a run of floors each within a step of the last along the ray (level ground, or ground
+  // rising or falling away below a ledge) are left out, and, being ground under the jump rather
+  // than in its way, do not end the scan either (the sweep meets whatever is in the way).
   void secondJump(uint32_t n, double hn, double bn, int32_t x, int32_t z, int d, int way_k, uint32_t way,
                   std::vector<OffMeshLink>& jumps) const {
     const double ax = grid_.centerX(x), az = grid_.centerZ(z);
@@ -310,7 +311,6 @@ class NodeEdges {
       const uint32_t in_way = firstFrom(begin, end, hn, -step_);
       if (in_way < end && g_.height[in_way] - hn <= s_.height) return;
     }
-    const double way_rise = g_.height[way] - hn;
     double walked = g_.height[way];  // the floor reached on foot from the way down's landing, along the ray
     bool on_foot = true;
     Candidate found;
@@ -334,17 +334,19 @@ class NodeEdges {
         const double hm = g_.height[m];
         const double rise = hm - hn;
         if (rise > jump_height_) break;
-        if (m == walked_to || rise - way_rise <= step_) continue;  // reached on foot from the way down
+        if (m == walked_to) continue;  // reached on foot from the way down
         if (rise < -step_ && (-rise > max_drop_ || k <= ledge_cells_)) continue;  // a drop, not a jump
         if (found.kind != EdgeKind::None && !(std::fabs(rise) < std::fabs(found.rise))) continue;
         const double top = std::max(hn, hm);
         if (!sweepFree(ax, az, bx, bz, top + std::max(bn, bottomOf(m)), top + s_.height)) continue;
         found = {m, EdgeKind::Jump, rise, horizontal};
       }
-      // A floor from a step below the take-off up to the agent's height above it is landed on
-      // or in the way: nothing past it.
-      const uint32_t in_way = firstFrom(begin, end, hn, -step_);
-      if (in_way < end && g_.height[in_way] - hn <= s_.height) break;
+      // A floor from a step below the take-off up to the agent's height above it, other than
+      // the ground walked to, is landed on or in the way: nothing past it.
+      bool stop = false;
+      for (uint32_t m = firstFrom(begin, end, hn, -step_); m < end && g_.height[m] - hn <= s_.height && !stop; ++m)
+        stop = m != walked_to;
+      if (stop) break;
     }
     if (found.kind == EdgeKind::None) return;
     const double cost = costOf(found);

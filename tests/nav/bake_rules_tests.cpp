@@ -461,6 +461,39 @@ TEST_CASE("a stepped pit is jumped to its far rim, not to the step inside it", "
   CHECK(nav::findLayeredPath(g, baked.profile.settings, {6.5, 0, 1}, {1, 0, 1}, {}, state).ok());
 }
 
+TEST_CASE("a far rim the ground below never reaches on foot is jumped to", "[nav][bake]") {
+  // A second audit's reproducers. The ground past the drop's landing falls away (a slope down to
+  // 3 m below the take-off), and the far rim lies level with that landing: being within a step of
+  // it is not being reachable from it. And the ground past the landing rises to within a step
+  // of the take-off before the far rim: ground walked to is under the jump, not in its way.
+  auto agent = testAgent();
+  agent.settings.jump_distance = 4;
+  MeshBuilder down;
+  down.box({0, -3.5, 0}, {3.013, 0, 2}).ramp(3.013, -1.5, 6.013, -3.0, 0, 2).box({6.013, -3.5, 0}, {9.013, -1.5, 2});
+  const auto baked_down = bakeOne(down.mesh(), agent);
+  const uint32_t rim = nodeNear(baked_down.graph, 2.875, 0, 1);
+  REQUIRE(rim != kNoNode);
+  REQUIRE(baked_down.graph.edgeKind(rim, kEast) == EdgeKind::Drop);
+  auto jumps = secondJumps(baked_down.graph, rim);
+  REQUIRE(jumps.size() == 1);
+  CHECK(baked_down.graph.height[jumps[0].to_node] == Approx(-1.5));
+  nav::SearchState state;
+  CHECK(nav::findLayeredPath(baked_down.graph, baked_down.profile.settings, {1, 0, 1}, {7.5, -1.5, 1}, {}, state).ok());
+
+  agent.settings.jump_height = 0.5;
+  agent.settings.jump_distance = 3;
+  MeshBuilder up;
+  up.box({0, -1.5, 0}, {3.013, 0, 2}).floor(3.013, 0, 4.513, 2, -0.8).ramp(4.513, -0.8, 5.513, -0.05, 0, 2).box({5.513, -1.5, 0}, {8.513, 0.45, 2});
+  const auto baked_up = bakeOne(up.mesh(), agent);
+  const uint32_t low_rim = nodeNear(baked_up.graph, 2.875, 0, 1);
+  REQUIRE(low_rim != kNoNode);
+  REQUIRE(baked_up.graph.edgeKind(low_rim, kEast) == EdgeKind::Drop);
+  jumps = secondJumps(baked_up.graph, low_rim);
+  REQUIRE(jumps.size() == 1);
+  CHECK(baked_up.graph.height[jumps[0].to_node] == Approx(0.45));
+  CHECK(nav::findLayeredPath(baked_up.graph, baked_up.profile.settings, {1, 0, 1}, {7, 0.45, 1}, {}, state).ok());
+}
+
 TEST_CASE("a plain ledge down to level ground gets no second jumps", "[nav][bake]") {
   // The ground below continues level: every landing a jump past the drop reaches is walked to
   // from the drop's landing, so nothing is added (only landings more than a step above it are).
