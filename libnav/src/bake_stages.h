@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "strata/nav/layered_graph.h"
+#include "strata/nav/layered_search.h"
 #include "strata/nav/profile.h"
 #include "strata/sim/mesh.h"
 #include "strata/sim/result.h"
@@ -29,6 +30,12 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
 /// "no floor within 2 m across and 2 m up or down": the words of every error for a link end or
 /// field origin that snaps to nothing (the bake's links and fields, on-demand search's links).
 std::string noFloorWithin(const AgentSettings& settings);
+/// The node a link end or a field origin snaps to: the floor under the point by the queries' rule
+/// (snapToNode: the floor below it, or up to 0.5 m above it, never one through a ceiling) within
+/// link_snap_distance across and link_snap_height below; when there is none, the nearest floor
+/// in 3-D within link_snap_distance across and link_snap_height up or down (a point under the
+/// level, where link_snap_height allows it). kNoNode when neither finds one.
+uint32_t snapEndpoint(const LayeredGraph& graph, const sim::Vec3& point, const AgentSettings& settings);
 /// Sorts graph.links by (from_node, profile_index, to_node) and rebuilds link_offsets (a node's
 /// second jumps, profile_index kNoLinkLabel, come after its custom links).
 void indexLinks(LayeredGraph& graph);

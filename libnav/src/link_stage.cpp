@@ -18,11 +18,20 @@ std::string noFloorWithin(const AgentSettings& settings) {
   return text;
 }
 
+uint32_t snapEndpoint(const LayeredGraph& graph, const sim::Vec3& point, const AgentSettings& settings) {
+  SnapSettings snap;
+  snap.max_horizontal = settings.link_snap_distance;
+  snap.above = std::min(snap.above, settings.link_snap_height);
+  snap.below = settings.link_snap_height;
+  const uint32_t under = snapToNode(graph, point, snap);
+  if (under != kNoNode) return under;
+  return graph.nearestNode(point, settings.link_snap_distance, settings.link_snap_height);
+}
+
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source,
                       std::vector<OffMeshLink> second_jumps) {
   graph.links = std::move(second_jumps);
   graph.link_labels.clear();
-  const double snap = profile.settings.link_snap_distance, snap_height = profile.settings.link_snap_height;
   auto where = [](const sim::Vec3& p) {
     char buffer[96];
     std::snprintf(buffer, sizeof buffer, "(%g, %g, %g)", p.x, p.y, p.z);
@@ -30,8 +39,10 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
   };
   for (std::size_t i = 0; i < profile.links.size(); ++i) {
     const LinkSpec& spec = profile.links[i];
-    const uint32_t from = graph.nearestNode(spec.from, snap, snap_height);
-    const uint32_t to = graph.nearestNode(spec.to, snap, snap_height);
+    // The floor under each end, as a path's endpoints and a field's origin snap: an end at head
+    // height under a slab took the slab's top in 3-D.
+    const uint32_t from = snapEndpoint(graph, spec.from, profile.settings);
+    const uint32_t to = snapEndpoint(graph, spec.to, profile.settings);
     // Named where it was written when the profile parser says so (the geometry is the other party).
     const std::string link = "link " + std::to_string(i) + " ('" + spec.label + "')";
     const std::string name = spec.source.empty()

@@ -68,7 +68,7 @@ class OnDemandGraph {
       // be outside it (beyond the edge, or above or below the vertical extent) is the region's
       // limit, not an error (an elevator to a floor 40 m up, asked about a route on the ground).
       if (!snapsInside(spec.from, snap, snap_height) || !snapsInside(spec.to, snap, snap_height)) continue;
-      const uint32_t from = nearestNode(spec.from, snap, snap_height), to = nearestNode(spec.to, snap, snap_height);
+      const uint32_t from = linkEnd(spec.from), to = linkEnd(spec.to);
       // As the bake words it: where the link was written, when the profile parser says so.
       const std::string name = spec.source.empty()
                                    ? source + ": agent " + settings_.name + ": link " + std::to_string(i) + " ('" + spec.label + "')"
@@ -301,14 +301,15 @@ class OnDemandGraph {
     edges_built_[region_.grid.columnIndex(x, z)] = 1;
   }
 
-  /// LayeredGraph::nearestNode on a window of built columns around the point (a link end).
-  uint32_t nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical) {
+  /// The node a link end snaps to, as the bake snaps it (snapEndpoint), on a window of built
+  /// columns around the point.
+  uint32_t linkEnd(const sim::Vec3& point) {
     const GridFrame& grid = region_.grid;
-    const int r = static_cast<int>(std::ceil(max_horizontal / grid.cell_size)) + 1;
+    const int r = static_cast<int>(std::ceil(settings_.link_snap_distance / grid.cell_size)) + 1;
     LayeredGraph window;
     std::vector<uint32_t> to_global;
     makeWindow(grid.columnX(point.x), grid.columnZ(point.z), r, /*full=*/true, window, to_global);
-    const uint32_t local = window.nearestNode(point, max_horizontal, max_vertical);
+    const uint32_t local = snapEndpoint(window, point, settings_);
     if (local == kNoNode) return kNoNode;
     link_end_[to_global[local]] = 1;
     return to_global[local];

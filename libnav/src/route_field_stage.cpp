@@ -2,7 +2,6 @@
 // route costs outward from an origin, under the same edges and costs as the search, up to a
 // maximum distance. One flood answers "how far by the actual route" for every listener at once.
 
-#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <queue>
@@ -10,7 +9,6 @@
 #include <tbb/parallel_for.h>
 
 #include "bake_stages.h"
-#include "strata/nav/layered_search.h"
 
 namespace strata::nav {
 
@@ -56,11 +54,7 @@ Status computeRouteFields(const AgentProfile& profile, LayeredGraph& graph, cons
     // The floor under the origin by the queries' rule (snapToNode: never a floor above it through
     // a ceiling), within link_snap_distance across and link_snap_height below, so that the field
     // reads 0 at its origin and equals `query field --origin` from the same point.
-    SnapSettings snap;
-    snap.max_horizontal = profile.settings.link_snap_distance;
-    snap.above = std::min(snap.above, profile.settings.link_snap_height);
-    snap.below = profile.settings.link_snap_height;
-    field.origin_node = snapToNode(graph, spec.origin, snap);
+    field.origin_node = snapEndpoint(graph, spec.origin, profile.settings);
     if (field.origin_node == kNoNode) {
       char where[96];
       std::snprintf(where, sizeof where, "(%g, %g, %g)", spec.origin.x, spec.origin.y, spec.origin.z);

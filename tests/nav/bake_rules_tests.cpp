@@ -520,7 +520,7 @@ TEST_CASE("a plain ledge down to level ground gets no second jumps", "[nav][bake
   CHECK(secondJumpCount(bakeOne(walled.mesh(), testAgent()).graph) == 0);
 }
 
-TEST_CASE("a field's origin snaps to the floor under it, never through a ceiling, and its limit is inclusive",
+TEST_CASE("a field's origin and a link's ends snap to the floor under them, never through a ceiling - a field's limit is inclusive",
           "[nav][bake][field]") {
   // An audit: an origin at head height in a room under a slab snapped (nearest in 3-D) to the
   // slab's top 1.3 m above instead of the floor 1.7 m below, so the field did not read 0 at its
@@ -533,8 +533,13 @@ TEST_CASE("a field's origin snaps to the floor under it, never through a ceiling
   // A point 25 columns of 0.3 m east of the floor's first column: exactly at a 7.5 m limit. The
   // stored costs are float32 (0.30000001192 a step), whose sum is 7.5000003.
   agent.fields.push_back({"near", {0.15, 0, 8.55}, 7.5, ""});
+  // A link end at head height under the slab snaps the same way (it took the slab's top too).
+  agent.links.push_back({{2.0, 1.7, 2.0}, {8.0, 0.0, 8.0}, "door", -1, false, {}});
   const auto baked = bakeOne(room.mesh(), agent);
   const auto& g = baked.graph;
+  REQUIRE(g.links.size() == 1);
+  CHECK(g.links[0].from_node == nav::snapToNode(g, {2.0, 1.7, 2.0}, {}));
+  CHECK(g.height[g.links[0].from_node] == 0);
   const auto& shot = g.fields[0];
   REQUIRE(shot.origin_node != kNoNode);
   CHECK(g.height[shot.origin_node] == 0);

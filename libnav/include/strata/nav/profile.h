@@ -28,7 +28,7 @@ struct ModifierVolume {
 };
 
 /// A custom off-mesh link; endpoints snap to the nearest floor nodes (within the agent's
-/// link_snap_distance across and link_snap_height up or down).
+/// link_snap_distance across and link_snap_height up or down; the floor under the point first).
 struct LinkSpec {
   sim::Vec3 from;           ///< start point, metres
   sim::Vec3 to;             ///< end point, metres
