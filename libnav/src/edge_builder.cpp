@@ -16,6 +16,9 @@
 //    agent's head;
 //  - climb edges join floors separated by a surface labelled climbable, both ways (where a
 //    jump or drop reaches the same column too, the cheaper of the two; a jump or drop on a tie);
+//  - one edge per slot: where a cardinal slot holds a way down (a drop into a pit, a climb down,
+//    a jump to a lower landing), the jump past it to a landing the way down does not lead to on
+//    foot (the pit's far rim) is returned apart, as a second jump (secondJump);
 //  - cost: (horizontal + |rise| / 2) * destination area cost + penalty; an infinite area cost
 //    removes the edge.
 // The sweep is skipped when the standing boxes (already known to be free) cover it exactly: a
