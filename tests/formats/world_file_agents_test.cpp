@@ -41,6 +41,13 @@ cell_size = 0.2
   return world;
 }
 
+// Removes the dataset `name` from the world file at `path` (a damaged or older file).
+void deleteDataset(const std::filesystem::path& path, const char* name) {
+  h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+  REQUIRE(file);
+  REQUIRE(H5Ldelete(file.get(), name, H5P_DEFAULT) >= 0);
+}
+
 void checkSameGraph(const nav::LayeredGraph& a, const nav::LayeredGraph& b) {
   CHECK(a.grid.width_cells == b.grid.width_cells);
   CHECK(a.grid.depth_cells == b.grid.depth_cells);
@@ -113,11 +120,7 @@ TEST_CASE("world reader: an agent not asked for is not read, so its damage does 
   TempDir dir;
   const std::filesystem::path path = dir / "two.h5";
   REQUIRE(formats::writeWorldFile(path, twoAgentWorld()).ok());
-  {
-    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-    REQUIRE(file);
-    REQUIRE(H5Ldelete(file.get(), "/navigation/agents/crawler/height", H5P_DEFAULT) >= 0);
-  }
+  deleteDataset(path, "/navigation/agents/crawler/height");
   auto all = formats::readWorldFile(path);
   REQUIRE_FALSE(all.ok());
   CHECK(all.error().message.find("/navigation/agents/crawler/height") != std::string::npos);
@@ -292,19 +295,14 @@ TEST_CASE("world file: second jumps keep their kind, and a schema 1 file reads i
   }
   // Schema version 1: no link_kinds, every link a custom link; a second jump's row is refused.
   auto downgrade = [&] {
+    deleteDataset(path, "/navigation/agents/walker/link_kinds");
     h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
     REQUIRE(file);
-    REQUIRE(H5Ldelete(file.get(), "/navigation/agents/walker/link_kinds", H5P_DEFAULT) >= 0);
     h5::Attribute attribute(H5Aopen(file.get(), "schema_version", H5P_DEFAULT));
     const std::int32_t one = 1;
     REQUIRE(H5Awrite(attribute.get(), H5T_NATIVE_INT32, &one) >= 0);
   };
-  {
-    // Schema 2 without link_kinds: refused, naming the dataset.
-    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-    REQUIRE(file);
-    REQUIRE(H5Ldelete(file.get(), "/navigation/agents/walker/link_kinds", H5P_DEFAULT) >= 0);
-  }
+  deleteDataset(path, "/navigation/agents/walker/link_kinds");  // schema 2 without link_kinds: refused
   {
     auto read = formats::readWorldFile(path);
     REQUIRE_FALSE(read.ok());

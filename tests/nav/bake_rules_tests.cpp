@@ -367,6 +367,14 @@ std::vector<nav::OffMeshLink> secondJumps(const nav::LayeredGraph& g, uint32_t n
   return jumps;
 }
 std::size_t secondJumpCount(const nav::LayeredGraph& g) { return g.links.size() - g.customLinkCount(); }
+// The second jumps of the node at the near rim (x 2.875, z 1) of the pit levels below, whose east
+// slot must hold the drop into the pit.
+std::vector<nav::OffMeshLink> rimJumps(const nav::LayeredGraph& g) {
+  const uint32_t rim = nodeNear(g, 2.875, 0, 1);
+  REQUIRE(rim != kNoNode);
+  REQUIRE(g.edgeKind(rim, kEast) == EdgeKind::Drop);
+  return secondJumps(g, rim);
+}
 }  // namespace
 
 TEST_CASE("a pit within max_drop is jumped across as well as dropped into", "[nav][bake]") {
@@ -449,10 +457,7 @@ TEST_CASE("a stepped pit is jumped to its far rim, not to the step inside it", "
   auto agent = testAgent();
   const auto baked = bakeOne(pit.mesh(), agent);
   const auto& g = baked.graph;
-  const uint32_t rim = nodeNear(g, 2.875, 0, 1);
-  REQUIRE(rim != kNoNode);
-  REQUIRE(g.edgeKind(rim, kEast) == EdgeKind::Drop);
-  const auto jumps = secondJumps(g, rim);
+  const auto jumps = rimJumps(g);
   REQUIRE(jumps.size() == 1);
   CHECK(g.height[jumps[0].to_node] == 0);
   CHECK(g.nodePosition(jumps[0].to_node).x > 4.5);
@@ -471,10 +476,7 @@ TEST_CASE("a far rim the ground below never reaches on foot is jumped to", "[nav
   MeshBuilder down;
   down.box({0, -3.5, 0}, {3.013, 0, 2}).ramp(3.013, -1.5, 6.013, -3.0, 0, 2).box({6.013, -3.5, 0}, {9.013, -1.5, 2});
   const auto baked_down = bakeOne(down.mesh(), agent);
-  const uint32_t rim = nodeNear(baked_down.graph, 2.875, 0, 1);
-  REQUIRE(rim != kNoNode);
-  REQUIRE(baked_down.graph.edgeKind(rim, kEast) == EdgeKind::Drop);
-  auto jumps = secondJumps(baked_down.graph, rim);
+  auto jumps = rimJumps(baked_down.graph);
   REQUIRE(jumps.size() == 1);
   CHECK(baked_down.graph.height[jumps[0].to_node] == Approx(-1.5));
   nav::SearchState state;
@@ -485,10 +487,7 @@ TEST_CASE("a far rim the ground below never reaches on foot is jumped to", "[nav
   MeshBuilder up;
   up.box({0, -1.5, 0}, {3.013, 0, 2}).floor(3.013, 0, 4.513, 2, -0.8).ramp(4.513, -0.8, 5.513, -0.05, 0, 2).box({5.513, -1.5, 0}, {8.513, 0.45, 2});
   const auto baked_up = bakeOne(up.mesh(), agent);
-  const uint32_t low_rim = nodeNear(baked_up.graph, 2.875, 0, 1);
-  REQUIRE(low_rim != kNoNode);
-  REQUIRE(baked_up.graph.edgeKind(low_rim, kEast) == EdgeKind::Drop);
-  jumps = secondJumps(baked_up.graph, low_rim);
+  jumps = rimJumps(baked_up.graph);
   REQUIRE(jumps.size() == 1);
   CHECK(baked_up.graph.height[jumps[0].to_node] == Approx(0.45));
   CHECK(nav::findLayeredPath(baked_up.graph, baked_up.profile.settings, {1, 0, 1}, {7, 0.45, 1}, {}, state).ok());
