@@ -264,9 +264,7 @@ class NodeEdges {
               continue;  // within a step of an adjacent column: the walk rule decided
             }
             if (found.kind != EdgeKind::None && std::fabs(rise) >= std::fabs(found.rise)) continue;
-            const double top = std::max(hn, hm);
-            const double lo = top + std::max(bn, bottomOf(m));
-            if (!sweepFree(ax, az, bx, bz, lo, top + s_.height)) continue;
+            if (!leapFree(ax, az, hn, bn, bx, bz, m)) continue;
             found = {m, kind, rise, horizontal};
           }
           best = climb.kind != EdgeKind::None && costOf(climb) < costOf(found) ? climb : found;
@@ -278,8 +276,7 @@ class NodeEdges {
         // 20 m over a gap stopped the search, and an on-demand region, which leaves such
         // floors out, jumped where the bake did not.
         if (best.kind == EdgeKind::None) {
-          const uint32_t in_way = firstFrom(begin, end, hn, -step_);
-          if (in_way < end && g_.height[in_way] - hn <= s_.height) break;
+          if (floorInWay(begin, end, hn)) break;
         } else {
           best_k = k;
         }
@@ -290,6 +287,23 @@ class NodeEdges {
       if (jumps != nullptr && !diagonal && s_.can_jump && best.kind != EdgeKind::None && best.rise < -step_)
         secondJump(n, hn, bn, x, z, d, best_k, best.node, *jumps);
     }
+  }
+
+  // Whether column [begin, end) holds a floor from a step below a take-off at hn up to the
+  // agent's height above it, other than `except`: a floor a jump past the column would land on
+  // or pass through, so the gap search and the second jump look no further.
+  bool floorInWay(uint32_t begin, uint32_t end, double hn, uint32_t except = kNoNode) const {
+    for (uint32_t m = firstFrom(begin, end, hn, -step_); m < end && g_.height[m] - hn <= s_.height; ++m)
+      if (m != except) return true;
+    return false;
+  }
+
+  // Whether a jump or drop from a node at height hn (standing-box bottom bn) at column centre
+  // (ax, az) to node m at (bx, bz) is free: the agent's box swept at the higher floor, from its
+  // standing-box bottom (the larger of the two) to the agent's height.
+  bool leapFree(double ax, double az, double hn, double bn, double bx, double bz, uint32_t m) const {
+    const double top = std::max(hn, static_cast<double>(g_.height[m]));
+    return sweepFree(ax, az, bx, bz, top + std::max(bn, bottomOf(m)), top + s_.height);
   }
 
   // The slot of node n in cardinal direction d holds a way down (a drop, a climb or a jump to a
@@ -310,9 +324,7 @@ class NodeEdges {
     {
       // The way down's own column may hold a floor in the way too (one it gave no edge to).
       const int32_t wx = x + kDirectionDx[d] * way_k, wz = z + kDirectionDz[d] * way_k;
-      const uint32_t begin = g_.columnBegin(wx, wz), end = g_.columnEnd(wx, wz);
-      const uint32_t in_way = firstFrom(begin, end, hn, -step_);
-      if (in_way < end && g_.height[in_way] - hn <= s_.height) return;
+      if (floorInWay(g_.columnBegin(wx, wz), g_.columnEnd(wx, wz), hn)) return;
     }
     double walked = g_.height[way];  // the floor reached on foot from the way down's landing, along the ray
     bool on_foot = true;
@@ -340,16 +352,11 @@ class NodeEdges {
         if (m == walked_to) continue;  // reached on foot from the way down
         if (rise < -step_ && (-rise > max_drop_ || k <= ledge_cells_)) continue;  // a drop, not a jump
         if (found.kind != EdgeKind::None && !(std::fabs(rise) < std::fabs(found.rise))) continue;
-        const double top = std::max(hn, hm);
-        if (!sweepFree(ax, az, bx, bz, top + std::max(bn, bottomOf(m)), top + s_.height)) continue;
+        if (!leapFree(ax, az, hn, bn, bx, bz, m)) continue;
         found = {m, EdgeKind::Jump, rise, horizontal};
       }
-      // A floor from a step below the take-off up to the agent's height above it, other than
-      // the ground walked to, is landed on or in the way: nothing past it.
-      bool stop = false;
-      for (uint32_t m = firstFrom(begin, end, hn, -step_); m < end && g_.height[m] - hn <= s_.height && !stop; ++m)
-        stop = m != walked_to;
-      if (stop) break;
+      // A floor in the way, other than the ground walked to: nothing past it.
+      if (floorInWay(begin, end, hn, walked_to)) break;
     }
     if (found.kind == EdgeKind::None) return;
     const double cost = costOf(found);
