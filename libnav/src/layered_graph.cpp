@@ -39,8 +39,21 @@ int32_t saturatedColumn(double v) {
 
 }  // namespace
 
-int32_t GridFrame::columnX(double world_x) const { return saturatedColumn((world_x - origin_x) / cell_size); }
-int32_t GridFrame::columnZ(double world_z) const { return saturatedColumn((world_z - origin_z) / cell_size); }
+namespace {
+
+// Column of a world coordinate along one axis: on the lattice (GridFrame), floor(world / cell) - k,
+// which does not depend on the origin (both terms are integers); otherwise floor((world - origin)
+// / cell).
+int32_t columnOf(double world, double origin, double cell) {
+  const double k = std::nearbyint(origin / cell);
+  if (k * cell == origin) return saturatedColumn(std::floor(world / cell) - k);
+  return saturatedColumn((world - origin) / cell);
+}
+
+}  // namespace
+
+int32_t GridFrame::columnX(double world_x) const { return columnOf(world_x, origin_x, cell_size); }
+int32_t GridFrame::columnZ(double world_z) const { return columnOf(world_z, origin_z, cell_size); }
 
 std::size_t LayeredGraph::edgeCount() const {
   std::size_t count = links.size();

@@ -30,8 +30,7 @@ Waypoint waypointAt(const LayeredGraph& graph, NodeId node, MoveAction action) {
 bool sameColumnAs(const LayeredSearchGraph& view, NodeId node, const sim::Vec3& point) {
   const GridFrame& grid = view.graph().grid;
   const auto c = view.column(node);
-  return std::floor((point.x - grid.origin_x) / grid.cell_size) == c[0] &&
-         std::floor((point.z - grid.origin_z) / grid.cell_size) == c[1];
+  return grid.columnX(point.x) == c[0] && grid.columnZ(point.z) == c[1];
 }
 
 }  // namespace

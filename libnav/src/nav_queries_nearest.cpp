@@ -19,13 +19,8 @@
 namespace strata::nav {
 namespace {
 
-// Column of a world coordinate, clamped into [0, cells - 1] (also for huge or NaN inputs).
-int32_t clampedColumn(double world, double origin, double cell_size, int32_t cells) {
-  const double c = std::floor((world - origin) / cell_size);
-  if (!(c >= 0)) return 0;
-  if (c >= static_cast<double>(cells - 1)) return cells - 1;
-  return static_cast<int32_t>(c);
-}
+// A column index clamped into [0, cells - 1] (GridFrame::columnX saturates huge and NaN inputs).
+int32_t clampedColumn(int32_t column, int32_t cells) { return std::clamp(column, 0, cells - 1); }
 
 // A column's floor below a point and its surface height under the point.
 struct FloorUnder {
@@ -90,14 +85,14 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   if (!std::isfinite(point.x) || !std::isfinite(point.y) || !std::isfinite(point.z)) return std::nullopt;
   // Every distance is measured from the point itself. A point off the grid by more than the
   // radius has no candidate; otherwise the rings start at the grid column nearest to it.
-  const double min_x = grid.origin_x, max_x = grid.origin_x + grid.width_cells * grid.cell_size;
-  const double min_z = grid.origin_z, max_z = grid.origin_z + grid.depth_cells * grid.cell_size;
+  const double min_x = grid.origin_x, max_x = grid.cornerX(grid.width_cells);
+  const double min_z = grid.origin_z, max_z = grid.cornerZ(grid.depth_cells);
   const double gap_x = std::max({min_x - point.x, 0.0, point.x - max_x});
   const double gap_z = std::max({min_z - point.z, 0.0, point.z - max_z});
   if (std::hypot(gap_x, gap_z) > snap.max_horizontal) return std::nullopt;
   const bool inside = gap_x == 0 && gap_z == 0;
-  const int32_t cx = clampedColumn(point.x, grid.origin_x, grid.cell_size, grid.width_cells);
-  const int32_t cz = clampedColumn(point.z, grid.origin_z, grid.cell_size, grid.depth_cells);
+  const int32_t cx = clampedColumn(grid.columnX(point.x), grid.width_cells);
+  const int32_t cz = clampedColumn(grid.columnZ(point.z), grid.depth_cells);
   // The point's larger axis distance to the start column's centre: a column on ring r lies
   // r * cell_size from that centre along some axis, so at least r * cell_size - offset from the
   // point (offset <= cell_size / 2 for a point on the grid).
@@ -105,10 +100,9 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   const int32_t max_ring = static_cast<int32_t>(std::min(std::ceil((snap.max_horizontal + offset) / grid.cell_size),
                                                          static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
   // Whether node n, d from the point, is nearer than `hit`. Distances within a micrometre are a
-  // tie (a point on a column border is equally far from both centres, but the centres' rounding
-  // depends on the grid's origin: the baked grid and an on-demand region's would pick different
-  // sides), broken by the lower node id: the lower z, then x, of the column, the same on every
-  // grid.
+  // tie (a point on a column border is equally far from both centres; on a grid whose origin is
+  // off the cell lattice the centres' rounding depends on that origin, GridFrame), broken by the
+  // lower node id: the lower z, then x, of the column, the same on every grid.
   auto nearer = [&](double d, NodeId n, const FloorHit& hit) {
     return hit.node == kNoNode || d < hit.horizontal_distance - kTie || (d <= hit.horizontal_distance + kTie && n < hit.node);
   };
@@ -202,10 +196,8 @@ FloorLayer layerOf(const LayeredGraph& graph, NodeId n) {
 std::vector<FloorLayer> floorsAt(const LayeredGraph& graph, double x, double z) {
   std::vector<FloorLayer> layers;
   if (!std::isfinite(x) || !std::isfinite(z) || !(graph.grid.cell_size > 0)) return layers;
-  const double fx = std::floor((x - graph.grid.origin_x) / graph.grid.cell_size);
-  const double fz = std::floor((z - graph.grid.origin_z) / graph.grid.cell_size);
-  if (fx < 0 || fz < 0 || fx >= graph.grid.width_cells || fz >= graph.grid.depth_cells) return layers;
-  const auto cx = static_cast<int32_t>(fx), cz = static_cast<int32_t>(fz);
+  const int32_t cx = graph.grid.columnX(x), cz = graph.grid.columnZ(z);
+  if (!graph.grid.contains(cx, cz)) return layers;
   for (uint32_t n = graph.columnBegin(cx, cz); n < graph.columnEnd(cx, cz); ++n) layers.push_back(layerOf(graph, n));
   return layers;
 }

@@ -235,8 +235,8 @@ class OnDemandGraph {
     const int32_t side = 2 * r + 1;
     window = LayeredGraph{};
     window.grid = grid;
-    window.grid.origin_x = grid.origin_x + (cx - r) * grid.cell_size;
-    window.grid.origin_z = grid.origin_z + (cz - r) * grid.cell_size;
+    window.grid.origin_x = grid.cornerX(cx - r);  // on the region's lattice (GridFrame)
+    window.grid.origin_z = grid.cornerZ(cz - r);
     window.grid.width_cells = window.grid.depth_cells = side;
     window.area_names = area_names_;
     window.area_costs = area_costs_;

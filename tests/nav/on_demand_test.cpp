@@ -61,7 +61,7 @@ TEST_CASE("on-demand search finds the baked search's costs on every sample", "[n
       for (std::size_t i = 0; i < expected.waypoints.size(); ++i)
         CHECK(lazy->path.waypoints[i].action == expected.waypoints[i].action);
       // Endpoints on a column border and on a column corner, equally far from two or four
-      // centres: both grids break the tie the same way (their centres round differently).
+      // centres: both grids break the tie the same way.
       const double half = g.grid.cell_size / 2;
       const sim::Vec3 a_border{a.x + half, a.y, a.z}, b_corner{b.x + half, b.y, b.z + half};
       nav::LayeredSearchSettings wide;
@@ -263,4 +263,53 @@ TEST_CASE("on-demand search jumps a pit within max_drop as the bake does", "[nav
     for (std::size_t i = 0; i < expected.waypoints.size(); ++i)
       CHECK(lazy->path.waypoints[i].action == expected.waypoints[i].action);
   }
+}
+
+TEST_CASE("on-demand search and the bake agree bit for bit on uneven ground far from the origin", "[nav][ondemand]") {
+  // Rolling ground of random heights (a 24 x 24 m patch of 1 m quads, each split in two) placed
+  // far from the origin and on a lattice (0.3 m) that decimal offsets do not fit, so a column
+  // centre computed from two different grid origins rounds differently. Both grids lie on the
+  // same lattice of multiples of the cell size: every centre, and so every floor height, edge
+  // and route, must be the bake's exactly, not within a tolerance.
+  const double ox = 1000.37, oz = -777.11;
+  test::MeshBuilder level;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> bump(0.0, 0.35);
+  constexpr int kSide = 24;
+  std::vector<double> y((kSide + 1) * (kSide + 1));
+  for (double& h : y) h = bump(rng);
+  auto at = [&](int i, int j) { return sim::Vec3{ox + i, y[static_cast<std::size_t>(j * (kSide + 1) + i)], oz + j}; };
+  for (int j = 0; j < kSide; ++j)
+    for (int i = 0; i < kSide; ++i) level.quad(at(i, j), at(i, j + 1), at(i + 1, j + 1), at(i + 1, j), {0, 1, 0});
+  nav::AgentProfile agent = test::testAgent();
+  agent.settings.cell_size = 0.3;
+  const nav::BakedAgent baked = test::bakeOne(level.mesh(), agent);
+  const nav::LayeredGraph& g = baked.graph;
+  const nav::LayeredSearchGraph view(g, baked.profile.settings);
+  const sim::QueryIndex index(level.mesh());
+  nav::LayeredSearchSettings settings;
+  nav::SearchState baked_state, lazy_state;
+  std::uniform_int_distribution<uint32_t> pick(0, static_cast<uint32_t>(g.nodeCount() - 1));
+  int found = 0;
+  for (int pair = 0; pair < 40; ++pair) {
+    const sim::Vec3 a = g.nodePosition(pick(rng)), b = g.nodePosition(pick(rng));
+    const nav::PathResult expected = nav::findLayeredPath(view, a, b, settings, baked_state);
+    auto lazy = nav::findOnDemandPath(level.mesh(), index, agent, a, b, settings, wholeLevel(), lazy_state);
+    REQUIRE(lazy.ok());
+    INFO("pair " << pair);
+    REQUIRE(lazy->region.grid.cell_size == g.grid.cell_size);
+    REQUIRE(lazy->path.failure == expected.failure);
+    if (!expected.ok()) continue;
+    ++found;
+    CHECK(lazy->path.cost == expected.cost);
+    CHECK(lazy->path.length == expected.length);
+    REQUIRE(lazy->path.waypoints.size() == expected.waypoints.size());
+    for (std::size_t i = 0; i < expected.waypoints.size(); ++i) {
+      INFO("waypoint " << i);
+      CHECK(lazy->path.waypoints[i].position.x == expected.waypoints[i].position.x);
+      CHECK(lazy->path.waypoints[i].position.y == expected.waypoints[i].position.y);
+      CHECK(lazy->path.waypoints[i].position.z == expected.waypoints[i].position.z);
+    }
+  }
+  CHECK(found >= 30);
 }

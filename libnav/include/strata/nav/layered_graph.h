@@ -21,6 +21,7 @@
 /// Units: metres, Y up. Costs are metres of walking on a cost-1 area.
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -87,14 +88,30 @@ struct GridFrame {
   }
   /// True when (x, z) is a column of the grid.
   bool contains(int32_t x, int32_t z) const { return x >= 0 && z >= 0 && x < width_cells && z < depth_cells; }
+  // Positions on the lattice. A grid whose origin is a multiple k of the cell size (makeGridFrame's:
+  // the bake's, every on-demand region's and their windows') places column x at (k + x) * cell_size,
+  // one rounding of an exact product: two grids on one lattice give a column the same centre bit for
+  // bit whatever their origins, so their floors, edges and routes are the same (origin + x * cell
+  // rounds differently per origin). Any other origin: origin + x * cell_size.
+
   /// World X of the centre of column x.
-  double centerX(int32_t x) const { return origin_x + (x + 0.5) * cell_size; }
+  double centerX(int32_t x) const { return onLattice(origin_x, x, 0.5); }
   /// World Z of the centre of column z.
-  double centerZ(int32_t z) const { return origin_z + (z + 0.5) * cell_size; }
-  /// Column containing world X (may be outside the grid).
+  double centerZ(int32_t z) const { return onLattice(origin_z, z, 0.5); }
+  /// World X of the min-X side of column x (origin_x for x = 0).
+  double cornerX(int32_t x) const { return onLattice(origin_x, x, 0.0); }
+  /// World Z of the min-Z side of column z (origin_z for z = 0).
+  double cornerZ(int32_t z) const { return onLattice(origin_z, z, 0.0); }
+  /// Column containing world X (may be outside the grid; saturated at +-2^30).
   int32_t columnX(double world_x) const;
-  /// Column containing world Z (may be outside the grid).
+  /// Column containing world Z (may be outside the grid; saturated at +-2^30).
   int32_t columnZ(double world_z) const;
+
+ private:
+  double onLattice(double origin, int32_t i, double offset) const {
+    const double k = std::nearbyint(origin / cell_size);
+    return k * cell_size == origin ? (k + (i + offset)) * cell_size : origin + (i + offset) * cell_size;
+  }
 };
 
 /// `OffMeshLink::label` and `profile_index` of a second jump (kind Jump): no label, no profile link.
