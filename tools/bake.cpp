@@ -99,7 +99,7 @@ nlohmann::ordered_json agentJson(const nav::BakedAgent& agent) {
   doc["nodes"] = g.nodeCount();
   doc["edges"] = g.edgeCount();
   doc["links"] = g.customLinkCount();
-  doc["second_jumps"] = g.links.size() - g.customLinkCount();
+  doc["second_jumps"] = g.secondJumpCount();
   doc["components"] = g.component_count;
   doc["regions"] = g.region_count;
   doc["fields"] = nlohmann::ordered_json::array();

@@ -75,7 +75,7 @@ nlohmann::ordered_json describe(const formats::World& world, const std::string& 
     entry["nodes"] = g.nodeCount();
     entry["edges"] = g.edgeCount();
     entry["links"] = g.customLinkCount();
-    entry["second_jumps"] = g.links.size() - g.customLinkCount();
+    entry["second_jumps"] = g.secondJumpCount();
     entry["components"] = g.component_count;
     entry["fields"] = g.fields.size();
     agents.push_back(std::move(entry));

@@ -67,6 +67,11 @@ std::size_t LayeredGraph::customLinkCount() const {
       std::count_if(links.begin(), links.end(), [](const OffMeshLink& l) { return l.kind == EdgeKind::Link; }));
 }
 
+std::size_t LayeredGraph::secondJumpCount() const {
+  return static_cast<std::size_t>(
+      std::count_if(links.begin(), links.end(), [](const OffMeshLink& l) { return l.kind == EdgeKind::Jump; }));
+}
+
 std::array<int32_t, 2> LayeredGraph::nodeColumn(uint32_t node) const {
   // The column c with offsets[c] <= node < offsets[c + 1].
   const auto it = std::upper_bound(column_offsets.begin(), column_offsets.end(), node);

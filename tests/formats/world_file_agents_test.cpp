@@ -289,6 +289,7 @@ TEST_CASE("world file: second jumps keep their kind, and a schema 1 file reads i
     CHECK(r.links[1].to_node == 8);
     CHECK(r.links[1].cost == 4.25f);
     CHECK(r.customLinkCount() == 1);
+    CHECK(r.secondJumpCount() == 1);
     CHECK(r.edgeCount() == g.edgeCount());
     CHECK(r.linkLabel(2, 9) == 0);
     CHECK(r.linkLabel(3, 8) == -1);  // a jump, not a custom link

@@ -366,7 +366,6 @@ std::vector<nav::OffMeshLink> secondJumps(const nav::LayeredGraph& g, uint32_t n
     if (g.links[l].kind == EdgeKind::Jump) jumps.push_back(g.links[l]);
   return jumps;
 }
-std::size_t secondJumpCount(const nav::LayeredGraph& g) { return g.links.size() - g.customLinkCount(); }
 // The second jumps of the node at the near rim (x 2.875, z 1) of the pit levels below, whose east
 // slot must hold the drop into the pit.
 std::vector<nav::OffMeshLink> rimJumps(const nav::LayeredGraph& g) {
@@ -403,8 +402,8 @@ TEST_CASE("a pit within max_drop is jumped across as well as dropped into", "[na
   const auto back = secondJumps(g, jumps[0].to_node);
   REQUIRE(back.size() == 1);
   CHECK(back[0].to_node == rim);
-  CHECK(secondJumpCount(g) % 2 == 0);
-  CHECK(secondJumpCount(g) >= 2 * 6);  // rows z 0.375 .. 1.625 at least
+  CHECK(g.secondJumpCount() % 2 == 0);
+  CHECK(g.secondJumpCount() >= 2 * 6);  // rows z 0.375 .. 1.625 at least
   // The two sides now reach each other (they are one region), and a route crosses by a jump.
   const uint32_t far_node = nodeNear(g, 6, 0, 1);
   REQUIRE(far_node != kNoNode);
@@ -423,16 +422,16 @@ TEST_CASE("a pit within max_drop is jumped across as well as dropped into", "[na
   MeshBuilder shallow;
   shallow.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -0.8);
   const auto shallow_baked = bakeOne(shallow.mesh(), agent);
-  CHECK(secondJumpCount(shallow_baked.graph) >= 2 * 6);
+  CHECK(shallow_baked.graph.secondJumpCount() >= 2 * 6);
   // No jumping agent, no second jumps (and the far side stays cut off).
   agent.settings.can_jump = false;
   const auto walker = bakeOne(trench.mesh(), agent);
-  CHECK(secondJumpCount(walker.graph) == 0);
+  CHECK(walker.graph.secondJumpCount() == 0);
   CHECK_FALSE(walker.graph.canReach(nodeNear(walker.graph, 1, 0, 1), nodeNear(walker.graph, 6, 0, 1)));
   agent.settings.can_jump = true;
   // Too far to jump: none.
   agent.settings.jump_distance = 0.9;
-  CHECK(secondJumpCount(bakeOne(trench.mesh(), agent).graph) == 0);
+  CHECK(bakeOne(trench.mesh(), agent).graph.secondJumpCount() == 0);
   agent.settings.jump_distance = 2.5;
   // A lava trench (an area never entered): the drop into it is no edge, and the jump across it
   // is still the way over.
@@ -502,21 +501,21 @@ TEST_CASE("a plain ledge down to level ground gets no second jumps", "[nav][bake
   const uint32_t rim = nodeNear(baked.graph, 2.875, 0, 1);
   REQUIRE(rim != kNoNode);
   CHECK(baked.graph.edgeKind(rim, kEast) == EdgeKind::Drop);
-  CHECK(secondJumpCount(baked.graph) == 0);
+  CHECK(baked.graph.secondJumpCount() == 0);
   // A pit too deep to drop into (5 m) is crossed by the slot's own jump, as before.
-  CHECK(secondJumpCount(bakeOne(gapLevel(0), testAgent()).graph) == 0);
+  CHECK(bakeOne(gapLevel(0), testAgent()).graph.secondJumpCount() == 0);
   // Ground rising away below the ledge (a slope from the drop's foot up to the ledge's level):
   // every landing past the drop is walked to from its foot, so none is stored.
   MeshBuilder slope;
   slope.floor(0, 0, 3, 2, 0).ramp(3, -1.5, 7, 0, 0, 2);
   const auto sloped = bakeOne(slope.mesh(), testAgent());
   REQUIRE(sloped.graph.edgeKind(nodeNear(sloped.graph, 2.875, 0, 1), kEast) == EdgeKind::Drop);
-  CHECK(secondJumpCount(sloped.graph) == 0);
+  CHECK(sloped.graph.secondJumpCount() == 0);
   // A thin wall on the far rim, 1 m above it, in the way of every jump across: no second jump
   // through it.
   MeshBuilder walled;
   walled.floor(0, 0, 3, 2, 0).floor(4, 0, 7, 2, 0).floor(3, 0, 4, 2, -1.5).box({3.9, -1.5, -1}, {4.0, 1.0, 3});
-  CHECK(secondJumpCount(bakeOne(walled.mesh(), testAgent()).graph) == 0);
+  CHECK(bakeOne(walled.mesh(), testAgent()).graph.secondJumpCount() == 0);
 }
 
 TEST_CASE("a field's origin and a link's ends snap to the floor under them, never through a ceiling - a field's limit is inclusive",

@@ -213,6 +213,8 @@ struct LayeredGraph {
   std::size_t edgeCount() const;
   /// Number of entries of `links` that are custom links (kind Link; a two-way link counts twice).
   std::size_t customLinkCount() const;
+  /// Number of entries of `links` that are second jumps of the bake (kind Jump).
+  std::size_t secondJumpCount() const;
   /// First node of column (x, z) (the caller checks grid.contains).
   uint32_t columnBegin(int32_t x, int32_t z) const { return column_offsets[grid.columnIndex(x, z)]; }
   /// One past the last node of column (x, z).
