@@ -10,13 +10,18 @@
 //    (past the clearance gap) is a jump, level, higher or lower (within max_drop);
 //  - a diagonal is a walk edge only when both side columns hold a node within a step of both
 //    ends (no corner cutting);
-//  - when the adjacent column offers nothing, a few further columns are examined along cardinal
-//    directions: the clearance gap around a ledge (nodes near a wall have no standing room)
-//    and gaps an agent can jump, past columns whose floors lie below the take-off or over the
-//    agent's head;
-//  - climb edges join floors separated by a surface labelled climbable, both ways (where a
-//    jump or drop reaches the same column too, the cheaper of the two; a jump or drop on a tie);
-//  - one edge per slot: where a cardinal slot holds a way down (a drop into a pit, a climb down,
+//  - when the adjacent column offers no walk, a few further columns are examined along each of
+//    the 8 directions: the clearance gap around a ledge (nodes near a wall have no standing
+//    room; as many columns along a diagonal as along an axis, since a diagonal ray crosses a
+//    ledge along an axis in as many steps) and gaps an agent can jump (jump_distance between
+//    column centres, so fewer columns along a diagonal), past columns whose floors lie below the
+//    take-off or over the agent's head. Along the diagonals too, so that a gap across the grid's
+//    diagonal is jumped as one along an axis is (only the cardinal rays were examined before, and
+//    a 1.9 m chasm at 45 degrees, 2.7 m along either axis, was not crossed with a 2.5 m jump);
+//  - climb edges join floors separated by a surface labelled climbable, both ways, along the
+//    axes (where a jump or drop reaches the same column too, the cheaper of the two; a jump or
+//    drop on a tie);
+//  - one edge per slot: where a slot holds a way down (a drop into a pit, a climb down,
 //    a jump to a lower landing), the jump past it to a landing the way down does not lead to on
 //    foot (the pit's far rim) is returned apart, as a second jump (secondJump);
 //  - cost: (horizontal + |rise| / 2) * destination area cost + penalty; an infinite area cost
@@ -55,6 +60,7 @@ class NodeEdges {
       : g_(graph), in_(inputs), s_(inputs.columns->settings()), grid_(graph.grid), cs_(graph.grid.cell_size),
         ledge_cells_(static_cast<int>(std::ceil(2 * s_.radius / cs_)) + 1),
         max_cells_(std::max(ledge_cells_, s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / cs_ + 1e-9)) : 0)),
+        max_cells_diagonal_(std::max(ledge_cells_, s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / (cs_ * M_SQRT2) + 1e-9)) : 0)),
         any_climbable_(s_.can_climb && inputs.climbable != nullptr),
         step_(s_.step_height + kHeightTolerance), jump_height_(s_.jump_height + kHeightTolerance),
         max_drop_(s_.max_drop + kHeightTolerance), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {
@@ -84,9 +90,10 @@ class NodeEdges {
   // to (bx, bz) touches nothing. The swept volume is exactly the union of the start box, the end
   // box and, for a move that is not along an axis, the oriented box joining them (its corners are
   // the swept hexagon's); overlap tests on those are exact and much cheaper than a shape cast.
-  // `ends_free`: the caller knows both end boxes lie inside free standing boxes (walk edges:
-  // [lo, hi] is within both nodes' standing ranges), so only the band between them is tested.
-  bool sweepFree(double ax, double az, double bx, double bz, double lo, double hi, bool ends_free = false) const {
+  // `start_free` / `end_free`: the caller knows the box at that end lies inside a free standing
+  // box (walk edges: [lo, hi] is within both nodes' standing ranges; a jump or drop: the higher
+  // node's), so only the rest is tested. An axis-aligned move is one box, always tested whole.
+  bool sweepFree(double ax, double az, double bx, double bz, double lo, double hi, bool start_free, bool end_free) const {
     if (!(hi > lo)) return false;
     const double r = s_.radius;
     if (ax == bx || az == bz) {
@@ -100,7 +107,7 @@ class NodeEdges {
     start.max = {ax + r, hi, az + r};
     end.min = {bx - r, lo, bz - r};
     end.max = {bx + r, hi, bz + r};
-    if (!ends_free && (touchesAnything(start) || touchesAnything(end))) return false;
+    if ((!end_free && touchesAnything(end)) || (!start_free && touchesAnything(start))) return false;
     // Only 45-degree moves reach here (diagonal directions): the band between the two boxes,
     // built from the end with the smaller z, so a move and its reverse test the same box.
     if (bz < az) std::swap(ax, bx), std::swap(az, bz);
@@ -189,7 +196,7 @@ class NodeEdges {
       }
       Candidate best;
       int best_k = 0;  // the column distance of `best`
-      const int reach = diagonal ? 1 : max_cells_;
+      const int reach = diagonal ? max_cells_diagonal_ : max_cells_;
       for (int k = 1; k <= reach && best.kind == EdgeKind::None; ++k) {
         const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
         if (!grid_.contains(mx, mz)) break;
@@ -218,12 +225,12 @@ class NodeEdges {
             if (diagonal ? walkDiagonal(n, m, x, z, d) : walkCardinal(n, bn, m, ax, az, bx, bz))
               best = {m, EdgeKind::Walk, hm - hn, horizontal};
           }
-          if (diagonal) break;
         }
         // 2. Climb along a climbable surface (up or down), from the foot of the surface across
-        // at most the clearance gap round it (a ladder is a ledge), not across a gap.
+        // at most the clearance gap round it (a ladder is a ledge), not across a gap; along the
+        // axes only (a diagonal move would meet a ladder at its side).
         Candidate climb;
-        if (any_climbable_ && best.kind == EdgeKind::None && k <= ledge_cells_) {
+        if (any_climbable_ && !diagonal && best.kind == EdgeKind::None && k <= ledge_cells_) {
           for (uint32_t m = begin; m < end; ++m) {
             const double hm = g_.height[m];
             if (std::fabs(hm - hn) <= step_) continue;
@@ -284,7 +291,7 @@ class NodeEdges {
       write(n, d, best);
       // Also when the way down leads into an area never entered (its slot is left empty): the
       // jump across a lava pit is still a way.
-      if (jumps != nullptr && !diagonal && s_.can_jump && best.kind != EdgeKind::None && best.rise < -step_)
+      if (jumps != nullptr && s_.can_jump && best.kind != EdgeKind::None && best.rise < -step_)
         secondJump(n, hn, bn, x, z, d, best_k, best.node, *jumps);
     }
   }
@@ -300,13 +307,16 @@ class NodeEdges {
 
   // Whether a jump or drop from a node at height hn (standing-box bottom bn) at column centre
   // (ax, az) to node m at (bx, bz) is free: the agent's box swept at the higher floor, from its
-  // standing-box bottom (the larger of the two) to the agent's height.
+  // standing-box bottom (the larger of the two) to the agent's height. The box at the higher end
+  // lies within that node's standing box, which is free (a diagonal leap tests only the other end
+  // and the band between).
   bool leapFree(double ax, double az, double hn, double bn, double bx, double bz, uint32_t m) const {
-    const double top = std::max(hn, static_cast<double>(g_.height[m]));
-    return sweepFree(ax, az, bx, bz, top + std::max(bn, bottomOf(m)), top + s_.height);
+    const double hm = g_.height[m];
+    const double top = std::max(hn, hm);
+    return sweepFree(ax, az, bx, bz, top + std::max(bn, bottomOf(m)), top + s_.height, hn >= hm, hm >= hn);
   }
 
-  // The slot of node n in cardinal direction d holds a way down (a drop, a climb or a jump to a
+  // The slot of node n in direction d holds a way down (a drop, a climb or a jump to a
   // lower landing) to node `way`, `way_k` columns out. The gap search never looks past it, so
   // the far rim of a pit deeper than the jump height but within max_drop was cut off from this
   // rim. Past the way down, along the same ray, with the gap search's rules (within the jump
@@ -329,10 +339,11 @@ class NodeEdges {
     double walked = g_.height[way];  // the floor reached on foot from the way down's landing, along the ray
     bool on_foot = true;
     Candidate found;
-    for (int k = way_k + 1; k <= max_cells_; ++k) {
+    const int reach = isDiagonal(d) ? max_cells_diagonal_ : max_cells_;
+    for (int k = way_k + 1; k <= reach; ++k) {
       const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
       if (!grid_.contains(mx, mz)) break;
-      const double horizontal = cs_ * k;
+      const double horizontal = cs_ * k * (isDiagonal(d) ? M_SQRT2 : 1.0);
       if (horizontal > s_.jump_distance + 1e-9) break;
       const uint32_t begin = g_.columnBegin(mx, mz), end = g_.columnEnd(mx, mz);
       // The floor of this column within a step of the one walked to before (the closest).
@@ -396,7 +407,7 @@ class NodeEdges {
     if (!(hi > lo)) return false;
     // Covered by the two free standing boxes (see the file comment)?
     if (boxes_cover_cardinal_) return true;
-    return sweepFree(ax, az, bx, bz, lo, hi, /*ends_free=*/true);
+    return sweepFree(ax, az, bx, bz, lo, hi, /*start_free=*/true, /*end_free=*/true);
   }
 
   enum class Band { Blocked, Free, NeedsSweep };
@@ -447,7 +458,7 @@ class NodeEdges {
     const Band band = diagonalCheck(n, m, x, z, d, lo, hi);
     if (band != Band::NeedsSweep) return band == Band::Free;
     return sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), lo, hi,
-                     /*ends_free=*/true);
+                     /*start_free=*/true, /*end_free=*/true);
   }
 
   // The bit of diagonalBandsFree for a move in diagonal direction d between `lower` (the end in
@@ -491,7 +502,7 @@ class NodeEdges {
         }
         if (blocked) continue;
         if (covered || sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), lo, hi,
-                                 /*ends_free=*/true))
+                                 /*start_free=*/true, /*end_free=*/true))
           bits = static_cast<uint16_t>(bits | 1u << (slot * kBandsPerDirection));
         continue;
       }
@@ -502,7 +513,7 @@ class NodeEdges {
         const Band band = diagonalCheck(hn, bn, m, x, z, d, lo, hi);
         if (band == Band::Blocked) continue;
         if (band == Band::Free || sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz),
-                                            lo, hi, /*ends_free=*/true))
+                                            lo, hi, /*start_free=*/true, /*end_free=*/true))
           bits = static_cast<uint16_t>(bits | 1u << (slot * kBandsPerDirection + (m - begin)));
       }
     }
@@ -517,7 +528,8 @@ class NodeEdges {
   // Per bake, from the settings (the same expressions for every node).
   const double cs_;
   const int ledge_cells_;   // columns examined past a ledge (the clearance gap)
-  const int max_cells_;     // the larger of that and the columns a jump reaches
+  const int max_cells_;     // the larger of that and the columns a jump reaches along a cardinal direction
+  const int max_cells_diagonal_;  // the same along a diagonal (the clearance gap in columns, as a ledge along an axis is crossed)
   const bool any_climbable_;
   const double step_, jump_height_, max_drop_;  // with kHeightTolerance
   const bool boxes_cover_cardinal_;  // cell_size <= 2 * radius: cardinal sweeps covered by the end boxes

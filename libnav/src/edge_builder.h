@@ -34,7 +34,7 @@ NodeArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inp
 inline constexpr uint32_t kBandsPerDirection = 8;
 
 /// The outgoing edges of one node, all 8 directions (deterministic, thread-safe). Where a
-/// cardinal slot holds a way down and a jump past it reaches a landing that way does not (the
+/// slot holds a way down and a jump past it reaches a landing that way does not (the
 /// far rim of a pit within max_drop), that second jump is appended to `jumps` (kind Jump,
 /// label and profile_index kNoLinkLabel); null `jumps`: none are looked for.
 void buildNodeEdges(LayeredGraph& graph, const EdgeInputs& inputs, uint32_t node, int32_t x, int32_t z,

@@ -1,8 +1,8 @@
 // On-demand layered search (on_demand.h): columns and their edges are built the first time the
 // search reaches them, by the bake's ColumnBuilder (an all-hits ray down the column centre) and
 // the bake's edge rules (buildNodeEdges) run on a small window graph holding the columns the
-// rules read: the node's own column, the cardinal rays out to the ledge/jump reach and the four
-// diagonal neighbours. Floors are stored in float32 exactly as the bake stores them, so the edge
+// rules read: the node's own column and the eight rays (cardinal and diagonal) out to the
+// ledge/jump reach. Floors are stored in float32 exactly as the bake stores them, so the edge
 // rules see the same numbers. After the search, the built columns are copied into a LayeredGraph
 // snapshot so that the waypoint pass of the baked search runs unchanged.
 
@@ -50,7 +50,8 @@ class OnDemandGraph {
     column_first_.assign(columns, kUnbuilt);
     column_count_.assign(columns, 0);
     edges_built_.assign(columns, 0);
-    // The reach of the edge rules (edge_builder.cpp): ledge gaps and jumps along cardinal rays.
+    // The reach of the edge rules (edge_builder.cpp): ledge gaps and jumps along the eight rays
+    // (a diagonal ray reaches no more columns than a cardinal one).
     const double cs = settings_.cell_size;
     const int ledge_cells = static_cast<int>(std::ceil(2 * settings_.radius / cs)) + 1;
     const int jump_cells = settings_.can_jump ? static_cast<int>(std::floor(settings_.jump_distance / cs + 1e-9)) : 0;
@@ -229,7 +230,7 @@ class OnDemandGraph {
   }
 
   /// A window graph of (2r + 1)^2 columns centred on (cx, cz): every column when `full`, else
-  /// only those the edge rules read (cardinal rays out to r, the diagonal neighbours).
+  /// only those the edge rules read (the eight rays out to r).
   void makeWindow(int32_t cx, int32_t cz, int r, bool full, LayeredGraph& window, std::vector<uint32_t>& to_global) {
     const GridFrame& grid = region_.grid;
     const int32_t side = 2 * r + 1;
@@ -243,8 +244,7 @@ class OnDemandGraph {
     auto wanted = [&](int32_t wx, int32_t wz) {
       if (full) return true;
       const int32_t dx = wx - r, dz = wz - r;
-      if (dx == 0 || dz == 0) return true;  // the column itself and the cardinal rays
-      return std::abs(dx) == 1 && std::abs(dz) == 1;
+      return dx == 0 || dz == 0 || std::abs(dx) == std::abs(dz);  // the column itself and the eight rays
     };
     window.column_offsets.assign(static_cast<std::size_t>(side) * side + 1, 0);
     to_global.clear();
@@ -283,7 +283,7 @@ class OnDemandGraph {
       buildNodeEdges(window_, inputs, wn, reach_, reach_, &window_jumps_);
       const uint32_t node = window_to_global_[wn];
       jump_begin_[node] = static_cast<uint32_t>(jumps_.size());
-      jump_count_[node] = static_cast<uint8_t>(window_jumps_.size());  // at most one per cardinal direction
+      jump_count_[node] = static_cast<uint8_t>(window_jumps_.size());  // at most one per direction
       for (OffMeshLink jump : window_jumps_) {
         jump.from_node = node;
         jump.to_node = window_to_global_[jump.to_node];

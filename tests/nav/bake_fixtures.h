@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 #include "strata/nav/bake.h"
@@ -64,6 +65,31 @@ class MeshBuilder {
   }
   sim::TriangleMesh mesh_;
 };
+
+// Two platforms 12 m long with their tops at height 0, a chasm `width` wide between them (the
+// floor 10 m down, deeper than max_drop), the whole level turned by `degrees` about the chasm's
+// centre line through the origin; `a` and `b` are points 3 m either side of the chasm.
+struct TurnedChasm {
+  sim::TriangleMesh mesh;
+  sim::Vec3 a, b;
+};
+
+inline TurnedChasm turnedChasm(double width, double degrees) {
+  const double c = std::cos(degrees * M_PI / 180), s = std::sin(degrees * M_PI / 180);
+  auto turn = [&](double x, double y, double z) { return sim::Vec3{c * x - s * z, y, s * x + c * z}; };
+  MeshBuilder level;
+  auto slab = [&](double x0, double x1, double z0, double z1, double y) {
+    level.quad(turn(x0, y, z0), turn(x0, y, z1), turn(x1, y, z1), turn(x1, y, z0), {0, 1, 0});
+  };
+  const double half = width / 2;
+  slab(-12, -half, -12, 12, 0);
+  slab(half, 12, -12, 12, 0);
+  slab(-12, 12, -12, 12, -10);
+  // The chasm's walls.
+  level.quad(turn(-half, 0, -12), turn(-half, -10, -12), turn(-half, -10, 12), turn(-half, 0, 12), turn(1, 0, 0) - turn(0, 0, 0));
+  level.quad(turn(half, 0, -12), turn(half, -10, -12), turn(half, -10, 12), turn(half, 0, 12), turn(-1, 0, 0) - turn(0, 0, 0));
+  return {level.mesh(), turn(-half - 3, 0, 0), turn(half + 3, 0, 0)};
+}
 
 /// An agent profile with test-friendly defaults (cell 0.25 m, radius 0.3 m).
 inline nav::AgentProfile testAgent() {

@@ -304,6 +304,78 @@ TEST_CASE("a gap is crossed only by a jump edge within the jump distance", "[nav
   CHECK_FALSE(anyEdgeCrosses(bakeOne(level, agent).graph, 3.5, -1));
 }
 
+TEST_CASE("a chasm is jumped whatever its direction on the grid - the gap search looks along all 8 directions",
+          "[nav][bake]") {
+  // The 2.5 m jump (between column centres) crosses a 1.6 m or 2.0 m chasm along the grid's
+  // axes, across its diagonal and at 30 degrees; with the cardinal rays alone, the 2.0 m one
+  // turned by 45 degrees (2.8 m along either axis) and by 30 degrees (2.3 m and 4 m) was not
+  // crossed. A 2.8 m chasm is never crossed, a 1.6 m one never by a walker.
+  const nav::AgentProfile agent = testAgent();
+  nav::AgentProfile walker = testAgent();
+  walker.settings.can_jump = false;
+  nav::LayeredSearchSettings settings;
+  nav::SearchState state;
+  for (double degrees : {0.0, 30.0, 45.0, 135.0}) {
+    for (double width : {1.6, 2.0, 2.8}) {
+      INFO(degrees << " degrees, " << width << " m");
+      const test::TurnedChasm level = test::turnedChasm(width, degrees);
+      const nav::BakedAgent baked = bakeOne(level.mesh, agent);
+      const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+      const nav::PathResult route = nav::findLayeredPath(view, level.a, level.b, settings, state);
+      if (width > 2.5) {
+        CHECK(route.failure == nav::PathFailure::NoPath);
+        continue;
+      }
+      REQUIRE(route.ok());
+      std::size_t jumps = 0;
+      for (const nav::Waypoint& w : route.waypoints) jumps += w.action == nav::MoveAction::Jump;
+      CHECK(jumps == 1);
+      // The route jumps straight across: no longer than the straight line plus a column or two.
+      CHECK(route.length < width + 6 + 2 * agent.settings.cell_size * M_SQRT2 + 0.5);
+      const nav::BakedAgent on_foot = bakeOne(level.mesh, walker);
+      const nav::LayeredSearchGraph walk_view(on_foot.graph, on_foot.profile.settings);
+      CHECK(nav::findLayeredPath(walk_view, level.a, level.b, settings, state).failure == nav::PathFailure::NoPath);
+    }
+  }
+}
+
+TEST_CASE("diagonal jumps and drops keep the limits of the axes", "[nav][bake]") {
+  // A platform 0.8 m high (above the step height, within the jump height) on level ground: along
+  // the diagonals as along the axes, its rim is jumped up to and dropped from, each edge along
+  // the ray of its slot and within the height and distance limits.
+  MeshBuilder level;
+  level.floor(-6, -6, 6, 6, 0).box({0, 0, 0}, {4, 0.8, 4});
+  const auto agent = testAgent();
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  std::size_t drops = 0, jumps = 0;
+  for (uint32_t n = 0; n < g.nodeCount(); ++n)
+    for (int d = 1; d < nav::kDirectionCount; d += 2) {
+      const EdgeKind kind = g.edgeKind(n, d);
+      if (kind == EdgeKind::None || kind == EdgeKind::Walk) continue;
+      const uint32_t m = g.neighborOf(n, d);
+      const double rise = g.height[m] - g.height[n];
+      const auto a = g.nodeColumn(n), b = g.nodeColumn(m);
+      const int32_t k = (b[0] - a[0]) * nav::kDirectionDx[d];
+      CHECK(k >= 1);  // along the diagonal ray of its slot
+      CHECK(b[0] - a[0] == k * nav::kDirectionDx[d]);
+      CHECK(b[1] - a[1] == k * nav::kDirectionDz[d]);
+      CHECK(std::fabs(rise) > agent.settings.step_height);
+      if (kind == EdgeKind::Drop) {
+        ++drops;
+        CHECK(rise < 0);
+        CHECK(-rise <= agent.settings.max_drop + 1e-3);
+      } else {
+        REQUIRE(kind == EdgeKind::Jump);
+        ++jumps;
+        CHECK(rise <= agent.settings.jump_height + 1e-3);
+        CHECK(k * g.grid.cell_size * M_SQRT2 <= agent.settings.jump_distance + 1e-9);
+      }
+    }
+  CHECK(drops > 0);
+  CHECK(jumps > 0);
+}
+
 TEST_CASE("a roof high over a gap does not stop the jump across it, a beam in the way does", "[nav][bake]") {
   // The gap search stopped at any column holding a floor at or above the take-off, however high:
   // a roof 20 m up removed the jump (and an on-demand region, which leaves such floors out,

@@ -313,3 +313,28 @@ TEST_CASE("on-demand search and the bake agree bit for bit on uneven ground far 
   }
   CHECK(found >= 30);
 }
+
+TEST_CASE("on-demand search jumps a chasm across the diagonal as the bake does", "[nav][ondemand]") {
+  // A 2 m chasm turned 45 degrees is crossed only along a diagonal ray (2.8 m along the axes):
+  // the window of columns the edge rules read holds the diagonal rays as far as the jump reaches.
+  const test::TurnedChasm level = test::turnedChasm(2.0, 45);
+  const nav::AgentProfile agent = test::testAgent();
+  const nav::BakedAgent baked = test::bakeOne(level.mesh, agent);
+  const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+  const sim::QueryIndex index(level.mesh);
+  nav::LayeredSearchSettings settings;
+  nav::SearchState baked_state, lazy_state;
+  const nav::PathResult expected = nav::findLayeredPath(view, level.a, level.b, settings, baked_state);
+  REQUIRE(expected.ok());
+  auto lazy = nav::findOnDemandPath(level.mesh, index, agent, level.a, level.b, settings, {}, lazy_state);
+  REQUIRE(lazy.ok());
+  REQUIRE(lazy->path.ok());
+  CHECK(lazy->region.grid.cell_size == baked.graph.grid.cell_size);
+  CHECK(lazy->path.cost == expected.cost);
+  REQUIRE(lazy->path.waypoints.size() == expected.waypoints.size());
+  for (std::size_t i = 0; i < expected.waypoints.size(); ++i) {
+    CHECK(lazy->path.waypoints[i].action == expected.waypoints[i].action);
+    CHECK(lazy->path.waypoints[i].position.x == expected.waypoints[i].position.x);
+    CHECK(lazy->path.waypoints[i].position.z == expected.waypoints[i].position.z);
+  }
+}
