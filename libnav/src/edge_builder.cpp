@@ -307,13 +307,24 @@ class NodeEdges {
 
   // Whether a jump or drop from a node at height hn (standing-box bottom bn) at column centre
   // (ax, az) to node m at (bx, bz) is free: the agent's box swept at the higher floor, from its
-  // standing-box bottom (the larger of the two) to the agent's height. The box at the higher end
-  // lies within that node's standing box, which is free (a diagonal leap tests only the other end
-  // and the band between).
+  // standing-box bottom (the larger of the two) to the agent's height, and the shaft the agent
+  // falls (or rises) through at the lower end, from the top of that node's standing box up to
+  // where the sweep begins (non-empty for height changes above about height - step_height: a
+  // beam over the landing of a 1.9 m drop was passed through). The box at the higher end lies
+  // within that node's standing box, which is free (a diagonal leap tests only the other end and
+  // the band between).
   bool leapFree(double ax, double az, double hn, double bn, double bx, double bz, uint32_t m) const {
     const double hm = g_.height[m];
     const double top = std::max(hn, hm);
-    return sweepFree(ax, az, bx, bz, top + std::max(bn, bottomOf(m)), top + s_.height, hn >= hm, hm >= hn);
+    const double bottom = top + std::max(bn, bottomOf(m));
+    if (!sweepFree(ax, az, bx, bz, bottom, top + s_.height, hn >= hm, hm >= hn)) return false;
+    const double shaft = std::min(hn, hm) + s_.height;
+    if (!(bottom > shaft)) return true;
+    const double lx = hn < hm ? ax : bx, lz = hn < hm ? az : bz, r = s_.radius;
+    sim::Aabb box;
+    box.min = {lx - r, shaft, lz - r};
+    box.max = {lx + r, bottom, lz + r};
+    return !touchesAnything(box);
   }
 
   // The slot of node n in direction d holds a way down (a drop, a climb or a jump to a

@@ -304,7 +304,7 @@ TEST_CASE("a gap is crossed only by a jump edge within the jump distance", "[nav
   CHECK_FALSE(anyEdgeCrosses(bakeOne(level, agent).graph, 3.5, -1));
 }
 
-TEST_CASE("a chasm is jumped whatever its direction on the grid - the gap search looks along all 8 directions",
+TEST_CASE("a chasm is jumped across the grid's diagonals as along its axes - the gap search looks along all 8 directions",
           "[nav][bake]") {
   // The 2.5 m jump (between column centres) crosses a 1.6 m or 2.0 m chasm along the grid's
   // axes, across its diagonal and at 30 degrees; with the cardinal rays alone, the 2.0 m one
@@ -336,6 +336,42 @@ TEST_CASE("a chasm is jumped whatever its direction on the grid - the gap search
       const nav::LayeredSearchGraph walk_view(on_foot.graph, on_foot.profile.settings);
       CHECK(nav::findLayeredPath(walk_view, level.a, level.b, settings, state).failure == nav::PathFailure::NoPath);
     }
+  }
+}
+
+TEST_CASE("a drop or jump never passes through geometry in the shaft over its lower end", "[nav][bake]") {
+  // A block 1.9 m high (x < 0) over ground, a 6 cm beam over the ground at x 0.52..0.58 from y
+  // -0.05 to 0.3: below the sweep at the block's top (which starts at the standing-box bottom,
+  // 0.4 m up) and above the standing box of a node on the ground (to 1.8 m over it). A drop
+  // landing within the agent's radius of the beam would fall through it (an audit found the
+  // edge from the block's rim to the ground at x 0.45); with jump_height 2 the jump back up as
+  // well. Landings clear of the beam stay (reached by a jump past the clearance gap).
+  MeshBuilder level;
+  level.box({-4, -1.9, -3}, {0, 0, 3}).floor(0, -3, 4, 3, -1.9).box({0.52, -0.05, -3}, {0.58, 0.3, 3});
+  for (double jump_height : {1.0, 2.0}) {
+    INFO("jump_height " << jump_height);
+    auto agent = testAgent();
+    agent.settings.cell_size = 0.3;
+    agent.settings.jump_height = jump_height;
+    const auto baked = bakeOne(level.mesh(), agent);
+    const auto& g = baked.graph;
+    std::size_t down = 0, up = 0;
+    for (uint32_t n = 0; n < g.nodeCount(); ++n)
+      for (int d = 0; d < nav::kDirectionCount; ++d) {
+        const EdgeKind kind = g.edgeKind(n, d);
+        if (kind != EdgeKind::Drop && kind != EdgeKind::Jump) continue;
+        const uint32_t m = g.neighborOf(n, d);
+        const bool falls = g.height[n] > -0.5 && g.height[m] < -1.5, rises = g.height[n] < -1.5 && g.height[m] > -0.5;
+        if (!falls && !rises) continue;
+        const double lower_x = g.nodePosition(falls ? m : n).x;
+        INFO("edge from " << g.nodePosition(n).x << " to " << g.nodePosition(m).x);
+        CHECK(std::fabs(lower_x - 0.55) >= 0.03 + agent.settings.radius);  // the shaft clears the beam
+        (falls ? down : up) += 1;
+      }
+    CHECK(down > 0);  // off the rim, landing past the beam
+    // No jump up: the ground nodes whose shaft clears the beam have level ground between them
+    // and the block, so the gap search stops there (they walk closer first).
+    CHECK(up == 0);
   }
 }
 
