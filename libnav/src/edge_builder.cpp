@@ -59,17 +59,22 @@ class NodeEdges {
   NodeEdges(LayeredGraph& graph, const EdgeInputs& inputs)
       : g_(graph), in_(inputs), s_(inputs.columns->settings()), grid_(graph.grid), cs_(graph.grid.cell_size),
         ledge_cells_(static_cast<int>(std::ceil(2 * s_.radius / cs_)) + 1),
-        max_cells_(std::max(ledge_cells_, s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / cs_ + 1e-9)) : 0)),
-        max_cells_diagonal_(std::max(ledge_cells_, s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / (cs_ * M_SQRT2) + 1e-9)) : 0)),
         any_climbable_(s_.can_climb && inputs.climbable != nullptr),
         step_(s_.step_height + kHeightTolerance), jump_height_(s_.jump_height + kHeightTolerance),
         max_drop_(s_.max_drop + kHeightTolerance), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {
     for (int d = 0; d < kDirectionCount; ++d) {
-      horizontal_[d] = cs_ * 1 * (isDiagonal(d) ? M_SQRT2 : 1.0);
+      horizontal_[d] = span(d, 1);
+      // The clearance gap in columns (a diagonal ray crosses a ledge along an axis in as many
+      // steps), or the columns a jump reaches along the ray, whichever is more.
+      const int jump_cells = s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / span(d, 1) + 1e-9)) : 0;
+      reach_[d] = std::max(ledge_cells_, jump_cells);
       column_step_[d] = static_cast<std::ptrdiff_t>(kDirectionDz[d]) * grid_.width_cells + kDirectionDx[d];
       band_slot_[d] = ((kDirectionDz[d] > 0 ? d : oppositeDirection(d)) == 1) ? 0 : 1;
     }
   }
+
+  // Horizontal distance to the column k steps out in direction d.
+  double span(int d, int k) const { return cs_ * k * (isDiagonal(d) ? M_SQRT2 : 1.0); }
 
   double bottomOf(uint32_t n) const {
     if (in_.box_bottom != nullptr) return (*in_.box_bottom)[n];
@@ -196,12 +201,11 @@ class NodeEdges {
       }
       Candidate best;
       int best_k = 0;  // the column distance of `best`
-      const int reach = diagonal ? max_cells_diagonal_ : max_cells_;
-      for (int k = 1; k <= reach && best.kind == EdgeKind::None; ++k) {
+      for (int k = 1; k <= reach_[d] && best.kind == EdgeKind::None; ++k) {
         const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
         if (!grid_.contains(mx, mz)) break;
         const double bx = grid_.centerX(mx), bz = grid_.centerZ(mz);
-        const double horizontal = cs_ * k * (diagonal ? M_SQRT2 : 1.0);
+        const double horizontal = span(d, k);
         const uint32_t begin = g_.columnBegin(mx, mz), end = g_.columnEnd(mx, mz);
         // 1. Walk (adjacent columns only): the closest height first.
         if (k == 1) {
@@ -350,11 +354,10 @@ class NodeEdges {
     double walked = g_.height[way];  // the floor reached on foot from the way down's landing, along the ray
     bool on_foot = true;
     Candidate found;
-    const int reach = isDiagonal(d) ? max_cells_diagonal_ : max_cells_;
-    for (int k = way_k + 1; k <= reach; ++k) {
+    for (int k = way_k + 1; k <= reach_[d]; ++k) {
       const int32_t mx = x + kDirectionDx[d] * k, mz = z + kDirectionDz[d] * k;
       if (!grid_.contains(mx, mz)) break;
-      const double horizontal = cs_ * k * (isDiagonal(d) ? M_SQRT2 : 1.0);
+      const double horizontal = span(d, k);
       if (horizontal > s_.jump_distance + 1e-9) break;
       const uint32_t begin = g_.columnBegin(mx, mz), end = g_.columnEnd(mx, mz);
       // The floor of this column within a step of the one walked to before (the closest).
@@ -539,12 +542,11 @@ class NodeEdges {
   // Per bake, from the settings (the same expressions for every node).
   const double cs_;
   const int ledge_cells_;   // columns examined past a ledge (the clearance gap)
-  const int max_cells_;     // the larger of that and the columns a jump reaches along a cardinal direction
-  const int max_cells_diagonal_;  // the same along a diagonal (the clearance gap in columns, as a ledge along an axis is crossed)
   const bool any_climbable_;
   const double step_, jump_height_, max_drop_;  // with kHeightTolerance
   const bool boxes_cover_cardinal_;  // cell_size <= 2 * radius: cardinal sweeps covered by the end boxes
-  double horizontal_[kDirectionCount];  // length of a step to the adjacent column (the general rules' expression at k = 1)
+  double horizontal_[kDirectionCount];  // length of a step to the adjacent column (span(d, 1))
+  int reach_[kDirectionCount];          // columns examined along direction d (the clearance gap, or a jump's reach)
   std::ptrdiff_t column_step_[kDirectionCount];  // column index offset of the adjacent column
   int band_slot_[kDirectionCount];  // diagonals: walkDiagonal's slot of diagonalBandsFree
 };

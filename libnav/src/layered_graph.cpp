@@ -39,21 +39,16 @@ int32_t saturatedColumn(double v) {
 
 }  // namespace
 
-namespace {
-
-// Column of a world coordinate along one axis: on the lattice (GridFrame), floor(world / cell) - k,
-// which does not depend on the origin (both terms are integers); otherwise floor((world - origin)
-// / cell).
-int32_t columnOf(double world, double origin, double cell) {
-  const double k = std::nearbyint(origin / cell);
-  if (k * cell == origin) return saturatedColumn(std::floor(world / cell) - k);
-  return saturatedColumn((world - origin) / cell);
+// Column of a world coordinate along one axis: on the lattice, floor(world / cell) - k, which does
+// not depend on the origin (both terms are integers); otherwise floor((world - origin) / cell).
+int32_t GridFrame::columnAlong(double world, double origin) const {
+  double k;
+  if (latticeIndex(origin, k)) return saturatedColumn(std::floor(world / cell_size) - k);
+  return saturatedColumn((world - origin) / cell_size);
 }
 
-}  // namespace
-
-int32_t GridFrame::columnX(double world_x) const { return columnOf(world_x, origin_x, cell_size); }
-int32_t GridFrame::columnZ(double world_z) const { return columnOf(world_z, origin_z, cell_size); }
+int32_t GridFrame::columnX(double world_x) const { return columnAlong(world_x, origin_x); }
+int32_t GridFrame::columnZ(double world_z) const { return columnAlong(world_z, origin_z); }
 
 std::size_t LayeredGraph::edgeCount() const {
   std::size_t count = links.size();

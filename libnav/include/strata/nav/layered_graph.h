@@ -108,10 +108,16 @@ struct GridFrame {
   int32_t columnZ(double world_z) const;
 
  private:
-  double onLattice(double origin, int32_t i, double offset) const {
-    const double k = std::nearbyint(origin / cell_size);
-    return k * cell_size == origin ? (k + (i + offset)) * cell_size : origin + (i + offset) * cell_size;
+  // True when `origin` is the multiple `k` of the cell size (the lattice form applies).
+  bool latticeIndex(double origin, double& k) const {
+    k = std::nearbyint(origin / cell_size);
+    return k * cell_size == origin;
   }
+  double onLattice(double origin, int32_t i, double offset) const {
+    double k;
+    return latticeIndex(origin, k) ? (k + (i + offset)) * cell_size : origin + (i + offset) * cell_size;
+  }
+  int32_t columnAlong(double world, double origin) const;
 };
 
 /// `OffMeshLink::label` and `profile_index` of a second jump (kind Jump): no label, no profile link.
