@@ -129,6 +129,28 @@ class NodeEdges {
     return !touchesAnything(band);
   }
 
+  // True when the vertical sheet over the segment from (ax, az) to (bx, bz), from lo to hi, touches
+  // nothing (a box 1 mm thick across the segment: the path of the agent's centre line).
+  bool lineFree(double ax, double az, double bx, double bz, double lo, double hi) const {
+    constexpr double kHalfThickness = 0.0005;
+    if (ax == bx || az == bz) {
+      sim::Aabb sheet;
+      sheet.min = {std::min(ax, bx) - kHalfThickness, lo, std::min(az, bz) - kHalfThickness};
+      sheet.max = {std::max(ax, bx) + kHalfThickness, hi, std::max(az, bz) + kHalfThickness};
+      return !touchesAnything(sheet);
+    }
+    if (bz < az) std::swap(ax, bx), std::swap(az, bz);  // a move and its reverse test the same box
+    const double dx = bx - ax, dz = bz - az;
+    const double length = std::sqrt(dx * dx + dz * dz);
+    const sim::Vec3 along{dx / length, 0, dz / length};
+    sim::OrientedBox sheet;
+    sheet.center = {(ax + bx) / 2, (lo + hi) / 2, (az + bz) / 2};
+    sheet.half_extents = {length / 2 + kHalfThickness, (hi - lo) / 2, kHalfThickness};
+    sheet.axes = {along, sim::Vec3{0, 1, 0}, sim::Vec3{-along.z, 0, along.x}};
+    if (sim::dot(sim::cross(sheet.axes[0], sheet.axes[1]), sheet.axes[2]) < 0) sheet.axes[2] = -sheet.axes[2];
+    return !touchesAnything(sheet);
+  }
+
   bool climbableBetween(double ax, double az, double bx, double bz, double lo, double hi) const {
     if (in_.climbable == nullptr || !(hi > lo)) return false;
     const double r = s_.radius;
@@ -275,7 +297,7 @@ class NodeEdges {
               continue;  // within a step of an adjacent column: the walk rule decided
             }
             if (found.kind != EdgeKind::None && std::fabs(rise) >= std::fabs(found.rise)) continue;
-            if (!leapFree(ax, az, hn, bn, bx, bz, m)) continue;
+            if (!leapFree(ax, az, hn, bn, bx, bz, m, kind == EdgeKind::Jump)) continue;
             found = {m, kind, rise, horizontal};
           }
           best = climb.kind != EdgeKind::None && costOf(climb) < costOf(found) ? climb : found;
@@ -316,12 +338,18 @@ class NodeEdges {
   // where the sweep begins (non-empty for height changes above about height - step_height: a
   // beam over the landing of a 1.9 m drop was passed through). The box at the higher end lies
   // within that node's standing box, which is free (a diagonal leap tests only the other end and
-  // the band between).
-  bool leapFree(double ax, double az, double hn, double bn, double bx, double bz, uint32_t m) const {
+  // the band between). A jump (`jump`; n is the take-off) lifts the feet no higher than hn +
+  // jump_height: where that is below the sweep's bottom, the line between the two column centres
+  // must also be free from there up, so a lip or wall on the rim, in the step band over the
+  // higher floor the sweep leaves out, that stands higher than the jump is in the way (a walk
+  // steps over it, and so does a drop, which walks off the ledge). Only the line: the landing's
+  // own step band holds the floor it is landed on (a slope rising away, the next stair).
+  bool leapFree(double ax, double az, double hn, double bn, double bx, double bz, uint32_t m, bool jump) const {
     const double hm = g_.height[m];
     const double top = std::max(hn, hm);
     const double bottom = top + std::max(bn, bottomOf(m));
     if (!sweepFree(ax, az, bx, bz, bottom, top + s_.height, hn >= hm, hm >= hn)) return false;
+    if (jump && hn + jump_height_ < bottom && !lineFree(ax, az, bx, bz, hn + jump_height_, bottom)) return false;
     const double shaft = std::min(hn, hm) + s_.height;
     if (!(bottom > shaft)) return true;
     const double lx = hn < hm ? ax : bx, lz = hn < hm ? az : bz, r = s_.radius;
@@ -377,7 +405,7 @@ class NodeEdges {
         if (m == walked_to) continue;  // reached on foot from the way down
         if (rise < -step_ && (-rise > max_drop_ || k <= ledge_cells_)) continue;  // a drop, not a jump
         if (found.kind != EdgeKind::None && !(std::fabs(rise) < std::fabs(found.rise))) continue;
-        if (!leapFree(ax, az, hn, bn, bx, bz, m)) continue;
+        if (!leapFree(ax, az, hn, bn, bx, bz, m, /*jump=*/true)) continue;
         found = {m, EdgeKind::Jump, rise, horizontal};
       }
       // A floor in the way, other than the ground walked to: nothing past it.

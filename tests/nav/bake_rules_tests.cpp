@@ -375,6 +375,45 @@ TEST_CASE("a drop or jump never passes through geometry in the shaft over its lo
   }
 }
 
+TEST_CASE("a jump up never passes a lip higher than the jump - a drop steps over it", "[nav][bake]") {
+  // Ground at y 0 (x < 0.1 + shift), a block 0.8 m high beyond, and on the block's rim a lip 5 cm
+  // thick whose top is 1.1 m up: within a step of the block's top (walking over the rim steps
+  // over it, so the drop down stays), but 0.1 m above the 1 m jump (where a column centre falls
+  // on the lip, its top is a floor of its own, too high to jump to). The jump up onto the block
+  // would carry the feet through the lip, in every direction and wherever the grid falls; a
+  // lip 0.95 m up is cleared. Before this rule the sweep at the higher floor left out the step
+  // band above it, and every jump up passed the 1.1 m lip.
+  auto agent = testAgent();
+  agent.settings.cell_size = 0.3;
+  agent.settings.step_height = 0.4;
+  agent.settings.jump_height = 1.0;
+  for (double shift : {0.0, 0.07, 0.14, 0.21}) {
+    for (double lip : {1.1, 0.95}) {
+      INFO("shift " << shift << " lip " << lip);
+      const double rim = 0.1 + shift;
+      MeshBuilder level;
+      level.floor(-3, -3, rim, 3, 0).box({rim, 0, -3}, {rim + 3, 0.8, 3}).box({rim, 0.8, -3}, {rim + 0.05, lip, 3});
+      const auto baked = bakeOne(level.mesh(), agent);
+      const auto& g = baked.graph;
+      std::size_t up = 0, down = 0;
+      for (uint32_t n = 0; n < g.nodeCount(); ++n)
+        for (int d = 0; d < nav::kDirectionCount; ++d) {
+          const uint32_t m = g.neighborOf(n, d);
+          if (m == kNoNode) continue;
+          // The block's top, or the lip's where a column centre falls on it.
+          if (std::fabs(g.height[n]) < 0.01 && g.height[m] > 0.5) {
+            CHECK(g.edgeKind(n, d) == EdgeKind::Jump);
+            ++up;
+          }
+          if (g.height[n] > 0.5 && std::fabs(g.height[m]) < 0.01) ++down;
+        }
+      CHECK(down > 0);
+      if (lip > 1.0) CHECK(up == 0);
+      else CHECK(up > 0);
+    }
+  }
+}
+
 TEST_CASE("diagonal jumps and drops keep the limits of the axes", "[nav][bake]") {
   // A platform 0.8 m high (above the step height, within the jump height) on level ground: along
   // the diagonals as along the axes, its rim is jumped up to and dropped from, each edge along
