@@ -359,15 +359,20 @@ class NodeEdges {
     return !touchesAnything(box);
   }
 
+  // The order of a second jump's landings by their rise from the take-off (smaller first): a
+  // landing from a step below the take-off up (the far rim, where the search stops) before one
+  // lower (inside the pit: a ledge there may be a dead end), then the smaller height change.
+  std::pair<bool, double> landingRank(double rise) const { return {rise < -step_, std::fabs(rise)}; }
+
   // The slot of node n in direction d holds a way down (a drop, a climb or a jump to a
   // lower landing) to node `way`, `way_k` columns out. The gap search never looks past it, so
   // the far rim of a pit deeper than the jump height but within max_drop was cut off from this
   // rim. Past the way down, along the same ray, with the gap search's rules (within the jump
   // distance, height and max_drop, a lower landing only past the clearance gap, a free sweep at
   // the higher floor over the agent's height, stopped by a column holding a floor from a step
-  // below the take-off to the agent's height above it), the landing nearest the take-off's level
-  // (the smallest height change; the nearer column on a tie) is appended to `jumps` as a second
-  // jump, unless the way down already leads there on foot: the floors reached from its landing
+  // below the take-off to the agent's height above it), the landing first by landingRank (the far
+  // rim, else the smallest height change; the nearer column on a tie) is appended to `jumps` as a
+  // second jump, unless the way down already leads there on foot: the floors reached from its landing
   // by a run of floors each within a step of the last along the ray (level ground, or ground
   // rising or falling away below a ledge) are left out, and, being ground under the jump rather
   // than in its way, do not end the scan either (the sweep meets whatever is in the way).
@@ -404,7 +409,7 @@ class NodeEdges {
         if (rise > jump_height_) break;
         if (m == walked_to) continue;  // reached on foot from the way down
         if (rise < -step_ && (-rise > max_drop_ || k <= ledge_cells_)) continue;  // a drop, not a jump
-        if (found.kind != EdgeKind::None && !(std::fabs(rise) < std::fabs(found.rise))) continue;
+        if (found.kind != EdgeKind::None && !(landingRank(rise) < landingRank(found.rise))) continue;
         if (!leapFree(ax, az, hn, bn, bx, bz, m, /*jump=*/true)) continue;
         found = {m, EdgeKind::Jump, rise, horizontal};
       }

@@ -612,6 +612,33 @@ TEST_CASE("a stepped pit is jumped to its far rim, not to the step inside it", "
   CHECK(nav::findLayeredPath(g, baked.profile.settings, {6.5, 0, 1}, {1, 0, 1}, {}, state).ok());
 }
 
+TEST_CASE("a far rim above the take-off is jumped to rather than a ledge inside the pit", "[nav][bake]") {
+  // An audit's reproducer: the pit floor 1.8 m down, a ledge inside it 0.7 m down that the pit
+  // floor does not reach (1.1 m up), and the far rim 0.8 m up. The ledge is nearer the take-off's
+  // level, and was the second jump: a dead end, with the crossing one way (the far rim still
+  // jumped back). A landing a step or more below the take-off is inside the pit; the far rim,
+  // where the search stops, comes first.
+  MeshBuilder pit;
+  pit.box({0, -1.8, 0}, {3, 0, 2}).floor(3, 0, 4.8, 2, -1.8).box({4.2, -1.8, 0}, {4.6, -0.7, 2}).box({4.8, -1.8, 0}, {7.8, 0.8, 2});
+  auto agent = testAgent();
+  const auto baked = bakeOne(pit.mesh(), agent);
+  const auto& g = baked.graph;
+  const auto jumps = rimJumps(g);
+  REQUIRE(jumps.size() == 1);
+  CHECK(g.height[jumps[0].to_node] == Approx(0.8));
+  CHECK(g.nodePosition(jumps[0].to_node).x > 4.8);
+  nav::SearchState state;
+  CHECK(nav::findLayeredPath(g, baked.profile.settings, {1, 0, 1}, {6.5, 0.8, 1}, {}, state).ok());
+  CHECK(nav::findLayeredPath(g, baked.profile.settings, {6.5, 0.8, 1}, {1, 0, 1}, {}, state).ok());
+  // Without the far rim (beyond the jump distance), the ledge is the landing: the nearest level
+  // among the landings inside the pit.
+  agent.settings.jump_distance = 1.9;
+  const auto short_jump = bakeOne(pit.mesh(), agent);
+  const auto ledge_jumps = rimJumps(short_jump.graph);
+  REQUIRE(ledge_jumps.size() == 1);
+  CHECK(short_jump.graph.height[ledge_jumps[0].to_node] == Approx(-0.7));
+}
+
 TEST_CASE("a far rim the ground below never reaches on foot is jumped to", "[nav][bake]") {
   // A second audit's reproducers. The ground past the drop's landing falls away (a slope down to
   // 3 m below the take-off), and the far rim lies level with that landing: being within a step of
