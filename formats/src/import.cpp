@@ -113,6 +113,23 @@ const std::vector<std::string>& supportedExtensions() {
 
 namespace {
 
+constexpr const char* kNotFound = "not found";
+
+// Why a file a mesh refers to (a glTF buffer, an OBJ material library) cannot be read: kNotFound,
+// another problem ("is a directory", "is not a regular file (a FIFO, ...)"), or "" when it is a
+// regular file.
+std::string companionProblem(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found) return kNotFound;
+  if (ec) return "cannot be read: " + ec.message();
+  switch (status.type()) {
+    case fs::file_type::regular: return {};
+    case fs::file_type::directory: return "is a directory";
+    default: return "is not a regular file (a FIFO, device or socket)";
+  }
+}
+
 Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportOptions& options) {
   if (const std::string problem = options.validate(); !problem.empty()) return Error::badInput("import options: " + problem);
   if (paths.empty()) return Error::badInput("no input mesh files");
@@ -127,7 +144,8 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
     const std::string display_name = path.string();
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
-    if (ec || status.type() == fs::file_type::not_found) return Error::badInput(display_name + ": no such file");
+    if (status.type() == fs::file_type::not_found) return Error::badInput(display_name + ": no such file");
+    if (ec) return Error::badInput(display_name + ": " + ec.message());  // a symlink loop, a permission
     // The same file twice (under any name) would double every triangle of it.
     for (std::size_t earlier = 0; earlier < index; ++earlier) {
       std::error_code same_error;
@@ -156,21 +174,28 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
     const fs::path directory = path.parent_path();
     for (const ExternalBuffer& buffer : precheck.external_buffers) {
       const fs::path buffer_path = directory / buffer.uri;
+      if (const std::string problem = companionProblem(buffer_path); !problem.empty())
+        return Error::badInput(display_name + ": glTF buffer file '" + buffer.uri + "' " + problem);
       std::error_code size_error;
-      const std::uintmax_t size = fs::is_regular_file(buffer_path, size_error) ? fs::file_size(buffer_path, size_error) : 0;
-      if (size_error || !fs::is_regular_file(buffer_path))
-        return Error::badInput(display_name + ": glTF buffer file '" + buffer.uri + "' not found");
+      const std::uintmax_t size = fs::file_size(buffer_path, size_error);
+      if (size_error)
+        return Error::badInput(display_name + ": glTF buffer file '" + buffer.uri + "': " + size_error.message());
       if (size < buffer.byte_length)
         return Error::badInput(display_name + ": glTF buffer file '" + buffer.uri + "' has " + std::to_string(size) +
                                " bytes but its byteLength is " + std::to_string(buffer.byte_length));
     }
     bool library_missing = false;
-    for (const std::string& library : precheck.material_libraries)
-      if (!fs::is_regular_file(directory / library)) {
+    for (const std::string& library : precheck.material_libraries) {
+      const std::string problem = companionProblem(directory / library);
+      if (problem == kNotFound) {
         library_missing = true;
         result.stats.warnings.push_back(display_name + ": material library '" + library +
                                         "' not found (surface labels keep the material names used in the file)");
+      } else if (!problem.empty()) {
+        // Assimp would block on a FIFO or a device (an in-process import never returned).
+        return Error::badInput(display_name + ": material library '" + library + "' " + problem);
       }
+    }
 
     // Self-contained formats are parsed from the bytes already hashed and pre-checked, so the
     // file cannot change in between; OBJ and glTF need their neighbours (.mtl, .bin) from disk.

@@ -163,7 +163,7 @@ Result<std::vector<std::uint8_t>> runSandboxed(const std::function<std::vector<s
 
   if (killed_for_time)
     return Error::badInput("the importer timed out after " + formatSeconds(limits.timeout_seconds) +
-                           " s (raise --timeout for large trusted files)");
+                           " s (strata import --timeout raises it for large trusted files)");
   if (too_large) return Error::badInput("the importer produced more than " + std::to_string(limits.max_reply_bytes) + " bytes");
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -176,7 +176,8 @@ Result<std::vector<std::uint8_t>> runSandboxed(const std::function<std::vector<s
   if (WIFEXITED(status)) {
     const int code = WEXITSTATUS(status);
     if (code == kChildOutOfMemory)
-      return Error::badInput("the importer ran out of memory (limit " + std::to_string(limits.memory_limit_mib) + " MiB)");
+      return Error::badInput("the importer ran out of memory (limit " + std::to_string(limits.memory_limit_mib) +
+                             " MiB; strata import --memory-limit raises it for large trusted files)");
     if (code != 0) return Error::badInput("the importer failed (exit status " + std::to_string(code) + ")");
   }
   return reply;

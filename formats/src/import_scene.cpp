@@ -191,6 +191,12 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   if (scene == nullptr) {
     std::string message = importer.GetErrorString();
     if (message.empty()) message = "unknown error";
+    // Assimp catches its own allocation failures and reports them as "std::bad_alloc". In the
+    // sandbox that is its memory limit: rethrown, it becomes the sandbox's message naming it.
+    if (message.find("bad_alloc") != std::string::npos) {
+      if (!options.in_process) throw std::bad_alloc();
+      return Error::badInput(display_name + ": the importer ran out of memory");
+    }
     // Parsing from memory, Assimp names the file after AI_MEMORYIO_MAGIC_FILENAME.
     for (std::size_t at; (at = message.find(AI_MEMORYIO_MAGIC_FILENAME)) != std::string::npos;) {
       std::size_t end = at + std::strlen(AI_MEMORYIO_MAGIC_FILENAME);

@@ -4,7 +4,10 @@
 
 #include <cstring>
 #include <fstream>
+#include <filesystem>
 #include <set>
+
+#include <sys/stat.h>
 
 #include "strata/formats/import.h"
 #include "test_support.h"
@@ -181,6 +184,40 @@ TEST_CASE("GLB and glTF with an external .bin", "[formats][import][fixtures][glt
   auto short_bin = importMeshes({dir / "external.gltf"}, {});
   REQUIRE_FALSE(short_bin.ok());
   CHECK_THAT(short_bin.error().message, Catch::Contains("external.gltf: glTF buffer file 'quad.bin' has 30 bytes"));
+
+  // A buffer that is a directory or a FIFO is named as such, not "not found".
+  std::filesystem::remove(dir / "quad.bin");
+  std::filesystem::create_directory(dir / "quad.bin");
+  auto dir_bin = importMeshes({dir / "external.gltf"}, {});
+  REQUIRE_FALSE(dir_bin.ok());
+  CHECK_THAT(dir_bin.error().message, Catch::Contains("external.gltf: glTF buffer file 'quad.bin' is a directory"));
+  std::filesystem::remove(dir / "quad.bin");
+  REQUIRE(::mkfifo((dir / "quad.bin").c_str(), 0600) == 0);
+  auto fifo_bin = importMeshes({dir / "external.gltf"}, {});
+  REQUIRE_FALSE(fifo_bin.ok());
+  CHECK_THAT(fifo_bin.error().message, Catch::Contains("external.gltf: glTF buffer file 'quad.bin' is not a regular file"));
+}
+
+TEST_CASE("OBJ whose material library is a FIFO or a directory is refused at once, not read", "[formats][import][fixtures][obj]") {
+  // An audit: Assimp opened a FIFO named by mtllib and blocked; in process the import never
+  // returned, in the sandbox it ran into the timeout. A missing library stays a warning.
+  TempDir dir;
+  writeText(dir / "level.obj", kLevelObj);
+  REQUIRE(::mkfifo((dir / "level.mtl").c_str(), 0600) == 0);
+  for (bool in_process : {true, false}) {
+    ImportOptions options;
+    options.in_process = in_process;
+    options.timeout_seconds = 20;
+    auto imported = importMeshes({dir / "level.obj"}, options);
+    REQUIRE_FALSE(imported.ok());
+    CHECK(imported.error().kind == strata::ErrorKind::BadInput);
+    CHECK_THAT(imported.error().message, Catch::Contains("level.obj: material library 'level.mtl' is not a regular file"));
+  }
+  std::filesystem::remove(dir / "level.mtl");
+  std::filesystem::create_directory(dir / "level.mtl");
+  auto directory = importMeshes({dir / "level.obj"}, {});
+  REQUIRE_FALSE(directory.ok());
+  CHECK_THAT(directory.error().message, Catch::Contains("level.obj: material library 'level.mtl' is a directory"));
 }
 
 TEST_CASE("STL ascii and binary", "[formats][import][fixtures][stl]") {

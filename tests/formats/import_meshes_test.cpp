@@ -123,3 +123,21 @@ TEST_CASE("sandboxed and in-process imports give identical geometry", "[formats]
   CHECK(std::find(direct->mesh.tags.begin(), direct->mesh.tags.end(), "town_model/Racetrack/RacetrackMain/RacetrackMesh") !=
         direct->mesh.tags.end());
 }
+
+#if !defined(__SANITIZE_ADDRESS__)  // the sandbox sets no address-space limit under AddressSanitizer
+TEST_CASE("a mesh over the sandbox's memory limit names the limit, never an exception", "[formats][import][meshes][sandbox]") {
+  // An audit: Assimp catches its own std::bad_alloc and reports "std::bad_alloc" as its error,
+  // which reached the user as "the importer rejected the file: std::bad_alloc".
+  const auto path = strata::test::sharedData() / "meshes" / "real" / "godot-demo-projects" / "zdm2.glb";
+  for (std::uint64_t limit : {64, 80}) {
+    ImportOptions options;
+    options.memory_limit_mib = limit;
+    auto imported = importMeshes({path}, options);
+    REQUIRE_FALSE(imported.ok());
+    INFO(imported.error().message);
+    CHECK(imported.error().kind == strata::ErrorKind::BadInput);
+    CHECK_THAT(imported.error().message, Catch::Contains("zdm2.glb: the importer ") && Catch::Contains("memory"));
+    CHECK_THAT(imported.error().message, !Catch::Contains("std::") && !Catch::Contains("bad_alloc"));
+  }
+}
+#endif

@@ -98,7 +98,7 @@ TEST_CASE("sandbox memory limit turns a huge allocation into an error", "[format
       },
       limits);
   REQUIRE_FALSE(reply.ok());
-  CHECK_THAT(reply.error().message, Catch::Contains("ran out of memory (limit 512 MiB)"));
+  CHECK_THAT(reply.error().message, Catch::Contains("ran out of memory (limit 512 MiB; strata import --memory-limit raises it"));
 }
 #endif
 
