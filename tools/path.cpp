@@ -42,6 +42,10 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method, const std
   auto scenarios = nav::loadMovingAiScenarios(options.scen);
   if (!scenarios) return reportError(scenarios.error());
   if (Status valid = nav::checkScenarios(*map, *scenarios, options.scen); !valid) return reportError(valid.error());
+  if (const nav::MovingAiScenario* other = nav::firstScenarioOfOtherMap(*scenarios, options.input))
+    warn(printable(options.scen) + ":" + std::to_string(other->line) + ": the scenario is for map '" + printable(other->map) +
+         "', not " + printable(std::filesystem::path(options.input).filename().string()) +
+         " (a renamed copy runs as usual; another map of the same size gives mismatches)");
   auto grid = nav::makeMovingAiGrid(*map);
   if (!grid) return reportError(Error::badInput(options.input + ": " + grid.error().message));
 

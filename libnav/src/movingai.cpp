@@ -225,6 +225,20 @@ Result<std::vector<MovingAiScenario>> loadMovingAiScenarios(const std::filesyste
   return parseMovingAiScenarios(*text, path.string());
 }
 
+namespace {
+std::string_view lastComponent(std::string_view path) {
+  const std::size_t slash = path.find_last_of("/\\");
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+}  // namespace
+
+const MovingAiScenario* firstScenarioOfOtherMap(const std::vector<MovingAiScenario>& scenarios, std::string_view map_file) {
+  const std::string_view map_name = lastComponent(map_file);
+  for (const MovingAiScenario& s : scenarios)
+    if (lastComponent(s.map) != map_name) return &s;
+  return nullptr;
+}
+
 Status checkScenarios(const MovingAiMap& map, const std::vector<MovingAiScenario>& scenarios, const std::string& name) {
   for (const MovingAiScenario& s : scenarios) {
     if (s.map_width != map.width || s.map_height != map.height)

@@ -184,3 +184,19 @@ TEST_CASE("strata path --scen --json: a file name that is not UTF-8 still gives 
   const auto doc = nlohmann::json::parse(run.out);  // the name's bad byte is replaced, not fatal
   CHECK(doc["scenarios"] == 160);
 }
+
+TEST_CASE("strata path --scen warns when the scenarios name another map", "[cli][path]") {
+  // An audit: the map column of a .scen was ignored, so the scenarios of another map of the same
+  // size ran and reported mismatches as if the search were wrong. A renamed copy still runs.
+  auto same = runStrata({"path", movingAi("arena.map"), "--scen", movingAi("arena.map.scen")});
+  CHECK(same.exit_code == 0);
+  CHECK(same.err.empty());
+  TempDir dir;
+  const auto copy = dir / "copy.map";
+  std::filesystem::copy_file(movingAi("arena.map"), copy);
+  auto renamed = runStrata({"path", copy.string(), "--scen", movingAi("arena.map.scen")});
+  CHECK(renamed.exit_code == 0);
+  CHECK(renamed.err == "strata: warning: " + movingAi("arena.map.scen") +
+                           ":2: the scenario is for map 'maps/dao/arena.map', not copy.map (a renamed copy runs as usual; "
+                           "another map of the same size gives mismatches)\n");
+}

@@ -83,6 +83,15 @@ TEST_CASE("movingai: malformed scenarios name the file and line", "[nav][movinga
   CHECK(checkScenarios(*map, *scen, "s.scen").error().message == "s.scen:2: scenario is for a 3x2 map, the map is 2x2");
   scen = parseMovingAiScenarios("version 1\n0\tm.map\t2\t2\t0\t0\t5\t1\t1\n", "s.scen");
   CHECK(checkScenarios(*map, *scen, "s.scen").error().message == "s.scen:2: goal is off the map");
+  // The map a scenario names, by its last path component.
+  scen = parseMovingAiScenarios("version 1\n0\tmaps/dao/m.map\t2\t2\t0\t0\t0\t1\t1\n1\tother.map\t2\t2\t0\t0\t0\t1\t1\n",
+                                "s.scen");
+  REQUIRE(scen.ok());
+  const MovingAiScenario* other = firstScenarioOfOtherMap(*scen, "data/m.map");
+  REQUIRE(other != nullptr);
+  CHECK(other->line == 3);
+  scen = parseMovingAiScenarios("version 1\n0\tmaps\\dao\\m.map\t2\t2\t0\t0\t0\t1\t1\n", "s.scen");
+  CHECK(firstScenarioOfOtherMap(*scen, "m.map") == nullptr);
 }
 
 TEST_CASE("movingai: length tolerance follows the printed precision", "[nav][movingai]") {

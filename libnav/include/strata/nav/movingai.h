@@ -53,6 +53,10 @@ Result<std::vector<MovingAiScenario>> loadMovingAiScenarios(const std::filesyste
 /// Checks every scenario against the map (size, endpoints on passable cells); errors read
 /// "<name>:<line>: <problem>".
 Status checkScenarios(const MovingAiMap& map, const std::vector<MovingAiScenario>& scenarios, const std::string& name);
+/// The first scenario naming a map other than `map_file` (field 2 and map_file compared by their
+/// last path component, after '/' or '\\'), or nullptr: a renamed copy of the map, or the wrong
+/// map of the same size, whose scenarios would run and report mismatches.
+const MovingAiScenario* firstScenarioOfOtherMap(const std::vector<MovingAiScenario>& scenarios, std::string_view map_file);
 
 /// A grid over the map: cell size 1, origin (0, 0, 0), no heights; every cell is probed at once
 /// so the grid can be searched from several threads.
