@@ -359,6 +359,10 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, co
       return Error::badInput(navigation.where("agent_names") + ": bad agent name '" + name + "'");
     if (std::find(names->begin(), names->begin() + static_cast<std::ptrdiff_t>(i), name) != names->begin() + static_cast<std::ptrdiff_t>(i))
       return Error::badInput(navigation.where("agent_names") + ": agent '" + name + "' is listed twice");
+    // Every listed agent is there, also when a command reads only one of them.
+    auto present = h5::hasLink(at, name);
+    if (!present) return present.error();
+    if (!*present) return Error::badInput(at.where(name) + ": missing (agent '" + name + "' is listed in agent_names)");
   }
   using Agents = WorldReadOptions::Agents;
   if (options.agents == Agents::One && !names->empty()) {

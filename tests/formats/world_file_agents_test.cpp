@@ -134,6 +134,28 @@ TEST_CASE("world reader: an agent not asked for is not read, so its damage does 
   CHECK(crawler.error().message.find("/navigation/agents/crawler/height") != std::string::npos);
 }
 
+TEST_CASE("world reader: an agent listed without its group is refused by every read", "[formats][world_file][validation]") {
+  // An audit: a file whose agent_names listed an agent with no group under /navigation/agents
+  // was refused by `strata info` but read by path, query, render and export, which read one.
+  TempDir dir;
+  const std::filesystem::path path = dir / "two.h5";
+  REQUIRE(formats::writeWorldFile(path, twoAgentWorld()).ok());
+  {
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    REQUIRE(H5Ldelete(file.get(), "/navigation/agents/crawler", H5P_DEFAULT) >= 0);
+  }
+  for (const formats::WorldReadOptions& options :
+       {formats::WorldReadOptions{}, formats::WorldReadOptions{Agents::One, "walker"}, formats::WorldReadOptions{Agents::One, ""},
+        formats::WorldReadOptions{Agents::ProfilesOnly, {}}}) {
+    auto read = formats::readWorldFile(path, options);
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.error().kind == ErrorKind::BadInput);
+    CHECK(read.error().message ==
+          path.string() + ": /navigation/agents/crawler: missing (agent 'crawler' is listed in agent_names)");
+  }
+}
+
 TEST_CASE("world reader: a world without agents reads with none, whatever the options", "[formats][world_file]") {
   TempDir dir;
   const std::filesystem::path path = dir / "cube.h5";
