@@ -1,6 +1,7 @@
 #include "hdf5_handles.h"
 
 #include <mutex>
+#include <string_view>
 
 namespace strata::formats::h5 {
 
@@ -38,6 +39,17 @@ std::string takeErrorDetail() {
   H5Eclear2(H5E_DEFAULT);
   for (char& c : detail)
     if (c == '\n' || c == '\r') c = ' ';
+  // HDF5's POSIX driver describes a failed read or write by every argument of the call ("file
+  // write failed: time = ..., filename = '...', file descriptor = 3, errno = 27, error message =
+  // 'File too large', buf = 0x..., ..."): keep the operation and the system's message.
+  constexpr std::string_view kSystemMessage = "error message = '";
+  if (const std::size_t at = detail.find(kSystemMessage); at != std::string::npos) {
+    const std::size_t begin = at + kSystemMessage.size();
+    const std::size_t end = detail.find('\'', begin);
+    const std::size_t arguments = detail.find(": time =");
+    if (end != std::string::npos && arguments != std::string::npos && arguments < at)
+      detail = detail.substr(0, arguments) + ": " + detail.substr(begin, end - begin);
+  }
   return detail;
 }
 

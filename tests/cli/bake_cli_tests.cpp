@@ -200,6 +200,29 @@ TEST_CASE("strata bake: a link never lands in an area of infinite cost", "[cli][
                    "--from", "-3,0,0", "--to", "14,0,0"}).exit_code == 3);
 }
 
+TEST_CASE("a world file write that fails (file size limit) is one plain line, exit 1, and the old file stays", "[cli][bake]") {
+  // An audit: HDF5's message for a failed write carried every argument of the call (time, file
+  // descriptor, buffer address, the temporary file's name). A 1 KiB file size limit (SIGXFSZ
+  // ignored, so a write past it fails with EFBIG) stands in for a full disk.
+  for (const char* command : {"bake", "import"}) {
+    INFO(command);
+    TempDir dir;
+    const auto out = dir.path() / "w.h5";
+    { std::ofstream(out) << "old\n"; }
+    const std::string shell = "ulimit -f 2; trap '' XFSZ; exec \"$0\" \"$1\" \"$2\" -o \"$3\"";
+    const auto r = strata::test::runProgram({"sh", "-c", shell, STRATA_BINARY, command, sample("tower.obj"), out.string()});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("strata: error: " + out.string() + ": "));
+    CHECK_THAT(r.err, Catch::Contains("File too large"));
+    CHECK_THAT(r.err, !Catch::Contains("time =") && !Catch::Contains("buf =") && !Catch::Contains(".tmp"));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(strata::test::readFile(out) == "old\n");
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+    CHECK(entries == 1);  // no temporary file left
+  }
+}
+
 TEST_CASE("a world file is known by its content, whatever its name", "[cli][bake]") {
   // bake -o accepts any name; every command that reads worlds must read it back.
   TempDir dir;
