@@ -184,6 +184,15 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  // The command's first input (its first positional argument), which an out-of-memory error
+  // names: the file whose size or content asked for more than the machine or the limit gives.
+  const auto firstInput = [&]() -> std::string {
+    for (auto& [sub, run] : runners)
+      if (sub->parsed())
+        for (const CLI::Option* option : sub->get_options())
+          if (option->get_positional() && !option->results().empty()) return option->results().front();
+    return {};
+  };
   try {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) {
@@ -191,7 +200,8 @@ int main(int argc, char** argv) {
         return flushed(run());
       }
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "strata: error: out of memory\n");
+    const std::string input = firstInput();
+    fmt::print(stderr, "strata: error: {}out of memory\n", input.empty() ? std::string() : printable(input) + ": ");
     return kExitRuntime;
   } catch (const std::system_error& e) {
     // fmt's print throws when standard output fails ("cannot write to file: ..."): say which.
