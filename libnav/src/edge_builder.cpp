@@ -114,23 +114,32 @@ class NodeEdges {
     end.max = {bx + r, hi, bz + r};
     if ((!end_free && touchesAnything(end)) || (!start_free && touchesAnything(start))) return false;
     // Only 45-degree moves reach here (diagonal directions): the band between the two boxes,
-    // built from the end with the smaller z, so a move and its reverse test the same box.
+    // as wide as the square's support across the move.
+    const double dx = bx - ax, dz = bz - az;
+    const double half_width = r * (std::fabs(dx) + std::fabs(dz)) / std::sqrt(dx * dx + dz * dz);
+    return !touchesAnything(segmentBox(ax, az, bx, bz, lo, hi, half_width, 0.0));
+  }
+
+  // The box over the segment from (ax, az) to (bx, bz), from lo to hi, `half_width` either side
+  // of it and `extend` past either end; built from the end with the smaller z, so a move and its
+  // reverse give the same box.
+  static sim::OrientedBox segmentBox(double ax, double az, double bx, double bz, double lo, double hi,
+                                     double half_width, double extend) {
     if (bz < az) std::swap(ax, bx), std::swap(az, bz);
     const double dx = bx - ax, dz = bz - az;
     const double length = std::sqrt(dx * dx + dz * dz);
     const sim::Vec3 along{dx / length, 0, dz / length};
     const sim::Vec3 across{-along.z, 0, along.x};
-    const double half_width = r * (std::fabs(along.x) + std::fabs(along.z));  // support of the square
-    sim::OrientedBox band;
-    band.center = {(ax + bx) / 2, (lo + hi) / 2, (az + bz) / 2};
-    band.half_extents = {length / 2, (hi - lo) / 2, half_width};
-    band.axes = {along, sim::Vec3{0, 1, 0}, across};
-    if (sim::dot(sim::cross(band.axes[0], band.axes[1]), band.axes[2]) < 0) band.axes[2] = -across;
-    return !touchesAnything(band);
+    sim::OrientedBox box;
+    box.center = {(ax + bx) / 2, (lo + hi) / 2, (az + bz) / 2};
+    box.half_extents = {length / 2 + extend, (hi - lo) / 2, half_width};
+    box.axes = {along, sim::Vec3{0, 1, 0}, across};
+    if (sim::dot(sim::cross(box.axes[0], box.axes[1]), box.axes[2]) < 0) box.axes[2] = -across;
+    return box;
   }
 
   // True when the vertical sheet over the segment from (ax, az) to (bx, bz), from lo to hi, touches
-  // nothing (a box 1 mm thick across the segment: the path of the agent's centre line).
+  // nothing (a box 1 mm thick round the segment: the path of the agent's centre line).
   bool lineFree(double ax, double az, double bx, double bz, double lo, double hi) const {
     constexpr double kHalfThickness = 0.0005;
     if (ax == bx || az == bz) {
@@ -139,16 +148,7 @@ class NodeEdges {
       sheet.max = {std::max(ax, bx) + kHalfThickness, hi, std::max(az, bz) + kHalfThickness};
       return !touchesAnything(sheet);
     }
-    if (bz < az) std::swap(ax, bx), std::swap(az, bz);  // a move and its reverse test the same box
-    const double dx = bx - ax, dz = bz - az;
-    const double length = std::sqrt(dx * dx + dz * dz);
-    const sim::Vec3 along{dx / length, 0, dz / length};
-    sim::OrientedBox sheet;
-    sheet.center = {(ax + bx) / 2, (lo + hi) / 2, (az + bz) / 2};
-    sheet.half_extents = {length / 2 + kHalfThickness, (hi - lo) / 2, kHalfThickness};
-    sheet.axes = {along, sim::Vec3{0, 1, 0}, sim::Vec3{-along.z, 0, along.x}};
-    if (sim::dot(sim::cross(sheet.axes[0], sheet.axes[1]), sheet.axes[2]) < 0) sheet.axes[2] = -sheet.axes[2];
-    return !touchesAnything(sheet);
+    return !touchesAnything(segmentBox(ax, az, bx, bz, lo, hi, kHalfThickness, kHalfThickness));
   }
 
   bool climbableBetween(double ax, double az, double bx, double bz, double lo, double hi) const {
