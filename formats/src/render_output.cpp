@@ -83,10 +83,13 @@ Result<std::vector<RenderPath>> readPathLines(const std::filesystem::path& path)
   auto located = [&](const std::string& problem) {
     return Error::badInput(fmt::format("{}:{}: {}", path.string(), line_number, problem));
   };
-  auto coordinate = [](const nlohmann::json& value, double& out) {
+  // Within 1e7 m: a route's waypoints lie in a world's bounds (1e6 m) or within metres of them;
+  // 1e300 drew 300-digit SVG coordinates.
+  constexpr double kCoordinateLimit = 1e7;
+  auto coordinate = [&](const nlohmann::json& value, double& out) {
     if (!value.is_number()) return false;
     out = value.get<double>();
-    return std::isfinite(out);
+    return std::isfinite(out) && std::fabs(out) <= kCoordinateLimit;
   };
   while (std::getline(in, line)) {
     ++line_number;
@@ -111,7 +114,7 @@ Result<std::vector<RenderPath>> readPathLines(const std::filesystem::path& path)
         ok = w.contains("x") && w.contains("y") && w.contains("z") && coordinate(w["x"], waypoint.position.x) &&
              coordinate(w["y"], waypoint.position.y) && coordinate(w["z"], waypoint.position.z);
       }
-      if (!ok) return located(fmt::format("waypoint {}: needs finite x, y, z (or \"position\": [x, y, z])", i));
+      if (!ok) return located(fmt::format("waypoint {}: needs x, y, z (or \"position\": [x, y, z]), finite and within 1e7 m", i));
       if (w.contains("action")) {
         if (!w["action"].is_string()) return located(fmt::format("waypoint {}: \"action\" is not a string", i));
         waypoint.action = w["action"].get<std::string>();

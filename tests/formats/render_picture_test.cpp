@@ -334,6 +334,14 @@ TEST_CASE("path results are read from JSON lines - errors name file and line", "
   auto bad = formats::readPathLines(dir / "bad.jsonl");
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.error().message, Catch::Contains("bad.jsonl:2: waypoint 0"));
+  // Coordinates far beyond any world (1e300 drew 300-digit SVG numbers) are refused; 1e7 m is not.
+  {
+    std::ofstream out(dir / "far.jsonl");
+    out << R"({"waypoints":[{"x":1e7,"y":-1e7,"z":2}]})" << "\n" << R"({"waypoints":[{"x":1,"y":0,"z":2},{"position":[1e300,0,0]}]})" << "\n";
+  }
+  auto far = formats::readPathLines(dir / "far.jsonl");
+  REQUIRE_FALSE(far.ok());
+  CHECK_THAT(far.error().message, Catch::EndsWith("far.jsonl:2: waypoint 1: needs x, y, z (or \"position\": [x, y, z]), finite and within 1e7 m"));
   {
     std::ofstream out(dir / "garbage.jsonl");
     out << "{not json\n";
