@@ -254,16 +254,20 @@ class NodeEdges {
         }
         // 2. Climb along a climbable surface (up or down), from the foot of the surface across
         // at most the clearance gap round it (a ladder is a ledge), not across a gap; along the
-        // axes only (a diagonal move would meet a ladder at its side).
+        // axes only (a diagonal move would meet a ladder at its side). The agent goes up the
+        // shaft at the lower end and over at the higher floor, as a jump or drop does, so the
+        // same sweeps must be free (a slab over the ladder's foot blocked the jump but not the
+        // climb, which then had no way back down).
         Candidate climb;
         if (any_climbable_ && !diagonal && best.kind == EdgeKind::None && k <= ledge_cells_) {
           for (uint32_t m = begin; m < end; ++m) {
             const double hm = g_.height[m];
             if (std::fabs(hm - hn) <= step_) continue;
+            if (climb.kind != EdgeKind::None && std::fabs(hm - hn) >= std::fabs(climb.rise)) continue;
             const double low = std::min(hn, hm), high = std::max(hn, hm);
             if (!climbableBetween(ax, az, bx, bz, low + step_, high)) continue;
-            if (climb.kind == EdgeKind::None || std::fabs(hm - hn) < std::fabs(climb.rise))
-              climb = {m, EdgeKind::Climb, hm - hn, horizontal};
+            if (!leapFree(ax, az, hn, bn, bx, bz, m, /*jump=*/false)) continue;
+            climb = {m, EdgeKind::Climb, hm - hn, horizontal};
           }
         }
         // 3. Jump or drop: the smallest height change whose sweep at the higher floor is free.

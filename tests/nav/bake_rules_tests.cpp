@@ -811,6 +811,44 @@ TEST_CASE("climb edges follow surfaces labelled climbable", "[nav][bake]") {
   for (uint8_t kind : no_climb.graph.edge_kind) CHECK(kind != static_cast<uint8_t>(EdgeKind::Climb));
 }
 
+TEST_CASE("a climb never passes through a slab over the ladder's foot - and every climb has a way back", "[nav][bake]") {
+  // An audit's reproducer: a 1.5 m platform with a ladder on its west face, and a slab 2.0..2.2 m
+  // up over the ground west of the ladder, up to the ladder. The jump up was blocked by the slab,
+  // but the climb, which tested only for the climbable surface, went up through it; and with no
+  // climb back down (that slot jumped onto the slab), it was one way. Also a climb past a floor
+  // between: dungeon with every surface climbable had 626 climbs through ceilings.
+  auto agent = testAgent();
+  agent.settings.radius = 0.3;
+  agent.settings.cell_size = 0.1;
+  agent.settings.can_climb = true;
+  agent.climbable = {"ladder"};
+  for (bool slab : {false, true}) {
+    INFO("slab " << slab);
+    // With the slab, a jump of 1.6 m would be cheaper than the climb (the audit's agent); without
+    // it, a 1 m jump leaves the 1.5 m platform to the ladder.
+    agent.settings.jump_height = slab ? 1.6 : 1.0;
+    MeshBuilder level;
+    level.floor(-4, -4, 9, 4, 0).box({3, 0, -2}, {6, 1.5, 2}).box({2.96, 0, -0.5}, {3.0, 1.5, 0.5}, "ladder");
+    if (slab) level.box({0, 2.0, -4}, {2.96, 2.2, 4});
+    const auto baked = bakeOne(level.mesh(), agent);
+    const auto& g = baked.graph;
+    std::size_t up = 0;
+    for (uint32_t n = 0; n < g.nodeCount(); ++n)
+      for (int d = 0; d < nav::kDirectionCount; ++d) {
+        if (g.edgeKind(n, d) != EdgeKind::Climb) continue;
+        const uint32_t m = g.neighborOf(n, d);
+        const uint32_t low = g.height[n] < g.height[m] ? n : m;
+        INFO("climb from " << g.nodePosition(n).x << "," << g.height[n] << " to " << g.nodePosition(m).x << "," << g.height[m]);
+        // Standing room over the lower end up to the higher floor plus the agent's height.
+        CHECK(g.height[low] + g.headroom[low] >= std::max(g.height[n], g.height[m]) + agent.settings.height);
+        CHECK(g.canReach(m, n));  // a way back
+        if (g.height[m] > g.height[n]) ++up;
+      }
+    if (slab) CHECK(up == 0);  // every column at the ladder's foot lies under the slab
+    else CHECK(up > 0);
+  }
+}
+
 TEST_CASE("a ladder beside a ledge never makes an edge dearer for an agent that can climb", "[nav][bake]") {
   // Ledges of 0.9 m (jumped up, dropped down) and 1.5 m (dropped down only), each with a ladder
   // over its whole face. The climb edge (full height change plus its penalty) replaced the
