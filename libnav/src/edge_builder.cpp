@@ -151,17 +151,38 @@ class NodeEdges {
     return !touchesAnything(segmentBox(ax, az, bx, bz, lo, hi, kHalfThickness, kHalfThickness));
   }
 
-  bool climbableBetween(double ax, double az, double bx, double bz, double lo, double hi) const {
-    if (in_.climbable == nullptr || !(hi > lo)) return false;
+  // Whether climbable surfaces between the two column centres (across them, a radius either side
+  // of the line) span a climb from `low` to `high`: their heights within [low, high], each
+  // triangle's from its lowest corner to its highest, leave no gap wider than a step from `low`
+  // up to `high` (a ladder starts within a step of the lower floor and ends within a step of the
+  // higher one; rungs a step apart or closer are one ladder). A climbable patch halfway up a
+  // wall made a climb up the whole wall.
+  bool climbableBetween(double ax, double az, double bx, double bz, double low, double high) const {
+    if (in_.climbable == nullptr || !(high > low)) return false;
     const double r = s_.radius;
     sim::Aabb box;
-    box.min = {std::min(ax, bx) - (ax == bx ? r : 0), lo, std::min(az, bz) - (az == bz ? r : 0)};
-    box.max = {std::max(ax, bx) + (ax == bx ? r : 0), hi, std::max(az, bz) + (az == bz ? r : 0)};
+    box.min = {std::min(ax, bx) - (ax == bx ? r : 0), low, std::min(az, bz) - (az == bz ? r : 0)};
+    box.max = {std::max(ax, bx) + (ax == bx ? r : 0), high, std::max(az, bz) + (az == bz ? r : 0)};
     std::vector<sim::OverlapHit> hits;
     in_.columns->index().overlapBox(box, hits);
-    for (const sim::OverlapHit& hit : hits)
-      if (hit.triangle < in_.climbable->size() && (*in_.climbable)[hit.triangle]) return true;
-    return false;
+    std::vector<std::pair<double, double>> spans;
+    const sim::TriangleMesh& mesh = in_.columns->mesh();
+    for (const sim::OverlapHit& hit : hits) {
+      if (hit.triangle >= in_.climbable->size() || !(*in_.climbable)[hit.triangle]) continue;
+      double bottom = high, top = low;
+      for (int corner = 0; corner < 3; ++corner) {
+        const double y = mesh.vertex(hit.triangle, corner).y;
+        bottom = std::min(bottom, y), top = std::max(top, y);
+      }
+      spans.emplace_back(std::max(bottom, low), std::min(top, high));
+    }
+    std::sort(spans.begin(), spans.end());
+    double reached = low;
+    for (const auto& [bottom, top] : spans) {
+      if (bottom > reached + step_) break;
+      reached = std::max(reached, top);
+    }
+    return reached >= high - step_;
   }
 
   // The first node of [begin, end), a column's floors in ascending height, whose height above
@@ -265,7 +286,7 @@ class NodeEdges {
             if (std::fabs(hm - hn) <= step_) continue;
             if (climb.kind != EdgeKind::None && std::fabs(hm - hn) >= std::fabs(climb.rise)) continue;
             const double low = std::min(hn, hm), high = std::max(hn, hm);
-            if (!climbableBetween(ax, az, bx, bz, low + step_, high)) continue;
+            if (!climbableBetween(ax, az, bx, bz, low, high)) continue;
             if (!leapFree(ax, az, hn, bn, bx, bz, m, /*jump=*/false)) continue;
             climb = {m, EdgeKind::Climb, hm - hn, horizontal};
           }

@@ -811,6 +811,33 @@ TEST_CASE("climb edges follow surfaces labelled climbable", "[nav][bake]") {
   for (uint8_t kind : no_climb.graph.edge_kind) CHECK(kind != static_cast<uint8_t>(EdgeKind::Climb));
 }
 
+TEST_CASE("a climb needs the climbable surface to span it, gaps no wider than a step", "[nav][bake]") {
+  // An audit: a climbable patch anywhere on a wall (at its foot, halfway up, at its top) made
+  // climbs up the whole 5 m wall. A ladder starts within a step of the lower floor and ends within
+  // a step of the higher one; rungs a step apart or closer are one ladder.
+  auto agent = testAgent();
+  agent.settings.can_climb = true;
+  agent.climbable = {"ladder"};
+  auto climbs = [&](const std::vector<std::pair<double, double>>& pieces) {
+    MeshBuilder level;
+    level.floor(0, 0, 8, 4, 0).box({4, 0, 0}, {8, 5, 4});
+    for (const auto& [bottom, top] : pieces) level.box({3.9, bottom, 1.5}, {4, top, 2.5}, "ladder");
+    const auto baked = bakeOne(level.mesh(), agent);
+    std::size_t count = 0;
+    for (uint8_t kind : baked.graph.edge_kind) count += kind == static_cast<uint8_t>(EdgeKind::Climb);
+    return count;
+  };
+  CHECK(climbs({{0, 5}}) > 0);               // the whole face
+  CHECK(climbs({{0.3, 4.7}}) > 0);           // within a step of either floor
+  CHECK(climbs({{0, 0.45}}) == 0);           // at its foot only
+  CHECK(climbs({{2.0, 2.3}}) == 0);          // halfway up
+  CHECK(climbs({{4.6, 5.0}}) == 0);          // at its top only
+  CHECK(climbs({{0, 2.0}, {2.5, 5}}) == 0);  // a gap of 0.5 m, wider than the 0.4 m step
+  std::vector<std::pair<double, double>> rungs;
+  for (double y = 0.2; y < 5; y += 0.35) rungs.push_back({y, y + 0.04});
+  CHECK(climbs(rungs) > 0);  // rungs 0.31 m apart
+}
+
 TEST_CASE("a climb never passes through a slab over the ladder's foot - and every climb has a way back", "[nav][bake]") {
   // An audit's reproducer: a 1.5 m platform with a ladder on its west face, and a slab 2.0..2.2 m
   // up over the ground west of the ladder, up to the ladder. The jump up was blocked by the slab,
