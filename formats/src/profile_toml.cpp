@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "strata/formats/profile.h"
+#include "strata/nav/column_builder.h"
 
 namespace strata::formats {
 namespace {
@@ -160,15 +161,17 @@ class Parser {
         profile.climbable.push_back(*v);
       }
     }
-    // The one rule between two keys, at the key written (either may be a default).
-    if (s.step_height >= s.height && (table.get("step_height") != nullptr || table.get("height") != nullptr)) {
+    // The one rule between two keys, at the key written (either may be a default): the standing
+    // box runs from step_height plus the edge rules' 1 mm tolerance up to height.
+    if (!(s.height - s.step_height > nav::kHeightTolerance) &&
+        (table.get("step_height") != nullptr || table.get("height") != nullptr)) {
       const auto metres = [](double v) { return fmt::format("{} m", v); };  // shortest exact form
       if (table.get("step_height") != nullptr)
         fail(table.get("step_height"), path + ".step_height",
-             metres(s.step_height) + " must be below height (" + metres(s.height) +
+             metres(s.step_height) + " must be more than 1 mm below height (" + metres(s.height) +
                  (table.get("height") != nullptr ? ")" : ", the default)"));
       fail(table.get("height"), path + ".height",
-           metres(s.height) + " must be above step_height (" + metres(s.step_height) + ", the default)");
+           metres(s.height) + " must be more than 1 mm above step_height (" + metres(s.step_height) + ", the default)");
     }
     if (std::string e = s.validate(); !e.empty()) {
       const std::string key = e.substr(0, e.find(':'));

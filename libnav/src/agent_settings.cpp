@@ -8,6 +8,8 @@
 #include <string>
 
 #include "strata/nav/agent.h"
+
+#include "strata/nav/column_builder.h"
 #include "strata/nav/profile.h"
 
 namespace strata::nav {
@@ -58,7 +60,9 @@ std::string AgentSettings::validate() const {
         within("drop_penalty", drop_penalty, 0, 1e6), within("climb_penalty", climb_penalty, 0, 1e6),
         within("link_snap_distance", link_snap_distance, 0.001, 1000), within("link_snap_height", link_snap_height, 0, 1000)})
     if (!e.empty()) return e;
-  if (step_height >= height) return "step_height: must be below height";
+  // The standing box runs from step_height plus the rules' 1 mm tolerance up to height: closer,
+  // it had no room and every floor was rejected (an empty graph from a valid profile).
+  if (!(height - step_height > kHeightTolerance)) return "step_height: must be more than 1 mm below height";
   if (cell_size != 0) {
     if (std::string e = within("cell_size", cell_size, 0.02, 10); !e.empty()) return e + "; 0 derives it from the radius";
   }

@@ -36,6 +36,9 @@ std::string noFloorWithin(const AgentSettings& settings);
 /// in 3-D within link_snap_distance across and link_snap_height up or down (a point under the
 /// level, where link_snap_height allows it). kNoNode when neither finds one.
 uint32_t snapEndpoint(const LayeredGraph& graph, const sim::Vec3& point, const AgentSettings& settings);
+/// link_snap_height with the edge rules' height tolerance (kHeightTolerance): an end written at a
+/// floor's modelled height lies within float32 rounding of it, also with link_snap_height 0.
+double linkSnapHeight(const AgentSettings& settings);
 /// Sorts graph.links by (from_node, profile_index, to_node) and rebuilds link_offsets (a node's
 /// second jumps, profile_index kNoLinkLabel, come after its custom links).
 void indexLinks(LayeredGraph& graph);

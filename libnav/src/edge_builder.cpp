@@ -305,8 +305,9 @@ class NodeEdges {
             if (rise > jump_height_) break;
             EdgeKind kind;
             if (rise > step_ || (k > 1 && rise >= -step_)) {
-              // Up a ledge, or across a gap at about the same level: a jump.
-              if (!s_.can_jump || rise > jump_height_ || horizontal > s_.jump_distance + 1e-9) continue;
+              // Up a ledge, or across a gap at about the same level: a jump (landing no lower
+              // than max_drop, which may be below step_height).
+              if (!s_.can_jump || rise > jump_height_ || -rise > max_drop_ || horizontal > s_.jump_distance + 1e-9) continue;
               kind = EdgeKind::Jump;
             } else if (rise < -step_) {
               if (-rise > max_drop_) continue;
@@ -433,7 +434,7 @@ class NodeEdges {
         const double rise = hm - hn;
         if (rise > jump_height_) break;
         if (m == walked_to) continue;  // reached on foot from the way down
-        if (rise < -step_ && (-rise > max_drop_ || k <= ledge_cells_)) continue;  // a drop, not a jump
+        if (-rise > max_drop_ || (rise < -step_ && k <= ledge_cells_)) continue;  // too low, or a drop, not a jump
         if (found.kind != EdgeKind::None && !(landingRank(rise) < landingRank(found.rise))) continue;
         if (!leapFree(ax, az, hn, bn, bx, bz, m, /*jump=*/true)) continue;
         found = {m, EdgeKind::Jump, rise, horizontal};

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "bake_stages.h"
+#include "strata/nav/column_builder.h"
 #include "search_rates.h"
 
 namespace strata::nav {
@@ -18,14 +19,16 @@ std::string noFloorWithin(const AgentSettings& settings) {
   return text;
 }
 
+double linkSnapHeight(const AgentSettings& settings) { return settings.link_snap_height + kHeightTolerance; }
+
 uint32_t snapEndpoint(const LayeredGraph& graph, const sim::Vec3& point, const AgentSettings& settings) {
   SnapSettings snap;
   snap.max_horizontal = settings.link_snap_distance;
-  snap.above = std::min(snap.above, settings.link_snap_height);
-  snap.below = settings.link_snap_height;
+  snap.above = std::min(snap.above, linkSnapHeight(settings));
+  snap.below = linkSnapHeight(settings);
   const uint32_t under = snapToNode(graph, point, snap);
   if (under != kNoNode) return under;
-  return graph.nearestNode(point, settings.link_snap_distance, settings.link_snap_height);
+  return graph.nearestNode(point, settings.link_snap_distance, linkSnapHeight(settings));
 }
 
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source,

@@ -62,7 +62,7 @@ class OnDemandGraph {
   /// Snaps the profile's links whose ends both lie in the region (BadInput naming the link when
   /// an end has no floor within link_snap_distance and link_snap_height, as the bake does).
   Status addLinks(const std::string& source) {
-    const double snap = settings_.link_snap_distance, snap_height = settings_.link_snap_height;
+    const double snap = settings_.link_snap_distance, snap_height = linkSnapHeight(settings_);
     for (std::size_t i = 0; i < agent_.links.size(); ++i) {
       const LinkSpec& spec = agent_.links[i];
       // Only links whose snap windows lie wholly in the region: an end whose nearest floor may

@@ -152,9 +152,9 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
              Catch::StartsWith("p.toml:5:1: agent.a.fields[1]: duplicate field name 'f'"));
   // The rule between height and step_height is located at the key written, naming a default.
   CHECK(errorOf("[agent.a]\nradius = 0.3\nheight = 0.2\n") ==
-        "p.toml:3:10: agent.a.height: 0.2 m must be above step_height (0.4 m, the default)");
+        "p.toml:3:10: agent.a.height: 0.2 m must be more than 1 mm above step_height (0.4 m, the default)");
   CHECK(errorOf("[agent.a]\nstep_height = 0.5\nheight = 0.4\n") ==
-        "p.toml:2:15: agent.a.step_height: 0.5 m must be below height (0.4 m)");
+        "p.toml:2:15: agent.a.step_height: 0.5 m must be more than 1 mm below height (0.4 m)");
   // Two costs for one area: located at the second, naming where the first is.
   CHECK(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=2\n[[agent.a.areas]]\nlabel='y'\narea='w'\ncost=3\n") ==
         "p.toml:9:6: agent.a.areas[1].cost: area 'w' costs 3 here but 2 at p.toml:5:6");
@@ -177,7 +177,14 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
   // A refused value prints exactly: 89.0000001 is not "89" beside the limit 89.
   CHECK_THAT(errorOf("[agent.a]\nmax_slope = 89.0000001\n"), Catch::EndsWith("must be within 0 .. 89 (got 89.0000001)"));
   CHECK(errorOf("[agent.a]\nstep_height = 1.8000001\nheight = 1.8\n") ==
-        "p.toml:2:15: agent.a.step_height: 1.8000001 m must be below height (1.8 m)");
+        "p.toml:2:15: agent.a.step_height: 1.8000001 m must be more than 1 mm below height (1.8 m)");
+  // Within 1 mm the standing box (step_height + 1 mm up to height) has no room: an audit's
+  // profiles baked empty graphs. 1.01 mm is accepted.
+  CHECK(errorOf("[agent.a]\nheight = 0.4005\n") ==
+        "p.toml:2:10: agent.a.height: 0.4005 m must be more than 1 mm above step_height (0.4 m, the default)");
+  CHECK(errorOf("[agent.a]\nstep_height = 1.7995\n") ==
+        "p.toml:2:15: agent.a.step_height: 1.7995 m must be more than 1 mm below height (1.8 m, the default)");
+  CHECK(parseProfile("[agent.a]\nstep_height = 1.79899\n", "p.toml").ok());
 }
 
 TEST_CASE("costs and strings a world file cannot store are located errors", "[formats][profile]") {

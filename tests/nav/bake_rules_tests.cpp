@@ -304,6 +304,30 @@ TEST_CASE("a gap is crossed only by a jump edge within the jump distance", "[nav
   CHECK_FALSE(anyEdgeCrosses(bakeOne(level, agent).graph, 3.5, -1));
 }
 
+TEST_CASE("a jump across a gap never lands lower than max_drop - also below step_height", "[nav][bake]") {
+  // An audit: with max_drop below step_height (0 or 0.1 m), a jump across a gap still landed up
+  // to step_height (0.4 m) lower: a landing within a step of the take-off's level skipped the
+  // max_drop test. The far side 0.3 m lower: jumped to with max_drop 0.5, not with 0.1.
+  auto agent = testAgent();
+  for (double max_drop : {0.5, 0.1}) {
+    INFO("max_drop " << max_drop);
+    agent.settings.max_drop = max_drop;
+    const auto baked = bakeOne(gapLevel(-0.3), agent);
+    const auto& g = baked.graph;
+    std::size_t down = 0;
+    for (uint32_t n = 0; n < g.nodeCount(); ++n)
+      for (int d = 0; d < nav::kDirectionCount; ++d) {
+        const uint32_t m = g.neighborOf(n, d);
+        if (m == kNoNode || g.edgeKind(n, d) == EdgeKind::Walk) continue;  // a walk may step down
+        CHECK(g.height[n] - g.height[m] <= max_drop + 0.001);
+        down += g.height[n] - g.height[m] > 0.2;
+      }
+    for (const nav::OffMeshLink& link : g.links) CHECK(g.height[link.from_node] - g.height[link.to_node] <= max_drop + 0.001);
+    if (max_drop > 0.3) CHECK(down > 0);
+    else CHECK(down == 0);
+  }
+}
+
 TEST_CASE("a chasm is jumped across the grid's diagonals as along its axes - the gap search looks along all 8 directions",
           "[nav][bake]") {
   // The 2.5 m jump (between column centres) crosses a 1.6 m or 2.0 m chasm along the grid's
@@ -947,6 +971,18 @@ TEST_CASE("custom links snap to the nearest floors and keep label and direction"
   auto failed = nav::bakeWorld(level.mesh(), profile, {}, "level.obj");
   REQUIRE_FALSE(failed.ok());
   CHECK_THAT(failed.error().message, Catch::Contains("level.obj: agent test: link 0 ('teleport')"));
+  // link_snap_height 0 and ends written at the floors' modelled heights (0.2 m and 2.3 m, which
+  // float32 stores a few nanometres off): they snap, within the rules' 1 mm tolerance (an audit
+  // found such an end refused). 2 mm above the floor is still refused.
+  MeshBuilder pads;
+  pads.floor(0, 0, 5, 5, 0.2).floor(10, 10, 15, 15, 2.3);
+  agent.settings.link_snap_height = 0;
+  agent.links[0].from = {2.1, 0.2, 2.1};
+  agent.links[0].to = {12.1, 2.3, 12.1};
+  REQUIRE(bakeOne(pads.mesh(), agent).graph.links.size() == 2);
+  agent.links[0].to = {12.1, 2.302, 12.1};
+  profile.agents.front() = agent;
+  CHECK_FALSE(nav::bakeWorld(pads.mesh(), profile, {}, "pads.obj").ok());
 }
 
 TEST_CASE("areas set edge costs - an infinite cost removes the edges into it", "[nav][bake]") {

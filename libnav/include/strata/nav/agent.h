@@ -14,13 +14,13 @@ namespace strata::nav {
 struct AgentSettings {
   std::string name = "default";     ///< agent name ([agent.NAME] in the profile); [A-Za-z0-9_-]+
   double radius = 0.3;              ///< horizontal half-width of the standing box, m. [Limit: 0.01 .. 10]
-  double height = 1.8;              ///< standing height, m. [Limit: > step_height, <= 20]
+  double height = 1.8;              ///< standing height, m. [Limit: > step_height + 1 mm, <= 20]
   double max_slope = 45.0;          ///< steepest walkable floor, degrees. [Limit: 0 .. 89]
-  double step_height = 0.4;         ///< largest walkable rise/fall between adjacent columns, m. [Limit: 0 .. height)
+  double step_height = 0.4;         ///< largest walkable rise/fall between adjacent columns, m. [Limit: 0 .. height - 1 mm)
   bool can_jump = true;             ///< jump edges (up ledges, across gaps) are allowed
   double jump_height = 1.0;         ///< largest rise of a jump edge, m. [Limit: 0 .. 20]
   double jump_distance = 2.5;       ///< longest horizontal jump (gap crossing), m. [Limit: 0 .. 20]
-  double max_drop = 2.0;            ///< largest fall of a drop edge, m. [Limit: 0 .. 100]
+  double max_drop = 2.0;            ///< largest fall of a drop edge or a jump's landing, m. [Limit: 0 .. 100]
   bool can_climb = false;           ///< climb edges along surfaces labelled climbable
   double cell_size = 0;             ///< column width, m; 0 = derived: radius clamped to 0.14 .. 1.12 (0.5 .. 4 studs). [Limit: 0 or 0.02 .. 10]
   double merge_distance = 0.056;    ///< surfaces closer than this in one column merge into one floor, m (spec 0.2 studs). [Limit: 0 .. 1]
