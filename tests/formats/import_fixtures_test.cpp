@@ -95,6 +95,14 @@ f 1 5 6
 )";
 const char* kLevelMtl = "newmtl Grass\nKd 0 1 0\nnewmtl Stone\nKd 0.5 0.5 0.5\n";
 
+// The message of an import that must fail with BadInput.
+std::string importError(const std::filesystem::path& file, const ImportOptions& options = {}) {
+  auto imported = importMeshes({file}, options);
+  REQUIRE_FALSE(imported.ok());
+  CHECK(imported.error().kind == strata::ErrorKind::BadInput);
+  return imported.error().message;
+}
+
 }  // namespace
 
 TEST_CASE("OBJ keeps material labels and object tags, triangulates and drops lines and degenerates",
@@ -188,14 +196,11 @@ TEST_CASE("GLB and glTF with an external .bin", "[formats][import][fixtures][glt
   // A buffer that is a directory or a FIFO is named as such, not "not found".
   std::filesystem::remove(dir / "quad.bin");
   std::filesystem::create_directory(dir / "quad.bin");
-  auto dir_bin = importMeshes({dir / "external.gltf"}, {});
-  REQUIRE_FALSE(dir_bin.ok());
-  CHECK_THAT(dir_bin.error().message, Catch::Contains("external.gltf: glTF buffer file 'quad.bin' is a directory"));
+  CHECK_THAT(importError(dir / "external.gltf"), Catch::Contains("external.gltf: glTF buffer file 'quad.bin' is a directory"));
   std::filesystem::remove(dir / "quad.bin");
   REQUIRE(::mkfifo((dir / "quad.bin").c_str(), 0600) == 0);
-  auto fifo_bin = importMeshes({dir / "external.gltf"}, {});
-  REQUIRE_FALSE(fifo_bin.ok());
-  CHECK_THAT(fifo_bin.error().message, Catch::Contains("external.gltf: glTF buffer file 'quad.bin' is not a regular file"));
+  CHECK_THAT(importError(dir / "external.gltf"),
+             Catch::Contains("external.gltf: glTF buffer file 'quad.bin' is not a regular file"));
 }
 
 TEST_CASE("OBJ whose material library is a FIFO or a directory is refused at once, not read", "[formats][import][fixtures][obj]") {
@@ -208,16 +213,12 @@ TEST_CASE("OBJ whose material library is a FIFO or a directory is refused at onc
     ImportOptions options;
     options.in_process = in_process;
     options.timeout_seconds = 20;
-    auto imported = importMeshes({dir / "level.obj"}, options);
-    REQUIRE_FALSE(imported.ok());
-    CHECK(imported.error().kind == strata::ErrorKind::BadInput);
-    CHECK_THAT(imported.error().message, Catch::Contains("level.obj: material library 'level.mtl' is not a regular file"));
+    CHECK_THAT(importError(dir / "level.obj", options),
+               Catch::Contains("level.obj: material library 'level.mtl' is not a regular file"));
   }
   std::filesystem::remove(dir / "level.mtl");
   std::filesystem::create_directory(dir / "level.mtl");
-  auto directory = importMeshes({dir / "level.obj"}, {});
-  REQUIRE_FALSE(directory.ok());
-  CHECK_THAT(directory.error().message, Catch::Contains("level.obj: material library 'level.mtl' is a directory"));
+  CHECK_THAT(importError(dir / "level.obj"), Catch::Contains("level.obj: material library 'level.mtl' is a directory"));
 }
 
 TEST_CASE("STL ascii and binary", "[formats][import][fixtures][stl]") {

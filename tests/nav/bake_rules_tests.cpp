@@ -545,6 +545,19 @@ std::vector<nav::OffMeshLink> rimJumps(const nav::LayeredGraph& g) {
   REQUIRE(g.edgeKind(rim, kEast) == EdgeKind::Drop);
   return secondJumps(g, rim);
 }
+// Bakes a pit level with the test agent: the near rim's one second jump lands on the far rim
+// (height far_y, past x far_x), and routes cross both ways between (1, 0, 1) and `far`.
+void checkJumpsToFarRim(const MeshBuilder& pit, double far_y, double far_x, const sim::Vec3& far) {
+  const auto baked = bakeOne(pit.mesh(), testAgent());
+  const auto& g = baked.graph;
+  const auto jumps = rimJumps(g);
+  REQUIRE(jumps.size() == 1);
+  CHECK(g.height[jumps[0].to_node] == Approx(far_y));
+  CHECK(g.nodePosition(jumps[0].to_node).x > far_x);
+  nav::SearchState state;
+  CHECK(nav::findLayeredPath(g, baked.profile.settings, {1, 0, 1}, far, {}, state).ok());
+  CHECK(nav::findLayeredPath(g, baked.profile.settings, far, {1, 0, 1}, {}, state).ok());
+}
 }  // namespace
 
 TEST_CASE("a pit within max_drop is jumped across as well as dropped into", "[nav][bake]") {
@@ -624,16 +637,7 @@ TEST_CASE("a stepped pit is jumped to its far rim, not to the step inside it", "
   // rim, the landing nearest the take-off's level.
   MeshBuilder pit;
   pit.box({0, -1.8, 0}, {3, 0, 2}).floor(3, 0, 3.9, 2, -1.8).box({3.9, -1.8, 0}, {4.5, -1.2, 2}).box({4.5, -1.8, 0}, {7.5, 0, 2});
-  auto agent = testAgent();
-  const auto baked = bakeOne(pit.mesh(), agent);
-  const auto& g = baked.graph;
-  const auto jumps = rimJumps(g);
-  REQUIRE(jumps.size() == 1);
-  CHECK(g.height[jumps[0].to_node] == 0);
-  CHECK(g.nodePosition(jumps[0].to_node).x > 4.5);
-  nav::SearchState state;
-  CHECK(nav::findLayeredPath(g, baked.profile.settings, {1, 0, 1}, {6.5, 0, 1}, {}, state).ok());
-  CHECK(nav::findLayeredPath(g, baked.profile.settings, {6.5, 0, 1}, {1, 0, 1}, {}, state).ok());
+  checkJumpsToFarRim(pit, 0, 4.5, {6.5, 0, 1});
 }
 
 TEST_CASE("a far rim above the take-off is jumped to rather than a ledge inside the pit", "[nav][bake]") {
@@ -644,18 +648,10 @@ TEST_CASE("a far rim above the take-off is jumped to rather than a ledge inside 
   // where the search stops, comes first.
   MeshBuilder pit;
   pit.box({0, -1.8, 0}, {3, 0, 2}).floor(3, 0, 4.8, 2, -1.8).box({4.2, -1.8, 0}, {4.6, -0.7, 2}).box({4.8, -1.8, 0}, {7.8, 0.8, 2});
-  auto agent = testAgent();
-  const auto baked = bakeOne(pit.mesh(), agent);
-  const auto& g = baked.graph;
-  const auto jumps = rimJumps(g);
-  REQUIRE(jumps.size() == 1);
-  CHECK(g.height[jumps[0].to_node] == Approx(0.8));
-  CHECK(g.nodePosition(jumps[0].to_node).x > 4.8);
-  nav::SearchState state;
-  CHECK(nav::findLayeredPath(g, baked.profile.settings, {1, 0, 1}, {6.5, 0.8, 1}, {}, state).ok());
-  CHECK(nav::findLayeredPath(g, baked.profile.settings, {6.5, 0.8, 1}, {1, 0, 1}, {}, state).ok());
+  checkJumpsToFarRim(pit, 0.8, 4.8, {6.5, 0.8, 1});
   // Without the far rim (beyond the jump distance), the ledge is the landing: the nearest level
   // among the landings inside the pit.
+  auto agent = testAgent();
   agent.settings.jump_distance = 1.9;
   const auto short_jump = bakeOne(pit.mesh(), agent);
   const auto ledge_jumps = rimJumps(short_jump.graph);
