@@ -58,16 +58,13 @@ class NodeEdges {
  public:
   NodeEdges(LayeredGraph& graph, const EdgeInputs& inputs)
       : g_(graph), in_(inputs), s_(inputs.columns->settings()), grid_(graph.grid), cs_(graph.grid.cell_size),
-        ledge_cells_(static_cast<int>(std::ceil(2 * s_.radius / cs_)) + 1),
+        ledge_cells_(ledgeCells(s_, cs_)),
         any_climbable_(s_.can_climb && inputs.climbable != nullptr),
         step_(s_.step_height + kHeightTolerance), jump_height_(s_.jump_height + kHeightTolerance),
         max_drop_(s_.max_drop + kHeightTolerance), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {
     for (int d = 0; d < kDirectionCount; ++d) {
       horizontal_[d] = span(d, 1);
-      // The clearance gap in columns (a diagonal ray crosses a ledge along an axis in as many
-      // steps), or the columns a jump reaches along the ray, whichever is more.
-      const int jump_cells = s_.can_jump ? static_cast<int>(std::floor(s_.jump_distance / span(d, 1) + 1e-9)) : 0;
-      reach_[d] = std::max(ledge_cells_, jump_cells);
+      reach_[d] = gapReach(s_, cs_, d);
       column_step_[d] = static_cast<std::ptrdiff_t>(kDirectionDz[d]) * grid_.width_cells + kDirectionDx[d];
       band_slot_[d] = ((kDirectionDz[d] > 0 ? d : oppositeDirection(d)) == 1) ? 0 : 1;
     }

@@ -4,6 +4,7 @@
 // limits"). Fills neighbor / edge_kind / edge_cost of a graph whose nodes, areas and column
 // offsets are set.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -32,6 +33,20 @@ struct EdgeInputs {
 NodeArray<uint16_t> diagonalBandsFree(LayeredGraph& graph, const EdgeInputs& inputs);
 /// Nodes of the column ahead covered by diagonalBandsFree (a band to a higher one is swept directly).
 inline constexpr uint32_t kBandsPerDirection = 8;
+
+/// Columns of the clearance gap round a ledge: ceil(2 × radius / cell_size) + 1 (a lower floor
+/// within them is dropped to, one beyond is jumped to).
+inline int ledgeCells(const AgentSettings& settings, double cell_size) {
+  return static_cast<int>(std::ceil(2 * settings.radius / cell_size)) + 1;
+}
+/// Columns the gap search examines along direction d: the clearance gap (as many along a
+/// diagonal as along an axis), or the columns a jump reaches along the ray (jump_distance between
+/// column centres), whichever is more. An on-demand window holds the largest, an axis's.
+inline int gapReach(const AgentSettings& settings, double cell_size, int d) {
+  const double step = cell_size * (isDiagonal(d) ? M_SQRT2 : 1.0);
+  const int jump_cells = settings.can_jump ? static_cast<int>(std::floor(settings.jump_distance / step + 1e-9)) : 0;
+  return std::max(ledgeCells(settings, cell_size), jump_cells);
+}
 
 /// The outgoing edges of one node, all 8 directions (deterministic, thread-safe). Where a
 /// slot holds a way down and a jump past it reaches a landing that way does not (the

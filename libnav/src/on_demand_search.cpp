@@ -50,12 +50,9 @@ class OnDemandGraph {
     column_first_.assign(columns, kUnbuilt);
     column_count_.assign(columns, 0);
     edges_built_.assign(columns, 0);
-    // The reach of the edge rules (edge_builder.cpp): ledge gaps and jumps along the eight rays
-    // (a diagonal ray reaches no more columns than a cardinal one).
-    const double cs = settings_.cell_size;
-    const int ledge_cells = static_cast<int>(std::ceil(2 * settings_.radius / cs)) + 1;
-    const int jump_cells = settings_.can_jump ? static_cast<int>(std::floor(settings_.jump_distance / cs + 1e-9)) : 0;
-    reach_ = std::max(ledge_cells, jump_cells);
+    // The reach of the edge rules along the eight rays (a diagonal ray reaches no more columns
+    // than a cardinal one).
+    for (int d = 0; d < kDirectionCount; ++d) reach_ = std::max(reach_, gapReach(settings_, settings_.cell_size, d));
     rates_ = detail::HeuristicRates(area_costs_);
   }
 
