@@ -110,7 +110,11 @@ std::optional<sim::Vec3> Grid::nearestWalkable(const sim::Vec3& position, int ma
   const double offset = std::max(std::fabs(fx - (cx + 0.5)), std::fabs(fz - (cz + 0.5)));
   double best = std::numeric_limits<double>::infinity();
   std::optional<CellCoord> best_cell;
-  for (int ring = 0; ring <= std::max(0, max_rings); ++ring) {
+  // Rings past the farthest grid edge hold no cell: a limit beyond that (a caller's "search
+  // everything", up to INT_MAX) stops there instead of walking empty rings (and overflowing).
+  const int last_ring = std::max({cx, width() - 1 - cx, cz, depth() - 1 - cz});
+  const int rings = std::min(std::max(0, max_rings), last_ring);
+  for (int ring = 0; ring <= rings; ++ring) {
     const double reach = std::max(0.0, ring - offset) * settings_.cell_size;
     if (best_cell && reach * reach > best) break;
     auto consider = [&](int x, int z) {
@@ -122,13 +126,14 @@ std::optional<sim::Vec3> Grid::nearestWalkable(const sim::Vec3& position, int ma
     if (ring == 0) {
       consider(cx, cz);
     } else {
-      for (int x = cx - ring; x <= cx + ring; ++x) {
-        consider(x, cz - ring);
-        consider(x, cz + ring);
+      // Only the ring's cells on the grid.
+      for (int x = std::max(0, cx - ring); x <= std::min(width() - 1, cx + ring); ++x) {
+        if (cz - ring >= 0) consider(x, cz - ring);
+        if (cz + ring < depth()) consider(x, cz + ring);
       }
-      for (int z = cz - ring + 1; z <= cz + ring - 1; ++z) {
-        consider(cx - ring, z);
-        consider(cx + ring, z);
+      for (int z = std::max(0, cz - ring + 1); z <= std::min(depth() - 1, cz + ring - 1); ++z) {
+        if (cx - ring >= 0) consider(cx - ring, z);
+        if (cx + ring < width()) consider(cx + ring, z);
       }
     }
   }

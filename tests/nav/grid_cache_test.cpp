@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 
@@ -158,6 +159,12 @@ TEST_CASE("grid nearestWalkable: rings outward from the clamped point", "[nav][g
   // Nothing within the ring limit: nullopt.
   CHECK_FALSE(grid.nearestWalkable(at(6, 1), 1));
   CHECK(grid.nearestWalkable(at(6, 1), 3));
+  // A limit far past the grid's edges ("search everything") answers after the last ring that
+  // holds a cell: it walked every empty ring up to the limit (INT_MAX: forever, and overflowed).
+  Grid sealed = ascii({"###", "###", "###"});
+  CHECK_FALSE(sealed.nearestWalkable({1.5, 0, 1.5}, std::numeric_limits<int>::max()));
+  CHECK(*grid.nearestWalkable({6.5, 0, 0.5}, std::numeric_limits<int>::max()) == at(3, 1));
+  CHECK(*grid.nearestWalkable({500, 0, -500}, std::numeric_limits<int>::max()) == at(3, 1));
   // Within a ring the closest centre wins.
   Grid two = ascii({
       ".#.",

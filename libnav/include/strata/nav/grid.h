@@ -129,7 +129,8 @@ class Grid {
   /// Clamps a point into bounds, then searches outward ring by ring (ring 0 is the cell itself)
   /// for the walkable cell centre closest to the clamped point (a nearer ring's hit is not taken
   /// while a farther ring may still hold a closer centre); nullopt when no ring up to `max_rings`
-  /// has one. The answer's Y is the cell's surface height.
+  /// has one. The answer's Y is the cell's surface height. Rings past the farthest grid edge are
+  /// not walked, so any limit (INT_MAX: the whole grid) costs at most the grid's cells.
   std::optional<sim::Vec3> nearestWalkable(const sim::Vec3& position, int max_rings = 8);
 
   /// Feet: can an agent walk straight from cell 0 to cell 1? A Bresenham cell walk (symmetric:
