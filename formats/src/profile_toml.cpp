@@ -280,6 +280,26 @@ class Parser {
       fail(t.get("cost") ? t.get("cost") : &t, p + ".cost", fmt::format("must be from 1 to {:g}, or inf", kMaxCost));
   }
 
+  // toml++'s message, with the redefined table named by its header as written on that line:
+  // toml++ 3.3 garbles a quoted name ([agent."a"] came out as 'agent."a"a"').
+  static std::string describe(std::string_view description, std::string_view text, std::size_t line) {
+    constexpr std::string_view kRedefined = "cannot redefine existing table '";
+    const std::size_t at = description.find(kRedefined);
+    if (at == std::string_view::npos || line == 0) return std::string(description);
+    std::size_t start = 0;
+    for (std::size_t l = 1; l < line && start != std::string_view::npos; ++l) {
+      start = text.find('\n', start);
+      if (start != std::string_view::npos) ++start;
+    }
+    if (start == std::string_view::npos) return std::string(description);
+    std::string_view header = text.substr(start, text.find('\n', start) - start);
+    const std::size_t open = header.find('['), close = header.rfind(']');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+      return std::string(description);
+    header = header.substr(open, close - open + 1);
+    return std::string(description.substr(0, at)) + "cannot redefine existing table " + std::string(header);
+  }
+
   nav::BakeProfile parse(std::string_view text) const {
     toml::table root;
     try {
@@ -287,7 +307,7 @@ class Parser {
     } catch (const toml::parse_error& e) {
       const auto& begin = e.source().begin;
       throw ProfileError{source_ + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column) + ": " +
-                         std::string(e.description())};
+                         describe(e.description(), text, begin.line)};
     }
     checkKeys(root, "", {"agent"});
     const toml::node* agents_node = root.get("agent");

@@ -138,16 +138,36 @@ std::string BakeProfile::validate() const {
   return {};
 }
 
+namespace {
+
+// Bytes in the UTF-8 character starting at text[i]: 1 for ASCII, 2-4 for a well-formed
+// multi-byte character, 1 for a byte that starts none (labels are whatever the mesh held).
+std::size_t characterLength(const std::string& text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  const std::size_t length = lead >= 0xF0 && lead <= 0xF7 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (length == 1 || i + length > text.size() || lead > 0xF7) return 1;
+  for (std::size_t k = 1; k < length; ++k)
+    if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return 1;
+  return length;
+}
+
+}  // namespace
+
 bool globMatch(const std::string& pattern, const std::string& text) {
-  // Iterative wildcard match with backtracking to the last '*'.
+  // Iterative wildcard match with backtracking to the last '*'. '?' and the backtracking step
+  // advance by whole UTF-8 characters (labels and tags are UTF-8): '?' matched one byte of
+  // "gräss", so "gr?ss" missed it and "gr??ss" matched.
   std::size_t p = 0, t = 0, star = std::string::npos, mark = 0;
   while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+    if (p < pattern.size() && pattern[p] == '?') {
+      ++p, t += characterLength(text, t);
+    } else if (p < pattern.size() && pattern[p] != '*' && pattern[p] == text[t]) {
       ++p, ++t;
     } else if (p < pattern.size() && pattern[p] == '*') {
       star = p++, mark = t;
     } else if (star != std::string::npos) {
-      p = star + 1, t = ++mark;
+      mark += characterLength(text, mark);
+      p = star + 1, t = mark;
     } else {
       return false;
     }

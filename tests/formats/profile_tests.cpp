@@ -6,11 +6,13 @@
 #include <cmath>
 
 #include "strata/formats/profile.h"
+#include "strata/nav/profile.h"
 #include "test_support.h"
 
 using strata::formats::loadProfile;
 using strata::formats::parseProfile;
 using strata::formats::profileToToml;
+namespace nav = strata::nav;
 
 namespace {
 
@@ -224,6 +226,11 @@ TEST_CASE("malformed TOML and empty profiles are located errors", "[formats][pro
   CHECK_THAT(errorOf("[agent]\n"), Catch::Contains("defines no agent"));
   CHECK_THAT(errorOf("agent = 3\n"), Catch::Contains("must be a table"));
   CHECK_THAT(errorOf("[agent.'bad name!']\n"), Catch::Contains("name"));
+  // A table defined twice is named as its header is written (toml++ garbled quoted names).
+  CHECK_THAT(errorOf("[agent.a]\nradius = 0.3\n[agent.\"a\"]\nradius = 0.4\n"),
+             Catch::EndsWith("cannot redefine existing table [agent.\"a\"]") && Catch::StartsWith("p.toml:3:"));
+  CHECK_THAT(errorOf("[agent.\"b c\"]\n\n  [agent.\"b c\"]  \n"),
+             Catch::EndsWith("cannot redefine existing table [agent.\"b c\"]"));
 }
 
 TEST_CASE("a missing or unreadable profile names the file", "[formats][profile]") {
@@ -304,4 +311,30 @@ TEST_CASE("agents keep the order the profile writes them in (the first is the de
   REQUIRE(again.ok());
   CHECK(again->agents[0].settings.name == "small");
   CHECK(again->agents[2].settings.name == "middle");
+}
+
+TEST_CASE("area and climbable globs match whole UTF-8 characters and literal stars", "[formats][profile]") {
+  // '*' any run, '?' one character: a UTF-8 label's characters, not its bytes ("ä" is two).
+  CHECK(nav::globMatch("gr?ss", "gr\xC3\xA4ss"));
+  CHECK_FALSE(nav::globMatch("gr??ss", "gr\xC3\xA4ss"));
+  CHECK(nav::globMatch("?", "\xE2\x82\xAC"));             // a three-byte character
+  CHECK(nav::globMatch("?", "\xF0\x9F\x8C\xB2"));         // a four-byte one
+  CHECK_FALSE(nav::globMatch("??", "\xF0\x9F\x8C\xB2"));
+  CHECK(nav::globMatch("*?", "\xC3\xA4"));                // '*' gives back whole characters
+  CHECK_FALSE(nav::globMatch("*??", "\xC3\xA4"));
+  CHECK(nav::globMatch("*\xC3\xA4*", "gr\xC3\xA4ss"));
+  CHECK_FALSE(nav::globMatch("*\xC3\xA9*", "gr\xC3\xA4ss"));  // the same lead byte, another character
+  // Bytes that start no character count one each (labels are whatever the mesh held).
+  CHECK(nav::globMatch("a?b", "a\xC3" "b"));
+  CHECK(nav::globMatch("a??", "a\xA4\xA4"));
+  // A '*' in the text is no wildcard for the pattern's own '*' to trip over.
+  CHECK(nav::globMatch("a*", "a*b"));
+  CHECK(nav::globMatch("*b", "a*b"));
+  CHECK_FALSE(nav::globMatch("a?", "a*b"));
+  // The ASCII rules.
+  CHECK(nav::globMatch("water*", "water"));
+  CHECK(nav::globMatch("*", ""));
+  CHECK_FALSE(nav::globMatch("?", ""));
+  CHECK(nav::globMatch("la*a", "lava_lava"));
+  CHECK_FALSE(nav::globMatch("Lava", "lava"));
 }

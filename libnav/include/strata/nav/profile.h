@@ -69,7 +69,8 @@ struct BakeProfile {
   std::string validate() const;
 };
 
-/// Glob match: '*' matches any run (including empty), '?' one character; case-sensitive.
+/// Glob match: '*' matches any run (including empty), '?' one character (a whole UTF-8 character:
+/// labels and tags are UTF-8; a byte that starts none counts as one); case-sensitive, byte for byte.
 bool globMatch(const std::string& pattern, const std::string& text);
 
 }  // namespace strata::nav
