@@ -7,7 +7,8 @@
 //  - An inner node is kept when it is a corner (the column step changes direction), when the
 //    action changes (the take-off and the landing of a jump, drop, climb or link), or at an area
 //    boundary (both sides of it). Straight walking runs collapse to their ends. A walking leg
-//    across several columns (Theta*) gets a waypoint where it enters another area.
+//    across several columns (Theta*) gets a waypoint where it enters another area instead (its
+//    end nodes are not kept again for that boundary).
 //  - Optional spacing subdivides walking legs so that no two waypoints are farther apart than
 //    `spacing`; an inserted point takes the height of the node the leg's walked line crosses in
 //    its column (when the point's column is beside the walked line, its floor nearest the height
@@ -68,11 +69,19 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
       points.push_back({w, MoveAction::Walk, graph.area[c.node]});
     }
   };
+  // A walking leg across several columns: its area boundaries are the crossings above, so its
+  // end nodes need not be kept for them (a Theta* node past a crossing was kept again, leaving
+  // three collinear waypoints of one area).
+  auto longWalk = [&](std::size_t i) {
+    const auto ca = view.column(nodes[i - 1]), cb = view.column(nodes[i]);
+    return action(i) == MoveAction::Walk && std::max(std::abs(cb[0] - ca[0]), std::abs(cb[1] - ca[1])) > 1;
+  };
   for (std::size_t i = 1; i < last; ++i) {
     addCrossings(i);
     const NodeId prev = nodes[i - 1], node = nodes[i], next = nodes[i + 1];
     bool keep = action(i) != MoveAction::Walk || action(i + 1) != MoveAction::Walk;
-    keep = keep || graph.area[node] != graph.area[prev] || graph.area[node] != graph.area[next];
+    keep = keep || (graph.area[node] != graph.area[prev] && !longWalk(i)) ||
+           (graph.area[node] != graph.area[next] && !longWalk(i + 1));
     if (!keep) {
       const auto a = view.column(prev), b = view.column(node), c = view.column(next);
       const int64_t dx1 = b[0] - a[0], dz1 = b[1] - a[1], dx2 = c[0] - b[0], dz2 = c[1] - b[1];
@@ -105,9 +114,22 @@ std::vector<Waypoint> spaceWaypoints(const LayeredSearchGraph& view, std::vector
   const double band = view.agent().step_height + 0.5;
   std::vector<NodeId> walked;
   // The node a waypoint stands on: the floor of its column at its height (waypoints are at
-  // surface heights).
+  // surface heights). An area crossing lies on the border of the column it enters and takes
+  // that column's height, so a point on a border is also looked up in the column across it (the
+  // crossing onto a ramp at 3.925 m was looked up in the bridge column at 4.0, found nothing,
+  // and the spaced points after it kept heights blended in the air).
   auto standing = [&](const sim::Vec3& p) {
-    return graph.findNode(graph.grid.columnX(p.x), graph.grid.columnZ(p.z), p.y, 0.05, 0.05);
+    constexpr double kBorder = 1e-6;  // metres
+    const GridFrame& grid = graph.grid;
+    const int32_t x = grid.columnX(p.x), z = grid.columnZ(p.z);
+    const int32_t xs[2] = {x, grid.columnX(p.x - kBorder) != x ? grid.columnX(p.x - kBorder) : grid.columnX(p.x + kBorder)};
+    const int32_t zs[2] = {z, grid.columnZ(p.z - kBorder) != z ? grid.columnZ(p.z - kBorder) : grid.columnZ(p.z + kBorder)};
+    for (int i = 0; i < 4; ++i) {
+      const int32_t cx = xs[i & 1], cz = zs[i >> 1];
+      if (i > 0 && cx == x && cz == z) continue;
+      if (const NodeId n = graph.findNode(cx, cz, p.y, 0.05, 0.05); n != kNoNode) return n;
+    }
+    return kNoNode;
   };
   for (std::size_t i = 1; i < points.size(); ++i) {
     const Waypoint& p = points[i - 1];

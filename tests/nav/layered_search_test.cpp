@@ -426,6 +426,73 @@ TEST_CASE("layered search: spaced points stand on the ground, from an endpoint o
   }
 }
 
+TEST_CASE("layered search: spaced points after an area crossing stand on the ground under them", "[nav][layered]") {
+  // A walkway over the ground (a floor at 0 in every column): level at 2 m, a hump up to 4 m and
+  // down again, in area 1 from column 10 down. Walking toward -X the line enters area 1 on the
+  // border x = 10 at column 10's 2.4 m; that crossing was looked up in column 11 (2.0 m), not
+  // found, and the spaced points over the hump kept heights blended between 2.4 and 2.0 (an
+  // audit found points 1.35 m in the air on the tower's stairs).
+  const float walkway[16] = {2.0f, 2.4f, 2.8f, 3.2f, 3.6f, 4.0f, 4.0f, 3.6f, 3.2f, 2.8f, 2.4f, 2.0f, 2.0f, 2.0f, 2.0f, 2.0f};
+  LayeredBuilder b(16, 3);
+  b.area_costs = {1.0f, 1.0f};
+  for (int z = 0; z < 3; ++z)
+    for (int x = 0; x < 16; ++x) {
+      b.addFloor(x, z, 0);
+      b.addFloor(x, z, walkway[x], x <= 10 ? 1 : 0);
+    }
+  const auto g = b.build();
+  for (const SearchMethod m : {SearchMethod::Direct, SearchMethod::Theta, SearchMethod::Corridor, SearchMethod::Interval}) {
+    for (const bool reverse : {false, true}) {
+      INFO("method " << methodName(m) << (reverse ? ", toward +X" : ", toward -X"));
+      sim::Vec3 from{15.5, 2.1, 1.5}, to{0.5, 2.1, 1.5};
+      if (reverse) std::swap(from, to);
+      auto s = method(m);
+      s.waypoint_spacing = 0.5;
+      const auto r = run(g, from, to, s);
+      REQUIRE(r.ok());
+      REQUIRE(r.waypoints.size() >= 30);
+      int crossings = 0;
+      for (const Waypoint& w : r.waypoints) {
+        INFO("waypoint " << w.position.x << ", " << w.position.y << ", " << w.position.z << " area " << w.area);
+        // On the walkway of its column, or (a crossing, on a column border) of the column across.
+        const int x = std::min(15, int(std::floor(w.position.x)));
+        const bool border = w.position.x == std::floor(w.position.x) && x > 0;
+        CHECK((std::fabs(w.position.y - walkway[x]) < 1e-5 || (border && std::fabs(w.position.y - walkway[x - 1]) < 1e-5)));
+        crossings += border && std::fabs(w.position.x - 11.0) < 1e-9;
+      }
+      CHECK(crossings == 1);
+    }
+  }
+}
+
+TEST_CASE("layered waypoints: a long walking leg's area crossing replaces its end nodes as the boundary", "[nav][layered][theta]") {
+  // A Theta*-like chain 0 -> 8 -> 15 along one row through a strip of area 1 (columns 6..11):
+  // the crossings at x = 6 and x = 12 mark the boundaries; node 8, in line and in one area with
+  // both crossings, was kept as well (three collinear waypoints of one area).
+  LayeredBuilder b(16, 1);
+  b.area_costs = {1.0f, 1.0f};
+  b.fromAscii({"......aaaaaa...."});
+  const auto g = b.build();
+  const LayeredSearchGraph view(g, AgentSettings{});
+  const std::vector<NodeId> chain{g.columnBegin(0, 0), g.columnBegin(8, 0), g.columnBegin(15, 0)};
+  const std::vector<MoveAction> actions(3, MoveAction::Walk);
+  const auto w = layeredWaypoints(view, chain, actions, {0.5, 0, 0.5}, {15.5, 0, 0.5}, 0);
+  REQUIRE(w.size() == 4);
+  CHECK(w[1].position.x == Approx(6.0));
+  CHECK(w[1].area == 1);
+  CHECK(w[2].position.x == Approx(12.0));
+  CHECK(w[2].area == 0);
+  // An A* chain of adjacent columns keeps both sides of each boundary.
+  std::vector<NodeId> steps;
+  for (int x = 0; x < 16; ++x) steps.push_back(g.columnBegin(x, 0));
+  const auto v = layeredWaypoints(view, steps, std::vector<MoveAction>(16, MoveAction::Walk), {0.5, 0, 0.5}, {15.5, 0, 0.5}, 0);
+  REQUIRE(v.size() == 6);
+  CHECK(v[1].position.x == Approx(5.5));
+  CHECK(v[2].position.x == Approx(6.5));
+  CHECK(v[3].position.x == Approx(11.5));
+  CHECK(v[4].position.x == Approx(12.5));
+}
+
 TEST_CASE("layered search: cost matches a Dijkstra flood on random graphs with slanted links", "[nav][layered][property]") {
   std::mt19937 rng(7);
   const AgentSettings agent;
