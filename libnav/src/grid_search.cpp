@@ -5,7 +5,10 @@
 
 #include "strata/nav/grid_search.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <vector>
 
 #include "grid_graph.h"
 #include "jump_point_search.h"
@@ -81,13 +84,41 @@ std::vector<Waypoint> buildWaypoints(Grid& grid, const std::vector<NodeId>& cell
     const double la = std::hypot(a.x, a.z), lb = std::hypot(b.x, b.z);
     return std::abs(a.y * lb - b.y * la) <= 1e-9 * (la + lb);  // same slope
   };
+  // A walking leg across several cells (Theta*, Direct): its line's cells as lineOfSight walks
+  // them; a waypoint where it enters another area, on the line at the centre of the first cell
+  // of that area along the line's major axis (inside that cell), with its surface height and
+  // area. Its end cells are not kept again for that boundary.
+  auto longWalk = [&](std::size_t i) {
+    const CellCoord a = grid.coord(cells[i - 1]), b = grid.coord(cells[i]);
+    return actions[i] == MoveAction::Walk && std::max(std::abs(b.x - a.x), std::abs(b.z - a.z)) > 1;
+  };
+  std::vector<CellCoord> line;
+  // `end_kept`: cell i is a waypoint itself, so an area entered at it needs no other.
+  auto addCrossings = [&](std::size_t i, bool end_kept, std::vector<Waypoint>& out) {
+    if (!longWalk(i)) return;
+    const CellCoord a = grid.coord(cells[i - 1]), b = grid.coord(cells[i]);
+    grid.lineCells(a.x, a.z, b.x, b.z, line);
+    const bool along_x = std::abs(b.x - a.x) >= std::abs(b.z - a.z);
+    for (std::size_t k = 1; k + (end_kept ? 1 : 0) < line.size(); ++k) {
+      const std::uint16_t area = grid.area(line[k].x, line[k].z);
+      if (area == grid.area(line[k - 1].x, line[k - 1].z)) continue;
+      const double t = along_x ? double(line[k].x - a.x) / double(b.x - a.x) : double(line[k].z - a.z) / double(b.z - a.z);
+      Waypoint w;
+      w.position = centers[i - 1] + (centers[i] - centers[i - 1]) * std::clamp(t, 0.0, 1.0);
+      w.position.y = grid.surfaceY(line[k].x, line[k].z);
+      w.area = area;
+      out.push_back(w);
+    }
+  };
   std::vector<Waypoint> waypoints;
   for (std::size_t i = 0; i < n; ++i) {
     bool keep = i == 0 || i + 1 == n;
     if (!keep) {
-      keep = actions[i] != MoveAction::Walk || actions[i + 1] != MoveAction::Walk || areas[i] != areas[i - 1] ||
-             areas[i] != areas[i + 1] || !straight_through(i);
+      keep = actions[i] != MoveAction::Walk || actions[i + 1] != MoveAction::Walk ||
+             (areas[i] != areas[i - 1] && !longWalk(i)) || (areas[i] != areas[i + 1] && !longWalk(i + 1)) ||
+             !straight_through(i);
     }
+    if (i > 0) addCrossings(i, keep, waypoints);
     if (!keep) continue;
     Waypoint w;
     w.position = centers[i];

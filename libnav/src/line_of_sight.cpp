@@ -58,6 +58,17 @@ bool Grid::lineOfSight(int x0, int z0, int x1, int z1) {
   });
 }
 
+void Grid::lineCells(int x0, int z0, int x1, int z1, std::vector<CellCoord>& out) const {
+  out.clear();
+  const bool reversed = std::make_pair(x1, z1) < std::make_pair(x0, z0);
+  out.push_back(reversed ? CellCoord{x1, z1} : CellCoord{x0, z0});
+  walkLine(x0, z0, x1, z1, [&](int x, int z, int, int, bool) {
+    out.push_back({x, z});
+    return true;
+  });
+  if (reversed) std::reverse(out.begin(), out.end());
+}
+
 bool Grid::sightLine(int x0, int z0, int x1, int z1) {
   if (!inBounds(x0, z0) || !inBounds(x1, z1)) return false;
   const double step = settings_.max_step_height;

@@ -347,6 +347,43 @@ TEST_CASE("grid waypoints: area boundaries kept, spacing along walking segments"
   for (const Waypoint& w : r.waypoints) xs.push_back(w.position.x);
   CHECK(xs == std::vector<double>{0.5, 3.5, 4.5, 6.5, 7.5, 9.5});
   CHECK(r.waypoints[2].area == 3);
+  // Theta* and Direct cross the strip in one leg: a waypoint where the line enters each area
+  // (they returned only the two ends, so the strip was not in the route at all).
+  for (const SearchMethod m : {SearchMethod::Theta, SearchMethod::Direct}) {
+    INFO(methodName(m));
+    const PathResult any = route(*grid, m, at(0, 0), at(9, 0));
+    REQUIRE(any.ok());
+    std::vector<double> at_x;
+    std::vector<std::uint16_t> areas;
+    for (const Waypoint& w : any.waypoints) at_x.push_back(w.position.x), areas.push_back(w.area);
+    CHECK(at_x == std::vector<double>{0.5, 4.5, 7.5, 9.5});
+    CHECK(areas == std::vector<std::uint16_t>{0, 3, 0, 0});
+    CHECK(any.length == Approx(9.0));
+  }
+  // Diagonally, the crossing lies on the line inside the first cell of the other area.
+  GridSettings square = unitSettings();
+  square.width_cells = 12;
+  square.depth_cells = 6;
+  auto band = Grid::create(square, [](const sim::Vec3& c) {
+    CellProbe p;
+    p.walkable = true;
+    p.area = c.x > 5 && c.x < 6 ? 2 : 0;  // column 5 only (its cell centres lie at x = 5.5)
+    return p;
+  });
+  REQUIRE(band.ok());
+  const PathResult diagonal = route(*band, SearchMethod::Direct, at(0, 0), at(11, 5));
+  REQUIRE(diagonal.ok());
+  REQUIRE(diagonal.waypoints.size() == 4);
+  for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+    const sim::Vec3 p = diagonal.waypoints[i].position;
+    INFO(p.x << "," << p.z);
+    CHECK(std::fabs((p.z - 0.5) * 11.0 - (p.x - 0.5) * 5.0) < 1e-9);  // on the line
+    const auto cell = band->worldToCell(p);
+    REQUIRE(cell);
+    CHECK(band->area(cell->x, cell->z) == diagonal.waypoints[i].area);
+  }
+  CHECK(diagonal.waypoints[1].area == 2);
+  CHECK(diagonal.waypoints[2].area == 0);
 
   Grid open = ascii({"..........."});
   GridPathRequest request;

@@ -143,6 +143,9 @@ class Grid {
   /// ground below the band never blocks (pits stay transparent), ground above it blocks, an
   /// unwalkable cell blocks unless its ground lies below the band; no corner rule.
   bool sightLine(int x0, int z0, int x1, int z1);
+  /// The cells of the walk lineOfSight and sightLine take between cell 0 and cell 1, both
+  /// included, in order from cell 0 (the same cells either way), into `out` (cleared first).
+  void lineCells(int x0, int z0, int x1, int z1, std::vector<CellCoord>& out) const;
 
   /// Drops the whole walkability and height cache and increments version(). Links survive.
   void refresh();
