@@ -18,7 +18,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <numeric>
 
 #include "local_overlap.h"
 
@@ -42,13 +44,72 @@ GridFrame makeGridFrame(const sim::Aabb& bounds, double cell_size) {
   return grid;
 }
 
+namespace {
+
+// Triangles joined through vertices at equal positions share a piece (imports join a mesh's
+// identical vertices, but not across meshes, and a flat-shaded box keeps a vertex per face): the
+// smallest triangle index of each piece, by union-find.
+std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh) {
+  const std::vector<sim::Vec3f>& v = mesh.vertices;
+  auto bits = [](float f) {
+    if (f == 0.0f) f = 0.0f;  // -0 and +0 are one position
+    uint32_t b;
+    std::memcpy(&b, &f, sizeof b);
+    return b;
+  };
+  auto equal = [&](uint32_t a, uint32_t b) {
+    return bits(v[a].x) == bits(v[b].x) && bits(v[a].y) == bits(v[b].y) && bits(v[a].z) == bits(v[b].z);
+  };
+  // Per vertex: the first vertex at its position, by an open-addressing table of vertex indices.
+  std::size_t capacity = 16;
+  while (capacity < 2 * v.size()) capacity *= 2;
+  std::vector<uint32_t> table(capacity, ~0u);
+  std::vector<uint32_t> same(v.size());
+  for (uint32_t i = 0; i < v.size(); ++i) {
+    uint64_t h = bits(v[i].x) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ (h >> 29) ^ bits(v[i].y)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 31) ^ bits(v[i].z)) * 0x94D049BB133111EBull;
+    for (std::size_t slot = (h ^ (h >> 32)) & (capacity - 1);; slot = (slot + 1) & (capacity - 1)) {
+      if (table[slot] == ~0u) {
+        table[slot] = same[i] = i;
+        break;
+      }
+      if (equal(table[slot], i)) {
+        same[i] = table[slot];
+        break;
+      }
+    }
+  }
+  const auto triangles = static_cast<uint32_t>(mesh.triangleCount());
+  std::vector<uint32_t> parent(triangles);
+  std::iota(parent.begin(), parent.end(), 0u);
+  auto find = [&](uint32_t t) {
+    while (parent[t] != t) t = parent[t] = parent[parent[t]];
+    return t;
+  };
+  std::vector<uint32_t> owner(v.size(), ~0u);  // per position: a triangle touching it
+  for (uint32_t t = 0; t < triangles; ++t)
+    for (const uint32_t corner : mesh.triangles[t]) {
+      uint32_t& o = owner[same[corner]];
+      if (o == ~0u) {
+        o = t;
+      } else if (const uint32_t a = find(o), b = find(t); a != b) {
+        parent[std::max(a, b)] = std::min(a, b);
+      }
+    }
+  for (uint32_t t = 0; t < triangles; ++t) parent[t] = find(t);
+  return parent;
+}
+
+}  // namespace
+
 ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index,
                              const AgentSettings& settings, const GridFrame& grid)
     : ColumnBuilder(mesh, index, settings, grid, mesh.bounds()) {}
 
 ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index,
                              const AgentSettings& settings, const GridFrame& grid, const sim::Aabb& bounds)
-    : mesh_(mesh), index_(index), settings_(settings), grid_(grid) {
+    : mesh_(mesh), index_(index), settings_(settings), grid_(grid), pieces_(trianglePieces(mesh)) {
   min_normal_y_ = std::cos(settings.max_slope * M_PI / 180.0);
   ray_top_ = bounds.empty() ? 1.0 : bounds.max.y + 1.0;
   ray_length_ = bounds.empty() ? 2.0 : (bounds.max.y - bounds.min.y) + 2.0;
@@ -82,6 +143,10 @@ bool ColumnBuilder::hasStandingRoom(double center_x, double center_z, double flo
                                     const sim::Vec3& normal) const {
   const sim::Aabb box = standingBox(center_x, center_z, floor_height, normal);
   return !box.empty() && !index_.overlapsBox(box);
+}
+
+uint32_t ColumnBuilder::pieceOf(uint32_t triangle) const {
+  return triangle < pieces_.size() ? pieces_[triangle] : triangle;  // a caller's own hit (tests): its own piece
 }
 
 namespace {
@@ -118,17 +183,9 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
         headroom = hits[j].height - hit.height;
         break;
       }
-    // A downward-facing surface at the floor (within the merge distance above it) is the
-    // bottom of a solid resting on it: the centre is inside that solid, whose walls the
-    // standing box may not touch when the solid is wider than the box.
-    bool covered = false;
-    for (std::size_t j = i; j-- > 0 && hits[j].height - hit.height < settings_.merge_distance;)
-      if (hits[j].normal.y < 0) covered = true;
-    // ...or at the floor's height, to rounding (a road hit at 1.8e-15 over the bottom of a ramp
-    // resting on it at 0: the road under the ramp is inside it).
-    for (std::size_t j = i + 1; j < hits.size() && hit.height - hits[j].height <= kAbove; ++j)
-      if (hits[j].normal.y < 0) covered = true;
-    if (covered) continue;
+    // Inside a solid (a box resting on the floor or sunk through it, wider than the standing
+    // box, whose walls that box cannot touch).
+    if (insideSolid(hits, i)) continue;
     // Anything right above the centre lower than the standing box's bottom (a plate 0.3 m over
     // the ground, under the step height) leaves no room either: the box starts at the step
     // height so that low lips *beside* the centre do not count, not to let the agent stand
@@ -139,6 +196,37 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
   }
   // Ascending height, the node order of a column.
   std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+}
+
+bool ColumnBuilder::insideSolid(const std::vector<SurfaceHit>& hits, std::size_t i) const {
+  constexpr double kLevel = 1e-6;  // hits this close in height are at one level
+  const double h = hits[i].height;
+  // The first level above the floor: every surface there faces up (a top, seen from within).
+  std::size_t j = i;
+  while (j > 0 && hits[j - 1].height <= h + kLevel) --j;
+  if (j == 0) return false;  // nothing above
+  const double level = hits[j - 1].height;
+  uint32_t tops[8];
+  std::size_t top_count = 0;
+  for (std::size_t k = j; k > 0 && hits[k - 1].height <= level + kLevel; --k) {
+    if (!(hits[k - 1].normal.y > 0)) return false;
+    const uint32_t piece = pieceOf(hits[k - 1].triangle);
+    if (top_count < 8 && std::find(tops, tops + top_count, piece) == tops + top_count) tops[top_count++] = piece;
+  }
+  auto top = [&](uint32_t triangle) {
+    const uint32_t piece = pieceOf(triangle);
+    return std::find(tops, tops + top_count, piece) != tops + top_count;
+  };
+  // The bottom of one of those solids at the floor's level (resting on it: a road hit at
+  // 1.8e-15 over the bottom of a ramp at 0 is inside the ramp)...
+  for (std::size_t k = j; k < hits.size() && hits[k].height >= h - kLevel; ++k)
+    if (k != i && hits[k].normal.y < 0 && top(hits[k].triangle)) return true;
+  // ...or that solid's first surface below the floor, facing down (sunk through the floor),
+  // unless the floor is a surface of the same piece (a slab's top under a mezzanine joined to it).
+  if (top(hits[i].triangle)) return false;
+  for (std::size_t k = i + 1; k < hits.size(); ++k)
+    if (hits[k].height < h - kLevel && top(hits[k].triangle)) return hits[k].normal.y < 0;
+  return false;
 }
 
 void ColumnBuilder::floorsFromHits(std::vector<SurfaceHit>& hits, double center_x, double center_z,

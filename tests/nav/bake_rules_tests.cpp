@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <cmath>
 #include <limits>
 
@@ -193,6 +195,69 @@ TEST_CASE("a plate lower than the step height over the floor leaves no standing 
   const auto beside = nodesAt(baked.graph, 4.35, 2.1);  // 0.15 m from the lip
   REQUIRE(beside.size() == 1);
   CHECK(baked.graph.height[beside[0]] == Approx(0.0));
+}
+
+TEST_CASE("a floor inside a solid has no node - a surface facing down at the floor alone does not bury it", "[nav][bake][column]") {
+  const sim::Vec3 down{0, -1, 0};
+  auto agent = testAgent();
+  auto heights = [](const nav::LayeredGraph& g, double x, double z) {
+    std::vector<double> out;
+    for (const uint32_t n : nodesAt(g, x, z)) out.push_back(g.height[n]);
+    return out;
+  };
+  SECTION("a double-sided floor is a floor") {
+    // Both windings of one quad: the back face at the floor's own height removed every node.
+    MeshBuilder one, both;
+    one.floor(0, 0, 6, 6, 0);
+    both.floor(0, 0, 6, 6, 0).quad({0, 0, 0}, {0, 0, 6}, {6, 0, 6}, {6, 0, 0}, down);
+    const auto single = bakeOne(one.mesh(), agent), twice = bakeOne(both.mesh(), agent);
+    CHECK(twice.graph.nodeCount() == single.graph.nodeCount());
+    CHECK(twice.graph.nodeCount() > 400);
+  }
+  SECTION("a double-sided bridge plane and the ground under it are both floors") {
+    MeshBuilder level;
+    level.floor(0, 0, 10, 4, 0).floor(2, 0, 8, 4, 3).quad({2, 3, 0}, {2, 3, 4}, {8, 3, 4}, {8, 3, 0}, down);
+    const auto baked = bakeOne(level.mesh(), agent);
+    CHECK(heights(baked.graph, 5.1, 2.1) == std::vector<double>{0.0, 3.0});
+  }
+  SECTION("stacked rooms: the upper floor on the lower room's ceiling is a floor") {
+    // Two inward-facing rooms, y 0..3 and 3..6: the lower ceiling (facing down) and the upper
+    // floor (facing up) coincide at 3.
+    MeshBuilder level;
+    for (const double y : {0.0, 3.0}) {
+      level.floor(0, 0, 6, 6, y).quad({0, y + 3, 0}, {0, y + 3, 6}, {6, y + 3, 6}, {6, y + 3, 0}, down);
+      level.quad({0, y, 0}, {0, y + 3, 0}, {0, y + 3, 6}, {0, y, 6}, {1, 0, 0});
+      level.quad({6, y, 0}, {6, y + 3, 0}, {6, y + 3, 6}, {6, y, 6}, {-1, 0, 0});
+      level.quad({0, y, 0}, {6, y, 0}, {6, y + 3, 0}, {0, y + 3, 0}, {0, 0, 1});
+      level.quad({0, y, 6}, {6, y, 6}, {6, y + 3, 6}, {0, y + 3, 6}, {0, 0, -1});
+    }
+    const auto baked = bakeOne(level.mesh(), agent);
+    CHECK(heights(baked.graph, 3.1, 3.1) == std::vector<double>{0.0, 3.0});
+  }
+  SECTION("a box resting on the floor or sunk through it covers the floor inside it") {
+    // A 2 m box over x, z 2..4 (wider than the standing box, whose walls it cannot touch),
+    // resting on the floor, sunk 1 mm, and sunk 1 m: only its top is a floor there. The sunk
+    // ones left 16 nodes at 0 inside the box, an island.
+    for (const double bottom : {0.0, -0.001, -1.0}) {
+      INFO("bottom " << bottom);
+      MeshBuilder level;
+      level.floor(0, 0, 6, 6, 0).box({2, bottom, 2}, {4, 3, 4});
+      const auto baked = bakeOne(level.mesh(), agent);
+      CHECK(heights(baked.graph, 3.1, 3.1) == std::vector<double>{3.0});
+      CHECK(heights(baked.graph, 1.1, 3.1) == std::vector<double>{0.0});
+      std::set<uint32_t> components(baked.graph.component.begin(), baked.graph.component.end());
+      CHECK(components.size() == 2);  // the floor round the box and the box's top
+    }
+  }
+  SECTION("a slab's top under a platform without an underside stays a floor") {
+    // The ground is a closed slab (top at 0, bottom at -0.5), a platform above it a single
+    // up-facing plane: the first surface over the ground faces up and the first one under it
+    // faces down, but they belong to different pieces, so the ground is not inside anything.
+    MeshBuilder level;
+    level.box({0, -0.5, 0}, {6, 0, 6}).floor(2, 2, 4, 4, 3);
+    const auto baked = bakeOne(level.mesh(), agent);
+    CHECK(heights(baked.graph, 3.1, 3.1) == std::vector<double>{0.0, 3.0});
+  }
 }
 
 TEST_CASE("a wall thinner than one column blocks every edge across it", "[nav][bake]") {

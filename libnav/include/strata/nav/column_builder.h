@@ -13,11 +13,16 @@
 ///     is one floor at the height and normal of its highest hit;
 ///  4. a floor is kept only with standing room: the box of half-width `radius` from
 ///     standingBoxBottom() to `height` above the floor must not overlap any triangle
-///     (QueryIndex::overlapsBox, exact; touching counts), and no downward-facing surface may lie
-///     at the floor or within `merge_distance` above it (the bottom of a solid resting on the
-///     floor: the centre is inside it, where a box may touch no triangle at all), nor any hit
-///     above the centre below standingBoxBottom() (headroom under the box: a plate 0.3 m over
-///     the ground; the box starts at the step height for low lips beside the centre only);
+///     (QueryIndex::overlapsBox, exact; touching counts), the floor may not lie inside a solid
+///     (where a box may touch no triangle at all), nor may any hit above the centre lie below
+///     standingBoxBottom() (headroom under the box: a plate 0.3 m over the ground; the box starts
+///     at the step height for low lips beside the centre only). Inside a solid: the first
+///     surfaces above the floor all face up (the solid's top, seen from within), and a
+///     downward-facing surface of the same piece (triangles joined by shared vertex positions)
+///     lies at the floor (the bottom of a solid resting on it) or is that piece's first surface
+///     below the floor (a pillar sunk through it). A surface facing down at the floor alone (a
+///     double-sided floor's back, the ceiling under a stacked room's floor) does not bury it;
+///     a solid open at the bottom (no face below the floor) is not detected;
 ///  5. headroom is the distance from the floor up to the next hit above it in the column.
 
 #include <cstdint>
@@ -116,6 +121,11 @@ class ColumnBuilder {
   /// floors to `out` (defined in the .cpp).
   template <class HasRoom>
   void floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vector<ColumnFloor>& out, HasRoom&& has_room) const;
+  /// Rule 4's solid test for hits[i] (sorted by descending height).
+  bool insideSolid(const std::vector<SurfaceHit>& hits, std::size_t i) const;
+  /// The piece of a triangle: triangles joined through vertices at equal positions share one;
+  /// a hit's triangle outside the mesh is a piece of its own.
+  uint32_t pieceOf(uint32_t triangle) const;
 
   const sim::TriangleMesh& mesh_;
   const sim::QueryIndex& index_;
@@ -125,6 +135,7 @@ class ColumnBuilder {
   double ray_top_ = 0;
   double ray_length_ = 0;
   double near_pad_ = 0;  // bound on LocalBoxTest's rounding allowance for any standing box of this mesh, metres
+  std::vector<uint32_t> pieces_;  // per triangle: its piece (pieceOf), built with the builder
 };
 
 }  // namespace strata::nav
