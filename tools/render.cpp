@@ -53,7 +53,9 @@ int runRender(const RenderCommandOptions& options) {
     const bool all_digits = !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos;
     if (!all_digits || (ec != std::errc() && ec != std::errc::result_out_of_range) || end != digits.data() + digits.size())
       return badInput(fmt::format("{}: --layers {}: use all or a band number 0, 1, ...", file, options.layers));
-    settings.layer = ec == std::errc::result_out_of_range ? std::numeric_limits<int>::max() : band;
+    if (ec == std::errc::result_out_of_range)  // named as typed, not as the clamped int it became
+      return badInput(fmt::format("{}: --layers {}: no such band (far more than any graph has)", file, digits));
+    settings.layer = band;
   }
   if (options.region_given) {
     auto r = parseNumbers(options.region, 4);

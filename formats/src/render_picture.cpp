@@ -461,8 +461,12 @@ void drawPaths(Canvas& canvas, const nav::LayeredGraph& graph, const Picture& pi
       if (!waypoint.action.empty() && waypoint.action != "walk" && i > 0) {
         const int tx = static_cast<int>(std::lround(px)) + 3 + s;
         const int ty = static_cast<int>(std::lround(py)) - 3 - render_detail::kGlyphHeight;
-        canvas.fillRect({tx - 1, ty - 1, tx + render_detail::textWidth(waypoint.action) + 1, ty + render_detail::kGlyphHeight + 1},
-                        kPictureBackground);
+        // Rectangles are not clipped by the canvas: the label's box is cut to the panel here (a
+        // label by a waypoint just outside the region painted over the panel's header).
+        const PixelRect box{std::max(tx - 1, panel.x), std::max(ty - 1, panel.y),
+                            std::min(tx + render_detail::textWidth(waypoint.action) + 1, panel.x + panel.width),
+                            std::min(ty + render_detail::kGlyphHeight + 1, panel.y + panel.height)};
+        if (box.x0 < box.x1 && box.y0 < box.y1) canvas.fillRect(box, kPictureBackground);
         canvas.text(tx, ty, waypoint.action, kPathColour, 1);
       }
     }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <string>
 
 #include "render_canvas.h"
@@ -15,18 +16,45 @@ namespace {
 std::string hex(Rgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
 
 std::string escapeXml(const std::string& text) {
+  // Text is UTF-8 (labels, --paths actions); XML 1.0 allows only #x9 | #xA | #xD | [#x20-#xD7FF] |
+  // [#xE000-#xFFFD] | [#x10000-#x10FFFF], well-formed. Control characters become spaces; a
+  // malformed sequence, a surrogate, U+FFFE or U+FFFF becomes U+FFFD (an action ending in U+FFFF
+  // made the SVG unreadable to every XML parser).
   std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        // Control characters are not allowed in XML 1.0.
-        if (static_cast<unsigned char>(c) < 0x20) out += ' ';
-        else out += c;
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c < 0x20 ? ' ' : static_cast<char>(c);
+      }
+      ++i;
+      continue;
     }
+    const std::size_t length = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+    uint32_t code = length == 4 ? c & 0x07u : length == 3 ? c & 0x0Fu : c & 0x1Fu;
+    bool formed = length != 0 && i + length <= n;  // a lead byte and its continuation bytes
+    for (std::size_t k = 1; formed && k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      formed = (next & 0xC0) == 0x80;
+      code = (code << 6) | (next & 0x3Fu);
+    }
+    if (!formed) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for the stray byte
+      ++i;
+      continue;
+    }
+    // Overlong forms, surrogates, beyond U+10FFFF and the two non-characters XML forbids: one
+    // U+FFFD for the whole sequence.
+    const bool allowed = !(length == 3 && code < 0x800) && !(length == 4 && (code < 0x10000 || code > 0x10FFFF)) &&
+                         !(code >= 0xD800 && code <= 0xDFFF) && code != 0xFFFE && code != 0xFFFF;
+    if (allowed) out.append(text, i, length);
+    else out += "\xEF\xBF\xBD";
+    i += length;
   }
   return out;
 }

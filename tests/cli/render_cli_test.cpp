@@ -131,7 +131,7 @@ TEST_CASE("strata render: bad input exits 2 with one line naming the file and th
       {{"--layers", "1e0"}, "--layers 1e0: use all or a band number"},
       {{"--layers", "-1"}, "--layers -1: use all or a band number"},
       {{"--layers", "+1"}, "--layers +1: use all or a band number"},
-      {{"--layers", "99999999999999999999"}, ": no such band"},
+      {{"--layers", "99999999999999999999"}, "--layers 99999999999999999999: no such band"},
       {{"--path", "0,0,25"}, "--path 0,0,25: expected X,Y,Z:X,Y,Z"},
   };
   for (const Case& c : cases) {

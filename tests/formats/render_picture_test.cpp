@@ -221,6 +221,43 @@ TEST_CASE("jump, drop, climb and link edges and paths are drawn in their colours
   CHECK(added(*drawn, 230, 40, 40) > 5);   // goal marker
 }
 
+TEST_CASE("a path's action label stays inside its panel - SVG text is well-formed XML", "[formats][render]") {
+  // The view starts at z = 1.7; the path's jump waypoint lies just before it, at z = 1.6 (+Z is
+  // down the picture, so beyond the panel's top edge, where the panel header is). The label's
+  // white box was not clipped and erased the header text.
+  const nav::LayeredGraph graph = test::buildColumnGraph(12, 4, 1.0, [](int, int) { return std::vector<float>{0.0f}; });
+  RenderSettings settings;
+  settings.width_px = 600;
+  settings.region = formats::RenderRegion{0, 1.7, 12, 4};
+  formats::RenderLayout layout;
+  auto plain = formats::renderRaster(graph, {}, settings, &layout);
+  REQUIRE(plain.ok());
+  REQUIRE(layout.panels.size() == 1);
+  formats::RenderPath path;
+  path.waypoints = {{{0.5, 0, 3.5}, ""}, {{3.5, 0, 1.6}, "jump"}, {{11.5, 0, 3.5}, "walk"}};
+  auto drawn = formats::renderRaster(graph, {path}, settings);
+  REQUIRE(drawn.ok());
+  const auto& panel = layout.panels.front();
+  std::size_t changed_outside = 0, changed_inside = 0;
+  for (int y = 0; y < plain->height; ++y)
+    for (int x = 0; x < plain->width; ++x) {
+      const std::size_t i = (static_cast<std::size_t>(y) * plain->width + x) * 3;
+      const bool differs = std::memcmp(&plain->rgb[i], &drawn->rgb[i], 3) != 0;
+      const bool inside = x >= panel.x && x < panel.x + panel.width && y >= panel.y && y < panel.y + panel.height;
+      (inside ? changed_inside : changed_outside) += differs ? 1 : 0;
+    }
+  CHECK(changed_inside > 50);   // the path
+  CHECK(changed_outside == 0);  // nothing beyond the panel, the header included
+
+  // Text that is no XML (U+FFFF, a surrogate, a malformed byte) is replaced, the rest kept.
+  path.waypoints[1].action = "jump\xEF\xBF\xBF\xED\xA0\x80\xC3 \xC3\xA4";
+  auto svg = formats::renderSvg(graph, {path}, settings);
+  REQUIRE(svg.ok());
+  CHECK(svg->find("\xEF\xBF\xBF") == std::string::npos);
+  CHECK(svg->find("\xED\xA0\x80") == std::string::npos);
+  CHECK_THAT(*svg, Catch::Contains("jump\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD \xC3\xA4"));
+}
+
 TEST_CASE("PNG output is deterministic, 8-bit RGB, without time chunks", "[formats][render]") {
   const nav::LayeredGraph graph = test::threeStoreyGraph();
   RenderSettings settings;
