@@ -150,7 +150,7 @@ int runBake(BakeCommandOptions& options) {
     import_options["up"] = options.up;
     world.provenance.import_options_json = jsonText(import_options);
   }
-  world.provenance.tool_version = STRATA_VERSION_STRING;
+  world.provenance.tool_version = versionString();
   timings["import"] = millisecondsSince(import_start);
 
   ProgressBar bar;

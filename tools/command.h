@@ -111,4 +111,8 @@ bool isWorldFile(const std::string& path);
 /// The machine's physical memory in bytes (0 when unknown): the bake's memory limit.
 std::uint64_t physicalMemoryBytes();
 
+/// "VERSION (git describe)" of this build: `strata --version` and every world file's
+/// tool_version (generated at build time by cmake/WriteVersion.cmake).
+const char* versionString();
+
 }  // namespace strata::cli

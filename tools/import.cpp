@@ -78,7 +78,7 @@ int runImport(ImportCommandOptions& options) {
 
   formats::World world;
   world.geometry = std::move(imported->mesh);
-  world.provenance.tool_version = STRATA_VERSION_STRING;
+  world.provenance.tool_version = versionString();
   world.provenance.inputs = imported->inputs;
   world.provenance.import_options_json = effectiveOptionsJson(options.import);
   if (auto written = formats::writeWorldFile(output, world); !written) return reportError(written.error());

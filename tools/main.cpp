@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   CLI::App app{"strata: offline navigation toolchain (import, bake, path, query).\n"
                "Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input, 3 negative answer.",
                "strata"};
-  app.set_version_flag("-V,--version", std::string("strata ") + STRATA_VERSION_STRING);
+  app.set_version_flag("-V,--version", std::string("strata ") + versionString());
   app.require_subcommand(1);
   app.fallthrough(false);
 
@@ -68,8 +68,12 @@ int main(int argc, char** argv) {
 
   // Buffered output that could not be written (a full disk, a closed pipe or descriptor) is a
   // failure, not a success with the answer lost: `code` unless standard output failed.
-  const auto flushed = [](int code) -> int {
-    errno = 0;  // what the flush sets, not a leftover of an earlier call
+  // `print` writes the output and returns the exit code; errno is cleared before it, so the
+  // error named is the one the writes or the flush set (--version's line ends in std::endl, so
+  // its failed write happened before the flush and reported "Input/output error").
+  const auto flushed = [](auto&& print) -> int {
+    errno = 0;
+    const int code = print();
     std::cout.flush();
     if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
       fmt::print(stderr, "strata: error: standard output: {}\n", std::strerror(errno != 0 ? errno : EIO));
@@ -80,11 +84,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return flushed(app.exit(e));
+    return flushed([&] { return app.exit(e); });
   } catch (const CLI::CallForAllHelp& e) {
-    return flushed(app.exit(e));
+    return flushed([&] { return app.exit(e); });
   } catch (const CLI::CallForVersion& e) {
-    return flushed(app.exit(e));
+    return flushed([&] { return app.exit(e); });
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
     // Suggest a subcommand for an unknown first argument.
@@ -197,7 +201,12 @@ int main(int argc, char** argv) {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) {
         setUsageCommand(sub->get_name());
-        return flushed(run());
+        // errno after the command is a leftover of its own work: only what the flush sets counts.
+        return flushed([&] {
+          const int code = run();
+          errno = 0;
+          return code;
+        });
       }
   } catch (const std::bad_alloc&) {
     const std::string input = firstInput();

@@ -121,6 +121,10 @@ TEST_CASE("output that cannot be written is a runtime failure, not a success", "
       CHECK(r.exit_code == 1);
       CHECK_THAT(r.err, Catch::StartsWith("strata: error: standard output: "));
       CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+      // The cause named is the real one (the version line's failed write, which ends in endl,
+      // came before the flush and was reported as "Input/output error").
+      CHECK_THAT(r.err, Catch::EndsWith(std::string(redirect) == " > /dev/full" ? "No space left on device\n"
+                                                                               : "Bad file descriptor\n"));
     }
 }
 
