@@ -106,8 +106,9 @@ aiMaterial* makeMaterial(const char* name) {
   return material;
 }
 
-aiMesh* makeSurfaceMesh(const nav::LayeredGraph& graph, const ExportSettings& settings) {
-  const std::size_t nodes = graph.nodeCount();
+// The quads of `quad_nodes` (node ids) as one mesh.
+aiMesh* makeSurfaceMesh(const nav::LayeredGraph& graph, const ExportSettings& settings, const std::vector<uint32_t>& quad_nodes) {
+  const std::size_t nodes = quad_nodes.size();
   auto* mesh = new aiMesh();
   mesh->mName = aiString("walkable");
   mesh->mPrimitiveTypes = aiPrimitiveType_TRIANGLE;
@@ -122,7 +123,8 @@ aiMesh* makeSurfaceMesh(const nav::LayeredGraph& graph, const ExportSettings& se
   // Corners counter-clockwise seen from above (+Y), so the front face points up.
   constexpr double kCornerX[4] = {-1, -1, 1, 1};
   constexpr double kCornerZ[4] = {-1, 1, 1, -1};
-  for (uint32_t node = 0; node < nodes; ++node) {
+  for (uint32_t q = 0; q < nodes; ++q) {
+    const uint32_t node = quad_nodes[q];
     const sim::Vec3 centre = graph.nodePosition(node);
     sim::Vec3f normal = graph.normal[node];
     if (settings.flat || !(normal.y > 0.1f)) normal = {0, 1, 0};
@@ -131,14 +133,14 @@ aiMesh* makeSurfaceMesh(const nav::LayeredGraph& graph, const ExportSettings& se
       const double dx = kCornerX[corner] * half, dz = kCornerZ[corner] * half;
       // On the plane through the node with its normal: n . (p - centre) = 0.
       const double y = centre.y - (normal.x * dx + normal.z * dz) / normal.y;
-      const std::size_t v = static_cast<std::size_t>(node) * 4 + static_cast<std::size_t>(corner);
+      const std::size_t v = static_cast<std::size_t>(q) * 4 + static_cast<std::size_t>(corner);
       mesh->mVertices[v] = aiVector3D(static_cast<float>(centre.x + dx), static_cast<float>(y), static_cast<float>(centre.z + dz));
       mesh->mNormals[v] = aiVector3D(normal.x, normal.y, normal.z);
       mesh->mColors[0][v] = colour;
     }
-    const unsigned base = node * 4;
+    const unsigned base = q * 4;
     for (int t = 0; t < 2; ++t) {
-      aiFace& face = mesh->mFaces[node * 2 + static_cast<unsigned>(t)];
+      aiFace& face = mesh->mFaces[q * 2 + static_cast<unsigned>(t)];
       face.mNumIndices = 3;
       face.mIndices = new unsigned[3]{base, base + 1 + static_cast<unsigned>(t), base + 2 + static_cast<unsigned>(t)};
     }
@@ -262,27 +264,54 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   auto scene = std::make_unique<aiScene>();
   const std::vector<Segment> segments =
       (settings.edges && lines_allowed) ? edgeSegments(graph, settings.edge_lift) : std::vector<Segment>{};
-  const unsigned mesh_count = segments.empty() ? 1 : 2;
-  scene->mNumMaterials = mesh_count;
-  scene->mMaterials = new aiMaterial*[mesh_count];
+  // Assimp's glTF exporters join vertices at equal positions (and normals) whatever their
+  // colours, so a quad beside another area, or a jump's end on a drop's, took the other's colour
+  // (70 of tower's 284 edge ends). For glTF and GLB each colour is a mesh of its own, all of one
+  // node's meshes written as the primitives of one glTF mesh; OBJ and PLY keep one mesh each.
+  const bool split_colours = ext == ".gltf" || ext == ".glb";
+  std::vector<std::vector<uint32_t>> quad_groups;  // nodes, per palette colour (ascending)
+  {
+    const std::size_t palette = std::size(render_detail::kCategoryPalette);
+    std::vector<std::vector<uint32_t>> by_colour(split_colours ? palette : 1);
+    for (uint32_t node = 0; node < graph.nodeCount(); ++node)
+      by_colour[split_colours ? graph.area[node] % palette : 0].push_back(node);
+    for (auto& group : by_colour)
+      if (!group.empty()) quad_groups.push_back(std::move(group));
+  }
+  std::vector<std::vector<Segment>> line_groups;  // segments, per colour (first seen first)
+  for (const Segment& segment : segments) {
+    auto same = [&](const std::vector<Segment>& g) {
+      return !split_colours || (g.front().colour.r == segment.colour.r && g.front().colour.g == segment.colour.g &&
+                                g.front().colour.b == segment.colour.b);
+    };
+    auto group = std::find_if(line_groups.begin(), line_groups.end(), same);
+    if (group == line_groups.end()) line_groups.emplace_back(std::vector<Segment>{segment});
+    else group->push_back(segment);
+  }
+  const auto quad_meshes = static_cast<unsigned>(quad_groups.size());
+  const auto line_meshes = static_cast<unsigned>(line_groups.size());
+  const unsigned mesh_count = quad_meshes + line_meshes;
+  const unsigned object_count = line_meshes == 0 ? 1 : 2;
+  scene->mNumMaterials = object_count;
+  scene->mMaterials = new aiMaterial*[object_count];
   scene->mMaterials[0] = makeMaterial("walkable");
+  if (object_count == 2) scene->mMaterials[1] = makeMaterial("edges");
   scene->mNumMeshes = mesh_count;
   scene->mMeshes = new aiMesh*[mesh_count];
-  scene->mMeshes[0] = makeSurfaceMesh(graph, settings);
-  if (mesh_count == 2) {
-    scene->mMaterials[1] = makeMaterial("edges");
-    scene->mMeshes[1] = makeLineMesh(segments);
-  }
-  // One child node per mesh, named as it: glTF writes a node's meshes as primitives of one mesh,
-  // and a viewer shows or hides the edges only when they are an object of their own.
+  for (unsigned i = 0; i < quad_meshes; ++i) scene->mMeshes[i] = makeSurfaceMesh(graph, settings, quad_groups[i]);
+  for (unsigned i = 0; i < line_meshes; ++i) scene->mMeshes[quad_meshes + i] = makeLineMesh(line_groups[i]);
+  // One child node per object, named as it: glTF writes a node's meshes as primitives of one
+  // mesh, and a viewer shows or hides the edges only when they are an object of their own.
   scene->mRootNode = new aiNode("strata_layered_graph");
-  scene->mRootNode->mNumChildren = mesh_count;
-  scene->mRootNode->mChildren = new aiNode*[mesh_count];
-  for (unsigned i = 0; i < mesh_count; ++i) {
+  scene->mRootNode->mNumChildren = object_count;
+  scene->mRootNode->mChildren = new aiNode*[object_count];
+  for (unsigned i = 0; i < object_count; ++i) {
     aiNode* child = new aiNode(i == 0 ? "walkable" : "edges");
     child->mParent = scene->mRootNode;
-    child->mNumMeshes = 1;
-    child->mMeshes = new unsigned[1]{i};
+    const unsigned first = i == 0 ? 0 : quad_meshes, count = i == 0 ? quad_meshes : line_meshes;
+    child->mNumMeshes = count;
+    child->mMeshes = new unsigned[count];
+    for (unsigned k = 0; k < count; ++k) child->mMeshes[k] = first + k;
     scene->mRootNode->mChildren[i] = child;
   }
   stats.quads = graph.nodeCount();

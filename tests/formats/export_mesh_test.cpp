@@ -9,7 +9,9 @@
 #include <assimp/scene.h>
 
 #include <cmath>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "render_fixtures.h"
 #include "strata/formats/export.h"
@@ -94,6 +96,41 @@ TEST_CASE("exported meshes re-import with one quad per node and separate edge li
   // Nothing temporary is left behind.
   for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
     CHECK(entry.path().filename().string().rfind(".debug", 0) != 0);
+}
+
+TEST_CASE("every exported quad and line keeps its own colour where colours meet", "[formats][export]") {
+  // Two areas side by side on the ground floor, and a jump whose take-off is a drop's landing:
+  // Assimp's glTF exporters join vertices at equal positions whatever their colours, so a
+  // quad's corners at an area border and a jump's end at the drop's took the other's colour.
+  test::TempDir dir;
+  nav::LayeredGraph graph = graphWithEdges();
+  graph.area_names = {"default", "mud"};
+  graph.area_costs = {1.0f, 2.0f};
+  for (uint32_t n = 0; n < graph.nodeCount(); ++n)
+    if (graph.nodePosition(n).x < 5) graph.area[n] = 1;
+  REQUIRE(graph.validate().empty());
+  for (const char* name : {"colours.gltf", "colours.glb", "colours.obj"}) {
+    INFO(name);
+    REQUIRE(formats::exportDebugMesh(dir / name, graph).ok());
+    Assimp::Importer importer;
+    const aiScene* scene = importer.ReadFile((dir / name).string(), 0);
+    REQUIRE(scene != nullptr);
+    std::size_t faces = 0, mixed = 0;
+    std::set<std::tuple<int, int, int>> colours;
+    for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
+      const aiMesh* mesh = scene->mMeshes[m];
+      REQUIRE(mesh->HasVertexColors(0));
+      for (unsigned f = 0; f < mesh->mNumFaces; ++f, ++faces) {
+        const aiFace& face = mesh->mFaces[f];
+        const aiColor4D first = mesh->mColors[0][face.mIndices[0]];
+        for (unsigned i = 1; i < face.mNumIndices; ++i) mixed += mesh->mColors[0][face.mIndices[i]] == first ? 0 : 1;
+        colours.insert({int(std::lround(first.r * 255)), int(std::lround(first.g * 255)), int(std::lround(first.b * 255))});
+      }
+    }
+    CHECK(faces == 2 * graph.nodeCount() + 3);
+    CHECK(mixed == 0);
+    CHECK(colours.size() == 5);  // two areas, jump, drop, link
+  }
 }
 
 TEST_CASE("export quads are tilted to the node normal unless flat", "[formats][export]") {
