@@ -8,6 +8,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
+#include <tbb/task_group.h>
 #include <tbb/task_arena.h>
 
 #include <array>
@@ -195,7 +196,11 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   const GridFrame& grid = graph.grid;
   if (Status s = checkGrid(grid, settings, source); !s.ok()) return s.error();
   Reporter report(options.observer, timings, settings.name);
-  const ColumnBuilder builder(mesh, index, settings, grid, bounds);
+  // The triangles' pieces (rule 4's solid test) are one serial pass over the mesh: computed
+  // beside the parallel tile binning below, and waited for when the builder needs them.
+  std::shared_ptr<const std::vector<uint32_t>> pieces;
+  tbb::task_group pieces_task;
+  pieces_task.run([&] { pieces = std::make_shared<const std::vector<uint32_t>>(trianglePieces(mesh)); });
 
   // ---- columns: bin triangles into tiles, rasterize each tile in parallel ----
   // Tiles of at most tile_cells columns a side; with several threads, smaller on a small grid so
@@ -238,6 +243,8 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   // Candidate records of every triangle, once, for the tiles' standing-room tests and the edge
   // stage's bins (released after the edge stage).
   auto candidates = std::make_unique<const TriangleCandidates>(mesh);
+  pieces_task.wait();
+  const ColumnBuilder builder(mesh, index, settings, grid, bounds, pieces);
   std::vector<RectFloors> tile_floors(tile_count);
   {
     // Tiles with the most triangles first, each worker taking the next tile from a shared

@@ -44,11 +44,8 @@ GridFrame makeGridFrame(const sim::Aabb& bounds, double cell_size) {
   return grid;
 }
 
-namespace {
-
-// Triangles joined through vertices at equal positions share a piece (imports join a mesh's
-// identical vertices, but not across meshes, and a flat-shaded box keeps a vertex per face): the
-// smallest triangle index of each piece, by union-find.
+// Imports join a mesh's identical vertices, but not across meshes, and a flat-shaded box keeps a
+// vertex per face: vertices are joined by position here, then triangles by union-find.
 std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh) {
   const std::vector<sim::Vec3f>& v = mesh.vertices;
   auto bits = [](float f) {
@@ -101,15 +98,15 @@ std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh) {
   return parent;
 }
 
-}  // namespace
-
 ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index,
                              const AgentSettings& settings, const GridFrame& grid)
     : ColumnBuilder(mesh, index, settings, grid, mesh.bounds()) {}
 
 ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index,
-                             const AgentSettings& settings, const GridFrame& grid, const sim::Aabb& bounds)
-    : mesh_(mesh), index_(index), settings_(settings), grid_(grid), pieces_(trianglePieces(mesh)) {
+                             const AgentSettings& settings, const GridFrame& grid, const sim::Aabb& bounds,
+                             std::shared_ptr<const std::vector<uint32_t>> pieces)
+    : mesh_(mesh), index_(index), settings_(settings), grid_(grid),
+      pieces_(pieces ? std::move(pieces) : std::make_shared<const std::vector<uint32_t>>(trianglePieces(mesh))) {
   min_normal_y_ = std::cos(settings.max_slope * M_PI / 180.0);
   ray_top_ = bounds.empty() ? 1.0 : bounds.max.y + 1.0;
   ray_length_ = bounds.empty() ? 2.0 : (bounds.max.y - bounds.min.y) + 2.0;
@@ -146,7 +143,7 @@ bool ColumnBuilder::hasStandingRoom(double center_x, double center_z, double flo
 }
 
 uint32_t ColumnBuilder::pieceOf(uint32_t triangle) const {
-  return triangle < pieces_.size() ? pieces_[triangle] : triangle;  // a caller's own hit (tests): its own piece
+  return triangle < pieces_->size() ? (*pieces_)[triangle] : triangle;  // a caller's own hit (tests): its own piece
 }
 
 namespace {

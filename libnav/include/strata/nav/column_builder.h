@@ -26,6 +26,7 @@
 ///  5. headroom is the distance from the floor up to the next hit above it in the column.
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -72,6 +73,10 @@ struct RectFloors {
 /// the cell size, at least one column each way.
 GridFrame makeGridFrame(const sim::Aabb& bounds, double cell_size);
 
+/// The piece of every triangle (rule 4's solid test): triangles joined through vertices at equal
+/// positions share one, named by its smallest triangle index. O(vertices + triangles).
+std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh);
+
 struct TriangleCandidates;  // libnav/src/local_overlap.h
 
 /// Builds the floors of columns. Thread-safe const methods; holds references to its inputs.
@@ -80,9 +85,11 @@ class ColumnBuilder {
   /// `index` must have been built over `mesh` (collider 0, triangle ids = mesh triangle ids).
   ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentSettings& settings,
                 const GridFrame& grid);
-  /// The same, given `mesh_bounds` == mesh.bounds() (the bake computes them once, in parallel).
+  /// The same, given `mesh_bounds` == mesh.bounds() (the bake computes them once, in parallel)
+  /// and, when not null, `pieces` == trianglePieces(mesh) (the bake computes it beside other work).
   ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentSettings& settings,
-                const GridFrame& grid, const sim::Aabb& mesh_bounds);
+                const GridFrame& grid, const sim::Aabb& mesh_bounds,
+                std::shared_ptr<const std::vector<uint32_t>> pieces = nullptr);
 
   /// On-demand path: floors of column (x, z) from an all-hits ray down the column centre.
   std::vector<ColumnFloor> buildColumn(int32_t x, int32_t z) const;
@@ -135,7 +142,7 @@ class ColumnBuilder {
   double ray_top_ = 0;
   double ray_length_ = 0;
   double near_pad_ = 0;  // bound on LocalBoxTest's rounding allowance for any standing box of this mesh, metres
-  std::vector<uint32_t> pieces_;  // per triangle: its piece (pieceOf), built with the builder
+  std::shared_ptr<const std::vector<uint32_t>> pieces_;  // per triangle: its piece (pieceOf)
 };
 
 }  // namespace strata::nav
