@@ -169,8 +169,14 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
     result.inputs.push_back({display_name, sha256Hex(bytes.value()), bytes->size()});
 
     const PrecheckResult precheck = precheckContent(*format, bytes.value());
-    if (!precheck.ok())
+    if (!precheck.ok()) {
+      // A well-formed file whose content the importer cannot read right says so, not "not valid".
+      constexpr std::string_view kUnsupported = "unsupported: ";
+      if (precheck.problem.rfind(kUnsupported, 0) == 0)
+        return Error::badInput(display_name + ": " + std::string(formatName(*format)) + " content the importer cannot read: " +
+                               precheck.problem.substr(kUnsupported.size()));
       return Error::badInput(display_name + ": not a valid " + std::string(formatName(*format)) + " file: " + precheck.problem);
+    }
     const fs::path directory = path.parent_path();
     for (const ExternalBuffer& buffer : precheck.external_buffers) {
       const fs::path buffer_path = directory / buffer.uri;

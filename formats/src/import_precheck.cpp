@@ -187,6 +187,31 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
   const std::string version_text = version->get<std::string>();
   if (version_text.rfind("2.", 0) != 0) return "glTF version '" + version_text + "' is not supported (only 2.x)";
 
+  // Extensions Assimp 5.2.5 does not read but that change the geometry: a file requiring one
+  // (KHR_mesh_quantization came out as positions of 1e-45 m, silently) or using instancing (only
+  // the first instance was kept) is refused. Required extensions of materials, textures and
+  // lights do not touch the triangles and pass.
+  if (const auto required = document.find("extensionsRequired"); required != document.end() && required->is_array())
+    for (const nlohmann::json& name : *required) {
+      if (!name.is_string()) return "the glTF 'extensionsRequired' holds a non-string";
+      const std::string& text = name.get_ref<const std::string&>();
+      bool harmless = false;
+      for (const char* prefix : {"KHR_materials_", "KHR_texture_", "EXT_texture_", "MSFT_texture_", "KHR_lights_"})
+        harmless = harmless || text.rfind(prefix, 0) == 0;
+      if (!harmless)
+        return "unsupported: the glTF requires extension " + text +
+               ", which the importer (Assimp 5.2.5) does not read: the triangles would be wrong or missing";
+    }
+  if (const auto nodes = document.find("nodes"); nodes != document.end() && nodes->is_array())
+    for (std::size_t i = 0; i < nodes->size(); ++i) {
+      const nlohmann::json& node = (*nodes)[i];
+      if (!node.is_object()) continue;
+      if (const auto ext = node.find("extensions"); ext != node.end() && ext->is_object() && ext->contains("EXT_mesh_gpu_instancing"))
+        return "unsupported: glTF node " + std::to_string(i) +
+               " is instanced (EXT_mesh_gpu_instancing), which the importer (Assimp 5.2.5) does not read: only "
+               "one instance would be kept";
+    }
+
   std::vector<std::uint64_t> buffer_lengths;
   if (const auto buffers = document.find("buffers"); buffers != document.end()) {
     if (!buffers->is_array()) return "the glTF 'buffers' is not an array";
@@ -273,6 +298,29 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
                number(*view_index) + " has " + number(view.length);
     }
   }
+  // Positions must be floats (glTF 2.0 core): Assimp 5.2.5 copies other component types' bytes
+  // as floats (a quantized file, even one that does not list KHR_mesh_quantization as required).
+  const auto accessors = document.find("accessors");
+  if (const auto meshes = document.find("meshes"); meshes != document.end() && meshes->is_array())
+    for (std::size_t m = 0; m < meshes->size(); ++m) {
+      const nlohmann::json& mesh = (*meshes)[m];
+      const auto primitives = mesh.is_object() ? mesh.find("primitives") : mesh.end();
+      if (!mesh.is_object() || primitives == mesh.end() || !primitives->is_array()) continue;
+      for (std::size_t p = 0; p < primitives->size(); ++p) {
+        const nlohmann::json& primitive = (*primitives)[p];
+        const auto attributes = primitive.is_object() ? primitive.find("attributes") : primitive.end();
+        if (!primitive.is_object() || attributes == primitive.end() || !attributes->is_object()) continue;
+        const auto position = unsignedMember(*attributes, "POSITION");
+        if (!position || accessors == document.end() || !accessors->is_array() || *position >= accessors->size()) continue;
+        const nlohmann::json& accessor = (*accessors)[*position];
+        const auto component_type = accessor.is_object() ? unsignedMember(accessor, "componentType") : std::nullopt;
+        if (component_type && *component_type != 5126)
+          return "unsupported: glTF mesh " + std::to_string(m) + " primitive " + std::to_string(p) + ": POSITION accessor " +
+                 number(*position) + " has componentType " + number(*component_type) +
+                 ", not float (5126): quantized positions (KHR_mesh_quantization) are not read by the importer "
+                 "(Assimp 5.2.5)";
+      }
+    }
   return {};
 }
 
@@ -363,6 +411,11 @@ std::string precheckPly(Bytes bytes) {
       const auto count = parseUnsigned(words[2]);
       if (!count || *count > std::numeric_limits<std::uint32_t>::max())
         return where + ": element count '" + std::string(words[2]) + "' is not a valid count";
+      // Assimp 5.2.5 reads a 'tristrips' element wrongly (a 4-triangle strip gave one triangle,
+      // facing down), so a file holding strips is refused rather than imported short.
+      if (words[1] == "tristrips" && *count > 0)
+        return "unsupported: " + where + ": triangle strips ('element tristrips') are not read correctly by the importer "
+                       "(Assimp 5.2.5); store the faces as 'element face' lists";
       elements.push_back({std::string(words[1]), *count, 0});
     } else if (words[0] == "property") {
       if (elements.empty()) return where + ": 'property' before any 'element'";

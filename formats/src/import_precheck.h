@@ -36,7 +36,7 @@ struct ExternalBuffer {
 
 /// What a pre-check found.
 struct PrecheckResult {
-  std::string problem;                         ///< empty when the bytes look like the format
+  std::string problem;                         ///< empty when the bytes look like the format; "unsupported: ..." for a well-formed file the importer would read wrong
   std::vector<ExternalBuffer> external_buffers;  ///< glTF: buffers in other files
   std::vector<std::string> material_libraries;   ///< OBJ: `mtllib` file names, relative to the OBJ
 

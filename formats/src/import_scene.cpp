@@ -18,14 +18,18 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstring>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <new>
 #include <unordered_map>
+#include <vector>
 
 namespace strata::formats {
 namespace {
@@ -90,6 +94,142 @@ std::string sanitizeName(const aiString& name, const char* fallback, std::size_t
   return text;
 }
 
+// Polygons of five corners and more are cut into triangles here, by ear clipping, before
+// Assimp's triangulation (which then handles quads, as it always has): Assimp 5.2.5 clips an ear
+// across a reflex corner lying exactly on the ear's far edge, so an L-shaped hexagon of 3 m2 came
+// out as 4 m2, one triangle covering the notch and one facing down. The ears here must hold no
+// other corner inside them or on their edges (a corner at the same position as one of the ear's
+// own, as where a polygon touches itself, does not count). Corners are projected on the plane
+// across the largest axis of the polygon's normal (Newell's method); an ear keeps the polygon's
+// corner order, so its triangles face as the polygon does. A polygon no ear can be cut from (it
+// crosses itself) is fanned from its first corner, as Assimp would.
+constexpr unsigned kMaxEarClippedCorners = 4096;  // larger polygons (O(n^2) or worse) are left to Assimp
+
+void clipEars(const aiMesh& mesh, const aiFace& face, std::vector<std::array<unsigned, 3>>& out) {
+  const unsigned n = face.mNumIndices;
+  std::vector<aiVector3D> p(n);
+  for (unsigned i = 0; i < n; ++i) p[i] = mesh.mVertices[face.mIndices[i]];
+  double nx = 0, ny = 0, nz = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    const aiVector3D& a = p[i];
+    const aiVector3D& b = p[(i + 1) % n];
+    nx += (double(a.y) - b.y) * (double(a.z) + b.z);
+    ny += (double(a.z) - b.z) * (double(a.x) + b.x);
+    nz += (double(a.x) - b.x) * (double(a.y) + b.y);
+  }
+  // 2-D coordinates on the plane across the dominant axis, oriented so the polygon turns
+  // counter-clockwise (positive area).
+  const double ax = std::fabs(nx), ay = std::fabs(ny), az = std::fabs(nz);
+  std::vector<double> u(n), v(n);
+  double extent = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    if (ax >= ay && ax >= az) u[i] = p[i].y, v[i] = nx >= 0 ? p[i].z : -double(p[i].z);
+    else if (ay >= az) u[i] = p[i].z, v[i] = ny >= 0 ? p[i].x : -double(p[i].x);
+    else u[i] = p[i].x, v[i] = nz >= 0 ? p[i].y : -double(p[i].y);
+    extent = std::max({extent, std::fabs(u[i]), std::fabs(v[i])});
+  }
+  auto fan = [&](const std::vector<unsigned>& ring) {
+    for (std::size_t k = 1; k + 1 < ring.size(); ++k) out.push_back({ring[0], ring[k], ring[k + 1]});
+  };
+  if (!(ax + ay + az > 0)) {  // no area: every triangle is degenerate and dropped later
+    std::vector<unsigned> ring(n);
+    for (unsigned i = 0; i < n; ++i) ring[i] = i;
+    fan(ring);
+    return;
+  }
+  // Twice the signed area of (a, b, c); a tolerance relative to the coordinates' size.
+  auto cross = [&](unsigned a, unsigned b, unsigned c) {
+    return (u[b] - u[a]) * (v[c] - v[a]) - (v[b] - v[a]) * (u[c] - u[a]);
+  };
+  const double tolerance = 1e-12 * std::max(1.0, extent * extent);
+  auto samePoint = [&](unsigned a, unsigned b) { return u[a] == u[b] && v[a] == v[b]; };
+  std::vector<unsigned> ring(n);
+  for (unsigned i = 0; i < n; ++i) ring[i] = i;
+  while (ring.size() > 3) {
+    const std::size_t m = ring.size();
+    std::size_t cut = m;
+    for (std::size_t k = 0; k < m && cut == m; ++k) {
+      const unsigned a = ring[(k + m - 1) % m], b = ring[k], c = ring[(k + 1) % m];
+      if (cross(a, b, c) <= tolerance) continue;  // reflex or straight: no ear
+      bool empty = true;
+      for (std::size_t j = 0; j < m && empty; ++j) {
+        const unsigned q = ring[j];
+        if (q == a || q == b || q == c || samePoint(q, a) || samePoint(q, b) || samePoint(q, c)) continue;
+        empty = !(cross(a, b, q) >= -tolerance && cross(b, c, q) >= -tolerance && cross(c, a, q) >= -tolerance);
+      }
+      if (empty) cut = k;
+    }
+    if (cut == m) {
+      // No ear: a straight corner is cut as a degenerate triangle (dropped later) so the rest
+      // can go on; failing that the polygon crosses itself, and the rest is fanned.
+      for (std::size_t k = 0; k < m && cut == m; ++k)
+        if (std::fabs(cross(ring[(k + m - 1) % m], ring[k], ring[(k + 1) % m])) <= tolerance) cut = k;
+      if (cut == m) {
+        fan(ring);
+        return;
+      }
+    }
+    out.push_back({ring[(cut + m - 1) % m], ring[cut], ring[(cut + 1) % m]});
+    ring.erase(ring.begin() + static_cast<std::ptrdiff_t>(cut));
+  }
+  out.push_back({ring[0], ring[1], ring[2]});
+}
+
+// Replaces every face of 5 to kMaxEarClippedCorners corners by the triangles of clipEars.
+void triangulateLargePolygons(aiScene& scene) {
+  std::vector<std::array<unsigned, 3>> triangles;
+  for (unsigned m = 0; m < scene.mNumMeshes; ++m) {
+    aiMesh* mesh = scene.mMeshes[m];
+    if (mesh == nullptr || mesh->mFaces == nullptr || mesh->mVertices == nullptr) continue;
+    std::size_t count = 0;
+    bool any = false;
+    for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
+      const unsigned k = mesh->mFaces[f].mNumIndices;
+      const bool clip = k >= 5 && k <= kMaxEarClippedCorners && mesh->mFaces[f].mIndices != nullptr;
+      any = any || clip;
+      count += clip ? k - 2 : 1;
+    }
+    if (!any || count > std::numeric_limits<unsigned>::max()) continue;
+    auto* faces = new aiFace[count];
+    std::size_t next = 0;
+    bool polygons_left = false;
+    for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
+      aiFace& face = mesh->mFaces[f];
+      const unsigned k = face.mNumIndices;
+      if (k >= 5 && k <= kMaxEarClippedCorners && face.mIndices != nullptr) {
+        triangles.clear();
+        clipEars(*mesh, face, triangles);
+        for (const auto& t : triangles) {
+          aiFace& out = faces[next++];
+          out.mNumIndices = 3;
+          out.mIndices = new unsigned[3]{face.mIndices[t[0]], face.mIndices[t[1]], face.mIndices[t[2]]};
+        }
+      } else {
+        aiFace& out = faces[next++];
+        out.mNumIndices = face.mNumIndices;
+        out.mIndices = face.mIndices;  // moved: the old face gives it up below
+        face.mIndices = nullptr;
+        face.mNumIndices = 0;
+        polygons_left = polygons_left || k > 3;
+      }
+    }
+    delete[] mesh->mFaces;
+    mesh->mFaces = faces;
+    mesh->mNumFaces = static_cast<unsigned>(next);
+    mesh->mPrimitiveTypes |= aiPrimitiveType_TRIANGLE;
+    if (!polygons_left) mesh->mPrimitiveTypes &= ~static_cast<unsigned>(aiPrimitiveType_POLYGON);
+  }
+}
+
+// Assimp's glTF importer names a node without a name after its place in the file's node array,
+// "nodes[5]"; such a node is unnamed (node<N>, as documented), not named "nodes[5]".
+bool isGltfIndexName(const aiString& name) {
+  const std::string_view text(name.C_Str(), name.length);
+  if (text.size() < 8 || text.substr(0, 6) != "nodes[" || text.back() != ']') return false;
+  const std::string_view digits = text.substr(6, text.size() - 7);
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // Importers invent a root node when the file has none (OBJ names it after the file, FBX
 // "RootNode", glTF "ROOT" when the scene has several roots, STL "<STL_BINARY>", PLY nothing).
 // Such a root stands for the file itself, whose stem already starts every tag, so it adds no
@@ -142,7 +282,9 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   // Joining identical vertices comes after the check for non-finite coordinates below: the join
   // compares positions, and a NaN vertex of a lone triangle was merged into another vertex and
   // reported as a degenerate triangle instead of a NaN.
-  constexpr unsigned kFlags = aiProcess_ValidateDataStructure | aiProcess_Triangulate;
+  // Triangulation comes after the read: large polygons first (triangulateLargePolygons), then
+  // Assimp's step for quads.
+  constexpr unsigned kFlags = aiProcess_ValidateDataStructure;
   std::string non_finite;  // the first vertex of a face with a NaN or infinite coordinate
   auto findNonFinite = [&](const aiScene& read) {
     for (unsigned m = 0; m < read.mNumMeshes && non_finite.empty(); ++m) {
@@ -177,6 +319,10 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
         scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), kFlags, hint.c_str());
       }
       if (scene != nullptr) findNonFinite(*scene);
+      if (scene != nullptr) {
+        triangulateLargePolygons(*const_cast<aiScene*>(scene));  // the importer's own scene, not yet post-processed
+        scene = importer.ApplyPostProcessing(aiProcess_Triangulate);
+      }
       if (scene != nullptr && non_finite.empty()) scene = importer.ApplyPostProcessing(aiProcess_JoinIdenticalVertices);
     } catch (const std::bad_alloc&) {
       Assimp::DefaultLogger::kill();
@@ -223,6 +369,23 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     auto fbx_unit = fbxUnitScale(*scene, display_name);
     if (!fbx_unit) return fbx_unit.error();
     unit_scale = *fbx_unit / 100.0;
+    // The file's axis system: Assimp 5.2.5 applies none of it, and Strata reads Y up (--up y)
+    // or Z up (--up z) as told, so a file that says another axis is up is named in a warning
+    // (a Z-up export imported as Y-up lies on its side and bakes no floors where they should be).
+    int32_t up_axis = 1, up_sign = 1;
+    if (scene->mMetaData != nullptr) {
+      scene->mMetaData->Get("UpAxis", up_axis);
+      scene->mMetaData->Get("UpAxisSign", up_sign);
+    }
+    const int32_t told = options.up == UpAxis::Z ? 2 : 1;
+    if (up_axis != told || up_sign < 0) {
+      static const char* const kAxis[] = {"X", "Y", "Z"};
+      const std::string said = std::string(up_sign < 0 ? "-" : "") + (up_axis >= 0 && up_axis <= 2 ? kAxis[up_axis] : "?");
+      out.warnings.push_back("the FBX file says " + said + " is up (UpAxis " + std::to_string(up_axis) +
+                             "), but it is read with " + (told == 2 ? "Z up (--up z)" : "Y up (--up y)") +
+                             (up_axis == 2 && up_sign > 0 && told == 1 ? ": use --up z if the level lies on its side"
+                                                                        : ""));
+    }
   }
   // Root transform: metres, extra scale, then the up-axis rotation.
   Affine root;
@@ -260,6 +423,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   };
   constexpr int kMaxDepth = 1024;
   constexpr std::size_t kMaxNodes = 1u << 22;
+  const bool gltf = format == MeshFormat::Gltf || format == MeshFormat::Glb;
   std::vector<Pending> stack{{scene->mRootNode, root, tag_root, 0}};
   std::size_t visited = 0;
   std::vector<std::uint32_t> remap;
@@ -272,7 +436,9 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     const Affine global = item.parent * Affine::fromAssimp(node.mTransformation);
     const std::string node_path = item.depth == 0 && isSynthesizedRoot(node.mName, path)
                                       ? item.parent_path
-                                      : item.parent_path + "/" + sanitizeName(node.mName, "node", visited - 1);
+                                      : item.parent_path + "/" +
+                                            sanitizeName(gltf && isGltfIndexName(node.mName) ? aiString() : node.mName,
+                                                         "node", visited - 1);
     for (unsigned c = node.mNumChildren; c-- > 0;) {
       if (node.mChildren == nullptr || node.mChildren[c] == nullptr)
         return Error::badInput(display_name + ": node '" + node_path + "' has a missing child");

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <filesystem>
 #include <set>
 
@@ -376,4 +377,110 @@ TEST_CASE("OBJ objects and groups each become one tag under the file stem", "[fo
   CHECK(tagOf(mesh, 0) == "nest/Floor");
   CHECK(tagOf(mesh, 1) == "nest/Roof");
   CHECK(tagOf(mesh, 2) == "nest/Tree");
+}
+
+TEST_CASE("polygons of five corners and more are cut into ears inside them, facing as the polygon", "[formats][import][fixtures][obj]") {
+  // An L-shaped hexagon of 3 m2 whose reflex corner (1, 0, 1) lies exactly on the line from
+  // (2, 0, 0) to (0, 0, 2): Assimp 5.2.5 clipped that ear anyway, giving 4 m2 (a triangle over the
+  // notch) and a triangle facing down. Also a U (an octagon with a notch) and a pentagon.
+  TempDir dir;
+  writeText(dir / "shapes.obj", R"(v 0 0 0
+v 0 0 2
+v 1 0 2
+v 1 0 1
+v 2 0 1
+v 2 0 0
+o L
+f 1 2 3 4 5 6
+v 10 0 0
+v 10 0 3
+v 11 0 3
+v 11 0 1
+v 12 0 1
+v 12 0 3
+v 13 0 3
+v 13 0 0
+o Comb
+f 7 8 9 10 11 12 13 14
+v 20 0 0
+v 20 0 2
+v 21 0 3
+v 22 0 2
+v 22 0 0
+o Pentagon
+f 15 16 17 18 19
+)");
+  for (bool in_process : {false, true}) {
+    ImportOptions options;
+    options.in_process = in_process;
+    auto imported = importMeshes({dir / "shapes.obj"}, options);
+    REQUIRE(imported.ok());
+    const TriangleMesh& mesh = imported->mesh;
+    std::map<std::string, double> area;
+    std::map<std::string, std::size_t> count;
+    for (std::size_t t = 0; t < mesh.triangleCount(); ++t) {
+      const Vec3 n = normalOf(mesh, t);
+      CHECK(n.y > 0);  // every ear faces up, as the polygons do
+      area[tagOf(mesh, t)] += 0.5 * n.y;
+      ++count[tagOf(mesh, t)];
+    }
+    CHECK(area["shapes/L"] == Approx(3.0));
+    CHECK(count["shapes/L"] == 4);
+    CHECK(area["shapes/Comb"] == Approx(7.0));  // 3 x 3 less its 1 x 2 notch
+    CHECK(count["shapes/Comb"] == 6);
+    CHECK(area["shapes/Pentagon"] == Approx(5.0));
+    CHECK(count["shapes/Pentagon"] == 3);
+  }
+}
+
+TEST_CASE("glTF content the importer would read wrong is refused, naming what", "[formats][import][fixtures][gltf]") {
+  TempDir dir;
+  const std::string buffer = "\"uri\":\"data:application/octet-stream;base64," + base64(quadBuffer()) + "\",";
+  auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+  };
+  auto withRequired = [&](const std::string& extensions) {
+    return replaced(nestedGltfJson(buffer), "\"scene\":0", "\"extensionsRequired\":[" + extensions + "],\"scene\":0");
+  };
+  // Required extensions that change the triangles (KHR_mesh_quantization came out as 1e-45 m).
+  writeText(dir / "quantized.gltf", withRequired("\"KHR_mesh_quantization\""));
+  CHECK_THAT(importError(dir / "quantized.gltf"),
+             Catch::Contains("content the importer cannot read: the glTF requires extension KHR_mesh_quantization"));
+  writeText(dir / "draco.gltf", withRequired("\"KHR_materials_unlit\",\"KHR_draco_mesh_compression\""));
+  CHECK_THAT(importError(dir / "draco.gltf"), Catch::Contains("KHR_draco_mesh_compression"));
+  // Required extensions of materials and textures leave the triangles alone.
+  writeText(dir / "unlit.gltf", withRequired("\"KHR_materials_unlit\",\"KHR_texture_transform\""));
+  CHECK(importMeshes({dir / "unlit.gltf"}, {}).ok());
+  // Positions that are not floats, required or not.
+  writeText(dir / "ints.gltf", replaced(nestedGltfJson(buffer), "\"componentType\":5126", "\"componentType\":5123"));
+  CHECK_THAT(importError(dir / "ints.gltf"), Catch::Contains("POSITION accessor 0 has componentType 5123, not float"));
+  // An instanced node keeps only one instance in Assimp 5.2.5.
+  writeText(dir / "instanced.gltf",
+            replaced(nestedGltfJson(buffer), "\"mesh\":0,\"translation\":[10,0,0]",
+                     "\"mesh\":0,\"translation\":[10,0,0],\"extensions\":{\"EXT_mesh_gpu_instancing\":{\"attributes\":{}}}"));
+  CHECK_THAT(importError(dir / "instanced.gltf"), Catch::Contains("glTF node 1 is instanced (EXT_mesh_gpu_instancing)"));
+}
+
+TEST_CASE("glTF nodes without names are node<N> in tags", "[formats][import][fixtures][gltf]") {
+  // Assimp names them after their place in the file's node array ("nodes[2]").
+  TempDir dir;
+  std::string json = nestedGltfJson("\"uri\":\"data:application/octet-stream;base64," + base64(quadBuffer()) + "\",");
+  for (const char* name : {"\"name\":\"Level\",", "\"name\":\"Floor\",", "\"name\":\"Mirror\","})
+    json.erase(json.find(name), std::strlen(name));
+  writeText(dir / "unnamed.gltf", json);
+  auto imported = importMeshes({dir / "unnamed.gltf"}, {});
+  REQUIRE(imported.ok());
+  std::set<std::string> tags(imported->mesh.tags.begin(), imported->mesh.tags.end());
+  CHECK(tags == std::set<std::string>{"unnamed/node0/node1", "unnamed/node0/node2"});
+}
+
+TEST_CASE("PLY triangle strips are refused - the importer would keep one triangle of four", "[formats][import][fixtures][ply]") {
+  TempDir dir;
+  writeText(dir / "strip.ply", "ply\nformat ascii 1.0\nelement vertex 6\nproperty float x\nproperty float y\nproperty float z\n"
+                               "element tristrips 1\nproperty list int int vertex_indices\nend_header\n"
+                               "0 0 0\n0 0 1\n1 0 0\n1 0 1\n2 0 0\n2 0 1\n6 0 1 2 3 4 5\n");
+  CHECK_THAT(importError(dir / "strip.ply"),
+             Catch::Contains("PLY content the importer cannot read: PLY header line 7: triangle strips"));
 }

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 
 #include "strata/formats/import.h"
 #include "test_support.h"
@@ -103,6 +105,31 @@ TEST_CASE("FBX UnitScaleFactor 100 gives 100 times the bounds of UnitScaleFactor
     CHECK(b.min[axis] == Approx(100 * a.min[axis]).margin(1e-4));
     CHECK(b.max[axis] == Approx(100 * a.max[axis]).margin(1e-4));
   }
+}
+
+TEST_CASE("an FBX whose axis system is not the one read says so in a warning", "[formats][import][meshes][fbx]") {
+  // Assimp 5.2.5 applies no FBX axis system: a Z-up export read as Y-up lies on its side.
+  const auto source = strata::test::sharedData() / "meshes" / "real" / "converted" / "nav_test.fbx";
+  auto plain = importMeshes({source}, {});
+  REQUIRE(plain.ok());
+  CHECK(plain->stats.warnings.empty());
+  std::ifstream in(source, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string y_up = "\"UpAxis\", \"int\", \"Integer\", \"\", 1";
+  const auto at = text.find(y_up);
+  REQUIRE(at != std::string::npos);
+  text[at + y_up.size() - 1] = '2';
+  strata::test::TempDir dir;
+  std::ofstream(dir / "zup.fbx", std::ios::binary) << text;
+  auto z_up = importMeshes({dir / "zup.fbx"}, {});
+  REQUIRE(z_up.ok());
+  REQUIRE(z_up->stats.warnings.size() == 1);
+  CHECK_THAT(z_up->stats.warnings[0], Catch::Contains("the FBX file says Z is up (UpAxis 2), but it is read with Y up (--up y): use --up z"));
+  ImportOptions options;
+  options.up = UpAxis::Z;
+  auto told = importMeshes({dir / "zup.fbx"}, options);
+  REQUIRE(told.ok());
+  CHECK(told->stats.warnings.empty());
 }
 
 TEST_CASE("sandboxed and in-process imports give identical geometry", "[formats][import][meshes][sandbox]") {
