@@ -103,7 +103,7 @@ std::string sanitizeName(const aiString& name, const char* fallback, std::size_t
 // across the largest axis of the polygon's normal (Newell's method); an ear keeps the polygon's
 // corner order, so its triangles face as the polygon does. A polygon no ear can be cut from (it
 // crosses itself) is fanned from its first corner, as Assimp would.
-constexpr unsigned kMaxEarClippedCorners = 4096;  // larger polygons (O(n^2) or worse) are left to Assimp
+constexpr unsigned kMaxEarClippedCorners = 1024;  // larger polygons are left to Assimp (ear clipping is O(n^3) at worst)
 
 void clipEars(const aiMesh& mesh, const aiFace& face, std::vector<std::array<unsigned, 3>>& out) {
   const unsigned n = face.mNumIndices;
