@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace strata::sim::detail {
 namespace {
@@ -317,6 +318,20 @@ double segmentTriangleDistance(const Vec3& p, const Vec3& q, const Triangle& tri
       if (pointInTrianglePlane(x, tri, n)) {
         on_segment = on_triangle = x;
         return 0;
+      }
+    }
+    // A point (or a segment parallel to the plane) over the triangle's inside: its distance is
+    // its height over the plane, exactly 0 in it (the closest point below read 6e-17 off, so a
+    // sphere of radius 0 on a floor's face missed it while one on its edge did not).
+    if (sp == sq) {
+      const double n2 = dot(n, n);
+      for (const Vec3& e : {p, q}) {
+        const Vec3 x = e - n * (sp / n2);
+        if (pointInTrianglePlane(x, tri, n)) {
+          on_segment = e;
+          on_triangle = sp == 0 ? e : x;
+          return std::fabs(sp) / std::sqrt(n2);
+        }
       }
     }
   }
@@ -697,6 +712,56 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
                                  maxAbs(tri.c - box.center), 1e-30});
   const double eps = 1e-9 * scale;
 
+  // A box edge (bn 2) or face (bn 4) lying on the triangle's face: the middle of the part of it
+  // inside the triangle (the triangle's point nearest the feature's centre could lie outside the
+  // feature, 1.1 m off a long box whose end alone was over the triangle). A face: the triangle
+  // clipped to the face's two in-plane slabs, its vertex average; an edge: the edge clipped to
+  // the triangle's sides, its midpoint. Rounding that empties the clip falls back to the nearest point.
+  auto faceContact = [&](const OrientedBox& at, const Vec3* corners, const int* bm, int bn, const Vec3& normal) {
+    Vec3 centre;
+    for (int i = 0; i < bn; ++i) centre += corners[bm[i]];
+    centre = centre / bn;
+    if (bn == 2) {
+      const Vec3 p0 = corners[bm[0]], p1 = corners[bm[1]];
+      double s0 = 0, s1 = 1;
+      for (int i = 0; i < 3 && s0 <= s1; ++i) {
+        const Vec3 inward = cross(tri_n, edges[i]);  // points into the triangle (counter-clockwise)
+        const double f0 = dot(p0 - pts[i], inward), f1 = dot(p1 - pts[i], inward);
+        if (f0 < 0 && f1 < 0) s1 = -1;
+        else if (f0 < 0) s0 = std::max(s0, f0 / (f0 - f1));
+        else if (f1 < 0) s1 = std::min(s1, f0 / (f0 - f1));
+      }
+      if (s0 <= s1) return p0 + (p1 - p0) * (0.5 * (s0 + s1));
+      return closestPointOnTriangle(centre, tri);
+    }
+    // The box axis most along the normal is the face's; the other two bound it.
+    int k = 0;
+    for (int i = 1; i < 3; ++i)
+      if (std::fabs(dot(at.axes[i], normal)) > std::fabs(dot(at.axes[k], normal))) k = i;
+    std::vector<Vec3> polygon{tri.a, tri.b, tri.c}, next;
+    for (int i = 0; i < 3 && !polygon.empty(); ++i) {
+      if (i == k) continue;
+      for (const double side : {1.0, -1.0}) {
+        // Keep side * dot(x - centre, axis) <= half extent.
+        next.clear();
+        const std::size_t m = polygon.size();
+        for (std::size_t j = 0; j < m; ++j) {
+          const Vec3& a = polygon[j];
+          const Vec3& b = polygon[(j + 1) % m];
+          const double fa = at.half_extents[i] - side * dot(a - at.center, at.axes[i]);
+          const double fb = at.half_extents[i] - side * dot(b - at.center, at.axes[i]);
+          if (fa >= 0) next.push_back(a);
+          if ((fa >= 0) != (fb >= 0)) next.push_back(a + (b - a) * (fa / (fa - fb)));
+        }
+        polygon.swap(next);
+      }
+    }
+    if (polygon.empty()) return closestPointOnTriangle(centre, tri);
+    Vec3 sum;
+    for (const Vec3& v : polygon) sum += v;
+    return sum / static_cast<double>(polygon.size());
+  };
+
   auto contactPoint = [&](const OrientedBox& at, const Vec3& normal) {
     // normal points from the triangle toward the box: the box's support toward the triangle is
     // its minimum along the normal, the triangle's is its maximum.
@@ -705,6 +770,7 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
     int bm[8], tm[3], bn, tn;
     const Vec3 box_feature = supportFeature(corners, 8, normal, false, eps, bm, bn);
     const Vec3 tri_feature = supportFeature(pts, 3, normal, true, eps, tm, tn);
+    if (tn >= 3 && bn >= 2) return faceContact(at, corners, bm, bn, normal);  // a box edge or face on the triangle's face
     if (bn == 1 || tn >= 3) return closestPointOnTriangle(box_feature, tri);  // box corner or triangle face
     if (tn == 1) {                                                                 // triangle vertex
       return tri_feature;
@@ -761,6 +827,7 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
     t_exit = std::min(t_exit, t1);
   };
   for (int i = 0; i < 3; ++i) sweepAxis(box.axes[i]);
+  const std::size_t normal_interval = interval_count;  // the triangle normal's, when it is kept
   sweepAxis(tri_n);
   for (const Vec3& e : edges)
     for (int i = 0; i < 3; ++i) sweepAxis(cross(box.axes[i], e));
@@ -773,7 +840,18 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   // never certifies a graze: a touch there is a pass through it (a review sent a flat box
   // through a floor: its interval along the floor's normal has no width, so its deepest overlap
   // read 0 as it crossed).
+  // A motion that starts on one side of the triangle's plane and ends beyond the other passes
+  // through it: never a graze (a point box falling onto the edge two floor triangles share
+  // grazed each of them along the axis across the edge, and fell through the floor).
+  const bool crosses_plane = [&] {
+    if (normal_interval >= interval_count) return false;
+    // The centre's offset along the normal is 0 at the start and da at the end; [lo, hi] is where
+    // the two overlap along it.
+    const AxisInterval& a = intervals[normal_interval];
+    return (a.lo > 0 && a.da > a.hi) || (a.hi < 0 && a.da < a.lo);
+  }();
   auto grazes = [&](double ts, double te) {
+    if (crosses_plane) return false;
     for (std::size_t i = 0; i < interval_count; ++i) {
       const AxisInterval& a = intervals[i];
       if (a.hi - a.lo <= 4 * kTouchTolerance) continue;

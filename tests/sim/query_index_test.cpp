@@ -309,6 +309,55 @@ TEST_CASE("a shape resting on a surface slides along it: no hit at edges between
   CHECK(hits == 0);
 }
 
+TEST_CASE("thin shapes never pass a closed floor at its seams - contacts lie on both shapes - points touch faces", "[sim][query]") {
+  // A floor of four triangles sharing the edge x = 0 (and the vertex at the origin). An audit found
+  // a box of no thickness (a point, or a plate across the edge) dropped onto that edge grazed each
+  // triangle along the axis across the edge and fell through the floor.
+  const QueryIndex floor(meshOf({{-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {-1, 0, 1}, {0, 0, 1}, {1, 0, 1}},
+                                {{0, 3, 4}, {0, 4, 1}, {1, 4, 5}, {1, 5, 2}}, "floor"));
+  for (const Vec3 half : {Vec3{0, 0, 0}, Vec3{0, 0.5, 0.5}, Vec3{1e-8, 1e-8, 1e-8}})
+    for (const Vec3 at : {Vec3{0, 1, 0.5}, Vec3{0, 1, 0}}) {
+      INFO("half extents " << half.x << "," << half.y << "," << half.z << " over " << at.x << "," << at.z);
+      auto hit = floor.castBox(Aabb{at - half, at + half}, {0, -2, 0});
+      REQUIRE(hit);
+      CHECK(hit->time == Approx((1 - half.y) / 2));
+      CHECK(hit->normal.y == Approx(1));
+    }
+  // Resting on the floor and sliding across the seam is still no hit (the motion stays in its plane).
+  CHECK_FALSE(floor.castBox(Aabb{{-0.5, 0, 0.4}, {-0.3, 0.2, 0.6}}, {0.8, 0, 0}));
+
+  // A long box whose end alone comes down over a triangle (its hypotenuse x + z = 10 crosses the
+  // box at x 3.95..4.05): the contact point lies where the two touch, not at the triangle's
+  // point nearest the box face's centre (5, 0, 5), 0.95 m outside the box.
+  const QueryIndex corner(meshOf({{0, 0, 0}, {0, 0, 10}, {10, 0, 0}}, {{0, 1, 2}}, "corner"));
+  auto end = corner.castBox(Aabb{{3, 0.5, 5.95}, {9, 1.5, 6.05}}, {0, -2, 0});
+  REQUIRE(end);
+  CHECK(end->time == Approx(0.25));
+  CHECK(end->point.y == Approx(0).margin(1e-12));
+  CHECK((end->point.x >= 3 && end->point.x <= 4.05));
+  CHECK((end->point.z >= 5.95 && end->point.z <= 6.05));
+  CHECK(end->point.x + end->point.z <= 10 + 1e-9);
+  // A box edge resting across the triangle's face: the middle of the part over it.
+  OrientedBox beam = OrientedBox::fromYaw({8, 0.5, 1}, {4, 0.5, 0.5}, 0);  // x 4..12 at z 1: inside for x <= 9
+  beam.axes = {normalize(Vec3{1, 0, 0}), normalize(Vec3{0, 1, 1}), normalize(Vec3{0, -1, 1})};
+  beam.half_extents = {4, 0.5, 0.5};
+  beam.center = {8, 0.5 * std::sqrt(2.0) + 1, 1};
+  auto edge = corner.castOrientedBox(beam, {0, -2, 0});
+  REQUIRE(edge);
+  CHECK(edge->point.y == Approx(0).margin(1e-9));
+  CHECK(edge->point.x == Approx(6.5).margin(1e-6));  // the edge x 4..12 clipped to x 4..9
+
+  // Touching counts for a point sphere or segment on a face's inside as on its edge (the
+  // distance read 6e-17 inside the face).
+  std::vector<OverlapHit> hits;
+  floor.overlapSphere(Sphere{{0.5, 0, 0.3}, 0}, hits);
+  CHECK(hits.size() == 1);
+  floor.overlapCapsule(Capsule{{0.2, 0, 0.3}, {0.6, 0, 0.3}, 0}, hits);
+  CHECK(hits.size() == 2);
+  floor.overlapSphere(Sphere{{0.5, 1e-9, 0.3}, 0}, hits);
+  CHECK(hits.empty());
+}
+
 TEST_CASE("primitive colliders: rays, overlaps and casts", "[sim][query]") {
   QueryIndex index;
   const uint32_t box = index.addOrientedBox(OrientedBox::fromYaw({0, 1, 0}, {1, 1, 1}, M_PI / 4)).value();
