@@ -196,33 +196,46 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
 }
 
 bool ColumnBuilder::insideSolid(const std::vector<SurfaceHit>& hits, std::size_t i) const {
-  constexpr double kLevel = 1e-6;  // hits this close in height are at one level
+  constexpr double kLevel = 1e-6;      // hits this close in height are at one level
+  constexpr std::size_t kPieces = 16;  // pieces on the first level above that are examined
+  const std::size_t m = hits.size();
   const double h = hits[i].height;
-  // The first level above the floor: every surface there faces up (a top, seen from within).
-  std::size_t j = i;
-  while (j > 0 && hits[j - 1].height <= h + kLevel) --j;
-  if (j == 0) return false;  // nothing above
-  const double level = hits[j - 1].height;
-  uint32_t tops[8];
-  std::size_t top_count = 0;
-  for (std::size_t k = j; k > 0 && hits[k - 1].height <= level + kLevel; --k) {
-    if (!(hits[k - 1].normal.y > 0)) return false;
-    const uint32_t piece = pieceOf(hits[k - 1].triangle);
-    if (top_count < 8 && std::find(tops, tops + top_count, piece) == tops + top_count) tops[top_count++] = piece;
+  // Hits are sorted by descending height: indices below level_first lie above the floor's level.
+  std::size_t level_first = i;
+  while (level_first > 0 && hits[level_first - 1].height <= h + kLevel) --level_first;
+  if (level_first == 0) return false;  // nothing above
+  const uint32_t floor_piece = pieceOf(hits[i].triangle);
+  // The pieces with a surface on the first level above the floor, one by one: the floor is
+  // inside piece X when X's surfaces on that level all face up (X's top, seen from within; other
+  // pieces may touch it there: a ceiling slab on a pillar, a crate on a crate, a decal) and X's
+  // nearest surfaces at or below the floor all face down (X's bottom, the floor lying between).
+  // Only the first level: a piece whose top lies beyond some other surface is not taken (in
+  // zdm2 a storey's floor under its ceiling lay between a roof's top and the map's underside, one
+  // open piece). Never inside its own piece: a box welded to a tiled floor cannot be told there
+  // from a double-sided floor welded to a deck above it (a floor node left inside a solid is an
+  // island; a floor lost is a route lost).
+  const double first_level = hits[level_first - 1].height;
+  uint32_t seen[kPieces];
+  std::size_t seen_count = 0;
+  for (std::size_t a = level_first; a-- > 0 && hits[a].height <= first_level + kLevel && seen_count < kPieces;) {
+    const uint32_t x = pieceOf(hits[a].triangle);
+    if (std::find(seen, seen + seen_count, x) != seen + seen_count) continue;
+    seen[seen_count++] = x;
+    // X's nearest level above: every hit of X there faces up.
+    bool exits = true;
+    for (std::size_t k = a + 1; k-- > 0 && hits[k].height <= hits[a].height + kLevel;)
+      if (pieceOf(hits[k].triangle) == x && !(hits[k].normal.y > 0)) exits = false;
+    if (!exits) continue;
+    if (x == floor_piece) continue;
+    // X's nearest level at or below the floor: every hit of X there faces down.
+    std::size_t b = level_first;
+    while (b < m && pieceOf(hits[b].triangle) != x) ++b;
+    if (b == m) continue;
+    bool enters = true;
+    for (std::size_t k = b; k < m && hits[k].height >= hits[b].height - kLevel; ++k)
+      if (pieceOf(hits[k].triangle) == x && !(hits[k].normal.y < 0)) enters = false;
+    if (enters) return true;
   }
-  auto top = [&](uint32_t triangle) {
-    const uint32_t piece = pieceOf(triangle);
-    return std::find(tops, tops + top_count, piece) != tops + top_count;
-  };
-  // The bottom of one of those solids at the floor's level (resting on it: a road hit at
-  // 1.8e-15 over the bottom of a ramp at 0 is inside the ramp)...
-  for (std::size_t k = j; k < hits.size() && hits[k].height >= h - kLevel; ++k)
-    if (k != i && hits[k].normal.y < 0 && top(hits[k].triangle)) return true;
-  // ...or that solid's first surface below the floor, facing down (sunk through the floor),
-  // unless the floor is a surface of the same piece (a slab's top under a mezzanine joined to it).
-  if (top(hits[i].triangle)) return false;
-  for (std::size_t k = i + 1; k < hits.size(); ++k)
-    if (hits[k].height < h - kLevel && top(hits[k].triangle)) return hits[k].normal.y < 0;
   return false;
 }
 

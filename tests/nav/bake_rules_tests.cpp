@@ -249,6 +249,29 @@ TEST_CASE("a floor inside a solid has no node - a surface facing down at the flo
       CHECK(components.size() == 2);  // the floor round the box and the box's top
     }
   }
+  SECTION("a solid whose top something else touches still covers the floor") {
+    // A pillar from the floor to a ceiling slab, and a crate on a crate: the first level above
+    // the floor holds the pillar's top and the slab's underside (or the upper crate's bottom),
+    // and a surface facing down there made the lower solid's top not count (121 and 25 nodes
+    // left inside).
+    MeshBuilder pillar;
+    pillar.floor(0, 0, 8, 8, 0).box({2, 0, 2}, {6, 3, 6}).box({0, 3, 0}, {8, 3.5, 8});
+    CHECK(heights(bakeOne(pillar.mesh(), agent).graph, 4.1, 4.1) == std::vector<double>{3.5});
+    MeshBuilder crates;
+    crates.floor(0, 0, 8, 8, 0).box({2, 0, 2}, {6, 2.5, 6}).box({3, 2.5, 3}, {5, 3.5, 5});
+    CHECK(heights(bakeOne(crates.mesh(), agent).graph, 2.6, 2.6) == std::vector<double>{2.5});
+    CHECK(heights(bakeOne(crates.mesh(), agent).graph, 4.1, 4.1) == std::vector<double>{3.5});
+  }
+  SECTION("a double-sided ground joined to a deck above keeps the ground under the deck") {
+    // Ground both ways round, a single-sided deck at 3 m reached by ramps that share the
+    // ground's corners (one piece): the ground's own back face at its height made it 'inside'.
+    MeshBuilder level;
+    level.floor(0, 0, 15, 4, 0).quad({0, 0, 0}, {0, 0, 4}, {15, 0, 4}, {15, 0, 0}, down);
+    level.quad({0, 0, 0}, {0, 0, 4}, {3, 3, 4}, {3, 3, 0}, {-1, 1, 0});
+    level.floor(3, 0, 7, 4, 3);
+    level.quad({7, 3, 0}, {7, 3, 4}, {10, 0, 4}, {10, 0, 0}, {1, 1, 0});
+    CHECK(heights(bakeOne(level.mesh(), agent).graph, 5.1, 2.1) == std::vector<double>{0.0, 3.0});
+  }
   SECTION("a slab's top under a platform without an underside stays a floor") {
     // The ground is a closed slab (top at 0, bottom at -0.5), a platform above it a single
     // up-facing plane: the first surface over the ground faces up and the first one under it

@@ -16,13 +16,12 @@
 ///     (QueryIndex::overlapsBox, exact; touching counts), the floor may not lie inside a solid
 ///     (where a box may touch no triangle at all), nor may any hit above the centre lie below
 ///     standingBoxBottom() (headroom under the box: a plate 0.3 m over the ground; the box starts
-///     at the step height for low lips beside the centre only). Inside a solid: the first
-///     surfaces above the floor all face up (the solid's top, seen from within), and a
-///     downward-facing surface of the same piece (triangles joined by shared vertex positions)
-///     lies at the floor (the bottom of a solid resting on it) or is that piece's first surface
-///     below the floor (a pillar sunk through it). A surface facing down at the floor alone (a
-///     double-sided floor's back, the ceiling under a stacked room's floor) does not bury it;
-///     a solid open at the bottom (no face below the floor) is not detected;
+///     at the step height for low lips beside the centre only). Inside a solid: some piece
+///     (triangles joined through vertices at equal positions) other than the floor's has all its
+///     surfaces on the first level above the floor facing up (its top, seen from within) and all
+///     its nearest surfaces at or below the floor facing down (its bottom). A surface facing down
+///     at the floor alone (a double-sided floor's back, the ceiling under a stacked room's floor)
+///     does not bury it; docs/parameters.md lists the solids this does not detect;
 ///  5. headroom is the distance from the floor up to the next hit above it in the column.
 
 #include <cstdint>
