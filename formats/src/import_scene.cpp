@@ -99,7 +99,8 @@ std::string sanitizeName(const aiString& name, const char* fallback, std::size_t
 // across a reflex corner lying exactly on the ear's far edge, so an L-shaped hexagon of 3 m2 came
 // out as 4 m2, one triangle covering the notch and one facing down. The ears here must hold no
 // other corner inside them or on their edges (a corner at the same position as one of the ear's
-// own, as where a polygon touches itself, does not count). Corners are projected on the plane
+// own, as where a polygon touches itself, does not count, but then the ear's diagonal must run
+// inside the polygon). Corners are projected on the plane
 // across the largest axis of the polygon's normal (Newell's method); an ear keeps the polygon's
 // corner order, so its triangles face as the polygon does. A polygon no ear can be cut from (it
 // crosses itself) is fanned from its first corner, as Assimp would.
@@ -145,6 +146,23 @@ void clipEars(const aiMesh& mesh, const aiFace& face, std::vector<std::array<uns
   auto samePoint = [&](unsigned a, unsigned b) { return u[a] == u[b] && v[a] == v[b]; };
   std::vector<unsigned> ring(n);
   for (unsigned i = 0; i < n; ++i) ring[i] = i;
+  // A polygon that touches itself (a pinch, a hole joined by a bridge of no width) has corners at
+  // the same position; an ear may then not cut across the outside between its lobes, or across
+  // the hole: its diagonal's middle must lie inside what is left (a crossing count).
+  bool touches = false;
+  {
+    std::vector<unsigned> order(ring);
+    std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return u[a] != u[b] ? u[a] < u[b] : v[a] < v[b]; });
+    for (std::size_t k = 1; k < order.size() && !touches; ++k) touches = samePoint(order[k - 1], order[k]);
+  }
+  auto insideRing = [&](double x, double y) {
+    bool inside = false;
+    for (std::size_t j = 0, m = ring.size(); j < m; ++j) {
+      const unsigned p0 = ring[j], p1 = ring[(j + 1) % m];
+      if ((v[p0] > y) != (v[p1] > y) && x < u[p0] + (y - v[p0]) * (u[p1] - u[p0]) / (v[p1] - v[p0])) inside = !inside;
+    }
+    return inside;
+  };
   while (ring.size() > 3) {
     const std::size_t m = ring.size();
     std::size_t cut = m;
@@ -157,6 +175,7 @@ void clipEars(const aiMesh& mesh, const aiFace& face, std::vector<std::array<uns
         if (q == a || q == b || q == c || samePoint(q, a) || samePoint(q, b) || samePoint(q, c)) continue;
         empty = !(cross(a, b, q) >= -tolerance && cross(b, c, q) >= -tolerance && cross(c, a, q) >= -tolerance);
       }
+      if (empty && touches && !insideRing(0.5 * (u[a] + u[c]), 0.5 * (v[a] + v[c]))) empty = false;
       if (empty) cut = k;
     }
     if (cut == m) {

@@ -382,7 +382,8 @@ TEST_CASE("OBJ objects and groups each become one tag under the file stem", "[fo
 TEST_CASE("polygons of five corners and more are cut into ears inside them, facing as the polygon", "[formats][import][fixtures][obj]") {
   // An L-shaped hexagon of 3 m2 whose reflex corner (1, 0, 1) lies exactly on the line from
   // (2, 0, 0) to (0, 0, 2): Assimp 5.2.5 clipped that ear anyway, giving 4 m2 (a triangle over the
-  // notch) and a triangle facing down. Also a U (an octagon with a notch) and a pentagon.
+  // notch) and a triangle facing down. Also a U (an octagon with a notch), a pentagon, and two
+  // polygons that touch themselves.
   TempDir dir;
   writeText(dir / "shapes.obj", R"(v 0 0 0
 v 0 0 2
@@ -409,6 +410,28 @@ v 22 0 2
 v 22 0 0
 o Pentagon
 f 15 16 17 18 19
+v 30 0 0
+v 30 0 4
+v 33 0 5.25
+v 30 0 0
+v 35.25 0 3
+v 34 0 0
+o Pinch
+f 20 21 22 23 24 25
+v 40 0 0
+v 40 0 10
+v 45 0 10
+v 45 0 6
+v 44 0 6
+v 44 0 4
+v 46 0 4
+v 46 0 6
+v 45 0 6
+v 45 0 10
+v 50 0 10
+v 50 0 0
+o Keyhole
+f 26 27 28 29 30 31 32 33 34 35 36 37
 )");
   for (bool in_process : {false, true}) {
     ImportOptions options;
@@ -430,6 +453,11 @@ f 15 16 17 18 19
     CHECK(count["shapes/Comb"] == 6);
     CHECK(area["shapes/Pentagon"] == Approx(5.0));
     CHECK(count["shapes/Pentagon"] == 3);
+    // Polygons touching themselves: two lobes meeting at a corner (12 m2; an ear cut across the
+    // gap between them, one facing down), and a 10 x 10 square with a 2 x 2 hole joined to its
+    // side by a bridge of no width (96 m2; ears cut across the hole).
+    CHECK(area["shapes/Pinch"] == Approx(12.0));
+    CHECK(area["shapes/Keyhole"] == Approx(96.0));
   }
 }
 
