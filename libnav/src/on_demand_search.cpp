@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "bake_stages.h"
@@ -34,10 +35,12 @@ AgentSettings regionSettings(const AgentProfile& agent, const OnDemandRegion& re
 /// The lazily built graph of one region.
 class OnDemandGraph {
  public:
+  /// `bounds` and `pieces` are the mesh's (mesh.bounds(), trianglePieces): one request tries up to
+  /// three regions over the same mesh.
   OnDemandGraph(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentProfile& agent,
-                const OnDemandRegion& region)
+                const OnDemandRegion& region, const sim::Aabb& bounds, std::shared_ptr<const std::vector<uint32_t>> pieces)
       : agent_(agent), region_(region), settings_(regionSettings(agent, region)),
-        builder_(mesh, index, settings_, region.grid) {
+        builder_(mesh, index, settings_, region.grid, bounds, std::move(pieces)) {
     LayeredGraph areas;
     triangle_area_ = triangleAreas(mesh, agent, areas);
     area_names_ = std::move(areas.area_names);
@@ -420,10 +423,12 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
     answer.path.failure = PathFailure::NoPath;
     return answer;
   }
+  const sim::Aabb bounds = mesh.bounds();
+  const auto pieces = std::make_shared<const std::vector<uint32_t>>(trianglePieces(mesh));
   static constexpr std::array<int, 3> kFactors{1, 2, 4};
   for (int factor : kFactors) {
     answer.region = onDemandRegion(agent.settings, from, to, factor, region_settings, settings.snap.max_horizontal);
-    OnDemandGraph graph(mesh, index, agent, answer.region);
+    OnDemandGraph graph(mesh, index, agent, answer.region, bounds, pieces);
     if (Status s = graph.addLinks("on-demand search"); !s) return s.error();
     PathResult& result = answer.path;
     result = PathResult{};
