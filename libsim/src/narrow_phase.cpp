@@ -771,7 +771,7 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
     const Vec3 box_feature = supportFeature(corners, 8, normal, false, eps, bm, bn);
     const Vec3 tri_feature = supportFeature(pts, 3, normal, true, eps, tm, tn);
     if (tn >= 3 && bn >= 2) return faceContact(at, corners, bm, bn, normal);  // a box edge or face on the triangle's face
-    if (bn == 1 || tn >= 3) return closestPointOnTriangle(box_feature, tri);  // box corner or triangle face
+    if (bn == 1) return closestPointOnTriangle(box_feature, tri);             // a box corner
     if (tn == 1) {                                                                 // triangle vertex
       return tri_feature;
     }
