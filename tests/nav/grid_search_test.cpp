@@ -11,6 +11,25 @@ using namespace strata;
 using namespace strata::nav;
 using namespace strata::nav::test;
 
+namespace {
+
+// An open grid of unit cells whose columns first..last (cell x) are of `area`, the rest of 0.
+Grid columnAreaGrid(int width, int depth, int first, int last, std::uint16_t area) {
+  GridSettings settings = unitSettings();
+  settings.width_cells = width;
+  settings.depth_cells = depth;
+  auto grid = Grid::create(settings, [=](const sim::Vec3& c) {  // c: the cell's centre
+    CellProbe p;
+    p.walkable = true;
+    p.area = c.x > first && c.x < last + 1 ? area : 0;
+    return p;
+  });
+  REQUIRE(grid.ok());
+  return std::move(*grid);
+}
+
+}  // namespace
+
 TEST_CASE("grid astar: routes around a wall with the exact endpoints first and last", "[nav][grid]") {
   // A wall with a gap at the bottom: the route must go through (3, 4).
   Grid grid = ascii({
@@ -330,18 +349,9 @@ TEST_CASE("grid links at a slant: A* and Theta* stay exact against a Dijkstra or
 }
 
 TEST_CASE("grid waypoints: area boundaries kept, spacing along walking segments", "[nav][grid]") {
-  GridSettings settings = unitSettings();
-  settings.width_cells = 10;
-  settings.depth_cells = 1;
   // Cells 4..6 are a different area (say mud): both sides of each boundary stay waypoints.
-  auto grid = Grid::create(settings, [](const sim::Vec3& c) {
-    CellProbe p;
-    p.walkable = true;
-    p.area = (c.x > 4 && c.x < 7) ? 3 : 0;
-    return p;
-  });
-  REQUIRE(grid.ok());
-  const PathResult r = route(*grid, SearchMethod::AStar, at(0, 0), at(9, 0));
+  Grid grid = columnAreaGrid(10, 1, 4, 6, 3);
+  const PathResult r = route(grid, SearchMethod::AStar, at(0, 0), at(9, 0));
   REQUIRE(r.ok());
   std::vector<double> xs;
   for (const Waypoint& w : r.waypoints) xs.push_back(w.position.x);
@@ -351,7 +361,7 @@ TEST_CASE("grid waypoints: area boundaries kept, spacing along walking segments"
   // (they returned only the two ends, so the strip was not in the route at all).
   for (const SearchMethod m : {SearchMethod::Theta, SearchMethod::Direct}) {
     INFO(methodName(m));
-    const PathResult any = route(*grid, m, at(0, 0), at(9, 0));
+    const PathResult any = route(grid, m, at(0, 0), at(9, 0));
     REQUIRE(any.ok());
     std::vector<double> at_x;
     std::vector<std::uint16_t> areas;
@@ -361,26 +371,17 @@ TEST_CASE("grid waypoints: area boundaries kept, spacing along walking segments"
     CHECK(any.length == Approx(9.0));
   }
   // Diagonally, the crossing lies on the line inside the first cell of the other area.
-  GridSettings square = unitSettings();
-  square.width_cells = 12;
-  square.depth_cells = 6;
-  auto band = Grid::create(square, [](const sim::Vec3& c) {
-    CellProbe p;
-    p.walkable = true;
-    p.area = c.x > 5 && c.x < 6 ? 2 : 0;  // column 5 only (its cell centres lie at x = 5.5)
-    return p;
-  });
-  REQUIRE(band.ok());
-  const PathResult diagonal = route(*band, SearchMethod::Direct, at(0, 0), at(11, 5));
+  Grid band = columnAreaGrid(12, 6, 5, 5, 2);  // column 5 only
+  const PathResult diagonal = route(band, SearchMethod::Direct, at(0, 0), at(11, 5));
   REQUIRE(diagonal.ok());
   REQUIRE(diagonal.waypoints.size() == 4);
   for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
     const sim::Vec3 p = diagonal.waypoints[i].position;
     INFO(p.x << "," << p.z);
     CHECK(std::fabs((p.z - 0.5) * 11.0 - (p.x - 0.5) * 5.0) < 1e-9);  // on the line
-    const auto cell = band->worldToCell(p);
+    const auto cell = band.worldToCell(p);
     REQUIRE(cell);
-    CHECK(band->area(cell->x, cell->z) == diagonal.waypoints[i].area);
+    CHECK(band.area(cell->x, cell->z) == diagonal.waypoints[i].area);
   }
   CHECK(diagonal.waypoints[1].area == 2);
   CHECK(diagonal.waypoints[2].area == 0);
