@@ -124,7 +124,7 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method, const std
     doc["results"] = std::move(results);
     fmt::print("{}\n", jsonText(doc));
   } else {
-    fmt::print("map: {}\nscenarios: {} ({})\nmethod: {}\n", options.input, scenarios->size(), options.scen,
+    fmt::print("map: {}\nscenarios: {} ({})\nmethod: {}\n", printable(options.input), scenarios->size(), printable(options.scen),
                nav::methodName(method));
     fmt::print("mismatches: {}\nfailures: {}\n", mismatches, failures);
     fmt::print("mean: {:.2f} us/query\np99: {:.2f} us/query\n", mean, p99);
@@ -134,9 +134,9 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method, const std
       ++shown;
       const auto& s = (*scenarios)[i];
       if (rows[i].failure != nav::PathFailure::None)
-        fmt::print("  {}:{}: {}, optimal {}\n", options.scen, s.line, nav::failureName(rows[i].failure), s.optimal);
+        fmt::print("  {}:{}: {}, optimal {}\n", printable(options.scen), s.line, nav::failureName(rows[i].failure), s.optimal);
       else
-        fmt::print("  {}:{}: length {:.8f}, optimal {}\n", options.scen, s.line, rows[i].length, s.optimal);
+        fmt::print("  {}:{}: length {:.8f}, optimal {}\n", printable(options.scen), s.line, rows[i].length, s.optimal);
     }
   }
   return mismatches == 0 && failures == 0 ? kExitOk : kExitRuntime;

@@ -376,8 +376,10 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   if (sub.count("--threads") > 0 && options.batch.empty()) return badInput("--threads applies to --batch only");
   if (sub.count("--output") > 0 && options.output.empty()) return badInput("-o/--output: the output path names no file");
 
+  if (sub.count("--margin") > 0 && !options.on_demand) return badInput("--margin applies to --on-demand only");
   if (!options.batch.empty()) {
-    if (!options.from.empty() || !options.to.empty()) return badInput("--batch: give either --batch or --from/--to, not both");
+    // Given counts, even empty (`--from "$START"` with the variable unset).
+    if (sub.count("--from") > 0 || sub.count("--to") > 0) return badInput("--batch: give either --batch or --from/--to, not both");
     if (options.on_demand) return badInput("--on-demand: not with --batch (bake the world for batches)");
     return runBatch(sub, input, settings, options.agent, options);
   }
@@ -393,7 +395,6 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got '" + options.to + "'");
 
   if (options.on_demand) return runOnDemand(input, *from, *to, settings, json, options);
-  if (sub.count("--margin") > 0) return badInput("--margin applies to --on-demand only");
 
   auto agent = loadBakedAgent(BakedInputOptions{input, options.agent, options.profile});
   if (!agent) return reportError(agent.error());

@@ -213,11 +213,13 @@ auto setupComponent(CLI::App& sub) {
   addCommon(sub, *common);
   sub.add_option("--at", *at, "the point X,Y,Z")->required();
   sub.add_option("--to", *to, "a second point: can a route reach it from --at? (exact: the bake's regions)");
+  CLI::App* self = &sub;
   return [=](const std::string& world, bool json) -> int {
     const auto a = vec("--at", *at);
     if (!a) return kExitBadInput;
     std::optional<sim::Vec3> b;
-    if (!to->empty() && !(b = vec("--to", *to))) return kExitBadInput;
+    // Given counts, even empty: `--to ''` is a malformed point, not a missing option.
+    if (self->count("--to") > 0 && !(b = vec("--to", *to))) return kExitBadInput;
     auto agent = load(world, *common);
     if (!agent) return reportError(agent.error());
     const nav::SnapSettings snap;

@@ -185,6 +185,21 @@ TEST_CASE("strata path --scen --json: a file name that is not UTF-8 still gives 
   CHECK(doc["scenarios"] == 160);
 }
 
+TEST_CASE("strata path --scen: file names with line breaks print escaped, one item a line", "[cli][path]") {
+  // An audit: the text summary printed the map and .scen names raw, so a name with a line break
+  // could forge a 'mismatches: 0' line.
+  TempDir dir;
+  const auto map = dir / "evil\nmismatches: 0\nx.map", scen = dir / "s\ncen";
+  std::filesystem::copy_file(movingAi("arena.map"), map);
+  std::filesystem::copy_file(movingAi("arena.map.scen"), scen);
+  auto run = runStrata({"path", map.string(), "--scen", scen.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("evil\\x0Amismatches: 0\\x0Ax.map"));
+  CHECK_THAT(run.out, Catch::Contains("s\\x0Acen"));
+  CHECK(std::count(run.out.begin(), run.out.end(), '\n') == 7);  // map, scenarios, method, mismatches, failures, mean, p99
+}
+
 TEST_CASE("strata path --scen warns when the scenarios name another map", "[cli][path]") {
   // An audit: the map column of a .scen was ignored, so the scenarios of another map of the same
   // size ran and reported mismatches as if the search were wrong. A renamed copy still runs.

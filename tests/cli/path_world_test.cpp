@@ -336,6 +336,16 @@ TEST_CASE("strata path --batch -o: never an input, a directory, a device or a mi
                     requests = (dir / "requests.jsonl").string();
   const std::string world_bytes = strata::test::readFile(dir / "tower.obj");
   const std::string request_bytes = strata::test::readFile(dir / "requests.jsonl");
+  // An audit: --margin, and --from / --to given empty, were ignored beside --batch.
+  CHECK(runStrata({"path", world, "--profile", profile, "--batch", requests}).exit_code == 0);
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{"--margin", "4"}, {"--from", ""}, {"--to", ""}}) {
+    std::vector<std::string> args{"path", world, "--profile", profile, "--batch", requests};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = runStrata(args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(extra[0]));
+    CHECK(r.out.empty());
+  }
   const auto batch = [&](const std::string& batch_file, const std::string& out) {
     return runStrata({"path", world, "--profile", profile, "--batch", batch_file, "-o", out});
   };

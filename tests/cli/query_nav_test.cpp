@@ -85,6 +85,11 @@ TEST_CASE("strata query field and component", "[cli][query][layered]") {
   CHECK_THAT(r.err, Catch::Contains("--name: a field name cannot be empty"));
   CHECK(query("maze", "component", {"--at", "0.6,0,-1", "--to", "17.5,0,3.5"}).exit_code == 3);
   CHECK(query("maze", "component", {"--at", "0.6,0,-1", "--to", "5,0,5"}).exit_code == 0);
+  // An audit: `--to ''` (an unset variable) answered as if --to were not given.
+  r = query("maze", "component", {"--at", "0.6,0,-1", "--to", ""});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--to"));
+  CHECK(r.out.empty());
   r = query("tower", "clearance", {"--at", "0,0,-4"});
   REQUIRE(r.exit_code == 0);
   CHECK(Json::parse(r.out)["floor"]["clearance"].get<double>() > 0.3);
