@@ -188,14 +188,17 @@ class Parser {
              fmt::format("area '{}' costs {} here but {} at {}", area, cost, first->second.first,
                          location(first->second.second)));
     };
-    // An entry without `cost` takes the cost its area already has (from an entry before it), else
-    // 1: a modifier re-using an area of the rules need not repeat its cost.
-    const auto areaCost = [&](const toml::table& t, const std::string& p, const std::string& area) {
-      if (t.get("cost") == nullptr)
-        if (const auto known = area_costs.find(area); known != area_costs.end()) return known->second.first;
-      return number(t, p, "cost", 1.0);
+    // An entry without `cost` takes the cost its area already has from an entry before it in the
+    // file (an area rule or a modifier, whichever array it is in), else 1: a modifier re-using an
+    // area of the rules need not repeat its cost, nor a rule one of a modifier written above it.
+    struct Costed {
+      const toml::table* table;
+      std::string path, area;
+      double* cost;
     };
-    if (const toml::array* areas = tableArray(table, path, "areas"))
+    std::vector<Costed> costed;
+    if (const toml::array* areas = tableArray(table, path, "areas")) {
+      profile.areas.reserve(areas->size());
       for (std::size_t i = 0; i < areas->size(); ++i) {
         const toml::table& t = *areas->get(i)->as_table();
         const std::string p = path + ".areas[" + std::to_string(i) + "]";
@@ -208,12 +211,14 @@ class Parser {
             fail(t.get(key), p + "." + key, "must not be empty (a glob of at least one character)");
         if (rule.label_glob.empty() == rule.tag_glob.empty()) fail(&t, p, "give exactly one of 'label' or 'tag'");
         rule.area = text(t, p, "area", true);
-        rule.cost = areaCost(t, p, rule.area);
-        checkCost(t, p, rule.cost);
-        checkAreaCost(t, p, rule.area, rule.cost);
         profile.areas.push_back(rule);
       }
-    if (const toml::array* modifiers = tableArray(table, path, "modifiers"))
+      for (std::size_t i = 0; i < areas->size(); ++i)
+        costed.push_back({areas->get(i)->as_table(), path + ".areas[" + std::to_string(i) + "]", profile.areas[i].area,
+                          &profile.areas[i].cost});
+    }
+    if (const toml::array* modifiers = tableArray(table, path, "modifiers")) {
+      profile.modifiers.reserve(modifiers->size());
       for (std::size_t i = 0; i < modifiers->size(); ++i) {
         const toml::table& t = *modifiers->get(i)->as_table();
         const std::string p = path + ".modifiers[" + std::to_string(i) + "]";
@@ -223,11 +228,29 @@ class Parser {
         m.box.max = vec3(t, p, "max");
         if (m.box.empty()) fail(t.get("max"), p + ".max", "must be >= min on every axis");
         m.area = text(t, p, "area", true);
-        m.cost = areaCost(t, p, m.area);
-        checkCost(t, p, m.cost);
-        checkAreaCost(t, p, m.area, m.cost);
         profile.modifiers.push_back(m);
       }
+      for (std::size_t i = 0; i < modifiers->size(); ++i)
+        costed.push_back({modifiers->get(i)->as_table(), path + ".modifiers[" + std::to_string(i) + "]",
+                          profile.modifiers[i].area, &profile.modifiers[i].cost});
+    }
+    // File order (toml++ keeps each table's position; the arrays' own order breaks ties).
+    std::stable_sort(costed.begin(), costed.end(), [](const Costed& a, const Costed& b) {
+      const auto pa = a.table->source().begin, pb = b.table->source().begin;
+      return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+    });
+    for (const Costed& c : costed) {
+      const toml::table& t = *c.table;
+      double cost = 1.0;
+      if (t.get("cost") == nullptr) {
+        if (const auto known = area_costs.find(c.area); known != area_costs.end()) cost = known->second.first;
+      } else {
+        cost = number(t, c.path, "cost", 1.0);
+      }
+      checkCost(t, c.path, cost);
+      checkAreaCost(t, c.path, c.area, cost);
+      *c.cost = cost;
+    }
     if (const toml::array* links = tableArray(table, path, "links"))
       for (std::size_t i = 0; i < links->size(); ++i) {
         const toml::table& t = *links->get(i)->as_table();

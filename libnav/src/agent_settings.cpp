@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "strata/nav/agent.h"
 
@@ -88,19 +89,19 @@ std::string AgentProfile::validate() const {
     if (std::string e = checkCost(what, m.cost); !e.empty()) return prefix + e;
   }
   // One cost per area name.
-  std::vector<std::pair<std::string, double>> seen;
+  // (A map: a profile may hold tens of thousands of rules naming a few areas.)
+  std::unordered_map<std::string, double> seen;
   auto checkArea = [&](const std::string& area, double cost) -> std::string {
     if (area == "default" && cost != 1.0) return "area 'default' always costs 1";
-    for (auto& [name, c] : seen)
-      if (name == area && c != cost) return "area '" + area + "' is given two different costs";
-    seen.emplace_back(area, cost);
+    if (const auto [it, inserted] = seen.emplace(area, cost); !inserted && it->second != cost)
+      return "area '" + area + "' is given two different costs";
     return {};
   };
   for (const AreaRule& rule : areas)
     if (std::string e = checkArea(rule.area, rule.cost); !e.empty()) return prefix + e;
   for (const ModifierVolume& m : modifiers)
     if (std::string e = checkArea(m.area, m.cost); !e.empty()) return prefix + e;
-  if (seen.size() > 60000) return prefix + "too many areas";
+  if (seen.size() > 60000) return prefix + "too many areas (more than 60,000 area names)";
   for (std::size_t i = 0; i < links.size(); ++i) {
     const LinkSpec& link = links[i];
     const std::string what = "links[" + std::to_string(i) + "]";

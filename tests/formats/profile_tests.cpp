@@ -174,6 +174,28 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
   }
   CHECK(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\n[[agent.a.modifiers]]\nmin=[0,0,0]\nmax=[1,1,1]\n"
                 "area='w'\ncost=3\n") == "p.toml:9:6: agent.a.modifiers[0].cost: area 'w' costs 3 here but 1 at p.toml:2:1");
+  // "Before it" is file order, whichever array the entries are in (an audit: the rules were
+  // resolved before every modifier, so a rule below a modifier refused the modifier's cost).
+  {
+    const auto above = parseProfile("[agent.a]\n[[agent.a.modifiers]]\nmin=[0,-1,0]\nmax=[3,1,3]\narea='mud'\ncost=5\n"
+                                    "[[agent.a.areas]]\nlabel='mud'\narea='mud'\n",
+                                    "p.toml");
+    REQUIRE(above.ok());
+    CHECK(above->agents[0].areas[0].cost == 5);
+    CHECK(above->agents[0].modifiers[0].cost == 5);
+    CHECK(errorOf("[agent.a]\n[[agent.a.modifiers]]\nmin=[0,0,0]\nmax=[1,1,1]\narea='w'\n[[agent.a.areas]]\nlabel='x'\n"
+                  "area='w'\ncost=3\n") == "p.toml:10:6: agent.a.areas[0].cost: area 'w' costs 3 here but 1 at p.toml:2:1");
+  }
+  // Many rules naming a few areas are not "too many areas" (the check counted entries, and each
+  // entry scanned all before it: 60,001 rules took 9 s to refuse).
+  {
+    std::string many = "[agent.a]\n";
+    for (int i = 0; i < 60001; ++i) many += "[[agent.a.areas]]\nlabel='l" + std::to_string(i) + "'\narea='mud'\ncost=2\n";
+    const auto result = parseProfile(many, "p.toml");
+    REQUIRE(result.ok());
+    CHECK(result->agents[0].areas.size() == 60001);
+    CHECK(result->agents[0].validate().empty());
+  }
   CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='default'\ncost=2\n"),
              Catch::StartsWith("p.toml:5:6: agent.a.areas[0].cost: area 'default' always costs 1"));
   // A refused value prints exactly: 89.0000001 is not "89" beside the limit 89.
