@@ -27,14 +27,16 @@ std::vector<uint8_t> climbableTriangles(const sim::TriangleMesh& mesh, const Age
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source,
                       std::vector<OffMeshLink> second_jumps = {});
 
-/// "no floor within 2 m across and 2 m up or down": the words of every error for a link end or
-/// field origin that snaps to nothing (the bake's links and fields, on-demand search's links).
+/// "no floor within 2 m across and 2 m up or down": the words of every error for a link end that
+/// snaps to nothing (the bake's links, on-demand search's links).
 std::string noFloorWithin(const AgentSettings& settings);
-/// The node a link end or a field origin snaps to: the floor under the point by the queries' rule
-/// (snapToNode: the floor below it, or up to 0.5 m above it, never one through a ceiling) within
+/// The node a link end snaps to: the floor under the point by the queries' rule (snapToNode: the
+/// floor below it, or up to 0.5 m above it, never one through a ceiling) within
 /// link_snap_distance across and link_snap_height below; when there is none, the nearest floor
 /// in 3-D within link_snap_distance across and link_snap_height up or down (a point under the
-/// level, where link_snap_height allows it). kNoNode when neither finds one.
+/// level, where link_snap_height allows it), never a floor above a ceiling over the point (one
+/// above the top of the room of a lower floor of its column that holds the point). kNoNode when
+/// neither finds one.
 uint32_t snapEndpoint(const LayeredGraph& graph, const sim::Vec3& point, const AgentSettings& settings);
 /// link_snap_height with the edge rules' height tolerance (kHeightTolerance): an end written at a
 /// floor's modelled height lies within float32 rounding of it, also with link_snap_height 0.

@@ -92,7 +92,8 @@ uint32_t LayeredGraph::findNode(int32_t x, int32_t z, double y, double below, do
   return best;
 }
 
-uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical) const {
+uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical,
+                                   bool through_ceilings) const {
   if (grid.width_cells <= 0 || grid.depth_cells <= 0) return kNoNode;
   const int32_t x0 = std::max(0, grid.columnX(point.x - max_horizontal));
   const int32_t x1 = std::min(grid.width_cells - 1, grid.columnX(point.x + max_horizontal));
@@ -110,7 +111,18 @@ uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal
     for (int32_t x = x0; x <= x1; ++x) {
       const double dx = grid.centerX(x) - point.x, dz = grid.centerZ(z) - point.z;
       if (dx * dx + dz * dz > max_horizontal * max_horizontal) continue;
-      for (uint32_t n = columnBegin(x, z); n < columnEnd(x, z); ++n) {
+      const uint32_t begin = columnBegin(x, z), end = columnEnd(x, z);
+      // Floors rise with the index within a column: the first above the point, and whether the
+      // point lies in the room of the floor below that one.
+      uint32_t ceiling_above = end;
+      if (!through_ceilings) {
+        uint32_t first_above = begin;
+        while (first_above < end && height[first_above] <= point.y) ++first_above;
+        if (first_above > begin && point.y < static_cast<double>(height[first_above - 1]) + headroom[first_above - 1])
+          ceiling_above = first_above;
+      }
+      for (uint32_t n = begin; n < end; ++n) {
+        if (n >= ceiling_above) break;
         const double dy = height[n] - point.y;
         if (std::fabs(dy) > max_vertical) continue;
         const double d = std::sqrt(dx * dx + dy * dy + dz * dz);

@@ -28,7 +28,7 @@ uint32_t snapEndpoint(const LayeredGraph& graph, const sim::Vec3& point, const A
   snap.below = linkSnapHeight(settings);
   const uint32_t under = snapToNode(graph, point, snap);
   if (under != kNoNode) return under;
-  return graph.nearestNode(point, settings.link_snap_distance, linkSnapHeight(settings));
+  return graph.nearestNode(point, settings.link_snap_distance, linkSnapHeight(settings), /*through_ceilings=*/false);
 }
 
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source,

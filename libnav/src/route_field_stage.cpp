@@ -51,10 +51,13 @@ Status computeRouteFields(const AgentProfile& profile, LayeredGraph& graph, cons
     field.name = spec.name;
     field.origin = spec.origin;
     field.max_distance = spec.max_distance;
-    // The floor under the origin by the queries' rule (snapToNode: never a floor above it through
-    // a ceiling), within link_snap_distance across and link_snap_height below, so that the field
-    // reads 0 at its origin and equals `query field --origin` from the same point.
-    field.origin_node = snapEndpoint(graph, spec.origin, profile.settings);
+    // The floor under the origin exactly as the queries snap a point (nearestWalkable with the
+    // default SnapSettings: `query field --origin` and `--at`), so that the field reads 0 at its
+    // origin and equals `query field --origin` from the same point. (It snapped as a link end,
+    // within link_snap_distance and link_snap_height, then in 3-D: an origin 2.5 m up in a room
+    // took the floor above the ceiling, and one 1.5 m off the mesh baked a field no query could
+    // read at its origin.)
+    field.origin_node = snapToNode(graph, spec.origin, SnapSettings{});
     if (field.origin_node == kNoNode) {
       char where[96];
       std::snprintf(where, sizeof where, "(%g, %g, %g)", spec.origin.x, spec.origin.y, spec.origin.z);
@@ -62,7 +65,11 @@ Status computeRouteFields(const AgentProfile& profile, LayeredGraph& graph, cons
       const std::string name = spec.source.empty()
                                    ? source + ": agent " + profile.settings.name + ": field '" + spec.name + "'"
                                    : spec.source + " ('" + spec.name + "')";
-      return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of origin " + where +
+      const SnapSettings snap;
+      char rule[256];
+      std::snprintf(rule, sizeof rule, "no walkable floor below origin %s within %g m across (or up to %g m above it)", where,
+                    snap.max_horizontal, snap.above);
+      return Error::badInput(name + ": " + rule +
                              (spec.source.empty() ? std::string() : " in " + source));
     }
     graph.fields.push_back(std::move(field));

@@ -123,7 +123,7 @@ TEST_CASE("strata bake reports bad input on one line with exit code 2", "[cli][b
   }
   auto field = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "field.toml").string(), "-o", out});
   CHECK(field.exit_code == 2);
-  CHECK_THAT(field.err, Catch::Contains("field.toml:2:1: agent.a.fields[0] ('exit'): no floor within 2 m across and 2 m up or down of origin (500, 0, 500)"));
+  CHECK_THAT(field.err, Catch::Contains("field.toml:2:1: agent.a.fields[0] ('exit'): no walkable floor below origin (500, 0, 500) within 1 m across (or up to 0.5 m above it)"));
   auto same = runStrata({"bake", sample("maze.obj"), "-o", sample("maze.obj")});
   CHECK(same.exit_code == 2);
   auto threads = runStrata({"bake", sample("maze.obj"), "-o", out, "--threads", "-1"});

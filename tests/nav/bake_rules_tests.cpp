@@ -839,6 +839,57 @@ TEST_CASE("a field's origin and a link's ends snap to the floor under them, neve
   CHECK(on_demand[nodeNear(g, 0.15 + 1.5, 0, 8.55)] == Approx(1.5));
 }
 
+TEST_CASE("a field's origin snaps as the queries do, and a link end's 3-D fallback never takes a floor above a ceiling",
+          "[nav][bake][field]") {
+  // An audit: an origin 2.3 m up in a room (more than link_snap_height over its floor) took the
+  // slab above the room's ceiling, and an origin 1.5 m off the mesh baked a field that neither
+  // `query field --name --at` nor `--origin` could read at that point.
+  MeshBuilder room;
+  room.box({0, -0.2, 0}, {10, 0, 10}).box({0, 2.8, 0}, {10, 3.0, 5});
+  auto bakeWith = [&](const nav::AgentProfile& agent) {
+    nav::BakeProfile profile;
+    profile.agents.push_back(agent);
+    return nav::bakeWorld(room.mesh(), profile, nav::BakeOptions{}, "room.obj");
+  };
+  auto agent = testAgent();
+  agent.settings.cell_size = 0.3;
+  agent.fields.push_back({"tall", {2.0, 2.3, 2.0}, 100.0, ""});
+  const auto baked = bakeWith(agent);
+  REQUIRE(baked.ok());
+  const auto& g = baked->agents[0].graph;
+  const auto& tall = g.fields[0];
+  CHECK(tall.origin_node == nav::snapToNode(g, {2.0, 2.3, 2.0}, {}));
+  CHECK(g.height[tall.origin_node] == 0);
+  CHECK(tall.distance[tall.origin_node] == 0.0f);
+  // Off the mesh by more than the queries' 1 m: refused, naming the rule.
+  auto off = testAgent();
+  off.fields.push_back({"off", {11.5, 0.0, 2.0}, 100.0, ""});
+  const auto refused = bakeWith(off);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message,
+             Catch::Contains("field 'off': no walkable floor below origin (11.5, 0, 2) within 1 m across (or up to 0.5 m above it)"));
+  // A link end 2.3 m up in the room: the floor is beyond link_snap_height, the slab's top 0.7 m
+  // above lies over the room's ceiling: no floor, an error (it took the slab's top).
+  auto tall_link = testAgent();
+  tall_link.links.push_back({{2.0, 2.3, 2.0}, {8.0, 0.0, 8.0}, "tall", -1, false, {}});
+  const auto no_floor = bakeWith(tall_link);
+  REQUIRE_FALSE(no_floor.ok());
+  CHECK_THAT(no_floor.error().message, Catch::Contains("no floor within 2 m across and 2 m up or down of from (2, 2.3, 2)"));
+  // Under the level, and inside the slab: the floor above is no floor upstairs, and is taken.
+  auto under = testAgent();
+  under.links.push_back({{8.0, -1.0, 8.0}, {2.0, 2.9, 2.0}, "under", -1, false, {}});
+  under.links.push_back({{8.0, 0.0, 8.0}, {2.0, 2.85, 2.0}, "slab", -1, false, {}});
+  const auto kept = bakeWith(under);
+  INFO((kept.ok() ? std::string() : kept.error().message));
+  REQUIRE(kept.ok());
+  const auto& k = kept->agents[0].graph;
+  REQUIRE(k.links.size() == 2);
+  for (const auto& link : k.links) {
+    CHECK(k.height[link.from_node] == 0);
+    CHECK(k.height[link.to_node] == Approx(3.0));
+  }
+}
+
 TEST_CASE("a grid over the column limit is refused before any agent is baked", "[nav][bake]") {
   // Two small floors 2 km apart: little walkable area (the memory estimate lets it by), but at
   // 0.02 m the second agent's grid has 1e10 columns. An audit saw the first agent baked for

@@ -247,8 +247,13 @@ struct LayeredGraph {
   /// The node nearest to `point` (3-D distance to node positions) among the nodes of columns
   /// within `max_horizontal` metres whose height is within `max_vertical` metres of the point's,
   /// kNoNode when none. Distances within a micrometre are a tie, which goes to the lower node
-  /// index (a point on a column border takes the lower column, as nearestWalkable does).
-  uint32_t nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical) const;
+  /// index (a point on a column border takes the lower column, as nearestWalkable does). Without
+  /// `through_ceilings`, a node above the point is left out when a lower floor of its column has
+  /// the point in its room (at or above that floor, below the floor plus its headroom): the point
+  /// is under a ceiling that lies below the node (a point inside a slab or under the level may
+  /// still take the floor above it).
+  uint32_t nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical,
+                       bool through_ceilings = true) const;
   /// Whether the bake's reachability is present (component, region and region_reach_offsets
   /// sized for the nodes): every bake and every world file has it; canReach needs it.
   bool hasRegions() const;
