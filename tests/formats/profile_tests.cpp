@@ -184,7 +184,7 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
     CHECK(above->agents[0].areas[0].cost == 5);
     CHECK(above->agents[0].modifiers[0].cost == 5);
     CHECK(errorOf("[agent.a]\n[[agent.a.modifiers]]\nmin=[0,0,0]\nmax=[1,1,1]\narea='w'\n[[agent.a.areas]]\nlabel='x'\n"
-                  "area='w'\ncost=3\n") == "p.toml:10:6: agent.a.areas[0].cost: area 'w' costs 3 here but 1 at p.toml:2:1");
+                  "area='w'\ncost=3\n") == "p.toml:9:6: agent.a.areas[0].cost: area 'w' costs 3 here but 1 at p.toml:2:1");
   }
   // Many rules naming a few areas are not "too many areas" (the check counted entries, and each
   // entry scanned all before it: 60,001 rules took 9 s to refuse).
