@@ -1,10 +1,16 @@
 // Clearance: the horizontal distance from a node to the edge of walkable space, so one bake
 // can answer for any agent radius up to the node's clearance (query: clearance >= radius).
 //
-// A border node lacks a walk edge in some cardinal direction; its clearance is the baked agent
-// radius (its standing box fits, nothing more is known). Every other node adds the shortest
-// walk-edge route (cell_size per cardinal step, cell_size * sqrt(2) per diagonal) to the nearest
-// border node.
+// A border node lacks a walk edge in some direction (any of the 8); its clearance is the baked
+// agent radius (its standing box fits, nothing more is known). Every other node adds the
+// shortest walk-edge route to the nearest border node, cell_size per step, diagonal or not: the
+// standing box is square and axis-aligned, so the room it has is a distance in the maximum norm
+// (the larger of the x and z gaps), which a diagonal step changes by one cell like a straight
+// one. On level ground an agent of radius r then fits wherever clearance >= r: from a node, the
+// columns in the direction of the nearest obstacle come one cell nearer it per step, the first
+// column whose baked box meets it is missing, and the one before that is a border node. (Borders
+// were cardinal only, at sqrt(2) per diagonal: a node diagonal to a pillar's corner, or beside a
+// diagonal wall, claimed up to 41 % more room than its box has.)
 //
 // The values are the fixed point of the relaxation d(n) = min over walk edges n -> m of
 // d(m) + step (borders 0). Every step is positive and floating-point addition is monotone, so
@@ -76,7 +82,7 @@ void computeClearance(double radius, LayeredGraph& graph) {
       for (int d = 0; d < kDirectionCount; ++d)
         if (graph.edge_kind[n * kDirectionCount + d] == walk) mask = static_cast<uint8_t>(mask | 1u << d);
       walks[n] = mask;
-      const bool border = (mask & 0x55u) != 0x55u;  // a cardinal direction (0, 2, 4, 6) without a walk edge
+      const bool border = mask != 0xFFu;  // a direction without a walk edge
       if (border) graph.flags[n] |= kNodeBorder;
       distance[n] = copied[n] = border ? 0.0 : inf;
     }
@@ -89,7 +95,7 @@ void computeClearance(double radius, LayeredGraph& graph) {
     z0 = static_cast<int32_t>(static_cast<int64_t>(grid.depth_cells) * b / bands);
     z1 = static_cast<int32_t>(static_cast<int64_t>(grid.depth_cells) * (b + 1) / bands);
   };
-  const double step[2] = {grid.cell_size, grid.cell_size * M_SQRT2};
+  const double step = grid.cell_size;  // every direction (the maximum norm)
   const uint32_t* neighbor = graph.neighbor.data();
   const int32_t width = grid.width_cells;
 
@@ -106,7 +112,7 @@ void computeClearance(double radius, LayeredGraph& graph) {
       const int d = __builtin_ctz(mask);
       mask &= mask - 1;
       const uint32_t m = slots[d];
-      const double via = (kInside || (m >= lo && m < hi) ? distance[m] : copied[m]) + step[d & 1];
+      const double via = (kInside || (m >= lo && m < hi) ? distance[m] : copied[m]) + step;
       if (via < best) best = via;
     }
     if (!(best < current)) return false;

@@ -65,7 +65,7 @@ const char* edgeKindName(EdgeKind kind);
 
 /// Per-node flag bits (`LayeredGraph::flags`).
 enum NodeFlag : uint8_t {
-  kNodeBorder = 1 << 0,     ///< some cardinal direction has no walk edge (edge of walkable space)
+  kNodeBorder = 1 << 0,     ///< some direction (of the 8) has no walk edge (edge of walkable space)
   kNodeModified = 1 << 1,   ///< inside a modifier volume of the profile
   kNodeLinkEnd = 1 << 2,    ///< an endpoint of a custom link
 };
