@@ -217,7 +217,7 @@ std::function<int()> setupPath(CLI::App& app) {
     const std::string head = piped.empty() ? readHead(options->input, 256) : piped.substr(0, 256);
     if (head.empty() && !std::ifstream(options->input)) return badInput(options->input + ": cannot open file");
     if (!nav::looksLikeMovingAiMap(head))
-      return badInput(options->input + ": not a Moving AI map (expected 'type octile' on the first line)");
+      return badInput(options->input + ":1: not a Moving AI map (expected 'type octile' on the first line)");
     if (options->scen.empty()) return badInput(options->input + ": a Moving AI map needs --scen FILE.scen");
     return runScenarios(*options, *method, piped);
   };

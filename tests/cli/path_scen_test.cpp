@@ -148,6 +148,13 @@ TEST_CASE("strata path --scen: malformed input exits 2 naming file and line", "[
 
   run = runStrata({"path", map, "--scen", scen, "--method", "dijkstra"});
   CHECK(run.exit_code == 2);
+
+  // A first line that is no 'type' header is located at line 1 like every other map error.
+  const auto typo = (dir / "typo.map").string();
+  write(typo, "typo octile\nheight 2\nwidth 3\nmap\n...\n...\n");
+  run = runStrata({"path", typo, "--scen", scen});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == "strata: error: " + typo + ":1: not a Moving AI map (expected 'type octile' on the first line)\n");
 }
 
 TEST_CASE("strata path --scen --budget bounds every search, theta's exactness check included", "[cli][path]") {
