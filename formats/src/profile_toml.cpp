@@ -163,7 +163,7 @@ class Parser {
     }
     // The one rule between two keys, at the key written (either may be a default): the standing
     // box runs from step_height plus the edge rules' 1 mm tolerance up to height.
-    if (!(s.height - s.step_height > nav::kHeightTolerance) &&
+    if (!nav::hasStandingRoom(s.height, s.step_height) &&
         (table.get("step_height") != nullptr || table.get("height") != nullptr)) {
       const auto metres = [](double v) { return fmt::format("{} m", v); };  // shortest exact form
       if (table.get("step_height") != nullptr)

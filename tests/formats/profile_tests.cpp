@@ -209,6 +209,13 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
   CHECK(errorOf("[agent.a]\nstep_height = 1.7995\n") ==
         "p.toml:2:15: agent.a.step_height: 1.7995 m must be more than 1 mm below height (1.8 m, the default)");
   CHECK(parseProfile("[agent.a]\nstep_height = 1.79899\n", "p.toml").ok());
+  // Exactly 1 mm apart is refused whatever the rounding of the difference (an audit: 1.0 - 0.999
+  // is 1.0000000000000009 mm and passed, then the bake had no floors; 2.0 - 1.999 was refused).
+  for (const auto& [height, step] : {std::pair{"1.0", "0.999"}, {"1.8", "1.799"}, {"0.5", "0.499"}, {"0.301", "0.3"}, {"2.0", "1.999"}}) {
+    INFO(height << " / " << step);
+    CHECK_THAT(errorOf(std::string("[agent.a]\nheight = ") + height + "\nstep_height = " + step + "\n"),
+               Catch::Contains("must be more than 1 mm below height"));
+  }
 }
 
 TEST_CASE("costs and strings a world file cannot store are located errors", "[formats][profile]") {

@@ -42,6 +42,14 @@ namespace strata::nav {
 /// float32 is walkable for a 0.4 m step height.
 inline constexpr double kHeightTolerance = 1e-3;
 
+/// Whether an agent's standing box, from step_height + kHeightTolerance up to height, has room:
+/// the two must be more than 1 mm apart by at least a micrometre. (Exactly 1 mm apart, as 1.0 and
+/// 0.999, passed a plain `>` by 1e-18 m and the bake then had no room: no floors, or no walk
+/// edges on floors above y = 0, where adding the floor's height rounded the margin away.)
+inline bool hasStandingRoom(double height, double step_height) {
+  return height - step_height >= kHeightTolerance + 1e-6;
+}
+
 /// One surface crossing the vertical line through a column centre.
 struct SurfaceHit {
   double height = 0;           ///< Y of the crossing, metres
