@@ -85,9 +85,12 @@ class OnDemandGraph {
       const bool forward = enterable(to), backward = spec.bidirectional && enterable(from);
       if (forward) links_.push_back({from, to, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), backward});
       if (backward) links_.push_back({to, from, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), forward});
-      // The heuristic below is octile: the rate per octile metre of the link's span.
-      rates_.addLink(std::abs(node_x_[to] - node_x_[from]) * settings_.cell_size,
-                     std::abs(node_z_[to] - node_z_[from]) * settings_.cell_size, cost);
+      // The heuristic below is octile: the rate per octile metre of the link's span. Only a link
+      // kept in some direction counts, as in the baked graph (a left-out link lowered the rate:
+      // another route of equal cost, and up to 6x the expansions).
+      if (forward || backward)
+        rates_.addLink(std::abs(node_x_[to] - node_x_[from]) * settings_.cell_size,
+                       std::abs(node_z_[to] - node_z_[from]) * settings_.cell_size, cost);
     }
     return Ok{};
   }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "bake_fixtures.h"
@@ -337,4 +338,38 @@ TEST_CASE("on-demand search jumps a chasm across the diagonal as the bake does",
     CHECK(lazy->path.waypoints[i].position.x == expected.waypoints[i].position.x);
     CHECK(lazy->path.waypoints[i].position.z == expected.waypoints[i].position.z);
   }
+}
+
+TEST_CASE("on-demand search: a link left out for landing in an inf area does not weaken the heuristic",
+          "[nav][ondemand]") {
+  // An audit: a cheap one-way link into an area of cost inf is left out of both graphs, but the
+  // on-demand search still counted its rate in the heuristic: the same cost by another route of
+  // equal cost (another length), and up to 6x the expansions.
+  test::MeshBuilder level;
+  level.floor(0, 0, 40, 12, 0).box({18, 0, 4}, {20, 2, 12});
+  nav::AgentProfile agent = test::testAgent();
+  agent.settings.cell_size = 0.3;
+  agent.modifiers.push_back({sim::Aabb{{34, -1, 0}, {40, 1, 12}}, "fire", std::numeric_limits<double>::infinity()});
+  agent.links.push_back({{2, 0, 2}, {37, 0, 6}, "into_fire", 0.01, false, ""});
+  const nav::BakedAgent baked = test::bakeOne(level.mesh(), agent);
+  const nav::LayeredGraph& g = baked.graph;
+  CHECK(g.customLinkCount() == 0);
+  const nav::LayeredSearchGraph view(g, baked.profile.settings);
+  const sim::QueryIndex index(level.mesh());
+  nav::SearchState baked_state, lazy_state;
+  int found = 0;
+  for (const auto& [a, b] : {std::pair{sim::Vec3{1, 0, 1}, sim::Vec3{30, 0, 10}}, {sim::Vec3{3, 0, 9}, sim::Vec3{28, 0, 2}},
+                             {sim::Vec3{25, 0, 11}, sim::Vec3{4, 0, 5}}}) {
+    const nav::PathResult expected = nav::findLayeredPath(view, a, b, {}, baked_state);
+    auto lazy = nav::findOnDemandPath(level.mesh(), index, agent, a, b, {}, wholeLevel(), lazy_state);
+    REQUIRE(lazy.ok());
+    REQUIRE(expected.ok());
+    REQUIRE(lazy->path.ok());
+    ++found;
+    CHECK(lazy->region.grid.cell_size == g.grid.cell_size);
+    CHECK(lazy->path.cost == Approx(expected.cost).epsilon(1e-9));
+    CHECK(lazy->path.length == Approx(expected.length).epsilon(1e-9));
+    CHECK(lazy->path.expansions == expected.expansions);
+  }
+  CHECK(found == 3);
 }
