@@ -32,23 +32,38 @@ AgentSettings regionSettings(const AgentProfile& agent, const OnDemandRegion& re
   return settings;
 }
 
+/// What a request needs of the whole mesh, whatever the region: one request tries up to three
+/// regions over the same mesh, so these are computed once per request, not once per region.
+struct MeshTables {
+  sim::Aabb bounds;                                      ///< mesh.bounds()
+  std::shared_ptr<const std::vector<uint32_t>> pieces;  ///< trianglePieces(mesh)
+  std::vector<uint16_t> triangle_area;                   ///< per triangle (triangleAreas)
+  std::vector<std::string> area_names;
+  std::vector<float> area_costs;
+  std::vector<uint16_t> volume_area;  ///< per modifier volume: its area's index
+  std::vector<uint8_t> climbable;     ///< per triangle (climbableTriangles); empty when the agent does not climb
+
+  MeshTables(const sim::TriangleMesh& mesh, const AgentProfile& agent)
+      : bounds(mesh.bounds()), pieces(std::make_shared<const std::vector<uint32_t>>(trianglePieces(mesh))) {
+    LayeredGraph areas;
+    triangle_area = triangleAreas(mesh, agent, areas);
+    area_names = std::move(areas.area_names);
+    area_costs = std::move(areas.area_costs);
+    for (const ModifierVolume& m : agent.modifiers)
+      volume_area.push_back(
+          static_cast<uint16_t>(std::find(area_names.begin(), area_names.end(), m.area) - area_names.begin()));
+    if (agent.settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
+  }
+};
+
 /// The lazily built graph of one region.
 class OnDemandGraph {
  public:
-  /// `bounds` and `pieces` are the mesh's (mesh.bounds(), trianglePieces): one request tries up to
-  /// three regions over the same mesh.
+  /// `tables` are the mesh's, for `agent` (outlive the graph).
   OnDemandGraph(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentProfile& agent,
-                const OnDemandRegion& region, const sim::Aabb& bounds, std::shared_ptr<const std::vector<uint32_t>> pieces)
+                const OnDemandRegion& region, const MeshTables& tables)
       : agent_(agent), region_(region), settings_(regionSettings(agent, region)),
-        builder_(mesh, index, settings_, region.grid, bounds, std::move(pieces)) {
-    LayeredGraph areas;
-    triangle_area_ = triangleAreas(mesh, agent, areas);
-    area_names_ = std::move(areas.area_names);
-    area_costs_ = std::move(areas.area_costs);
-    for (const ModifierVolume& m : agent.modifiers)
-      volume_area_.push_back(static_cast<uint16_t>(std::find(area_names_.begin(), area_names_.end(), m.area) -
-                                                   area_names_.begin()));
-    if (settings_.can_climb && !agent.climbable.empty()) climbable_ = climbableTriangles(mesh, agent);
+        builder_(mesh, index, settings_, region.grid, tables.bounds, tables.pieces), tables_(tables) {
     const std::size_t columns = region.grid.columnCount();
     column_first_.assign(columns, kUnbuilt);
     column_count_.assign(columns, 0);
@@ -56,7 +71,7 @@ class OnDemandGraph {
     // The reach of the edge rules along the eight rays (a diagonal ray reaches no more columns
     // than a cardinal one).
     for (int d = 0; d < kDirectionCount; ++d) reach_ = std::max(reach_, gapReach(settings_, settings_.cell_size, d));
-    rates_ = detail::HeuristicRates(area_costs_);
+    rates_ = detail::HeuristicRates(tables_.area_costs);
   }
 
   /// Snaps the profile's links whose ends both lie in the region (BadInput naming the link when
@@ -96,7 +111,7 @@ class OnDemandGraph {
   }
 
   /// Whether a node's area may be entered (its cost is finite).
-  bool enterable(uint32_t node) const { return detail::enterableArea(area_costs_, area_[node]); }
+  bool enterable(uint32_t node) const { return detail::enterableArea(tables_.area_costs, area_[node]); }
 
   /// The node a point snaps to: the baked search's rule (snapToNode) on the columns around it.
   NodeId snap(const sim::Vec3& point, const SnapSettings& snap) {
@@ -182,14 +197,14 @@ class OnDemandGraph {
     }
     indexLinks(g);
     g.link_labels = link_labels_;
-    g.area_names = area_names_;
-    g.area_costs = area_costs_;
+    g.area_names = tables_.area_names;
+    g.area_costs = tables_.area_costs;
     computeComponents(g);
     return g;
   }
 
   std::size_t columnsBuilt() const { return columns_built_; }
-  const std::vector<std::string>& areaNames() const { return area_names_; }
+  const std::vector<std::string>& areaNames() const { return tables_.area_names; }
   const std::vector<std::string>& linkLabels() const { return link_labels_; }
 
  private:
@@ -211,10 +226,10 @@ class OnDemandGraph {
       if (floor.height < region_.min_height || floor.height > region_.max_height) continue;
       // Stored exactly as bake.cpp stores a floor, then areas as area_stage.cpp assigns them.
       const float height = static_cast<float>(floor.height);
-      uint16_t area = triangle_area_[floor.triangle];
+      uint16_t area = tables_.triangle_area[floor.triangle];
       const sim::Vec3 position{region_.grid.centerX(x), height, region_.grid.centerZ(z)};
       for (std::size_t v = 0; v < agent_.modifiers.size(); ++v)
-        if (agent_.modifiers[v].box.contains(position)) area = volume_area_[v];
+        if (agent_.modifiers[v].box.contains(position)) area = tables_.volume_area[v];
       height_.push_back(height);
       normal_.push_back({static_cast<float>(floor.normal.x), static_cast<float>(floor.normal.y),
                          static_cast<float>(floor.normal.z)});
@@ -242,8 +257,8 @@ class OnDemandGraph {
     window.grid.origin_x = grid.cornerX(cx - r);  // on the region's lattice (GridFrame)
     window.grid.origin_z = grid.cornerZ(cz - r);
     window.grid.width_cells = window.grid.depth_cells = side;
-    window.area_names = area_names_;
-    window.area_costs = area_costs_;
+    window.area_names = tables_.area_names;
+    window.area_costs = tables_.area_costs;
     auto wanted = [&](int32_t wx, int32_t wz) {
       if (full) return true;
       const int32_t dx = wx - r, dz = wz - r;
@@ -280,7 +295,7 @@ class OnDemandGraph {
 
   void buildEdges(int32_t x, int32_t z) {
     makeWindow(x, z, reach_, /*full=*/false, window_, window_to_global_);
-    const EdgeInputs inputs{&builder_, climbable_.empty() ? nullptr : &climbable_, nullptr, nullptr};
+    const EdgeInputs inputs{&builder_, tables_.climbable.empty() ? nullptr : &tables_.climbable, nullptr, nullptr};
     for (uint32_t wn = window_.columnBegin(reach_, reach_); wn < window_.columnEnd(reach_, reach_); ++wn) {
       window_jumps_.clear();
       buildNodeEdges(window_, inputs, wn, reach_, reach_, &window_jumps_);
@@ -322,11 +337,7 @@ class OnDemandGraph {
   OnDemandRegion region_;
   AgentSettings settings_;
   ColumnBuilder builder_;
-  std::vector<uint16_t> triangle_area_;
-  std::vector<std::string> area_names_;
-  std::vector<float> area_costs_;
-  std::vector<uint16_t> volume_area_;
-  std::vector<uint8_t> climbable_;
+  const MeshTables& tables_;
   int reach_ = 1;
   detail::HeuristicRates rates_;  ///< of the octile heuristic: the cheapest area, lowered by links
   std::size_t columns_built_ = 0;
@@ -426,12 +437,11 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
     answer.path.failure = PathFailure::NoPath;
     return answer;
   }
-  const sim::Aabb bounds = mesh.bounds();
-  const auto pieces = std::make_shared<const std::vector<uint32_t>>(trianglePieces(mesh));
+  const MeshTables tables(mesh, agent);
   static constexpr std::array<int, 3> kFactors{1, 2, 4};
   for (int factor : kFactors) {
     answer.region = onDemandRegion(agent.settings, from, to, factor, region_settings, settings.snap.max_horizontal);
-    OnDemandGraph graph(mesh, index, agent, answer.region, bounds, pieces);
+    OnDemandGraph graph(mesh, index, agent, answer.region, tables);
     if (Status s = graph.addLinks("on-demand search"); !s) return s.error();
     PathResult& result = answer.path;
     result = PathResult{};
