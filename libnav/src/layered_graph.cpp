@@ -118,8 +118,7 @@ uint32_t LayeredGraph::nearestNode(const sim::Vec3& point, double max_horizontal
       if (!through_ceilings) {
         uint32_t first_above = begin;
         while (first_above < end && height[first_above] <= point.y) ++first_above;
-        if (first_above > begin && point.y < static_cast<double>(height[first_above - 1]) + headroom[first_above - 1])
-          ceiling_above = first_above;
+        if (first_above > begin && inRoomOver(first_above - 1, point.y)) ceiling_above = first_above;
       }
       for (uint32_t n = begin; n < end; ++n) {
         if (n >= ceiling_above) break;

@@ -48,18 +48,13 @@ FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim
     const double h = graph.height[n - 1] + along(n - 1);  // the surface under the point
     if (h > y + above) continue;
     if (h < y - below) return {};
-    // This floor is the point's only when the point is not in the room below it: clearly under
-    // the ceiling of the floor beneath (by more than a centimetre: heights and headroom are
-    // float32, and a thin floor's ceiling is its own surface), the floor above is through the
-    // slab, whether its centre lies above the point (within `above`) or, on a slope, below it.
-    // Both are measured at the column centre; on a slope the ceiling at the point follows the
+    // This floor is the point's only when the point is not in the room below it (inRoomOver):
+    // clearly under the ceiling of the floor beneath, the floor above is through the slab,
+    // whether its centre lies above the point (within `above`) or, on a slope, below it. Both
+    // are measured at the column centre; on a slope the ceiling at the point follows the
     // floor above's plane (a slab's underside runs parallel to its top), at the point's own x/z
     // clamped into the column.
-    if (n - 1 > begin) {
-      constexpr double kCeilingMargin = 0.01;  // metres
-      const double ceiling = double(graph.height[n - 2]) + double(graph.headroom[n - 2]) + along(n - 1);
-      if (y < ceiling - kCeilingMargin) continue;
-    }
+    if (n - 1 > begin && graph.inRoomOver(n - 2, y, along(n - 1))) continue;
     return {n - 1, h};
   }
   return {};

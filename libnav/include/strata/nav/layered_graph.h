@@ -249,11 +249,19 @@ struct LayeredGraph {
   /// kNoNode when none. Distances within a micrometre are a tie, which goes to the lower node
   /// index (a point on a column border takes the lower column, as nearestWalkable does). Without
   /// `through_ceilings`, a node above the point is left out when a lower floor of its column has
-  /// the point in its room (at or above that floor, below the floor plus its headroom): the point
-  /// is under a ceiling that lies below the node (a point inside a slab or under the level may
-  /// still take the floor above it).
+  /// the point in its room (at or above that floor, inRoomOver): the point is under a ceiling
+  /// that lies below the node (a point inside a slab or under the level may still take the floor
+  /// above it).
   uint32_t nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical,
                        bool through_ceilings = true) const;
+  /// Whether height `y` lies in the room over floor node `floor`: under its ceiling (height plus
+  /// headroom, raised by `ceiling_lift`, as on a slope) by more than a centimetre (heights and
+  /// headroom are float32, and a thin floor's ceiling is its own surface). A floor above such a
+  /// point is through that ceiling (nearestWalkable's and nearestNode's rule).
+  bool inRoomOver(uint32_t floor, double y, double ceiling_lift = 0) const {
+    constexpr double kCeilingMargin = 0.01;  // metres
+    return y < double(height[floor]) + double(headroom[floor]) + ceiling_lift - kCeilingMargin;
+  }
   /// Whether the bake's reachability is present (component, region and region_reach_offsets
   /// sized for the nodes): every bake and every world file has it; canReach needs it.
   bool hasRegions() const;
