@@ -212,10 +212,8 @@ class Parser {
         if (rule.label_glob.empty() == rule.tag_glob.empty()) fail(&t, p, "give exactly one of 'label' or 'tag'");
         rule.area = text(t, p, "area", true);
         profile.areas.push_back(rule);
+        costed.push_back({&t, p, rule.area, &profile.areas.back().cost});  // reserved: the address stays
       }
-      for (std::size_t i = 0; i < areas->size(); ++i)
-        costed.push_back({areas->get(i)->as_table(), path + ".areas[" + std::to_string(i) + "]", profile.areas[i].area,
-                          &profile.areas[i].cost});
     }
     if (const toml::array* modifiers = tableArray(table, path, "modifiers")) {
       profile.modifiers.reserve(modifiers->size());
@@ -229,10 +227,8 @@ class Parser {
         if (m.box.empty()) fail(t.get("max"), p + ".max", "must be >= min on every axis");
         m.area = text(t, p, "area", true);
         profile.modifiers.push_back(m);
+        costed.push_back({&t, p, m.area, &profile.modifiers.back().cost});  // reserved: the address stays
       }
-      for (std::size_t i = 0; i < modifiers->size(); ++i)
-        costed.push_back({modifiers->get(i)->as_table(), path + ".modifiers[" + std::to_string(i) + "]",
-                          profile.modifiers[i].area, &profile.modifiers[i].cost});
     }
     // File order (toml++ keeps each table's position; the arrays' own order breaks ties).
     std::stable_sort(costed.begin(), costed.end(), [](const Costed& a, const Costed& b) {
