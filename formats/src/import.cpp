@@ -205,8 +205,10 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
 
     // Self-contained formats are parsed from the bytes already hashed and pre-checked, so the
     // file cannot change in between; OBJ and glTF need their neighbours (.mtl, .bin) from disk.
+    // An OBJ file itself is read from these bytes too (its .mtl from disk).
     const bool self_contained = (*format == MeshFormat::Glb && precheck.external_buffers.empty()) ||
-                                *format == MeshFormat::Fbx || *format == MeshFormat::Ply || *format == MeshFormat::Stl;
+                                *format == MeshFormat::Fbx || *format == MeshFormat::Ply || *format == MeshFormat::Stl ||
+                                *format == MeshFormat::Obj;
     // Tags start with the file's stem; a second file of the same stem (level/a.obj and
     // level2/a.obj) takes "a~2", a third "a~3", so every file's tags stay its own.
     std::string tag_root = path.stem().string();

@@ -10,6 +10,7 @@
 
 #include "import_scene.h"
 
+#include <assimp/DefaultIOSystem.h>
 #include <assimp/DefaultLogger.hpp>
 #include <assimp/Importer.hpp>
 #include <assimp/LogStream.hpp>
@@ -86,8 +87,13 @@ std::string formatCoordinate(const sim::Vec3& p) {
   return text;
 }
 
+// A repeated OBJ object name is made unique for Assimp as "<name>\x1f<n>" (objWithDistinctObjects);
+// names are read back without that suffix.
+constexpr char kObjRepeatMark = '\x1f';
+
 std::string sanitizeName(const aiString& name, const char* fallback, std::size_t index) {
   std::string text(name.C_Str(), name.length);
+  if (const std::size_t mark = text.find(kObjRepeatMark); mark != std::string::npos) text.resize(mark);
   if (text.empty()) return std::string(fallback) + std::to_string(index);
   for (char& c : text)
     if (c == '/' || c == '\n' || c == '\r' || c == '\0') c = '_';
@@ -259,6 +265,91 @@ bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) 
          text == path.filename().string() || text.rfind(AI_MEMORYIO_MAGIC_FILENAME, 0) == 0;
 }
 
+// Assimp 5.2.5's OBJ reader, on an "o" line naming an object seen before, makes that object
+// current again but keeps adding faces to the mesh of the object before it, so the faces took
+// that object's tag. The text given to Assimp renames the second and later "o NAME" lines of a
+// name to "o NAME\x1f2", "\x1f3", ... (a new object for Assimp; the mark is cut from the tag).
+// Assimp takes the first whitespace-delimited word after "o" as the name; so does this.
+std::string objWithDistinctObjects(std::span<const std::uint8_t> bytes) {
+  std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::map<std::string, int> seen;
+  std::string out;
+  bool changed = false;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::size_t line_end = end;
+    if (text.size() > begin + 1 && text[begin] == 'o' && (text[begin + 1] == ' ' || text[begin + 1] == '\t')) {
+      std::size_t first = begin + 1;
+      while (first < end && (text[first] == ' ' || text[first] == '\t')) ++first;
+      std::size_t last = first;
+      while (last < end && !std::isspace(static_cast<unsigned char>(text[last])) && text[last] != '\0') ++last;
+      if (last > first) {
+        const int uses = ++seen[text.substr(first, last - first)];
+        if (uses > 1) {
+          if (!changed) out.assign(text, 0, begin), changed = true;
+          out.append(text, begin, last - begin);
+          out += kObjRepeatMark;
+          out += std::to_string(uses);
+          out.append(text, last, end - last);
+          if (end < text.size()) out += '\n';
+          begin = end + 1;
+          continue;
+        }
+      }
+    }
+    if (changed) out.append(text, begin, (line_end < text.size() ? line_end + 1 : line_end) - begin);
+    begin = end + 1;
+  }
+  return changed ? out : text;
+}
+
+// Serves the OBJ file itself from memory (the bytes already hashed and checked, with repeated
+// object names made distinct) and every other file (.mtl) from disk.
+class ObjFromMemory : public Assimp::DefaultIOSystem {
+ public:
+  ObjFromMemory(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {}
+  bool Exists(const char* file) const override { return path_ == file || Assimp::DefaultIOSystem::Exists(file); }
+  Assimp::IOStream* Open(const char* file, const char* mode) override {
+    if (path_ == file)
+      return new Assimp::MemoryIOStream(reinterpret_cast<const uint8_t*>(text_.data()), text_.size(), false);
+    return Assimp::DefaultIOSystem::Open(file, mode);
+  }
+
+ private:
+  std::string path_, text_;
+};
+
+// Per vertex of `mesh`: the first vertex at exactly its position (-0 and +0 alike), itself when
+// it is the first.
+void joinIdenticalPositions(const aiMesh& mesh, std::vector<std::uint32_t>& same) {
+  const unsigned count = mesh.mNumVertices;
+  auto bits = [](float f) {
+    if (f == 0.0f) f = 0.0f;
+    std::uint32_t b;
+    std::memcpy(&b, &f, sizeof b);
+    return b;
+  };
+  using Key = std::array<std::uint32_t, 4>;  // x, y, z bits and the vertex
+  std::vector<Key> keys(count);
+  for (std::uint32_t v = 0; v < count; ++v)
+    keys[v] = {bits(mesh.mVertices[v].x), bits(mesh.mVertices[v].y), bits(mesh.mVertices[v].z), v};
+  std::sort(keys.begin(), keys.end());
+  same.resize(count);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const bool repeat = i > 0 && keys[i][0] == keys[i - 1][0] && keys[i][1] == keys[i - 1][1] && keys[i][2] == keys[i - 1][2];
+    same[keys[i][3]] = repeat ? same[keys[i - 1][3]] : keys[i][3];
+  }
+}
+
+// Assimp's FBX importer splits a node with pivots, pre- or post-rotations or geometric offsets
+// into a chain of helper nodes named "<node>_$AssimpFbx$_<Kind>" above the node itself. They
+// carry transforms only; the node keeps its own name, so they add no tag element.
+bool isFbxHelperNode(const aiString& name) {
+  return std::string_view(name.C_Str(), name.length).find("_$AssimpFbx$_") != std::string_view::npos;
+}
+
 // The extension hint for ReadFileFromMemory.
 std::string memoryHint(MeshFormat format) {
   switch (format) {
@@ -298,9 +389,10 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_ANIMATIONS, false);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_CAMERAS, false);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_LIGHTS, false);
-  // Joining identical vertices comes after the check for non-finite coordinates below: the join
-  // compares positions, and a NaN vertex of a lone triangle was merged into another vertex and
-  // reported as a degenerate triangle instead of a NaN.
+  // No JoinIdenticalVertices: Assimp's step merges vertices closer than 1e-5 file units, so a
+  // mesh modelled in kilometres lost its centimetres and a small part became "degenerate"
+  // triangles before --scale. Vertices at exactly the same position within a mesh are joined
+  // below instead, as they are read.
   // Triangulation comes after the read: large polygons first (triangulateLargePolygons), then
   // Assimp's step for quads.
   constexpr unsigned kFlags = aiProcess_ValidateDataStructure;
@@ -331,7 +423,10 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     Assimp::DefaultLogger::create("", Assimp::Logger::NORMAL, 0);
     Assimp::DefaultLogger::get()->attachStream(new LogCapture(&log_lines), Assimp::Logger::Warn | Assimp::Logger::Err);
     try {
-      if (bytes.empty()) {
+      if (format == MeshFormat::Obj && !bytes.empty()) {
+        importer.SetIOHandler(new ObjFromMemory(path.string(), objWithDistinctObjects(bytes)));  // owned by the importer
+        scene = importer.ReadFile(path.string(), kFlags);
+      } else if (bytes.empty()) {
         scene = importer.ReadFile(path.string(), kFlags);
       } else {
         const std::string hint = memoryHint(format);
@@ -342,7 +437,6 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
         triangulateLargePolygons(*const_cast<aiScene*>(scene));  // the importer's own scene, not yet post-processed
         scene = importer.ApplyPostProcessing(aiProcess_Triangulate);
       }
-      if (scene != nullptr && non_finite.empty()) scene = importer.ApplyPostProcessing(aiProcess_JoinIdenticalVertices);
     } catch (const std::bad_alloc&) {
       Assimp::DefaultLogger::kill();
       return Error::badInput(display_name + ": the importer ran out of memory");
@@ -445,7 +539,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   const bool gltf = format == MeshFormat::Gltf || format == MeshFormat::Glb;
   std::vector<Pending> stack{{scene->mRootNode, root, tag_root, 0}};
   std::size_t visited = 0;
-  std::vector<std::uint32_t> remap;
+  std::vector<std::uint32_t> remap, same_position;
   while (!stack.empty()) {
     Pending item = std::move(stack.back());
     stack.pop_back();
@@ -453,7 +547,9 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       return Error::badInput(display_name + ": the node hierarchy is too deep or cyclic");
     const aiNode& node = *item.node;
     const Affine global = item.parent * Affine::fromAssimp(node.mTransformation);
-    const std::string node_path = item.depth == 0 && isSynthesizedRoot(node.mName, path)
+    const bool adds_nothing = (item.depth == 0 && isSynthesizedRoot(node.mName, path)) ||
+                              (format == MeshFormat::Fbx && isFbxHelperNode(node.mName));
+    const std::string node_path = adds_nothing
                                       ? item.parent_path
                                       : item.parent_path + "/" +
                                             sanitizeName(gltf && isGltfIndexName(node.mName) ? aiString() : node.mName,
@@ -479,6 +575,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       if (source.mNumVertices > 0 && source.mVertices == nullptr) return Error::badInput(where + ": no vertex data");
       if (source.mNumFaces > 0 && source.mFaces == nullptr) return Error::badInput(where + ": no face data");
       remap.assign(source.mNumVertices, UINT32_MAX);
+      joinIdenticalPositions(source, same_position);
       const std::uint32_t label_id = labelFor(source.mMaterialIndex);
       for (unsigned f = 0; f < source.mNumFaces; ++f) {
         const aiFace& face = source.mFaces[f];
@@ -492,8 +589,11 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
           if (v >= source.mNumVertices)
             return Error::badInput(where + ", face " + std::to_string(f) + ": vertex index " + std::to_string(v) +
                                    " out of range (" + std::to_string(source.mNumVertices) + " vertices)");
+          if (remap[v] == UINT32_MAX && same_position[v] != v) remap[v] = remap[same_position[v]];
           if (remap[v] == UINT32_MAX) {
-            // Finite here: every face's vertices were checked before the join (findNonFinite).
+            // Finite here: every face's vertices were checked (findNonFinite). A vertex at the
+            // position of an earlier one takes its index (above) once that one is stored; the
+            // first of them is stored when a face first uses any of them.
             const aiVector3D& raw = source.mVertices[v];
             const sim::Vec3 p = global.apply(raw.x, raw.y, raw.z);
             // The raw coordinate is finite, so a NaN or infinity here came from the transforms
@@ -505,7 +605,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
                 std::fabs(p.y) > sim::TriangleMesh::kWorldBound || std::fabs(p.z) > sim::TriangleMesh::kWorldBound)
               return Error::badInput(where + ", vertex " + std::to_string(v) + ": coordinate " + formatCoordinate(p) +
                                      " lies beyond the world bound of 1e6 units (after scaling)");
-            remap[v] = static_cast<std::uint32_t>(mesh.vertices.size());
+            remap[v] = remap[same_position[v]] = static_cast<std::uint32_t>(mesh.vertices.size());
             mesh.vertices.push_back({static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z)});
           }
           triangle[corner] = remap[v];

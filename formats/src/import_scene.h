@@ -27,10 +27,11 @@ struct SceneGeometry {
   std::vector<std::string> warnings;       ///< without the file prefix
 };
 
-/// Reads `path` with Assimp (ValidateDataStructure, Triangulate, JoinIdenticalVertices) and
-/// converts it. When `bytes` is non-empty Assimp parses those bytes (the ones already hashed and
-/// pre-checked) instead of opening `path`; only for formats that need no other file (GLB
-/// without external buffers, FBX, PLY, STL). `display_name` prefixes error messages; `tag_root`
+/// Reads `path` with Assimp (ValidateDataStructure, Triangulate) and converts it, joining
+/// vertices at exactly one position per mesh. When `bytes` is non-empty Assimp parses those
+/// bytes (the ones already hashed and pre-checked) instead of reading `path`: for formats that
+/// need no other file (GLB without external buffers, FBX, PLY, STL) and for OBJ, whose bytes
+/// are served under `path` so that its .mtl is still found beside it. `display_name` prefixes error messages; `tag_root`
 /// is the first tag element. Errors: BadInput for anything wrong with the file (Assimp's message,
 /// NaN/inf or out-of-bound coordinates naming mesh and vertex, index out of range naming mesh
 /// and face).

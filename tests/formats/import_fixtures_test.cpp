@@ -379,6 +379,49 @@ TEST_CASE("OBJ objects and groups each become one tag under the file stem", "[fo
   CHECK(tagOf(mesh, 2) == "nest/Tree");
 }
 
+TEST_CASE("an OBJ object named again takes its own tag again", "[formats][import][fixtures][obj]") {
+  // An audit: Assimp 5.2.5 made the first "A" current again on the second "o A" but added its
+  // faces to B's mesh, so they were tagged level/B (and area rules matching tags went wrong).
+  TempDir dir;
+  writeText(dir / "level.obj",
+            "o A\nv 0 0 0\nv 0 0 1\nv 1 0 0\nf 1 2 3\no B\nv 0 1 0\nv 0 1 1\nv 1 1 0\nf 4 5 6\n"
+            "o A\nv 0 2 0\nv 0 2 1\nv 1 2 0\nf 7 8 9\no  B\t# again\nf 1 2 3\n");
+  for (const bool in_process : {false, true}) {
+    ImportOptions options;
+    options.in_process = in_process;
+    auto imported = importMeshes({dir / "level.obj"}, options);
+    REQUIRE(imported.ok());
+    const TriangleMesh& mesh = imported->mesh;
+    REQUIRE(mesh.triangleCount() == 4);
+    std::map<float, std::string> by_height;  // the y of each triangle's first corner -> its tag
+    for (std::size_t t = 0; t < 3; ++t) by_height[mesh.vertices[mesh.triangles[t][0]].y] = tagOf(mesh, t);
+    CHECK(by_height[0.0f] == "level/A");
+    CHECK(by_height[1.0f] == "level/B");
+    CHECK(by_height[2.0f] == "level/A");
+    CHECK(tagOf(mesh, 3) == "level/B");
+    CHECK(mesh.tags.size() == 2);  // one tag per name
+  }
+}
+
+TEST_CASE("a mesh modelled at a tiny scale keeps its triangles", "[formats][import][fixtures][obj]") {
+  // An audit: Assimp's JoinIdenticalVertices merges vertices closer than 1e-5 file units, before
+  // --scale, so a 5e-6 triangle (5 mm at --scale 1000) collapsed and was dropped as degenerate.
+  // Only vertices at exactly one position are joined now.
+  TempDir dir;
+  writeText(dir / "tiny.obj", "v 0 0 0\nv 0.000005 0 0\nv 0 0 0.000005\nv 0.000005 0 0\nf 1 3 2\nf 4 3 1\n");
+  ImportOptions options;
+  options.scale = 1000;
+  auto imported = importMeshes({dir / "tiny.obj"}, options);
+  REQUIRE(imported.ok());
+  const TriangleMesh& mesh = imported->mesh;
+  REQUIRE(mesh.triangleCount() == 2);
+  CHECK(mesh.vertices.size() == 3);  // vertices 2 and 4 are one position
+  CHECK(imported->stats.degenerate_dropped == 0);
+  const auto bounds = mesh.bounds();
+  CHECK(bounds.max.x == Approx(0.005));
+  CHECK(bounds.max.z == Approx(0.005));
+}
+
 TEST_CASE("polygons of five corners and more are cut into ears inside them, facing as the polygon", "[formats][import][fixtures][obj]") {
   // An L-shaped hexagon of 3 m2 whose reflex corner (1, 0, 1) lies exactly on the line from
   // (2, 0, 0) to (0, 0, 2): Assimp 5.2.5 clipped that ear anyway, giving 4 m2 (a triangle over the
