@@ -780,7 +780,29 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
       closestSegmentSegment(corners[bm[0]], corners[bm[1]], pts[tm[0]], pts[tm[1]], c1, c2);
       return (c1 + c2) * 0.5;
     }
-    // triangle edge against a box face: clamp the edge's midpoint into the face
+    // A triangle edge against a box face: the middle of the part of the edge over the face (the
+    // edge clipped to the face's two in-plane slabs; its midpoint clamped into the face could lie
+    // 0.25 m off the triangle when only the edge's end met the face). Rounding that empties the
+    // clip falls back to that clamp.
+    if (tn == 2) {
+      int k = 0;
+      for (int i = 1; i < 3; ++i)
+        if (std::fabs(dot(at.axes[i], normal)) > std::fabs(dot(at.axes[k], normal))) k = i;
+      const Vec3 p0 = pts[tm[0]], p1 = pts[tm[1]];
+      double s0 = 0, s1 = 1;
+      for (int i = 0; i < 3 && s0 <= s1; ++i) {
+        if (i == k) continue;
+        for (const double side : {1.0, -1.0}) {
+          // Keep side * dot(x - centre, axis) <= half extent.
+          const double f0 = at.half_extents[i] - side * dot(p0 - at.center, at.axes[i]);
+          const double f1 = at.half_extents[i] - side * dot(p1 - at.center, at.axes[i]);
+          if (f0 < 0 && f1 < 0) s1 = -1;
+          else if (f0 < 0) s0 = std::max(s0, f0 / (f0 - f1));
+          else if (f1 < 0) s1 = std::min(s1, f0 / (f0 - f1));
+        }
+      }
+      if (s0 <= s1) return p0 + (p1 - p0) * (0.5 * (s0 + s1));
+    }
     const Vec3 rel = tri_feature - at.center;
     Vec3 c = at.center;
     for (int i = 0; i < 3; ++i) c += at.axes[i] * std::clamp(dot(rel, at.axes[i]), -at.half_extents[i], at.half_extents[i]);

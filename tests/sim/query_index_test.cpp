@@ -346,6 +346,16 @@ TEST_CASE("thin shapes never pass a closed floor at its seams - contacts lie on 
   REQUIRE(edge);
   CHECK(edge->point.y == Approx(0).margin(1e-9));
   CHECK(edge->point.x == Approx(6.5).margin(1e-6));  // the edge x 4..12 clipped to x 4..9
+  // A box face meeting a triangle's edge (an audit: the edge's midpoint (8.75, 0.75, -6) clamped
+  // into the face gave (8.4, 0.75, -6), 0.25 m off the triangle): the middle of the part of the
+  // edge over the face, y = x - 8 for x 8.2 .. 8.4.
+  const QueryIndex ramp(meshOf({{8, 0, -9}, {8, 0, -6}, {9.5, 1.5, -6}}, {{0, 1, 2}}, "ramp"));
+  auto face = ramp.castBox(Aabb{{7.4, 0.2, -5.2}, {8.4, 1.0, -4.8}}, {0, 0, -2});
+  REQUIRE(face);
+  CHECK(face->time == Approx(0.4));
+  CHECK(face->point.x == Approx(8.3).margin(1e-9));
+  CHECK(face->point.y == Approx(0.3).margin(1e-9));
+  CHECK(face->point.z == Approx(-6).margin(1e-9));
 
   // Touching counts for a point sphere or segment on a face's inside as on its edge (the
   // distance read 6e-17 inside the face).
