@@ -464,7 +464,15 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     }
     return Error::badInput(display_name + ": the importer rejected the file: " + message);
   }
+  bool dropped_corners = false;
   for (const std::string& line : log_lines) {
+    // A glTF primitive whose vertex or index count is not a multiple of 3 (invalid in glTF):
+    // Assimp drops the last one or two and says so only in its log.
+    if (!dropped_corners && line.find("not compatible with the TRIANGLES mode") != std::string::npos) {
+      dropped_corners = true;
+      out.warnings.push_back("a triangle primitive's vertex or index count is not a multiple of 3; "
+                             "the importer dropped the last one or two");
+    }
     if (line.find("out-of-range indices") != std::string::npos)
       return Error::badInput(display_name + ": some faces have out-of-range vertex indices");
     const std::string kMissingMaterial = "failed to locate material ";

@@ -527,6 +527,18 @@ TEST_CASE("glTF content the importer would read wrong is refused, naming what", 
   // Positions that are not floats, required or not.
   writeText(dir / "ints.gltf", replaced(nestedGltfJson(buffer), "\"componentType\":5126", "\"componentType\":5123"));
   CHECK_THAT(importError(dir / "ints.gltf"), Catch::Contains("POSITION accessor 0 has componentType 5123, not float"));
+  // An index count that is not a multiple of 3 (an audit: the extra index was dropped silently):
+  // imported with a warning.
+  writeText(dir / "count5.gltf", replaced(nestedGltfJson(buffer), "\"componentType\":5123,\"count\":6",
+                                          "\"componentType\":5123,\"count\":5"));
+  auto truncated = importMeshes({dir / "count5.gltf"}, {});
+  REQUIRE(truncated.ok());
+  bool warned = false;
+  for (const std::string& warning : truncated->stats.warnings)
+    warned = warned || warning.find("count5.gltf: a triangle primitive's vertex or index count is not a multiple of 3") !=
+                           std::string::npos;
+  CHECK(warned);
+  CHECK(importMeshes({dir / "unlit.gltf"}, {})->stats.warnings.empty());
   // An instanced node keeps only one instance in Assimp 5.2.5.
   writeText(dir / "instanced.gltf",
             replaced(nestedGltfJson(buffer), "\"mesh\":0,\"translation\":[10,0,0]",
