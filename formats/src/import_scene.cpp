@@ -270,55 +270,56 @@ bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) 
 // that object's tag. The text given to Assimp renames the second and later "o NAME" lines of a
 // name to "o NAME\x1f2", "\x1f3", ... (a new object for Assimp; the mark is cut from the tag).
 // Assimp takes the first whitespace-delimited word after "o" as the name; so does this.
+// Empty when no name repeats (the bytes are read as they are).
 std::string objWithDistinctObjects(std::span<const std::uint8_t> bytes) {
-  std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  std::map<std::string, int> seen;
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::map<std::string, int, std::less<>> seen;
   std::string out;
-  bool changed = false;
-  std::size_t begin = 0;
-  while (begin < text.size()) {
+  std::size_t copied = 0;  // text before this offset is in `out`
+  for (std::size_t begin = 0; begin < text.size();) {
     std::size_t end = text.find('\n', begin);
-    if (end == std::string::npos) end = text.size();
-    std::size_t line_end = end;
-    if (text.size() > begin + 1 && text[begin] == 'o' && (text[begin + 1] == ' ' || text[begin + 1] == '\t')) {
+    if (end == std::string_view::npos) end = text.size();
+    if (end > begin + 1 && text[begin] == 'o' && (text[begin + 1] == ' ' || text[begin + 1] == '\t')) {
       std::size_t first = begin + 1;
       while (first < end && (text[first] == ' ' || text[first] == '\t')) ++first;
       std::size_t last = first;
       while (last < end && !std::isspace(static_cast<unsigned char>(text[last])) && text[last] != '\0') ++last;
       if (last > first) {
-        const int uses = ++seen[text.substr(first, last - first)];
-        if (uses > 1) {
-          if (!changed) out.assign(text, 0, begin), changed = true;
-          out.append(text, begin, last - begin);
+        const std::string_view name = text.substr(first, last - first);
+        auto it = seen.find(name);
+        if (it == seen.end()) it = seen.emplace(std::string(name), 0).first;
+        if (++it->second > 1) {
+          out.append(text.substr(copied, last - copied));
           out += kObjRepeatMark;
-          out += std::to_string(uses);
-          out.append(text, last, end - last);
-          if (end < text.size()) out += '\n';
-          begin = end + 1;
-          continue;
+          out += std::to_string(it->second);
+          copied = last;
         }
       }
     }
-    if (changed) out.append(text, begin, (line_end < text.size() ? line_end + 1 : line_end) - begin);
     begin = end + 1;
   }
-  return changed ? out : text;
+  if (copied == 0) return {};
+  out.append(text.substr(copied));
+  return out;
 }
 
-// Serves the OBJ file itself from memory (the bytes already hashed and checked, with repeated
-// object names made distinct) and every other file (.mtl) from disk.
+// Serves the OBJ file itself from memory (the bytes already hashed and checked, or their copy
+// with repeated object names made distinct) and every other file (.mtl) from disk.
 class ObjFromMemory : public Assimp::DefaultIOSystem {
  public:
-  ObjFromMemory(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {}
+  ObjFromMemory(std::string path, std::span<const std::uint8_t> bytes)
+      : path_(std::move(path)), rewritten_(objWithDistinctObjects(bytes)), bytes_(bytes) {
+    if (!rewritten_.empty()) bytes_ = {reinterpret_cast<const std::uint8_t*>(rewritten_.data()), rewritten_.size()};
+  }
   bool Exists(const char* file) const override { return path_ == file || Assimp::DefaultIOSystem::Exists(file); }
   Assimp::IOStream* Open(const char* file, const char* mode) override {
-    if (path_ == file)
-      return new Assimp::MemoryIOStream(reinterpret_cast<const uint8_t*>(text_.data()), text_.size(), false);
+    if (path_ == file) return new Assimp::MemoryIOStream(bytes_.data(), bytes_.size(), false);
     return Assimp::DefaultIOSystem::Open(file, mode);
   }
 
  private:
-  std::string path_, text_;
+  std::string path_, rewritten_;
+  std::span<const std::uint8_t> bytes_;
 };
 
 // Per vertex of `mesh`: the first vertex at exactly its position (-0 and +0 alike), itself when
@@ -424,7 +425,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     Assimp::DefaultLogger::get()->attachStream(new LogCapture(&log_lines), Assimp::Logger::Warn | Assimp::Logger::Err);
     try {
       if (format == MeshFormat::Obj && !bytes.empty()) {
-        importer.SetIOHandler(new ObjFromMemory(path.string(), objWithDistinctObjects(bytes)));  // owned by the importer
+        importer.SetIOHandler(new ObjFromMemory(path.string(), bytes));  // owned by the importer
         scene = importer.ReadFile(path.string(), kFlags);
       } else if (bytes.empty()) {
         scene = importer.ReadFile(path.string(), kFlags);
