@@ -87,13 +87,21 @@ std::string formatCoordinate(const sim::Vec3& p) {
   return text;
 }
 
-// A repeated OBJ object name is made unique for Assimp as "<name>\x1f<n>" (objWithDistinctObjects);
-// names are read back without that suffix.
+// The OBJ text given to Assimp (objForAssimp) writes a space inside an object name as
+// kObjSpaceMark and makes a repeated name unique as "<name>\x1f<n>"; names read back undo both.
+constexpr char kObjSpaceMark = '\x1e';
 constexpr char kObjRepeatMark = '\x1f';
 
-std::string sanitizeName(const aiString& name, const char* fallback, std::size_t index) {
+std::string nodeName(const aiString& name, bool obj) {
   std::string text(name.C_Str(), name.length);
+  if (!obj) return text;
   if (const std::size_t mark = text.find(kObjRepeatMark); mark != std::string::npos) text.resize(mark);
+  std::replace(text.begin(), text.end(), kObjSpaceMark, ' ');
+  return text;
+}
+
+std::string sanitizeName(const aiString& name, bool obj, const char* fallback, std::size_t index) {
+  std::string text = nodeName(name, obj);
   if (text.empty()) return std::string(fallback) + std::to_string(index);
   for (char& c : text)
     if (c == '/' || c == '\n' || c == '\r' || c == '\0') c = '_';
@@ -265,14 +273,18 @@ bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) 
          text == path.filename().string() || text.rfind(AI_MEMORYIO_MAGIC_FILENAME, 0) == 0;
 }
 
-// Assimp 5.2.5's OBJ reader, on an "o" line naming an object seen before, makes that object
-// current again but keeps adding faces to the mesh of the object before it, so the faces took
-// that object's tag. The text given to Assimp renames the second and later "o NAME" lines of a
-// name to "o NAME\x1f2", "\x1f3", ... (a new object for Assimp; the mark is cut from the tag).
-// Assimp takes the first whitespace-delimited word after "o" as the name; so does this.
-// Empty when no name repeats (the bytes are read as they are).
-std::string objWithDistinctObjects(std::span<const std::uint8_t> bytes) {
+// Two fixes to the OBJ text Assimp 5.2.5 reads, so that each "o NAME" line starts a node named
+// NAME, as "g NAME" does:
+//  * on an "o" line naming an object seen before, Assimp makes that object current again but
+//    keeps adding faces to the mesh of the object before it, so the faces took that object's
+//    tag: the second and later lines of a name become "o NAME\x1f2", "\x1f3", ...;
+//  * Assimp takes only the first word of an "o" line ("o Main Hall" named the node "Main"; a
+//    "g" line keeps them all): spaces and tabs inside the name become kObjSpaceMark.
+// The name is the rest of the line, without the whitespace around it. Empty when nothing
+// changes (the bytes are read as they are).
+std::string objForAssimp(std::span<const std::uint8_t> bytes) {
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
   std::map<std::string, int, std::less<>> seen;
   std::string out;
   std::size_t copied = 0;  // text before this offset is in `out`
@@ -280,18 +292,18 @@ std::string objWithDistinctObjects(std::span<const std::uint8_t> bytes) {
     std::size_t end = text.find('\n', begin);
     if (end == std::string_view::npos) end = text.size();
     if (end > begin + 1 && text[begin] == 'o' && (text[begin + 1] == ' ' || text[begin + 1] == '\t')) {
-      std::size_t first = begin + 1;
-      while (first < end && (text[first] == ' ' || text[first] == '\t')) ++first;
-      std::size_t last = first;
-      while (last < end && !std::isspace(static_cast<unsigned char>(text[last])) && text[last] != '\0') ++last;
-      if (last > first) {
-        const std::string_view name = text.substr(first, last - first);
+      std::size_t first = begin + 1, last = end;
+      while (first < last && blank(text[first])) ++first;
+      while (last > first && blank(text[last - 1])) --last;
+      const std::string_view name = text.substr(first, last - first);
+      if (!name.empty() && name.find('\0') == std::string_view::npos) {
         auto it = seen.find(name);
         if (it == seen.end()) it = seen.emplace(std::string(name), 0).first;
-        if (++it->second > 1) {
-          out.append(text.substr(copied, last - copied));
-          out += kObjRepeatMark;
-          out += std::to_string(it->second);
+        const bool repeated = ++it->second > 1;
+        if (repeated || name.find_first_of(" \t\f\v\r") != std::string_view::npos) {
+          out.append(text.substr(copied, first - copied));
+          for (const char c : name) out += blank(c) ? kObjSpaceMark : c;
+          if (repeated) out += kObjRepeatMark + std::to_string(it->second);
           copied = last;
         }
       }
@@ -304,11 +316,11 @@ std::string objWithDistinctObjects(std::span<const std::uint8_t> bytes) {
 }
 
 // Serves the OBJ file itself from memory (the bytes already hashed and checked, or their copy
-// with repeated object names made distinct) and every other file (.mtl) from disk.
+// with object names fixed, objForAssimp) and every other file (.mtl) from disk.
 class ObjFromMemory : public Assimp::DefaultIOSystem {
  public:
   ObjFromMemory(std::string path, std::span<const std::uint8_t> bytes)
-      : path_(std::move(path)), rewritten_(objWithDistinctObjects(bytes)), bytes_(bytes) {
+      : path_(std::move(path)), rewritten_(objForAssimp(bytes)), bytes_(bytes) {
     if (!rewritten_.empty()) bytes_ = {reinterpret_cast<const std::uint8_t*>(rewritten_.data()), rewritten_.size()};
   }
   bool Exists(const char* file) const override { return path_ == file || Assimp::DefaultIOSystem::Exists(file); }
@@ -409,7 +421,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
           const aiVector3D& p = mesh->mVertices[v];
           if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) continue;
           non_finite = display_name + ": mesh " + std::to_string(m) +
-                       (mesh->mName.length > 0 ? " ('" + std::string(mesh->mName.C_Str()) + "')" : "") + ", vertex " +
+                       (mesh->mName.length > 0 ? " ('" + nodeName(mesh->mName, format == MeshFormat::Obj) + "')" : "") + ", vertex " +
                        std::to_string(v) + ": coordinate is " +
                        (std::isnan(p.x) || std::isnan(p.y) || std::isnan(p.z) ? "NaN" : "infinite");
           break;
@@ -562,7 +574,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
                                       ? item.parent_path
                                       : item.parent_path + "/" +
                                             sanitizeName(gltf && isGltfIndexName(node.mName) ? aiString() : node.mName,
-                                                         "node", visited - 1);
+                                                         format == MeshFormat::Obj, "node", visited - 1);
     for (unsigned c = node.mNumChildren; c-- > 0;) {
       if (node.mChildren == nullptr || node.mChildren[c] == nullptr)
         return Error::badInput(display_name + ": node '" + node_path + "' has a missing child");
@@ -580,7 +592,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       const aiMesh& source = *scene->mMeshes[mesh_index];
       ++out.meshes;
       const std::string where = display_name + ": mesh " + std::to_string(mesh_index) +
-                                (source.mName.length > 0 ? " ('" + std::string(source.mName.C_Str()) + "')" : "");
+                                (source.mName.length > 0 ? " ('" + nodeName(source.mName, format == MeshFormat::Obj) + "')" : "");
       if (source.mNumVertices > 0 && source.mVertices == nullptr) return Error::badInput(where + ": no vertex data");
       if (source.mNumFaces > 0 && source.mFaces == nullptr) return Error::badInput(where + ": no face data");
       remap.assign(source.mNumVertices, UINT32_MAX);

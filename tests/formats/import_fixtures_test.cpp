@@ -385,7 +385,7 @@ TEST_CASE("an OBJ object named again takes its own tag again", "[formats][import
   TempDir dir;
   writeText(dir / "level.obj",
             "o A\nv 0 0 0\nv 0 0 1\nv 1 0 0\nf 1 2 3\no B\nv 0 1 0\nv 0 1 1\nv 1 1 0\nf 4 5 6\n"
-            "o A\nv 0 2 0\nv 0 2 1\nv 1 2 0\nf 7 8 9\no  B\t# again\nf 1 2 3\n");
+            "o A\nv 0 2 0\nv 0 2 1\nv 1 2 0\nf 7 8 9\no  B\t\nf 1 2 3\n");
   for (const bool in_process : {false, true}) {
     ImportOptions options;
     options.in_process = in_process;
@@ -401,6 +401,23 @@ TEST_CASE("an OBJ object named again takes its own tag again", "[formats][import
     CHECK(tagOf(mesh, 3) == "level/B");
     CHECK(mesh.tags.size() == 2);  // one tag per name
   }
+}
+
+TEST_CASE("an OBJ object name keeps its spaces, as a group name does", "[formats][import][fixtures][obj]") {
+  // An audit: Assimp 5.2.5 takes the first word of an "o" line, so "o Main Hall" and "o Main
+  // Gate" were one object "Main" (and the second reopened the first).
+  TempDir dir;
+  writeText(dir / "hall.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 0 1\no Main Hall \r\nf 1 3 2\no Main\tGate\nf 1 3 2\ng Side Door\nf 1 3 2\n"
+            "o Main Hall\nf 1 3 2\n");
+  auto imported = importMeshes({dir / "hall.obj"}, {});
+  REQUIRE(imported.ok());
+  const TriangleMesh& mesh = imported->mesh;
+  REQUIRE(mesh.triangleCount() == 4);
+  CHECK(tagOf(mesh, 0) == "hall/Main Hall");
+  CHECK(tagOf(mesh, 1) == "hall/Main Gate");
+  CHECK(tagOf(mesh, 2) == "hall/Side Door");
+  CHECK(tagOf(mesh, 3) == "hall/Main Hall");
 }
 
 TEST_CASE("a mesh modelled at a tiny scale keeps its triangles", "[formats][import][fixtures][obj]") {
