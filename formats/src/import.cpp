@@ -203,12 +203,8 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
       }
     }
 
-    // Self-contained formats are parsed from the bytes already hashed and pre-checked, so the
-    // file cannot change in between; OBJ and glTF need their neighbours (.mtl, .bin) from disk.
-    // An OBJ file itself is read from these bytes too (its .mtl from disk).
-    const bool self_contained = (*format == MeshFormat::Glb && precheck.external_buffers.empty()) ||
-                                *format == MeshFormat::Fbx || *format == MeshFormat::Ply || *format == MeshFormat::Stl ||
-                                *format == MeshFormat::Obj;
+    // Every file is parsed from the bytes already hashed and pre-checked, so it cannot change in
+    // between; OBJ and glTF read their neighbours (.mtl, .bin) from disk.
     // Tags start with the file's stem; a second file of the same stem (level/a.obj and
     // level2/a.obj) takes "a~2", a third "a~3", so every file's tags stay its own.
     std::string tag_root = path.stem().string();
@@ -218,8 +214,7 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
       tag_root += "~" + std::to_string(n);
       ++stems_used[tag_root];
     }
-    auto scene = parseFile(path, *format, display_name, tag_root, options,
-                           self_contained ? std::span<const std::uint8_t>(bytes.value()) : std::span<const std::uint8_t>());
+    auto scene = parseFile(path, *format, display_name, tag_root, options, std::span<const std::uint8_t>(bytes.value()));
     if (!scene) return scene.error();
     SceneGeometry& geometry = scene.value();
     if (const std::string problem = geometry.mesh.validate(); !problem.empty())

@@ -104,21 +104,6 @@ std::optional<std::uint64_t> unsignedMember(const nlohmann::json& object, const 
   return std::nullopt;
 }
 
-std::string percentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
-      out.push_back(static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16)));
-      i += 2;
-    } else {
-      out.push_back(text[i]);
-    }
-  }
-  return out;
-}
-
 // Bytes a base64 payload decodes to (ignoring any trailing garbage, which Assimp rejects itself).
 std::uint64_t base64DecodedLength(std::string_view payload) {
   std::size_t padding = 0;
@@ -525,6 +510,22 @@ PrecheckResult precheckContent(MeshFormat format, Bytes bytes) {
     result.problem = std::string("pre-check failed: ") + e.what();
   }
   return result;
+}
+
+/// A URI's %XX escapes decoded (other characters as they are).
+std::string percentDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
 }
 
 }  // namespace strata::formats

@@ -58,4 +58,7 @@ std::string precheckPly(std::span<const std::uint8_t> bytes);
 std::string precheckObj(std::span<const std::uint8_t> bytes, std::vector<std::string>* material_libraries);
 std::string precheckFbx(std::span<const std::uint8_t> bytes);
 
+/// A URI's %XX escapes decoded; other characters are kept as they are.
+std::string percentDecode(std::string_view text);
+
 }  // namespace strata::formats

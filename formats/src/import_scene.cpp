@@ -315,22 +315,34 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes) {
   return out;
 }
 
-// Serves the OBJ file itself from memory (the bytes already hashed and checked, or their copy
-// with object names fixed, objForAssimp) and every other file (.mtl) from disk.
-class ObjFromMemory : public Assimp::DefaultIOSystem {
+// Serves the file itself from memory (the bytes already hashed and checked; for OBJ their copy
+// with object names fixed, objForAssimp) and every other file (.mtl, glTF buffers) from disk.
+// A glTF buffer's URI may hold %XX escapes, which Assimp 5.2.5 does not decode ("my%20buf.bin"
+// was not found beside the file): a file that does not exist under the name asked for is
+// looked for under that name decoded, past the directory of the file itself.
+class CheckedFileIO : public Assimp::DefaultIOSystem {
  public:
-  ObjFromMemory(std::string path, std::span<const std::uint8_t> bytes)
-      : path_(std::move(path)), rewritten_(objForAssimp(bytes)), bytes_(bytes) {
+  CheckedFileIO(std::string path, std::span<const std::uint8_t> bytes, bool obj)
+      : path_(std::move(path)), rewritten_(obj ? objForAssimp(bytes) : std::string()), bytes_(bytes) {
     if (!rewritten_.empty()) bytes_ = {reinterpret_cast<const std::uint8_t*>(rewritten_.data()), rewritten_.size()};
+    const std::size_t slash = path_.find_last_of('/');
+    directory_ = slash == std::string::npos ? std::string() : path_.substr(0, slash + 1);
   }
-  bool Exists(const char* file) const override { return path_ == file || Assimp::DefaultIOSystem::Exists(file); }
+  bool Exists(const char* file) const override {
+    return path_ == file || Assimp::DefaultIOSystem::Exists(file) || Assimp::DefaultIOSystem::Exists(decoded(file).c_str());
+  }
   Assimp::IOStream* Open(const char* file, const char* mode) override {
     if (path_ == file) return new Assimp::MemoryIOStream(bytes_.data(), bytes_.size(), false);
+    if (!Assimp::DefaultIOSystem::Exists(file)) return Assimp::DefaultIOSystem::Open(decoded(file).c_str(), mode);
     return Assimp::DefaultIOSystem::Open(file, mode);
   }
 
  private:
-  std::string path_, rewritten_;
+  std::string decoded(const std::string& file) const {
+    if (file.compare(0, directory_.size(), directory_) != 0) return percentDecode(file);
+    return directory_ + percentDecode(std::string_view(file).substr(directory_.size()));
+  }
+  std::string path_, rewritten_, directory_;
   std::span<const std::uint8_t> bytes_;
 };
 
@@ -436,8 +448,9 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     Assimp::DefaultLogger::create("", Assimp::Logger::NORMAL, 0);
     Assimp::DefaultLogger::get()->attachStream(new LogCapture(&log_lines), Assimp::Logger::Warn | Assimp::Logger::Err);
     try {
-      if (format == MeshFormat::Obj && !bytes.empty()) {
-        importer.SetIOHandler(new ObjFromMemory(path.string(), bytes));  // owned by the importer
+      const bool with_companions = format == MeshFormat::Obj || format == MeshFormat::Gltf || format == MeshFormat::Glb;
+      if (with_companions && !bytes.empty()) {
+        importer.SetIOHandler(new CheckedFileIO(path.string(), bytes, format == MeshFormat::Obj));  // owned by the importer
         scene = importer.ReadFile(path.string(), kFlags);
       } else if (bytes.empty()) {
         scene = importer.ReadFile(path.string(), kFlags);

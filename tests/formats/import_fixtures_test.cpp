@@ -136,6 +136,26 @@ TEST_CASE("OBJ with a missing material library imports with a warning", "[format
   CHECK(imported->mesh.triangleCount() == 3);
 }
 
+TEST_CASE("a glTF buffer URI with %XX escapes names its file decoded", "[formats][import][fixtures][gltf]") {
+  // An audit: Assimp 5.2.5 opened "sub%20dir/my%20buf.bin" as written and refused a valid file.
+  TempDir dir;
+  std::filesystem::create_directories(dir / "sub dir");
+  writeBytes(dir / "sub dir" / "my buf.bin", quadBuffer());
+  writeText(dir / "escaped.gltf", nestedGltfJson("\"uri\":\"sub%20dir/my%20buf.bin\","));
+  writeBytes(dir / "plain buf.bin", quadBuffer());
+  writeText(dir / "plain.gltf", nestedGltfJson("\"uri\":\"plain buf.bin\","));  // as Strata's export writes it
+  for (bool in_process : {false, true}) {
+    ImportOptions options;
+    options.in_process = in_process;
+    for (const char* name : {"escaped.gltf", "plain.gltf"}) {
+      INFO(name);
+      auto imported = importMeshes({dir / name}, options);
+      REQUIRE(imported.ok());
+      CHECK(imported->mesh.triangleCount() == 4);  // the quad, instanced twice
+    }
+  }
+}
+
 TEST_CASE("glTF nested nodes: transforms applied, node paths as tags, instancing, mirrored winding",
           "[formats][import][fixtures][gltf]") {
   TempDir dir;
