@@ -107,17 +107,21 @@ bool looksLikeMovingAiMap(std::string_view text) {
 }
 
 namespace {
-// A first line holding a carriage return inside it: the file breaks its lines with bare CRs.
-bool bareCarriageReturns(const std::vector<std::string_view>& lines) {
-  if (lines.empty()) return false;
-  const std::size_t cr = lines[0].find('\r');
-  return cr != std::string_view::npos && cr + 1 < lines[0].size();
+// The line (1-based) of the first carriage return not followed by a line feed, 0 when none: such
+// a file breaks (some of) its lines with bare CRs, which neither LF nor CRLF reading would split
+// as the author meant. Also a lone CR at the end of the file, or on a line of its own.
+std::size_t bareCarriageReturnLine(std::string_view text) {
+  for (std::size_t at = text.find('\r'); at != std::string_view::npos; at = text.find('\r', at + 1))
+    if (at + 1 == text.size() || text[at + 1] != '\n')
+      return static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+  return 0;
 }
 }  // namespace
 
 Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& name) {
+  if (const std::size_t line = bareCarriageReturnLine(text); line != 0)
+    return located(name, line, "lines end in a bare carriage return (expected LF or CRLF)");
   const std::vector<std::string_view> lines = splitLines(text);
-  if (bareCarriageReturns(lines)) return located(name, 1, "lines end in a bare carriage return (expected LF or CRLF)");
   std::string_view value;
   if (lines.empty() || !headerValue(lines[0], "type", value)) return located(name, 1, "expected 'type octile'");
   if (value != "octile") return located(name, 1, "unsupported map type '" + quoted(value) + "' (expected octile)");
@@ -183,8 +187,9 @@ Result<MovingAiMap> loadMovingAiMap(const std::filesystem::path& path) {
 }
 
 Result<std::vector<MovingAiScenario>> parseMovingAiScenarios(std::string_view text, const std::string& name) {
+  if (const std::size_t line = bareCarriageReturnLine(text); line != 0)
+    return located(name, line, "lines end in a bare carriage return (expected LF or CRLF)");
   const std::vector<std::string_view> lines = splitLines(text);
-  if (bareCarriageReturns(lines)) return located(name, 1, "lines end in a bare carriage return (expected LF or CRLF)");
   std::string_view value;
   if (lines.empty() || !headerValue(lines[0], "version", value) || (value != "1" && value != "1.0"))
     return located(name, 1, "expected 'version 1'");

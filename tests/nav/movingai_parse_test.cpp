@@ -48,6 +48,17 @@ TEST_CASE("movingai: malformed maps name the file and line", "[nav][movingai]") 
         "bad.map:5: column 2: unknown map character '\\x00' (expected one of . G S @ O T W)");
   CHECK(error("type octile\rheight 1\rwidth 1\rmap\r" + std::string(5000, '.') + "\n") ==
         "bad.map:1: lines end in a bare carriage return (expected LF or CRLF)");
+  // An audit: a bare CR after the first line passed as a character of the line (a misleading
+  // "height must be an integer", "map has 1 rows"), and one at the very end was accepted.
+  CHECK(error("type octile\nheight 2\rwidth 3\rmap\r...\r...\r") ==
+        "bad.map:2: lines end in a bare carriage return (expected LF or CRLF)");
+  CHECK(error("type octile\nheight 3\nwidth 3\nmap\n...\r...\r...\n") ==
+        "bad.map:5: lines end in a bare carriage return (expected LF or CRLF)");
+  CHECK(error("type octile\r\nheight 1\r\nwidth 3\r\nmap\r\n...\r") ==
+        "bad.map:5: lines end in a bare carriage return (expected LF or CRLF)");
+  CHECK(error("type octile\nheight 1\nwidth 3\nmap\n...\n\r") ==
+        "bad.map:6: lines end in a bare carriage return (expected LF or CRLF)");
+  CHECK(parseMovingAiMap("type octile\r\nheight 1\r\nwidth 3\r\nmap\r\n...\r\n", "ok.map").ok());
 }
 
 TEST_CASE("movingai: scenarios parse both generations and skip blank lines", "[nav][movingai]") {
@@ -72,6 +83,10 @@ TEST_CASE("movingai: malformed scenarios name the file and line", "[nav][movinga
   CHECK(error("version 2\n") == "bad.scen:1: expected 'version 1'");
   CHECK(error("version 1\r0\tm.map\t1\t1\t0\t0\t0\t0\t0\r") ==
         "bad.scen:1: lines end in a bare carriage return (expected LF or CRLF)");
+  CHECK(error("version 1\n0\tm.map\t1\t1\t0\t0\t0\t0\t0\r0\tm.map\t1\t1\t0\t0\t0\t0\t0\n") ==
+        "bad.scen:2: lines end in a bare carriage return (expected LF or CRLF)");
+  CHECK(error("version 1\r\n0\tm.map\t1\t1\t0\t0\t0\t0\t0\r") ==
+        "bad.scen:2: lines end in a bare carriage return (expected LF or CRLF)");
   CHECK(error("version 1\n0\ta.map\t4\t4\t0\t0\t1\n") == "bad.scen:2: expected 9 tab-separated fields, got 7");
   CHECK(error("version 1\n0\ta.map\t4\t4\t0\t0\t1\t1\tlong\n") == "bad.scen:2: field 9 (optimal length) is not a number >= 0");
   const auto map = parseMovingAiMap("type octile\nheight 2\nwidth 2\nmap\n.@\n..\n", "m.map");
