@@ -983,7 +983,25 @@ void QueryIndex::overlapBox(const Aabb& box, std::vector<OverlapHit>& out, const
 }
 void QueryIndex::overlapOrientedBox(const OrientedBox& box, std::vector<OverlapHit>& out, const QueryFilter& filter) const {
   out.clear();
-  Shape s = boxShape(box);
+  // A box reaching far past everything indexed overlaps what the box cut to the world's reach
+  // overlaps (along each axis, the farthest corner of the colliders' bounds from the centre, and
+  // a metre more): the same triangles, but the exact test's tolerance, which grows with the box's
+  // size, stays relative to the world's (a 1e12 m box reported triangles 0.2 m clear of it).
+  Aabb world;
+  for (const ColliderRecord& c : impl_->colliders)
+    if (c.alive) world.expand(c.bounds);
+  OrientedBox cut = box;
+  if (!world.empty())
+    for (int i = 0; i < 3; ++i) {
+      double reach = 0;
+      for (int corner = 0; corner < 8; ++corner) {
+        const Vec3 p{corner & 1 ? world.max.x : world.min.x, corner & 2 ? world.max.y : world.min.y,
+                     corner & 4 ? world.max.z : world.min.z};
+        reach = std::max(reach, std::fabs(dot(p - box.center, box.axes[i])));
+      }
+      if (std::isfinite(reach) && std::isfinite(box.half_extents[i])) cut.half_extents[i] = std::min(box.half_extents[i], reach + 1.0);
+    }
+  Shape s = boxShape(cut);
   bool hit = false;
   if (validShape(s)) impl_->overlap(s, filter, false, &out, hit);
 }

@@ -357,6 +357,18 @@ TEST_CASE("thin shapes never pass a closed floor at its seams - contacts lie on 
   CHECK(face->point.y == Approx(0.3).margin(1e-9));
   CHECK(face->point.z == Approx(-6).margin(1e-9));
 
+  // An absurdly long box (an audit: half extents of 1e12 m and more reported triangles 0.1-0.2 m
+  // below the box, the test's tolerance growing with the box): answered as the box cut to the
+  // world's reach.
+  for (const double half : {1e6, 1e12, 1e14, 1e300}) {
+    INFO("half extent " << half);
+    std::vector<OverlapHit> above;
+    floor.overlapBox(Aabb{{-half, 0.1, -half}, {half, 2, half}}, above);
+    CHECK(above.empty());
+    floor.overlapBox(Aabb{{-half, -0.1, 0.2}, {half, 2, 0.4}}, above);
+    CHECK(above.size() == 4);  // the strip z 0.2 .. 0.4 crosses all four
+  }
+
   // Touching counts for a point sphere or segment on a face's inside as on its edge (the
   // distance read 6e-17 inside the face).
   std::vector<OverlapHit> hits;
