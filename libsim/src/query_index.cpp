@@ -987,10 +987,13 @@ void QueryIndex::overlapOrientedBox(const OrientedBox& box, std::vector<OverlapH
   // overlaps (along each axis, the farthest corner of the colliders' bounds from the centre, and
   // a metre more): the same triangles, but the exact test's tolerance, which grows with the box's
   // size, stays relative to the world's (a 1e12 m box reported triangles 0.2 m clear of it).
-  Aabb world;
-  for (const ColliderRecord& c : impl_->colliders)
-    if (c.alive) world.expand(c.bounds);
+  // Only for boxes longer than any mesh coordinate may be (1e6 m; below that the tolerance is
+  // under 1e-7 m), so that a query does not visit every collider.
   OrientedBox cut = box;
+  Aabb world;
+  if (std::max({box.half_extents.x, box.half_extents.y, box.half_extents.z}) > TriangleMesh::kWorldBound)
+    for (const ColliderRecord& c : impl_->colliders)
+      if (c.alive) world.expand(c.bounds);
   if (!world.empty())
     for (int i = 0; i < 3; ++i) {
       double reach = 0;
