@@ -270,7 +270,7 @@ bool isGltfIndexName(const aiString& name) {
 bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) {
   const std::string text(name.C_Str(), name.length);
   return text.empty() || text == "RootNode" || text == "ROOT" || (text.front() == '<' && text.back() == '>') ||
-         text == path.filename().string() || text.rfind(AI_MEMORYIO_MAGIC_FILENAME, 0) == 0;
+         text == path.filename().string();
 }
 
 // Two fixes to the OBJ text Assimp 5.2.5 reads, so that each "o NAME" line starts a node named
@@ -315,8 +315,9 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes) {
   return out;
 }
 
-// Serves the file itself from memory (the bytes already hashed and checked; for OBJ their copy
-// with object names fixed, objForAssimp) and every other file (.mtl, glTF buffers) from disk.
+// Serves the file itself from memory, under its own path, whatever its format (the bytes already
+// hashed and checked; for OBJ their copy with object names fixed, objForAssimp), and every other
+// file (.mtl, glTF buffers) from disk.
 // A glTF buffer's URI may hold %XX escapes, which Assimp 5.2.5 does not decode ("my%20buf.bin"
 // was not found beside the file): a file that does not exist under the name asked for is
 // looked for under that name decoded, past the directory of the file itself.
@@ -373,19 +374,6 @@ void joinIdenticalPositions(const aiMesh& mesh, std::vector<std::uint32_t>& same
 // carry transforms only; the node keeps its own name, so they add no tag element.
 bool isFbxHelperNode(const aiString& name) {
   return std::string_view(name.C_Str(), name.length).find("_$AssimpFbx$_") != std::string_view::npos;
-}
-
-// The extension hint for ReadFileFromMemory.
-std::string memoryHint(MeshFormat format) {
-  switch (format) {
-    case MeshFormat::Glb: return "glb";
-    case MeshFormat::Fbx: return "fbx";
-    case MeshFormat::Ply: return "ply";
-    case MeshFormat::Stl: return "stl";
-    case MeshFormat::Gltf: return "gltf";
-    case MeshFormat::Obj: return "obj";
-  }
-  return {};
 }
 
 // FBX unit: centimetres per file unit (1 when absent).
@@ -448,16 +436,9 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     Assimp::DefaultLogger::create("", Assimp::Logger::NORMAL, 0);
     Assimp::DefaultLogger::get()->attachStream(new LogCapture(&log_lines), Assimp::Logger::Warn | Assimp::Logger::Err);
     try {
-      const bool with_companions = format == MeshFormat::Obj || format == MeshFormat::Gltf || format == MeshFormat::Glb;
-      if (with_companions && !bytes.empty()) {
+      if (!bytes.empty())
         importer.SetIOHandler(new CheckedFileIO(path.string(), bytes, format == MeshFormat::Obj));  // owned by the importer
-        scene = importer.ReadFile(path.string(), kFlags);
-      } else if (bytes.empty()) {
-        scene = importer.ReadFile(path.string(), kFlags);
-      } else {
-        const std::string hint = memoryHint(format);
-        scene = importer.ReadFileFromMemory(bytes.data(), bytes.size(), kFlags, hint.c_str());
-      }
+      scene = importer.ReadFile(path.string(), kFlags);
       if (scene != nullptr) findNonFinite(*scene);
       if (scene != nullptr) {
         triangulateLargePolygons(*const_cast<aiScene*>(scene));  // the importer's own scene, not yet post-processed
@@ -481,12 +462,6 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     if (message.find("bad_alloc") != std::string::npos) {
       if (!options.in_process) throw std::bad_alloc();
       return Error::badInput(display_name + ": the importer ran out of memory");
-    }
-    // Parsing from memory, Assimp names the file after AI_MEMORYIO_MAGIC_FILENAME.
-    for (std::size_t at; (at = message.find(AI_MEMORYIO_MAGIC_FILENAME)) != std::string::npos;) {
-      std::size_t end = at + std::strlen(AI_MEMORYIO_MAGIC_FILENAME);
-      while (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '.')) ++end;
-      message.replace(at, end - at, path.filename().string());
     }
     return Error::badInput(display_name + ": the importer rejected the file: " + message);
   }

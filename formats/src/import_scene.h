@@ -29,9 +29,9 @@ struct SceneGeometry {
 
 /// Reads `path` with Assimp (ValidateDataStructure, Triangulate) and converts it, joining
 /// vertices at exactly one position per mesh. When `bytes` is non-empty Assimp parses those
-/// bytes (the ones already hashed and pre-checked) instead of reading `path`; for OBJ and glTF
-/// they are served under `path`, so that the .mtl and buffer files beside it are still found
-/// (buffer URIs with their %XX escapes decoded). `display_name` prefixes error messages; `tag_root`
+/// bytes (the ones already hashed and pre-checked) instead of reading `path`: they are served
+/// under `path`, so that the .mtl and buffer files beside it are still found (buffer URIs with
+/// their %XX escapes decoded). `display_name` prefixes error messages; `tag_root`
 /// is the first tag element. Errors: BadInput for anything wrong with the file (Assimp's message,
 /// NaN/inf or out-of-bound coordinates naming mesh and vertex, index out of range naming mesh
 /// and face).
