@@ -613,8 +613,22 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     }
     // (Only where every area costs the same: a shorter route is then a cheaper one, heights aside.)
     if (in_plane && tightenCorners(index, result.nodes, s.actions, s.special_cost, s.probe)) {
-      // Costs and area crossings again, segment by segment (every walking one passed above).
       std::vector<NodeId>& nodes = result.nodes;
+      // A corner moved onto its neighbour's column is that node twice in a row: its neighbours
+      // see each other (both segments passed), so one is dropped. (Kept, it was a waypoint
+      // repeated, a leg of length zero.)
+      std::size_t kept = 1;
+      for (std::size_t i = 1; i < nodes.size(); ++i) {
+        if (nodes[i] == nodes[kept - 1] && s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0) continue;
+        nodes[kept] = nodes[i];
+        s.actions[kept] = s.actions[i];
+        s.special_cost[kept] = s.special_cost[i];
+        ++kept;
+      }
+      nodes.resize(kept);
+      s.actions.resize(kept);
+      s.special_cost.resize(kept);
+      // Costs and area crossings again, segment by segment (every walking one passed above).
       cost = 0;
       s.crossings.clear();
       s.crossing_offsets.assign(nodes.size() + 1, 0);
