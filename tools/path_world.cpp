@@ -223,8 +223,11 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       r.settings.method = *m;
     }
     if (request.contains("budget")) {
-      if (request["budget"].is_number_unsigned() &&
-          request["budget"].get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+      // Beyond the int64 range: an unsigned integer, or one past 2^64 that the parser keeps as a
+      // float (18446744073709551616, 1e19).
+      const Json& budget = request["budget"];
+      if ((budget.is_number_unsigned() && budget.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max())) ||
+          (budget.is_number_float() && budget.get<double>() >= 0x1p63))
         return badInput(where + ": \"budget\" must be at most " + std::to_string(std::numeric_limits<std::int64_t>::max()));
       if (!request["budget"].is_number_integer() || request["budget"].get<std::int64_t>() < 0)
         return badInput(where + ": \"budget\" must be an integer >= 0");

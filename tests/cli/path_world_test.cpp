@@ -192,6 +192,11 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
       {R"([1,2,3])", ":1: not a JSON object"},
       {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":-1})", ":1: \"budget\" must be an integer >= 0"},
       {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":9223372036854775808})", ":1: \"budget\" must be at most 9223372036854775807"},
+      // Past 2^64 the JSON parser keeps the number as a float: the same message (it said "must
+      // be an integer >= 0": an audit).
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":18446744073709551616})", ":1: \"budget\" must be at most 9223372036854775807"},
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":1e19})", ":1: \"budget\" must be at most 9223372036854775807"},
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":2.5})", ":1: \"budget\" must be an integer >= 0"},
       // A NUL used to end the parser's input (the junk after it was ignored); 60,000 levels of
       // nesting crashed the JSON value's recursive copy (SIGSEGV).
       {std::string(R"({"from":[0,0,-25],"to":[0,8,-4]})") + '\0' + R"({"from": junk)", ":1: contains a NUL byte"},
