@@ -169,6 +169,9 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   while (std::getline(in, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    // A UTF-8 byte-order mark opening the file is no part of a request (alone on its line, that
+    // line is blank).
+    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     const std::string where = fmt::format("{}:{}", options.batch, number);
     // A NUL ends the parser's input (what follows it would be ignored), and nesting far deeper

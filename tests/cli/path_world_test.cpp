@@ -211,6 +211,19 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK_FALSE(std::filesystem::exists(dir / "refused_out.jsonl"));
   }
+  // A UTF-8 byte-order mark opening the file is ignored, also alone on its line (that line was
+  // refused as invalid JSON: an audit); one further on is an error.
+  {
+    { std::ofstream(dir / "bom.jsonl") << "\xEF\xBB\xBF\n" << R"({"from":[0,0,-25],"to":[0,8,-4]})" << "\n"; }
+    const auto r = path("tower", {"--batch", (dir / "bom.jsonl").string()});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("{\"line\":2,"));
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+    { std::ofstream(dir / "bom2.jsonl") << R"({"from":[0,0,-25],"to":[0,8,-4]})" << "\n\xEF\xBB\xBF\n"; }
+    const auto second = path("tower", {"--batch", (dir / "bom2.jsonl").string()});
+    CHECK(second.exit_code == 2);
+    CHECK_THAT(second.err, Catch::Contains("bom2.jsonl:2: "));
+  }
   // Bytes that are not UTF-8 (a UTF-16 byte-order mark) are escaped in the message, not echoed
   // to the terminal; UTF-8 in it (a file name's) is kept.
   {
