@@ -122,7 +122,7 @@ auto setupLine(CLI::App& sub, bool eyes) {
   addCommon(sub, *common);
   sub.add_option("--from", *from, "first point X,Y,Z (snaps to the floor below it)")->required();
   sub.add_option("--to", *to, "second point X,Y,Z (snaps to the floor below it)")->required();
-  if (eyes) sub.add_option("--eye", *eye, "eye height above each floor, metres")->default_str("1.6")->transform(nonNegativeNumber());
+  if (eyes) sub.add_option("--eye", *eye, "eye height above each floor, metres")->default_str("1.6")->transform(positiveNumber());
   return [=](const std::string& world, bool json) -> int {
     const auto a = vec("--from", *from);
     if (!a) return kExitBadInput;
@@ -130,7 +130,7 @@ auto setupLine(CLI::App& sub, bool eyes) {
     if (!b) return kExitBadInput;
     nav::SightSettings sight;
     sight.eye_height = *eye;
-    if (Status s = sight.validate(); !s) return badInput("--eye: must be a finite number >= 0");
+    if (Status s = sight.validate(); !s) return badInput("--eye: must be a finite number > 0");
     sim::TriangleMesh geometry;
     auto agent = load(world, *common, eyes ? &geometry : nullptr);
     if (!agent) return reportError(agent.error());

@@ -25,7 +25,9 @@ namespace {
 }  // namespace
 
 Status SightSettings::validate() const {
-  if (!std::isfinite(eye_height) || eye_height < 0) return Error::badInput("sight: eye_height must be a finite number >= 0");
+  // Eyes at the floor itself (0) put the segment in the floor's surface, where it touches the
+  // top edge of every pit wall it passes: a pit blocked such a line, against the rule.
+  if (!std::isfinite(eye_height) || !(eye_height > 0)) return Error::badInput("sight: eye_height must be a finite number > 0");
   return Ok{};
 }
 

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "test_support.h"
 
 using strata::test::runStrata;
@@ -43,6 +45,13 @@ TEST_CASE("strata query nearest: the floor below, not the roof above", "[cli][qu
 TEST_CASE("strata query los and sight: the course gap blocks feet, not eyes", "[cli][query][layered]") {
   CHECK(query("course", "los", {"--from", "32,0,0", "--to", "38,0,0"}).exit_code == 3);
   CHECK(query("course", "sight", {"--from", "32,0,0", "--to", "38,0,0"}).exit_code == 0);
+  // Eyes just above the floor see across the gap too; eyes at the floor itself (0) are refused:
+  // that segment touched the gap's rim and was blocked (an audit).
+  CHECK(query("course", "sight", {"--from", "32,0,0", "--to", "38,0,0", "--eye", "0.001"}).exit_code == 0);
+  const auto zero = query("course", "sight", {"--from", "32,0,0", "--to", "38,0,0", "--eye", "0"});
+  CHECK(zero.exit_code == 2);
+  CHECK_THAT(zero.err, Catch::Contains("--eye"));
+  CHECK(std::count(zero.err.begin(), zero.err.end(), '\n') == 1);
   CHECK(query("course", "los", {"--from", "22,0,0", "--to", "30,0,1"}).exit_code == 0);
   // An end with no floor below it is said to be one, not a blocked line.
   for (const char* kind : {"los", "sight"}) {

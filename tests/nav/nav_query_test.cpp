@@ -309,6 +309,8 @@ TEST_CASE("sightLine: a low ceiling in between blocks the eyes", "[nav][query]")
   low.eye_height = 0.5;
   CHECK(sightLine(g, {0.5, 0, 0.5}, {6.5, 0, 0.5}, {}, low));
   CHECK_FALSE(SightSettings{-1}.validate());
+  CHECK_FALSE(SightSettings{0}.validate());  // eyes in the floor's surface touch every pit's rim
+  CHECK(SightSettings{1e-3}.validate());
 }
 
 TEST_CASE("componentAt and clearanceAt", "[nav][query]") {

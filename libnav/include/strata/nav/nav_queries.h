@@ -80,7 +80,7 @@ bool lineOfSight(const LayeredSearchGraph& graph, const sim::Vec3& from, const s
 
 /// Settings of the sight line.
 struct SightSettings {
-  double eye_height = 1.6;  ///< eye height above the floor at each end, metres. [Limit: >= 0, finite]
+  double eye_height = 1.6;  ///< eye height above the floor at each end, metres. [Limit: > 0, finite]
   /// Checks every field; the message names the field.
   Status validate() const;
 };
