@@ -108,7 +108,7 @@ void centreRange(double lo, double hi, double origin, double cell, int32_t limit
 // (upward triangles within the slope limit) per column. Summed serially: a decision must not
 // depend on the order of a parallel sum.
 double estimatedNodes(const sim::TriangleMesh& mesh, const AgentSettings& settings) {
-  const double min_normal_y = std::cos(settings.max_slope * M_PI / 180.0);
+  const double min_normal_y = minFloorNormalY(settings.max_slope);
   double area = 0;
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
     const sim::Vec3 a = mesh.vertex(static_cast<uint32_t>(t), 0);

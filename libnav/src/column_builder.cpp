@@ -107,7 +107,7 @@ ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryInde
                              std::shared_ptr<const std::vector<uint32_t>> pieces)
     : mesh_(mesh), index_(index), settings_(settings), grid_(grid),
       pieces_(pieces ? std::move(pieces) : std::make_shared<const std::vector<uint32_t>>(trianglePieces(mesh))) {
-  min_normal_y_ = std::cos(settings.max_slope * M_PI / 180.0);
+  min_normal_y_ = minFloorNormalY(settings.max_slope);
   ray_top_ = bounds.empty() ? 1.0 : bounds.max.y + 1.0;
   ray_length_ = bounds.empty() ? 2.0 : (bounds.max.y - bounds.min.y) + 2.0;
   // LocalBoxTest grows a box by 1e-4 + 1e-6 * (|centre| components + half extents); a standing
@@ -170,7 +170,9 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
   for (std::size_t i = 0; i < hits.size(); ++i) {
     const SurfaceHit& hit = hits[i];
     if (hit.normal.y < min_normal_y_) continue;  // not an upward-facing walkable surface
-    if (have_group && group_top - hit.height < settings_.merge_distance) continue;  // merged
+    // Merged: closer than merge_distance, and always within kAbove (one surface hit twice, as on
+    // the edge two triangles share, is one floor also when merge_distance is 0).
+    if (have_group && group_top - hit.height < std::max(settings_.merge_distance, kAbove)) continue;
     have_group = true;
     group_top = hit.height;
     // Headroom: the lowest hit strictly above this floor (hits are sorted downward).

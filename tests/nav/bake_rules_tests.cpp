@@ -134,6 +134,12 @@ TEST_CASE("surfaces closer than the merge distance are one floor", "[nav][bake][
     REQUIRE(floors.size() == 2);
     CHECK(floors[0].height == 0.97);  // ascending
     CHECK(floors[0].headroom == Approx(2.03));
+    // One surface hit twice (the edge two triangles share, coincident triangles) is one floor
+    // also at merge distance 0 (each column on a quad's diagonal held two nodes: an audit).
+    std::vector<nav::SurfaceHit> twice{{1.0, up, 1}, {1.0, up, 0}, {1.0, up, 2}};
+    builder.floorsFromHits(twice, 0, 0, floors);
+    REQUIRE(floors.size() == 1);
+    CHECK(floors[0].triangle == 0);
   }
   SECTION("downward-facing and steep hits are never floors but bound headroom") {
     const nav::ColumnBuilder builder(empty, index, settings, grid);
@@ -162,6 +168,21 @@ TEST_CASE("floors steeper than max_slope are not walkable - ramps are judged by 
   CHECK(g.height[mid] == Approx(1.125 * std::tan(M_PI / 6)).margin(1e-4));  // exact height at the centre
   CHECK(g.edgeKind(mid, kEast) == EdgeKind::Walk);  // 0.144 m rise per 0.25 m column
   CHECK(g.normal[mid].y == Approx(std::cos(M_PI / 6)).margin(1e-5));
+}
+
+TEST_CASE("a ramp at exactly max_slope is walkable, and one a hundredth of a degree steeper is not", "[nav][bake]") {
+  // 45 degrees: the normal's y comes out 0.7071067811865475, 1 ulp below cos 45 (the ramp baked
+  // no floors: an audit); 40 degrees with its corners in float32 too.
+  for (const double degrees : {45.0, 40.0}) {
+    INFO(degrees << " degrees");
+    MeshBuilder level;
+    level.ramp(0, 0, 2, 2 * std::tan(degrees * M_PI / 180), 0, 2);
+    auto agent = testAgent();
+    agent.settings.max_slope = degrees;
+    CHECK(bakeOne(level.mesh(), agent).graph.nodeCount() > 20);
+    agent.settings.max_slope = degrees - 0.01;
+    CHECK(bakeOne(level.mesh(), agent).graph.nodeCount() == 0);
+  }
 }
 
 TEST_CASE("a low ceiling removes standing room", "[nav][bake]") {

@@ -24,6 +24,7 @@
 ///     does not bury it; docs/parameters.md lists the solids this does not detect;
 ///  5. headroom is the distance from the floor up to the next hit above it in the column.
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -41,6 +42,17 @@ namespace strata::nav {
 /// walks, and the standing box starts this far above the step height, so a 0.4 m step stored in
 /// float32 is walkable for a 0.4 m step height.
 inline constexpr double kHeightTolerance = 1e-3;
+
+/// Tolerance of the slope rule on a unit normal's y (about 8e-6 degrees at 45): a surface is a
+/// floor when normal.y >= cos(max_slope) - kSlopeTolerance, so a ramp at exactly max_slope is one
+/// whatever the rounding of its normal (a 45-degree ramp's came out 1 ulp below cos 45 and the
+/// ramp baked no floors), its corners in float32 included.
+inline constexpr double kSlopeTolerance = 1e-7;
+
+/// The smallest walkable normal.y of an agent with slope limit `max_slope_degrees`.
+inline double minFloorNormalY(double max_slope_degrees) {
+  return std::cos(max_slope_degrees * M_PI / 180.0) - kSlopeTolerance;
+}
 
 /// Whether an agent's standing box, from step_height + kHeightTolerance up to height, has room:
 /// the two must be more than 1 mm apart by at least a micrometre. (Exactly 1 mm apart, as 1.0 and
