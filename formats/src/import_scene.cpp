@@ -81,10 +81,18 @@ std::mutex& loggerMutex() {
   return mutex;
 }
 
+// Each number with the fewest digits that read back as it (%g's six made 1000000.1, beyond the
+// bound of 1e6, read "1e+06" in the error saying so).
 std::string formatCoordinate(const sim::Vec3& p) {
-  char text[128];
-  std::snprintf(text, sizeof text, "(%g, %g, %g)", p.x, p.y, p.z);
-  return text;
+  auto shortest = [](double v) {
+    char text[40];
+    for (int digits = 6; digits <= 17; ++digits) {
+      std::snprintf(text, sizeof text, "%.*g", digits, v);
+      if (std::strtod(text, nullptr) == v) break;
+    }
+    return std::string(text);
+  };
+  return "(" + shortest(p.x) + ", " + shortest(p.y) + ", " + shortest(p.z) + ")";
 }
 
 // The OBJ text given to Assimp (objForAssimp) writes a space inside an object name as

@@ -366,6 +366,12 @@ TEST_CASE("located errors for bad fixtures", "[formats][import][fixtures]") {
   REQUIRE_FALSE(beyond.ok());
   CHECK_THAT(beyond.error().message, Catch::Contains("big.obj: mesh 0") && Catch::Contains("vertex 1") &&
                                          Catch::Contains("beyond the world bound"));
+  // The coordinate is printed with the digits that tell it from the bound (it read 1e+06): the
+  // importer's float32 of 1000000.1.
+  writeText(dir / "edge.obj", "v 0 0 0\nv 1000000.1 0 0\nv 0 0 1\nf 1 2 3\n");
+  auto edge = importMeshes({dir / "edge.obj"}, {});
+  REQUIRE_FALSE(edge.ok());
+  CHECK_THAT(edge.error().message, Catch::Contains("coordinate (1000000.125, 0, 0) lies beyond the world bound"));
   // Finite in the file, not after scaling (or a node scale of 1e300): said as such, not as a
   // coordinate "beyond the bound" printed as (-nan, -nan, -nan).
   writeText(dir / "huge.obj", "v 0 0 0\nv 1e10 0 0\nv 0 0 1\nf 1 2 3\n");
