@@ -208,9 +208,11 @@ bool ColumnBuilder::insideSolid(const std::vector<SurfaceHit>& hits, std::size_t
   if (level_first == 0) return false;  // nothing above
   const uint32_t floor_piece = pieceOf(hits[i].triangle);
   // The pieces with a surface on the first level above the floor, one by one: the floor is
-  // inside piece X when X's surfaces on that level all face up (X's top, seen from within; other
-  // pieces may touch it there: a ceiling slab on a pillar, a crate on a crate, a decal) and X's
-  // nearest surfaces at or below the floor all face down (X's bottom, the floor lying between).
+  // inside piece X when one of X's surfaces on that level faces up (X's top, seen from within;
+  // other pieces may touch it there: a ceiling slab on a pillar, a crate on a crate, a decal, and
+  // so may X itself, facing down: a crate welded by its corners to the crate above it, one piece)
+  // and X's nearest surfaces at or below the floor all face down (X's bottom, the floor lying
+  // between).
   // Only the first level: a piece whose top lies beyond some other surface is not taken (in
   // zdm2 a storey's floor under its ceiling lay between a roof's top and the map's underside, one
   // open piece). Never inside its own piece: a box welded to a tiled floor cannot be told there
@@ -223,10 +225,10 @@ bool ColumnBuilder::insideSolid(const std::vector<SurfaceHit>& hits, std::size_t
     const uint32_t x = pieceOf(hits[a].triangle);
     if (std::find(seen, seen + seen_count, x) != seen + seen_count) continue;
     seen[seen_count++] = x;
-    // X's nearest level above: every hit of X there faces up.
-    bool exits = true;
+    // X's nearest level above: a hit of X there faces up.
+    bool exits = false;
     for (std::size_t k = a + 1; k-- > 0 && hits[k].height <= hits[a].height + kLevel;)
-      if (pieceOf(hits[k].triangle) == x && !(hits[k].normal.y > 0)) exits = false;
+      if (pieceOf(hits[k].triangle) == x && hits[k].normal.y > 0) exits = true;
     if (!exits) continue;
     if (x == floor_piece) continue;
     // X's nearest level at or below the floor: every hit of X there faces down.

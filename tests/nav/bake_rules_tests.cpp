@@ -282,6 +282,15 @@ TEST_CASE("a floor inside a solid has no node - a surface facing down at the flo
     crates.floor(0, 0, 8, 8, 0).box({2, 0, 2}, {6, 2.5, 6}).box({3, 2.5, 3}, {5, 3.5, 5});
     CHECK(heights(bakeOne(crates.mesh(), agent).graph, 2.6, 2.6) == std::vector<double>{2.5});
     CHECK(heights(bakeOne(crates.mesh(), agent).graph, 4.1, 4.1) == std::vector<double>{3.5});
+    // Crates stacked corner on corner share vertices, so they are one piece, whose first level
+    // over the ground holds the lower crate's top and the upper one's bottom: the ground inside
+    // the lower crate is covered all the same (it stayed, an island: an audit). The lower crate's
+    // top inside the upper one is the piece's own floor and stays (a piece's own floor is never
+    // inside it: parameters.md).
+    MeshBuilder welded;
+    welded.floor(0, 0, 8, 8, 0).box({2, 0, 2}, {6, 2.5, 6}).box({2, 2.5, 2}, {6, 5, 6});
+    CHECK(heights(bakeOne(welded.mesh(), agent).graph, 4.1, 4.1) == std::vector<double>{2.5, 5.0});
+    CHECK(heights(bakeOne(welded.mesh(), agent).graph, 1.1, 4.1) == std::vector<double>{0.0});
   }
   SECTION("a double-sided ground joined to a deck above keeps the ground under the deck") {
     // Ground both ways round, a single-sided deck at 3 m reached by ramps that share the
