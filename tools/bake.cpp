@@ -124,6 +124,8 @@ int runBake(BakeCommandOptions& options) {
     if (!loaded) return reportError(loaded.error());
     profile = std::move(*loaded);
   }
+  if (Status s = formats::checkStoredProfileSize(profile, options.profile.empty() ? "default profile" : options.profile); !s)
+    return reportError(s.error());
 
   // Threads: the task arena of the bake and a global cap for anything else TBB runs.
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -36,6 +36,60 @@ struct ProfileError {
   std::string message;
 };
 
+/// Most parts of a dotted key or table header ([agent.NAME.areas] has 3). toml++ descends once
+/// per part on its own stack, unbounded: 50,000 parts crashed the process.
+constexpr std::size_t kMaxKeyParts = 64;
+
+/// The line of the first key (bare or quoted parts joined by dots, outside strings and comments)
+/// with more than kMaxKeyParts parts, or 0 when there is none. A float (1.5) is two parts, so
+/// values never come near the limit; invalid TOML is left to the parser.
+std::size_t lineOfDeepKey(std::string_view text) {
+  std::size_t line = 1, parts = 0;
+  bool after_dot = false, in_part = false;
+  auto bare = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  };
+  // A key part begins (a bare character or a string): it continues the key after a dot, or
+  // starts a new one.
+  auto part = [&] {
+    if (in_part) return false;
+    in_part = true;
+    parts = after_dot ? parts + 1 : 1;
+    after_dot = false;
+    return parts > kMaxKeyParts;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (bare(c)) {
+      if (part()) return line;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      if (part()) return line;
+      const bool multi = text.substr(i, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
+      const std::string_view close = multi ? text.substr(i, 3) : text.substr(i, 1);
+      std::size_t j = i + close.size();
+      while (j < text.size() && text.substr(j, close.size()) != close) {
+        if (text[j] == '\n') ++line;
+        j += c == '"' && text[j] == '\\' ? 2 : 1;  // an escape in a basic string
+      }
+      i = std::min(text.size(), j + close.size()) - 1;
+      continue;
+    }
+    in_part = false;
+    if (c == '.') {
+      after_dot = true;
+    } else if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+      after_dot = false;
+    } else if (c != ' ' && c != '\t') {
+      after_dot = false;  // '=', brackets, commas, line ends: the key is over
+    }
+  }
+  return 0;
+}
+
 class Parser {
  public:
   explicit Parser(std::string source) : source_(std::move(source)) {}
@@ -320,6 +374,9 @@ class Parser {
   }
 
   nav::BakeProfile parse(std::string_view text) const {
+    if (const std::size_t line = lineOfDeepKey(text); line != 0)
+      throw ProfileError{source_ + ":" + std::to_string(line) + ": a key or table header of more than " +
+                         std::to_string(kMaxKeyParts) + " dotted parts"};
     toml::table root;
     try {
       root = toml::parse(text, source_);
@@ -361,10 +418,14 @@ class Parser {
   std::string source_;
 };
 
+// The fewest digits that read back as `v` (0.3, not 0.29999999999999999).
 std::string number(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
+    if (std::strtod(buffer, nullptr) == v) break;
+  }
   std::string s = buffer;
   if (s.find_first_of(".eE") == std::string::npos) s += ".0";
   return s;
@@ -416,7 +477,7 @@ Result<nav::BakeProfile> loadProfile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::badInput(path.string() + ": cannot open profile");
   // Read at most one byte past the limit: /dev/zero or a huge file is refused, not read whole.
-  constexpr std::size_t kLimit = 16u * 1024 * 1024;
+  constexpr std::size_t kLimit = kMaxProfileFileBytes;
   std::string text(kLimit + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return Error::badInput(path.string() + ": cannot read profile");
@@ -462,6 +523,19 @@ std::string profileToToml(const nav::BakeProfile& profile) {
     out << "\n";
   }
   return out.str();
+}
+
+Status checkStoredProfileSize(const nav::BakeProfile& profile, const std::string& source) {
+  for (const nav::AgentProfile& agent : profile.agents) {
+    nav::BakeProfile single;
+    single.agents.push_back(agent);
+    const std::size_t bytes = profileToToml(single).size();
+    if (bytes > kMaxProfileFileBytes)
+      return Error::badInput(fmt::format("{}: agent {}: its settings written out as TOML (the world's @profile) take {} bytes, "
+                                         "more than the 16 MiB a profile may have",
+                                         source, agent.settings.name, bytes));
+  }
+  return Ok{};
 }
 
 }  // namespace strata::formats

@@ -33,7 +33,11 @@ Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked) {
   const nav::LayeredGraph& g = baked.graph;
   nav::BakeProfile single;
   single.agents.push_back(baked.profile);
-  if (auto s = h5::writeStringAttribute(at, "profile", profileToToml(single), h5::kMaxProfileBytes); !s) return s;
+  const std::string toml = profileToToml(single);
+  // Readable back through --profile (checkStoredProfileSize refuses such a profile before a bake).
+  if (toml.size() > kMaxProfileFileBytes)
+    return Error::badInput("agent " + name + ": its settings written out as TOML take more than the 16 MiB a profile may have");
+  if (auto s = h5::writeStringAttribute(at, "profile", toml, h5::kMaxProfileBytes); !s) return s;
   if (auto s = h5::writeInt32Attribute(at, "component_count", static_cast<std::int32_t>(g.component_count)); !s) return s;
   if (auto s = h5::writeInt32Attribute(at, "region_count", static_cast<std::int32_t>(g.region_count)); !s) return s;
   if (auto s = put<double>(at, "grid_origin_xz", {g.grid.origin_x, g.grid.origin_z}); !s) return s;

@@ -262,6 +262,40 @@ TEST_CASE("malformed TOML and empty profiles are located errors", "[formats][pro
              Catch::EndsWith("cannot redefine existing table [agent.\"b c\"]"));
 }
 
+TEST_CASE("a key or header of more than 64 dotted parts is refused before the TOML parser sees it", "[formats][profile]") {
+  // toml++ descends once per part on its own stack: 50,000 parts crashed strata (an audit).
+  std::string header = "[agent.a";
+  for (int i = 0; i < 50000; ++i) header += ".a";
+  CHECK(errorOf(header + "]\n") == "p.toml:1: a key or table header of more than 64 dotted parts");
+  std::string key = "[agent.a]\nradius = 0.3\nb";
+  for (int i = 0; i < 64; ++i) key += " . 'b'";
+  CHECK(errorOf(key + " = 1\n") == "p.toml:3: a key or table header of more than 64 dotted parts");
+  // Dots in strings, comments and numbers are no key's parts: a label of 200 dots, a comment,
+  // a multi-line string and an array of floats parse as before.
+  std::string dots(200, '.');
+  std::string floats = "[";
+  for (int i = 0; i < 100; ++i) floats += (i ? ", 0." : "0.") + std::to_string(i + 1);
+  const std::string text = "# a.b.c" + dots + "\n[agent.a]\nclimbable = [\"x" + dots + "\", '" + dots +
+                           "', \"\"\"\n" + dots + "\n\"\"\"]\n[[agent.a.links]]\nfrom = [0.5, 0.5, 0.5]\nto = [1.5, 0.5, 0.5]\n"
+                           "label = \"l\" # " + dots + "\n[[agent.a.fields]]\nname = \"f\"\norigin = " + floats.substr(0, 15) +
+                           "]\nmax_distance = 1.5\n";
+  INFO(text);
+  CHECK(parseProfile(text, "p.toml").ok());
+}
+
+TEST_CASE("a profile whose settings written out exceed 16 MiB is refused before a bake", "[formats][profile]") {
+  // The world's @profile must read back through --profile (16 MiB at most): written out, 9 MB of
+  // tabs in climbable globs take 18 MB (each an escape), and an audit's re-bake from such a world
+  // was refused.
+  nav::BakeProfile profile = nav::BakeProfile::defaults();
+  profile.agents[0].climbable.assign(9000, std::string(1000, '\t'));
+  const auto refused = strata::formats::checkStoredProfileSize(profile, "p.toml");
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::StartsWith("p.toml: agent default: its settings written out as TOML"));
+  profile.agents[0].climbable.resize(8000);  // 16.0 MB
+  CHECK(strata::formats::checkStoredProfileSize(profile, "p.toml").ok());
+}
+
 TEST_CASE("a missing or unreadable profile names the file", "[formats][profile]") {
   strata::test::TempDir dir;
   auto missing = loadProfile(dir / "nope.toml");
@@ -286,6 +320,8 @@ TEST_CASE("profileToToml round-trips every setting", "[formats][profile]") {
     REQUIRE(again.ok());
     CHECK(profileToToml(*again) == text);
     CHECK_THAT(text, Catch::Contains("\nlink_snap_height = 2.0\n"));
+    // Numbers with the fewest digits that read back the same (0.3, not 0.29999999999999999).
+    CHECK_THAT(text, Catch::Contains("\nradius = 0.3\n") && !Catch::Contains("9999999"));
     REQUIRE(again->agents.size() == original->agents.size());
     CHECK(again->agents[0].links.size() == original->agents[0].links.size());
     CHECK(again->agents[0].fields.size() == original->agents[0].fields.size());
