@@ -18,6 +18,7 @@
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -81,19 +82,9 @@ std::mutex& loggerMutex() {
   return mutex;
 }
 
-// Each number with the fewest digits that read back as it (%g's six made 1000000.1, beyond the
-// bound of 1e6, read "1e+06" in the error saying so).
-std::string formatCoordinate(const sim::Vec3& p) {
-  auto shortest = [](double v) {
-    char text[40];
-    for (int digits = 6; digits <= 17; ++digits) {
-      std::snprintf(text, sizeof text, "%.*g", digits, v);
-      if (std::strtod(text, nullptr) == v) break;
-    }
-    return std::string(text);
-  };
-  return "(" + shortest(p.x) + ", " + shortest(p.y) + ", " + shortest(p.z) + ")";
-}
+// Each number in the shortest form that reads back as it (%g's six digits made 1000000.1, beyond
+// the bound of 1e6, read "1e+06" in the error saying so).
+std::string formatCoordinate(const sim::Vec3& p) { return fmt::format("({}, {}, {})", p.x, p.y, p.z); }
 
 // The OBJ text given to Assimp (objForAssimp) writes a space inside an object name as
 // kObjSpaceMark and makes a repeated name unique as "<name>\x1f<n>"; names read back undo both.

@@ -418,15 +418,10 @@ class Parser {
   std::string source_;
 };
 
-// The fewest digits that read back as `v` (0.3, not 0.29999999999999999).
+// The shortest form that reads back as `v` (0.3, not 0.29999999999999999).
 std::string number(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buffer[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
-    if (std::strtod(buffer, nullptr) == v) break;
-  }
-  std::string s = buffer;
+  std::string s = fmt::format("{}", v);
   if (s.find_first_of(".eE") == std::string::npos) s += ".0";
   return s;
 }
