@@ -74,6 +74,8 @@ std::size_t lineOfDeepKey(std::string_view text) {
         if (text[j] == '\n') ++line;
         j += c == '"' && text[j] == '\\' ? 2 : 1;  // an escape in a basic string
       }
+      // A multi-line string may end with one or two quotes of its own before the delimiter.
+      for (int extra = 0; multi && extra < 2 && j + 3 < text.size() && text[j + 3] == c; ++extra) ++j;
       i = std::min(text.size(), j + close.size()) - 1;
       continue;
     }

@@ -281,6 +281,11 @@ TEST_CASE("a key or header of more than 64 dotted parts is refused before the TO
                            "]\nmax_distance = 1.5\n";
   INFO(text);
   CHECK(parseProfile(text, "p.toml").ok());
+  // A multi-line string may end in one or two quotes of its own (x and two quotes, x and one): it
+  // ends where TOML ends it, and the text after it is scanned from there.
+  CHECK(parseProfile("[agent.a]\nclimbable = [\"\"\"x\"\"\"\"\", '''y''''']\n", "p.toml").ok());
+  CHECK(errorOf("[agent.a]\nclimbable = [\"\"\"x\"\"\"\"]\n" + key.substr(key.find("\nb") + 1) + " = 1\n") ==
+        "p.toml:3: a key or table header of more than 64 dotted parts");
 }
 
 TEST_CASE("a profile whose settings written out exceed 16 MiB is refused before a bake", "[formats][profile]") {
