@@ -265,16 +265,44 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
       const nlohmann::json& accessor = (*accessors)[i];
       const std::string where = "glTF accessor " + std::to_string(i);
       if (!accessor.is_object()) return where + " is not an object";
-      const auto view_index = unsignedMember(accessor, "bufferView");
-      if (!view_index) continue;  // sparse or zero-filled accessors: Assimp checks them
-      if (*view_index >= views.size()) return where + " refers to a missing bufferView";
       const auto count = unsignedMember(accessor, "count");
       const auto component_type = unsignedMember(accessor, "componentType");
       const auto type = accessor.find("type");
-      if (!count || !component_type || type == accessor.end() || !type->is_string()) continue;
-      const std::uint64_t element = componentBytes(*component_type) * componentCount(type->get<std::string>());
+      const std::uint64_t element = count && component_type && type != accessor.end() && type->is_string()
+                                        ? componentBytes(*component_type) * componentCount(type->get<std::string>())
+                                        : 0;
+      // Sparse values: Assimp 5.2.5 reads them without checking their lengths, past a short
+      // bufferView into the next one or past the buffer's end (garbage coordinates, no error).
+      if (const auto sparse = accessor.find("sparse"); sparse != accessor.end() && sparse->is_object() && element > 0) {
+        const auto sparse_count = unsignedMember(*sparse, "count");
+        if (!sparse_count || *sparse_count == 0 || *sparse_count > *count)
+          return where + ": sparse count is missing, 0 or more than the accessor's " + number(*count) + " elements";
+        const auto indices = sparse->find("indices"), values = sparse->find("values");
+        if (indices == sparse->end() || !indices->is_object() || values == sparse->end() || !values->is_object())
+          return where + ": sparse has no indices or values object";
+        const auto index_type = unsignedMember(*indices, "componentType");
+        const std::uint64_t index_bytes = index_type ? componentBytes(*index_type) : 0;
+        if (index_bytes == 0 || (index_bytes == 4 && *index_type != 5125) || *index_type == 5120 || *index_type == 5122)
+          return where + ": sparse indices' componentType is not an unsigned byte, short or int";
+        for (const auto& [part, bytes] : {std::pair{&*indices, index_bytes}, std::pair{&*values, element}}) {
+          const char* name = part == &*indices ? "indices" : "values";
+          const auto part_view = unsignedMember(*part, "bufferView");
+          if (!part_view || *part_view >= views.size()) return where + ": sparse " + name + " refer to a missing bufferView";
+          const std::uint64_t needed = addSat(unsignedMember(*part, "byteOffset").value_or(0), mulSat(*sparse_count, bytes));
+          if (needed > views[*part_view].length)
+            return where + ": " + number(*sparse_count) + " sparse " + name + " need " + number(needed) +
+                   " bytes but bufferView " + number(*part_view) + " has " + number(views[*part_view].length);
+        }
+      }
+      const auto view_index = unsignedMember(accessor, "bufferView");
+      if (!view_index) continue;  // zero-filled (and sparse, checked above)
+      if (*view_index >= views.size()) return where + " refers to a missing bufferView";
       if (element == 0 || *count == 0) continue;
       const View& view = views[*view_index];
+      // Elements may not overlap (the glTF spec: byteStride >= the element's size).
+      if (view.stride > 0 && view.stride < element)
+        return where + ": bufferView " + number(*view_index) + "'s byteStride " + number(view.stride) +
+               " is smaller than its " + number(element) + "-byte elements";
       const std::uint64_t stride = view.stride > 0 ? view.stride : element;
       const std::uint64_t offset = unsignedMember(accessor, "byteOffset").value_or(0);
       const std::uint64_t needed = addSat(addSat(offset, mulSat(*count - 1, stride)), element);

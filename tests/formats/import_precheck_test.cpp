@@ -135,6 +135,30 @@ TEST_CASE("glTF JSON checks", "[formats][import][precheck]") {
       "accessors":[{"bufferView":0,"byteOffset":12,"componentType":5126,"count":2,"type":"VEC3"}]})",
                          std::uint64_t{48}, nullptr)
             .empty());
+  // Elements that overlap (byteStride below the element's size) are refused (an audit: garbage
+  // vertices, no error).
+  CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":48}],"bufferViews":[{"buffer":0,"byteLength":48,"byteStride":4}],
+      "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}]})",
+                              std::uint64_t{48}, nullptr),
+             Catch::Contains("byteStride 4 is smaller than its 12-byte elements"));
+  // Sparse accessors: their indices and values must lie inside their bufferViews (an audit: 2
+  // values read from a view of one took the next view's bytes; 8 from the buffer's last 12 bytes
+  // read past its end). With a base bufferView and without, the lengths that fit pass.
+  const std::string sparse_head = R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":96}],"bufferViews":[
+      {"buffer":0,"byteLength":48},{"buffer":0,"byteOffset":48,"byteLength":4},{"buffer":0,"byteOffset":52,"byteLength":12}],
+      "accessors":[{)";
+  auto sparse = [&](const std::string& base, int count, int index_type) {
+    return sparse_head + base + R"("componentType":5126,"count":4,"type":"VEC3","sparse":{"count":)" + std::to_string(count) +
+           R"(,"indices":{"bufferView":1,"componentType":)" + std::to_string(index_type) + R"(},"values":{"bufferView":2}}}]})";
+  };
+  CHECK(precheckGltfJson(sparse(R"("bufferView":0,)", 1, 5121), std::uint64_t{96}, nullptr).empty());
+  CHECK(precheckGltfJson(sparse("", 1, 5123), std::uint64_t{96}, nullptr).empty());
+  CHECK_THAT(precheckGltfJson(sparse(R"("bufferView":0,)", 2, 5121), std::uint64_t{96}, nullptr),
+             Catch::Contains("2 sparse values need 24 bytes but bufferView 2 has 12"));
+  CHECK_THAT(precheckGltfJson(sparse("", 2, 5125), std::uint64_t{96}, nullptr),
+             Catch::Contains("2 sparse indices need 8 bytes but bufferView 1 has 4"));
+  CHECK_THAT(precheckGltfJson(sparse("", 5, 5121), std::uint64_t{96}, nullptr), Catch::Contains("more than the accessor's 4"));
+  CHECK_THAT(precheckGltfJson(sparse("", 1, 5126), std::uint64_t{96}, nullptr), Catch::Contains("sparse indices' componentType"));
   // bufferView referring to a missing buffer.
   CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"2.0"},"bufferViews":[{"buffer":3,"byteLength":4}]})", std::nullopt, nullptr),
              Catch::Contains("missing buffer"));
