@@ -307,6 +307,29 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes) {
         }
       }
     }
+    // A vertex of 4, 5 or 7+ numbers: x y z and a weight w (for curves; Assimp 5.2.5 divided the
+    // position by it, and a w of 0 failed the file) or colour components; Assimp reads only 3 or 6
+    // (x y z r g b) and dropped any other vertex, shifting every index after it (wrong triangles,
+    // exit 0). Such a line is given as its first three numbers. (A line continued with a
+    // backslash is left as it is.)
+    if (end > begin + 1 && text[begin] == 'v' && blank(text[begin + 1])) {
+      std::size_t stop = std::min(text.find('#', begin), end);
+      while (stop > begin && blank(text[stop - 1])) --stop;
+      std::vector<std::string_view> numbers;
+      for (std::size_t at = begin + 1; at < stop;) {
+        while (at < stop && blank(text[at])) ++at;
+        std::size_t token = at;
+        while (at < stop && !blank(text[at])) ++at;
+        if (at > token) numbers.push_back(text.substr(token, at - token));
+      }
+      const bool continued = stop > begin && text[stop - 1] == '\\';
+      if (!continued && numbers.size() >= 4 && numbers.size() != 6) {
+        out.append(text.substr(copied, begin - copied));
+        out += "v ";
+        out.append(numbers[0]).append(" ").append(numbers[1]).append(" ").append(numbers[2]);
+        copied = end;
+      }
+    }
     begin = end + 1;
   }
   if (copied == 0) return {};

@@ -446,6 +446,33 @@ TEST_CASE("an OBJ object name keeps its spaces, as a group name does", "[formats
   CHECK(tagOf(mesh, 3) == "hall/Main Hall");
 }
 
+TEST_CASE("an OBJ vertex is its first three numbers whatever follows them", "[formats][import][fixtures][obj]") {
+  // An audit: Assimp 5.2.5 divides x y z by a fourth number w (a weight for curves: 'v 2 0 0 2'
+  // became (1, 0, 0), a w of 0 failed the file) and drops a vertex of 5 or 7 numbers, shifting
+  // every index after it (wrong triangles, exit 0). 6 numbers (x y z r g b) read as before, and
+  // a comment after the numbers does not count.
+  TempDir dir;
+  writeText(dir / "w.obj",
+            "v 0 0 0 1\nv 2 0 0 2\nv 0 0 2 0.5\nv 0 1 0 0 # w 0\nv 4 0 4 1 0 0 1\nv 6 0 6 0.5 0.5\nv 8 0 2 1 1 1\n"
+            "f 1 3 2\nf 4 5 6\nf 5 6 7\n");
+  auto imported = importMeshes({dir / "w.obj"}, {});
+  REQUIRE(imported.ok());
+  const TriangleMesh& mesh = imported->mesh;
+  REQUIRE(mesh.triangleCount() == 3);
+  auto corners = [&](uint32_t t) {
+    std::vector<std::array<float, 3>> out;
+    for (int k = 0; k < 3; ++k) {
+      const auto& v = mesh.vertices[mesh.triangles[t][k]];
+      out.push_back({v.x, v.y, v.z});
+    }
+    return out;
+  };
+  using C = std::vector<std::array<float, 3>>;
+  CHECK(corners(0) == C{{0, 0, 0}, {0, 0, 2}, {2, 0, 0}});
+  CHECK(corners(1) == C{{0, 1, 0}, {4, 0, 4}, {6, 0, 6}});
+  CHECK(corners(2) == C{{4, 0, 4}, {6, 0, 6}, {8, 0, 2}});
+}
+
 TEST_CASE("a mesh modelled at a tiny scale keeps its triangles", "[formats][import][fixtures][obj]") {
   // An audit: Assimp's JoinIdenticalVertices merges vertices closer than 1e-5 file units, before
   // --scale, so a 5e-6 triangle (5 mm at --scale 1000) collapsed and was dropped as degenerate.
