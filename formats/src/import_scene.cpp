@@ -531,6 +531,20 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
                                                                         : ""));
     }
   }
+  // Morph targets: the rest pose of a glTF mesh is its base shape plus each target times its
+  // default weight; Strata imports the base shape only, so non-zero weights are named.
+  for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
+    const aiMesh* source = scene->mMeshes[m];
+    if (source == nullptr || source->mAnimMeshes == nullptr) continue;
+    bool weighted = false;
+    for (unsigned k = 0; k < source->mNumAnimMeshes; ++k)
+      weighted = weighted || (source->mAnimMeshes[k] != nullptr && source->mAnimMeshes[k]->mWeight != 0.0f);
+    if (weighted) {
+      out.warnings.push_back("mesh " + std::to_string(m) +
+                             " has morph targets with non-zero default weights: its base shape is imported, without them");
+      break;
+    }
+  }
   // Root transform: metres, extra scale, then the up-axis rotation.
   Affine root;
   const double s = unit_scale * options.scale;

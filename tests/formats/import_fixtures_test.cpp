@@ -574,6 +574,33 @@ f 26 27 28 29 30 31 32 33 34 35 36 37
   }
 }
 
+TEST_CASE("glTF morph targets with non-zero default weights are named in a warning", "[formats][import][fixtures][gltf]") {
+  // The rest pose is the base shape plus every target times its default weight; Strata imports
+  // the base shape (an audit: a weight of 1 was dropped without a word). Zero weights need none.
+  TempDir dir;
+  const std::string buffer = "\"uri\":\"data:application/octet-stream;base64," + base64(quadBuffer()) + "\",";
+  for (const char* weight : {"1.0", "0.0"}) {
+    INFO("weight " << weight);
+    std::string json = nestedGltfJson(buffer);
+    const std::string from = "\"material\":0}]}";
+    const auto at = json.find(from);
+    REQUIRE(at != std::string::npos);
+    json.replace(at, from.size(), std::string("\"material\":0,\"targets\":[{\"POSITION\":0}]}],\"weights\":[") + weight + "]}");
+    writeText(dir / "morph.gltf", json);
+    for (const bool in_process : {false, true}) {
+      ImportOptions options;
+      options.in_process = in_process;
+      auto imported = importMeshes({dir / "morph.gltf"}, options);
+      REQUIRE(imported.ok());
+      CHECK(imported->mesh.triangleCount() == 4);
+      const bool warned = std::any_of(imported->stats.warnings.begin(), imported->stats.warnings.end(), [](const std::string& w) {
+        return w.find("morph targets with non-zero default weights: its base shape is imported") != std::string::npos;
+      });
+      CHECK(warned == (std::string(weight) == "1.0"));
+    }
+  }
+}
+
 TEST_CASE("glTF content the importer would read wrong is refused, naming what", "[formats][import][fixtures][gltf]") {
   TempDir dir;
   const std::string buffer = "\"uri\":\"data:application/octet-stream;base64," + base64(quadBuffer()) + "\",";
