@@ -82,25 +82,32 @@ std::mutex& loggerMutex() {
   return mutex;
 }
 
-// Each number in the shortest form that reads back as it (%g's six digits made 1000000.1, beyond
-// the bound of 1e6, read "1e+06" in the error saying so).
-std::string formatCoordinate(const sim::Vec3& p) { return fmt::format("({}, {}, {})", p.x, p.y, p.z); }
+// Each number in the shortest form that reads back as it, as a float when it is one (the file's
+// own coordinates: 1000000.1, not 1000000.125; %g's six digits made it "1e+06", beyond the bound
+// of 1e6 in the error saying so), else as a double (after transforms).
+std::string formatCoordinate(const sim::Vec3& p) {
+  auto shortest = [](double v) {
+    const auto f = static_cast<float>(v);
+    return static_cast<double>(f) == v ? fmt::format("{}", f) : fmt::format("{}", v);
+  };
+  return "(" + shortest(p.x) + ", " + shortest(p.y) + ", " + shortest(p.z) + ")";
+}
 
 // The OBJ text given to Assimp (objForAssimp) writes a space inside an object name as
 // kObjSpaceMark and makes a repeated name unique as "<name>\x1f<n>"; names read back undo both.
 constexpr char kObjSpaceMark = '\x1e';
 constexpr char kObjRepeatMark = '\x1f';
 
-std::string nodeName(const aiString& name, bool obj) {
+std::string nodeName(const aiString& name, bool marked) {
   std::string text(name.C_Str(), name.length);
-  if (!obj) return text;
+  if (!marked) return text;
   if (const std::size_t mark = text.find(kObjRepeatMark); mark != std::string::npos) text.resize(mark);
   std::replace(text.begin(), text.end(), kObjSpaceMark, ' ');
   return text;
 }
 
-std::string sanitizeName(const aiString& name, bool obj, const char* fallback, std::size_t index) {
-  std::string text = nodeName(name, obj);
+std::string sanitizeName(const aiString& name, bool marked, const char* fallback, std::size_t index) {
+  std::string text = nodeName(name, marked);
   if (text.empty()) return std::string(fallback) + std::to_string(index);
   for (char& c : text)
     if (c == '/' || c == '\n' || c == '\r' || c == '\0') c = '_';
@@ -337,16 +344,59 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes) {
   return out;
 }
 
+// The ASCII STL text given to Assimp: a space inside a solid's name as kObjSpaceMark (Assimp
+// 5.2.5 names a solid by the first word after "solid", so "solid Part A" and "solid Part B" were
+// one tag "Part"). Empty when nothing needs changing, or when the file is binary STL (84 bytes of
+// header and count, then 50 bytes per triangle).
+std::string stlForAssimp(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() >= 84) {
+    const std::uint64_t count = std::uint64_t{bytes[80]} | std::uint64_t{bytes[81]} << 8 | std::uint64_t{bytes[82]} << 16 |
+                                std::uint64_t{bytes[83]} << 24;
+    if (bytes.size() == 84 + 50 * count) return {};
+  }
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+  std::string out;
+  std::size_t copied = 0;  // text before this offset is in `out`
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    std::size_t first = begin;
+    while (first < end && blank(text[first])) ++first;
+    if (text.substr(first, 5) == "solid" && first + 5 < end && blank(text[first + 5])) {
+      first += 5;
+      std::size_t last = end;
+      while (first < last && blank(text[first])) ++first;
+      while (last > first && blank(text[last - 1])) --last;
+      const std::string_view name = text.substr(first, last - first);
+      if (name.find_first_of(" \t\f\v\r") != std::string_view::npos) {
+        out.append(text.substr(copied, first - copied));
+        for (const char c : name) out += blank(c) ? kObjSpaceMark : c;
+        copied = last;
+      }
+    }
+    begin = end + 1;
+  }
+  if (copied == 0) return {};
+  out.append(text.substr(copied));
+  return out;
+}
+
 // Serves the file itself from memory, under its own path, whatever its format (the bytes already
-// hashed and checked; for OBJ their copy with object names fixed, objForAssimp), and every other
+// hashed and checked; for OBJ and ASCII STL their copy with names fixed, objForAssimp and
+// stlForAssimp), and every other
 // file (.mtl, glTF buffers) from disk.
 // A glTF buffer's URI may hold %XX escapes, which Assimp 5.2.5 does not decode ("my%20buf.bin"
 // was not found beside the file): a file that does not exist under the name asked for is
 // looked for under that name decoded, past the directory of the file itself.
 class CheckedFileIO : public Assimp::DefaultIOSystem {
  public:
-  CheckedFileIO(std::string path, std::span<const std::uint8_t> bytes, bool obj)
-      : path_(std::move(path)), rewritten_(obj ? objForAssimp(bytes) : std::string()), bytes_(bytes) {
+  CheckedFileIO(std::string path, std::span<const std::uint8_t> bytes, MeshFormat format)
+      : path_(std::move(path)),
+        rewritten_(format == MeshFormat::Obj   ? objForAssimp(bytes)
+                   : format == MeshFormat::Stl ? stlForAssimp(bytes)
+                                               : std::string()),
+        bytes_(bytes) {
     if (!rewritten_.empty()) bytes_ = {reinterpret_cast<const std::uint8_t*>(rewritten_.data()), rewritten_.size()};
     const std::size_t slash = path_.find_last_of('/');
     directory_ = slash == std::string::npos ? std::string() : path_.substr(0, slash + 1);
@@ -419,6 +469,8 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
                                         const std::string& display_name, const std::string& tag_root,
                                         const ImportOptions& options, std::span<const std::uint8_t> bytes) {
   SceneGeometry out;
+  // Names Assimp reads from text Strata rewrote (objForAssimp, stlForAssimp) carry marks.
+  const bool marked = format == MeshFormat::Obj || format == MeshFormat::Stl;
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_READ_ANIMATIONS, false);
@@ -443,7 +495,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
           const aiVector3D& p = mesh->mVertices[v];
           if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z)) continue;
           non_finite = display_name + ": mesh " + std::to_string(m) +
-                       (mesh->mName.length > 0 ? " ('" + nodeName(mesh->mName, format == MeshFormat::Obj) + "')" : "") + ", vertex " +
+                       (mesh->mName.length > 0 ? " ('" + nodeName(mesh->mName, marked) + "')" : "") + ", vertex " +
                        std::to_string(v) + ": coordinate is " +
                        (std::isnan(p.x) || std::isnan(p.y) || std::isnan(p.z) ? "NaN" : "infinite");
           break;
@@ -459,7 +511,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     Assimp::DefaultLogger::get()->attachStream(new LogCapture(&log_lines), Assimp::Logger::Warn | Assimp::Logger::Err);
     try {
       if (!bytes.empty())
-        importer.SetIOHandler(new CheckedFileIO(path.string(), bytes, format == MeshFormat::Obj));  // owned by the importer
+        importer.SetIOHandler(new CheckedFileIO(path.string(), bytes, format));  // owned by the importer
       scene = importer.ReadFile(path.string(), kFlags);
       if (scene != nullptr) findNonFinite(*scene);
       if (scene != nullptr) {
@@ -598,7 +650,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
                                       ? item.parent_path
                                       : item.parent_path + "/" +
                                             sanitizeName(gltf && isGltfIndexName(node.mName) ? aiString() : node.mName,
-                                                         format == MeshFormat::Obj, "node", visited - 1);
+                                                         marked, "node", visited - 1);
     for (unsigned c = node.mNumChildren; c-- > 0;) {
       if (node.mChildren == nullptr || node.mChildren[c] == nullptr)
         return Error::badInput(display_name + ": node '" + node_path + "' has a missing child");
@@ -616,7 +668,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       const aiMesh& source = *scene->mMeshes[mesh_index];
       ++out.meshes;
       const std::string where = display_name + ": mesh " + std::to_string(mesh_index) +
-                                (source.mName.length > 0 ? " ('" + nodeName(source.mName, format == MeshFormat::Obj) + "')" : "");
+                                (source.mName.length > 0 ? " ('" + nodeName(source.mName, marked) + "')" : "");
       if (source.mNumVertices > 0 && source.mVertices == nullptr) return Error::badInput(where + ": no vertex data");
       if (source.mNumFaces > 0 && source.mFaces == nullptr) return Error::badInput(where + ": no face data");
       remap.assign(source.mNumVertices, UINT32_MAX);

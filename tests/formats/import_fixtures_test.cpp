@@ -251,6 +251,20 @@ TEST_CASE("STL ascii and binary", "[formats][import][fixtures][stl]") {
   auto ascii = importMeshes({dir / "ascii.stl"}, {});
   REQUIRE(ascii.ok());
   CHECK(ascii->mesh.triangleCount() == 2);
+  // A solid's name keeps its spaces (an audit: Assimp 5.2.5 takes the first word, so "Part A" and
+  // "Part B" were one tag "Part").
+  const std::string facet =
+      " facet normal 0 1 0\n  outer loop\n   vertex 0 0 0\n   vertex 0 0 1\n   vertex 1 0 0\n  endloop\n endfacet\n";
+  writeText(dir / "parts.stl", "solid Part A \r\n" + facet + "endsolid Part A\n  solid\tPart  B\n" + facet + "endsolid\n");
+  for (const bool in_process : {false, true}) {
+    ImportOptions options;
+    options.in_process = in_process;
+    auto parts = importMeshes({dir / "parts.stl"}, options);
+    REQUIRE(parts.ok());
+    REQUIRE(parts->mesh.triangleCount() == 2);
+    CHECK(tagOf(parts->mesh, 0) == "parts/Part A");
+    CHECK(tagOf(parts->mesh, 1) == "parts/Part  B");
+  }
 
   std::vector<std::uint8_t> binary(80, ' ');
   std::memcpy(binary.data(), "solid but binary", 16);  // the ASCII-detection trap
@@ -366,12 +380,12 @@ TEST_CASE("located errors for bad fixtures", "[formats][import][fixtures]") {
   REQUIRE_FALSE(beyond.ok());
   CHECK_THAT(beyond.error().message, Catch::Contains("big.obj: mesh 0") && Catch::Contains("vertex 1") &&
                                          Catch::Contains("beyond the world bound"));
-  // The coordinate is printed with the digits that tell it from the bound (it read 1e+06): the
-  // importer's float32 of 1000000.1.
+  // The coordinate is printed with the digits that tell it from the bound (it read 1e+06), as the
+  // float it was read as.
   writeText(dir / "edge.obj", "v 0 0 0\nv 1000000.1 0 0\nv 0 0 1\nf 1 2 3\n");
   auto edge = importMeshes({dir / "edge.obj"}, {});
   REQUIRE_FALSE(edge.ok());
-  CHECK_THAT(edge.error().message, Catch::Contains("coordinate (1000000.125, 0, 0) lies beyond the world bound"));
+  CHECK_THAT(edge.error().message, Catch::Contains("coordinate (1000000.1, 0, 0) lies beyond the world bound"));
   // Finite in the file, not after scaling (or a node scale of 1e300): said as such, not as a
   // coordinate "beyond the bound" printed as (-nan, -nan, -nan).
   writeText(dir / "huge.obj", "v 0 0 0\nv 1e10 0 0\nv 0 0 1\nf 1 2 3\n");
