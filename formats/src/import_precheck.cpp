@@ -392,6 +392,7 @@ std::string precheckPly(Bytes bytes) {
     std::string name;
     std::uint64_t count = 0;
     std::uint64_t min_bytes = 0;  // smallest binary size of one element (lists may be empty)
+    std::vector<bool> lists;      // per property: a list (else a scalar)
   };
   std::vector<Element> elements;
   enum class Encoding { None, Ascii, Binary } encoding = Encoding::None;
@@ -429,7 +430,7 @@ std::string precheckPly(Bytes bytes) {
       if (words[1] == "tristrips" && *count > 0)
         return "unsupported: " + where + ": triangle strips ('element tristrips') are not read correctly by the importer "
                        "(Assimp 5.2.5); store the faces as 'element face' lists";
-      elements.push_back({std::string(words[1]), *count, 0});
+      elements.push_back({std::string(words[1]), *count, 0, {}});
     } else if (words[0] == "property") {
       if (elements.empty()) return where + ": 'property' before any 'element'";
       auto type_bytes = [](std::string_view type) -> std::uint64_t {
@@ -447,8 +448,10 @@ std::string precheckPly(Bytes bytes) {
             words[2] == "float64" || type_bytes(words[3]) == 0)
           return where + ": malformed list property";
         elements.back().min_bytes += count_bytes;
+        elements.back().lists.push_back(true);
       } else if (words.size() == 3 && type_bytes(words[1]) > 0) {
         elements.back().min_bytes += type_bytes(words[1]);
+        elements.back().lists.push_back(false);
       } else {
         return where + ": malformed 'property' line";
       }
@@ -477,8 +480,7 @@ std::string precheckPly(Bytes bytes) {
   const std::string_view body = text.substr(*body_start);
   if (body.find('\0') != std::string_view::npos) return "the ASCII PLY body contains binary data";
   std::uint64_t lines = 0;
-  std::size_t start = 0;
-  while (start < body.size()) {
+  for (std::size_t start = 0; start < body.size();) {
     std::size_t end = body.find('\n', start);
     if (end == std::string_view::npos) end = body.size();
     if (!trim(body.substr(start, end - start)).empty()) ++lines;
@@ -486,6 +488,41 @@ std::string precheckPly(Bytes bytes) {
   }
   if (total_elements > lines)
     return "the PLY header declares " + declared + " but the body has only " + number(lines) + " lines";
+  // Every element's line, in the declared order, holds exactly the values of its properties: one
+  // per scalar, a count and that many per list. (A face whose list count exceeded its indices
+  // imported as one triangle and many degenerate ones dropped in silence: an import audit.)
+  std::size_t start = 0;
+  std::size_t element = 0;
+  std::uint64_t index = 0;  // of the element within its block
+  std::size_t body_line = line_number;
+  while (start < body.size()) {
+    std::size_t end = body.find('\n', start);
+    if (end == std::string_view::npos) end = body.size();
+    const std::string_view line = trim(body.substr(start, end - start));
+    start = end + 1;
+    ++body_line;
+    if (line.empty()) continue;
+    while (element < elements.size() && index == elements[element].count) ++element, index = 0;
+    if (element == elements.size()) continue;  // past the declared elements: left to the importer
+    const Element& e = elements[element];
+    const std::vector<std::string_view> values = splitWords(line);
+    std::uint64_t needed = 0;
+    for (const bool list : e.lists) {
+      if (!list) {
+        ++needed;
+        continue;
+      }
+      const auto count = needed < values.size() ? parseUnsigned(values[needed]) : std::nullopt;
+      if (!count)
+        return "PLY line " + std::to_string(body_line) + ": " + e.name + " " + number(index) +
+               ": a list's count is missing or not a count";
+      needed = addSat(needed, addSat(*count, 1));
+    }
+    if (needed != values.size())
+      return "PLY line " + std::to_string(body_line) + ": " + e.name + " " + number(index) + " has " +
+             number(values.size()) + " values where its properties need " + number(needed);
+    ++index;
+  }
   return {};
 }
 

@@ -187,6 +187,19 @@ TEST_CASE("PLY header checks", "[formats][import][precheck]") {
   CHECK(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n3 0 1 2\n")).empty());
   // Header overstates its counts (phantom triangles in Assimp).
   CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n3 0 1 2\n")), Catch::Contains("body has only 3 lines"));
+  // Each line holds its element's values: a list count beyond its indices (an audit: 198
+  // degenerate triangles dropped in silence), a vertex short of a coordinate, a count that is no
+  // count are refused, naming the line; extra lines after the elements, blank lines, a list of
+  // 0 and a further scalar after the list pass.
+  CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n200 0 1 2\n")),
+             Catch::Contains("PLY line 14: face 0 has 4 values where its properties need 201"));
+  CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0\n0 0 1\n3 0 1 2\n")),
+             Catch::Contains("PLY line 12: vertex 1 has 2 values where its properties need 3"));
+  CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n-3 0 1 2\n")), Catch::Contains("a list's count is missing or not a count"));
+  const std::string flagged =
+      "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 2\nproperty list uchar int vertex_indices\nproperty uchar flags\nend_header\n";
+  CHECK(precheckPly(bytesOf(flagged + "0 0 0\n\n1 0 0\n0 0 1\n3 0 1 2 7\n0 9\nextra\n")).empty());
   // Binary: 2^31 vertices of 12 bytes against a tiny body.
   const std::string binary_header =
       "ply\nformat binary_little_endian 1.0\nelement vertex 2147483647\nproperty float x\nproperty float y\n"
