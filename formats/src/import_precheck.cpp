@@ -377,7 +377,32 @@ std::string precheckStl(Bytes bytes) {
   }
   const std::string_view head = trim(asText(bytes.first(std::min<std::size_t>(bytes.size(), 512))));
   const bool says_solid = head.rfind("solid", 0) == 0;
-  if (says_solid && !hasNulByte(bytes)) return {};  // ASCII STL; Assimp parses the rest
+  if (says_solid && !hasNulByte(bytes)) {
+    // ASCII STL; Assimp parses the rest, but keeps the first three vertices of a facet and drops
+    // any more in silence (an import audit): a facet's loop must hold exactly three.
+    const std::string_view text = asText(bytes);
+    std::uint64_t facet = 0, vertices = 0;
+    bool in_loop = false;
+    for (std::size_t start = 0; start < text.size();) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string_view::npos) end = text.size();
+      const std::vector<std::string_view> words = splitWords(text.substr(start, end - start));
+      start = end + 1;
+      if (words.empty()) continue;
+      if (words[0] == "outer") {
+        in_loop = true;
+        vertices = 0;
+      } else if (words[0] == "vertex" && in_loop) {
+        ++vertices;
+      } else if (words[0] == "endloop" && in_loop) {
+        in_loop = false;
+        if (vertices != 3)
+          return "ASCII STL facet " + number(facet) + " has " + number(vertices) + " vertices (a facet is a triangle: 3)";
+        ++facet;
+      }
+    }
+    return {};
+  }
   if (bytes.size() < 84) return "too short for a binary STL (" + number(bytes.size()) + " bytes) and not ASCII STL";
   const std::uint64_t count = readU32le(bytes, 80);
   return "binary STL header declares " + number(count) + " triangles (" + number(84 + 50 * count) +

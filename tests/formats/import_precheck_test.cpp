@@ -176,6 +176,14 @@ TEST_CASE("STL binary size equation and ASCII detection", "[formats][import][pre
   CHECK_THAT(precheckStl(binary), Catch::Contains("declares 1000000 triangles"));
   // ASCII STL.
   CHECK(precheckStl(bytesOf("solid x\nfacet normal 0 1 0\nouter loop\nvertex 0 0 0\n")).empty());
+  // A facet's loop holds three vertices: a fourth was dropped in silence (an audit), and two.
+  const std::string facet3 = "facet normal 0 1 0\n outer loop\n  vertex 0 0 0\n  vertex 0 0 1\n  vertex 1 0 0\n endloop\nendfacet\n";
+  CHECK(precheckStl(bytesOf("solid x\n" + facet3 + facet3 + "endsolid x\n")).empty());
+  CHECK_THAT(precheckStl(bytesOf("solid x\n" + facet3 +
+                                 "facet normal 0 1 0\nouter loop\nvertex 0 0 0\nvertex 0 0 1\nvertex 1 0 0\nvertex 1 0 1\nendloop\n")),
+             Catch::Contains("ASCII STL facet 1 has 4 vertices (a facet is a triangle: 3)"));
+  CHECK_THAT(precheckStl(bytesOf("solid x\nfacet normal 0 1 0\nouter loop\nvertex 0 0 0\nvertex 0 0 1\nendloop\n")),
+             Catch::Contains("facet 0 has 2 vertices"));
   // Too short for binary and not ASCII.
   CHECK_THAT(precheckStl(bytesOf("hello")), Catch::Contains("too short"));
 }
