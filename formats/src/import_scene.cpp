@@ -335,6 +335,25 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes) {
         out += "v ";
         out.append(numbers[0]).append(" ").append(numbers[1]).append(" ").append(numbers[2]);
         copied = end;
+      } else if (!continued && stop < end && text.find('#', begin) < end) {
+        out.append(text.substr(copied, stop - copied));  // the vertex without its comment
+        copied = end;
+      }
+    }
+    // A comment after the numbers of a face, line, point or texture/normal vertex: Assimp 5.2.5
+    // read "f 1 3 2 # x" as a bad face index (the file failed) and a number in a comment after a
+    // vertex as one of its components. The statement is given without it.
+    if (end > begin + 1) {
+      std::size_t word = begin;
+      while (word < end && !blank(text[word])) ++word;
+      const std::string_view keyword = text.substr(begin, word - begin);
+      const std::size_t hash = text.find('#', begin);
+      if (hash < end && (keyword == "f" || keyword == "l" || keyword == "p" || keyword == "vt" || keyword == "vn") &&
+          text.substr(begin, hash - begin).find('\\') == std::string_view::npos) {
+        std::size_t stop = hash;
+        while (stop > begin && blank(text[stop - 1])) --stop;
+        out.append(text.substr(copied, stop - copied));
+        copied = end;
       }
     }
     begin = end + 1;

@@ -487,6 +487,25 @@ TEST_CASE("an OBJ vertex is its first three numbers whatever follows them", "[fo
   CHECK(corners(2) == C{{4, 0, 4}, {6, 0, 6}, {8, 0, 2}});
 }
 
+TEST_CASE("a comment after an OBJ statement's numbers is no part of them", "[formats][import][fixtures][obj]") {
+  // An audit: Assimp 5.2.5 failed "f 1 3 2 # x" as a bad face index and took numbers in a
+  // comment after a vertex for components of it.
+  TempDir dir;
+  writeText(dir / "comments.obj",
+            "v 0 0 0 # 7 8 9\nv 1 0 0#\nv 0 0 1\t# corner\nv 1 0 1\nvn 0 1 0 # up\nf 1 3 2 # first face\n"
+            "f 2//1 3//1 4//1 #second\nl 1 2 # a line\nusemtl Stone#2\nf 1 3 2\n");
+  auto imported = importMeshes({dir / "comments.obj"}, {});
+  REQUIRE(imported.ok());
+  const TriangleMesh& mesh = imported->mesh;
+  REQUIRE(mesh.triangleCount() == 3);
+  CHECK(mesh.vertices.size() == 4);
+  const auto bounds = mesh.bounds();
+  CHECK(bounds.max.x == 1);
+  CHECK(bounds.max.y == 0);
+  CHECK(bounds.max.z == 1);
+  CHECK(labelOf(mesh, 2) == "Stone#2");  // a name keeps its '#'
+}
+
 TEST_CASE("a mesh modelled at a tiny scale keeps its triangles", "[formats][import][fixtures][obj]") {
   // An audit: Assimp's JoinIdenticalVertices merges vertices closer than 1e-5 file units, before
   // --scale, so a 5e-6 triangle (5 mm at --scale 1000) collapsed and was dropped as degenerate.
