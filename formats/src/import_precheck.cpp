@@ -337,6 +337,30 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
   return {};
 }
 
+std::set<std::string> gltfNodeNamesLikeIndices(MeshFormat format, Bytes bytes) {
+  std::set<std::string> names;
+  std::string_view json;
+  if (format == MeshFormat::Gltf) {
+    json = asText(bytes);
+  } else if (format == MeshFormat::Glb && bytes.size() >= 20) {
+    const std::uint64_t length = readU32le(bytes, 12);
+    if (length <= bytes.size() - 20) json = asText(bytes.subspan(20, length));
+  }
+  if (json.empty() || nestingTooDeep(json)) return names;
+  const nlohmann::json document = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
+  const auto nodes = document.is_object() ? document.find("nodes") : document.end();
+  if (!document.is_object() || nodes == document.end() || !nodes->is_array()) return names;
+  for (const nlohmann::json& node : *nodes) {
+    const auto name = node.is_object() ? node.find("name") : node.end();
+    if (!node.is_object() || name == node.end() || !name->is_string()) continue;
+    const std::string& text = name->get_ref<const std::string&>();
+    if (text.size() >= 8 && text.compare(0, 6, "nodes[") == 0 && text.back() == ']' &&
+        std::all_of(text.begin() + 6, text.end() - 1, [](char c) { return c >= '0' && c <= '9'; }))
+      names.insert(text);
+  }
+  return names;
+}
+
 std::string precheckGlb(Bytes bytes, std::vector<ExternalBuffer>* external_buffers) {
   constexpr std::uint32_t kMagic = 0x46546C67;      // "glTF"
   constexpr std::uint32_t kChunkJson = 0x4E4F534A;  // "JSON"

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,6 +58,11 @@ std::string precheckStl(std::span<const std::uint8_t> bytes);
 std::string precheckPly(std::span<const std::uint8_t> bytes);
 std::string precheckObj(std::span<const std::uint8_t> bytes, std::vector<std::string>* material_libraries);
 std::string precheckFbx(std::span<const std::uint8_t> bytes);
+
+/// glTF / GLB: the node names the file itself gives in the form "nodes[N]", the form Assimp gives
+/// a node without a name (which an import then names node<K>); empty for other formats or
+/// unreadable JSON.
+std::set<std::string> gltfNodeNamesLikeIndices(MeshFormat format, std::span<const std::uint8_t> bytes);
 
 /// A URI's %XX escapes decoded; other characters are kept as they are.
 std::string percentDecode(std::string_view text);

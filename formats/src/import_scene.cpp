@@ -653,6 +653,9 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   constexpr int kMaxDepth = 1024;
   constexpr std::size_t kMaxNodes = 1u << 22;
   const bool gltf = format == MeshFormat::Gltf || format == MeshFormat::Glb;
+  // Assimp names a glTF node without a name "nodes[<index>]" (which becomes node<K>); a node the
+  // file itself names so keeps its name.
+  const std::set<std::string> named_like_indices = gltf ? gltfNodeNamesLikeIndices(format, bytes) : std::set<std::string>();
   std::vector<Pending> stack{{scene->mRootNode, root, tag_root, 0}};
   std::size_t visited = 0;
   std::vector<std::uint32_t> remap, same_position;
@@ -668,7 +671,10 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     const std::string node_path = adds_nothing
                                       ? item.parent_path
                                       : item.parent_path + "/" +
-                                            sanitizeName(gltf && isGltfIndexName(node.mName) ? aiString() : node.mName,
+                                            sanitizeName(gltf && isGltfIndexName(node.mName) &&
+                                                                 !named_like_indices.count(std::string(node.mName.C_Str(), node.mName.length))
+                                                             ? aiString()
+                                                             : node.mName,
                                                          marked, "node", visited - 1);
     for (unsigned c = node.mNumChildren; c-- > 0;) {
       if (node.mChildren == nullptr || node.mChildren[c] == nullptr)

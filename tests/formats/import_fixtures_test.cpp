@@ -687,6 +687,20 @@ TEST_CASE("glTF nodes without names are node<N> in tags", "[formats][import][fix
   REQUIRE(imported.ok());
   std::set<std::string> tags(imported->mesh.tags.begin(), imported->mesh.tags.end());
   CHECK(tags == std::set<std::string>{"unnamed/node0/node1", "unnamed/node0/node2"});
+  // A node the file names in that form keeps its name (an audit: "nodes[3]" on node 1 became
+  // node1); an unnamed one beside it is still node<N>.
+  json = nestedGltfJson("\"uri\":\"data:application/octet-stream;base64," + base64(quadBuffer()) + "\",");
+  json.replace(json.find("\"name\":\"Floor\""), std::strlen("\"name\":\"Floor\""), "\"name\":\"nodes[3]\"");
+  json.erase(json.find("\"name\":\"Mirror\","), std::strlen("\"name\":\"Mirror\","));
+  writeText(dir / "literal.gltf", json);
+  for (const bool in_process : {false, true}) {
+    ImportOptions options;
+    options.in_process = in_process;
+    auto literal = importMeshes({dir / "literal.gltf"}, options);
+    REQUIRE(literal.ok());
+    tags = std::set<std::string>(literal->mesh.tags.begin(), literal->mesh.tags.end());
+    CHECK(tags == std::set<std::string>{"literal/Level/nodes[3]", "literal/Level/node2"});
+  }
 }
 
 TEST_CASE("PLY triangle strips are refused - the importer would keep one triangle of four", "[formats][import][fixtures][ply]") {
