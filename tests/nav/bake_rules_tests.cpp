@@ -185,6 +185,43 @@ TEST_CASE("a ramp at exactly max_slope is walkable, and one a hundredth of a deg
   }
 }
 
+TEST_CASE("a wall exactly touching a diagonal move's swept band blocks it wherever it stands", "[nav][bake]") {
+  // Touching counts as blocked. A thin wall at 45 degrees whose face lies exactly on the side of
+  // the band swept by a north-east move (x - z = 6.25 from the centre line x - z = 6, radius
+  // 0.125 at 0.5 m cells): the rounded band let the move through here and blocked it 4.5 m west
+  // (an audit: 14 of 36 such walls walked through). All corners are exact binary fractions.
+  auto agent = testAgent();
+  agent.settings.radius = 0.125;
+  agent.settings.cell_size = 0.5;
+  agent.settings.can_jump = false;
+  for (const double shift : {0.0, -4.5}) {
+    INFO("wall shifted " << shift);
+    MeshBuilder level;
+    level.floor(0, 0, 9, 3, 0);
+    auto at = [&](double x, double y, double z) { return sim::Vec3{x + shift, y, z}; };
+    const double p[4][2] = {{6.90625, 0.65625}, {7.0625, 0.8125}, {7.078125, 0.796875}, {6.921875, 0.640625}};
+    for (int i = 0; i < 4; ++i) {
+      const auto& a = p[i];
+      const auto& b = p[(i + 1) % 4];
+      const sim::Vec3 outward{b[1] - a[1], 0, a[0] - b[0]};  // the right of a -> b (corners run clockwise seen from above)
+      level.quad(at(a[0], 0, a[1]), at(b[0], 0, b[1]), at(b[0], 2, b[1]), at(a[0], 2, a[1]), outward);
+    }
+    level.quad(at(p[0][0], 2, p[0][1]), at(p[1][0], 2, p[1][1]), at(p[2][0], 2, p[2][1]), at(p[3][0], 2, p[3][1]), {0, 1, 0});
+    const auto baked = bakeOne(level.mesh(), agent);
+    const uint32_t from = nodeNear(baked.graph, 6.75 + shift, 0, 0.75);
+    REQUIRE(from != kNoNode);
+    constexpr int kNorthEast = 1;
+    CHECK(baked.graph.edgeKind(from, kNorthEast) != EdgeKind::Walk);
+    const uint32_t to = nodeNear(baked.graph, 7.25 + shift, 0, 1.25);
+    REQUIRE(to != kNoNode);
+    CHECK(baked.graph.edgeKind(to, nav::oppositeDirection(kNorthEast)) != EdgeKind::Walk);
+    // The same move three columns north, clear of the wall, walks.
+    const uint32_t clear = nodeNear(baked.graph, 6.75 + shift, 0, 2.25);
+    REQUIRE(clear != kNoNode);
+    CHECK(baked.graph.edgeKind(clear, kNorthEast) == EdgeKind::Walk);
+  }
+}
+
 TEST_CASE("a low ceiling removes standing room", "[nav][bake]") {
   // Ceiling slab with its underside 1.5 m above the ground over x 2..4.
   MeshBuilder level;
