@@ -354,9 +354,7 @@ std::set<std::string> gltfNodeNamesLikeIndices(MeshFormat format, Bytes bytes) {
     const auto name = node.is_object() ? node.find("name") : node.end();
     if (!node.is_object() || name == node.end() || !name->is_string()) continue;
     const std::string& text = name->get_ref<const std::string&>();
-    if (text.size() >= 8 && text.compare(0, 6, "nodes[") == 0 && text.back() == ']' &&
-        std::all_of(text.begin() + 6, text.end() - 1, [](char c) { return c >= '0' && c <= '9'; }))
-      names.insert(text);
+    if (isGltfIndexName(text)) names.insert(text);
   }
   return names;
 }
@@ -394,11 +392,17 @@ std::string precheckGlb(Bytes bytes, std::vector<ExternalBuffer>* external_buffe
   return precheckGltfJson(json, binary_length.value_or(0), external_buffers);
 }
 
+bool isBinaryStl(Bytes bytes) {
+  return bytes.size() >= 84 && 84 + 50 * std::uint64_t{readU32le(bytes, 80)} == bytes.size();
+}
+
+bool isGltfIndexName(std::string_view name) {
+  return name.size() >= 8 && name.substr(0, 6) == "nodes[" && name.back() == ']' &&
+         std::all_of(name.begin() + 6, name.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
+}
+
 std::string precheckStl(Bytes bytes) {
-  if (bytes.size() >= 84) {
-    const std::uint64_t count = readU32le(bytes, 80);
-    if (84 + 50 * count == bytes.size()) return {};  // binary, even if the header starts with "solid"
-  }
+  if (isBinaryStl(bytes)) return {};  // binary, even if the header starts with "solid"
   const std::string_view head = trim(asText(bytes.first(std::min<std::size_t>(bytes.size(), 512))));
   const bool says_solid = head.rfind("solid", 0) == 0;
   if (says_solid && !hasNulByte(bytes)) {

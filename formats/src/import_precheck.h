@@ -59,6 +59,14 @@ std::string precheckPly(std::span<const std::uint8_t> bytes);
 std::string precheckObj(std::span<const std::uint8_t> bytes, std::vector<std::string>* material_libraries);
 std::string precheckFbx(std::span<const std::uint8_t> bytes);
 
+/// Whether `bytes` are a binary STL: 84 bytes of header and triangle count, then 50 per triangle
+/// (even when the header starts with "solid").
+bool isBinaryStl(std::span<const std::uint8_t> bytes);
+
+/// Whether `name` has the form "nodes[N]" (N decimal digits), Assimp's name for a glTF node
+/// without one.
+bool isGltfIndexName(std::string_view name);
+
 /// glTF / GLB: the node names the file itself gives in the form "nodes[N]", the form Assimp gives
 /// a node without a name (which an import then names node<K>); empty for other formats or
 /// unreadable JSON.

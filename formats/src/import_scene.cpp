@@ -98,6 +98,14 @@ std::string formatCoordinate(const sim::Vec3& p) {
 constexpr char kObjSpaceMark = '\x1e';
 constexpr char kObjRepeatMark = '\x1f';
 
+// A blank inside a line of the OBJ or STL text (the line break aside).
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+// `name` with each blank written as kObjSpaceMark (Assimp takes a name's first word only).
+void appendMarked(std::string& out, std::string_view name) {
+  for (const char c : name) out += blank(c) ? kObjSpaceMark : c;
+}
+
 std::string nodeName(const aiString& name, bool marked) {
   std::string text(name.C_Str(), name.length);
   if (!marked) return text;
@@ -260,15 +268,6 @@ void triangulateLargePolygons(aiScene& scene) {
   }
 }
 
-// Assimp's glTF importer names a node without a name after its place in the file's node array,
-// "nodes[5]"; such a node is unnamed (node<N>, as documented), not named "nodes[5]".
-bool isGltfIndexName(const aiString& name) {
-  const std::string_view text(name.C_Str(), name.length);
-  if (text.size() < 8 || text.substr(0, 6) != "nodes[" || text.back() != ']') return false;
-  const std::string_view digits = text.substr(6, text.size() - 7);
-  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // Importers invent a root node when the file has none (OBJ names it after the file, FBX
 // "RootNode", glTF "ROOT" when the scene has several roots, STL "<STL_BINARY>", PLY nothing).
 // Such a root stands for the file itself, whose stem already starts every tag, so it adds no
@@ -290,7 +289,6 @@ bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) 
 // changes (the bytes are read as they are).
 std::string objForAssimp(std::span<const std::uint8_t> bytes) {
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
   std::map<std::string, int, std::less<>> seen;
   std::string out;
   std::size_t copied = 0;  // text before this offset is in `out`
@@ -308,7 +306,7 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes) {
         const bool repeated = ++it->second > 1;
         if (repeated || name.find_first_of(" \t\f\v\r") != std::string_view::npos) {
           out.append(text.substr(copied, first - copied));
-          for (const char c : name) out += blank(c) ? kObjSpaceMark : c;
+          appendMarked(out, name);
           if (repeated) out += kObjRepeatMark + std::to_string(it->second);
           copied = last;
         }
@@ -368,13 +366,8 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes) {
 // one tag "Part"). Empty when nothing needs changing, or when the file is binary STL (84 bytes of
 // header and count, then 50 bytes per triangle).
 std::string stlForAssimp(std::span<const std::uint8_t> bytes) {
-  if (bytes.size() >= 84) {
-    const std::uint64_t count = std::uint64_t{bytes[80]} | std::uint64_t{bytes[81]} << 8 | std::uint64_t{bytes[82]} << 16 |
-                                std::uint64_t{bytes[83]} << 24;
-    if (bytes.size() == 84 + 50 * count) return {};
-  }
+  if (isBinaryStl(bytes)) return {};
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
   std::string out;
   std::size_t copied = 0;  // text before this offset is in `out`
   for (std::size_t begin = 0; begin < text.size();) {
@@ -390,7 +383,7 @@ std::string stlForAssimp(std::span<const std::uint8_t> bytes) {
       const std::string_view name = text.substr(first, last - first);
       if (name.find_first_of(" \t\f\v\r") != std::string_view::npos) {
         out.append(text.substr(copied, first - copied));
-        for (const char c : name) out += blank(c) ? kObjSpaceMark : c;
+        appendMarked(out, name);
         copied = last;
       }
     }
@@ -653,8 +646,9 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   constexpr int kMaxDepth = 1024;
   constexpr std::size_t kMaxNodes = 1u << 22;
   const bool gltf = format == MeshFormat::Gltf || format == MeshFormat::Glb;
-  // Assimp names a glTF node without a name "nodes[<index>]" (which becomes node<K>); a node the
-  // file itself names so keeps its name.
+  // Assimp names a glTF node without a name after its place in the file's node array, "nodes[5]"
+  // (isGltfIndexName): such a node is unnamed (node<K>, as documented); a node the file itself
+  // names so keeps its name.
   const std::set<std::string> named_like_indices = gltf ? gltfNodeNamesLikeIndices(format, bytes) : std::set<std::string>();
   std::vector<Pending> stack{{scene->mRootNode, root, tag_root, 0}};
   std::size_t visited = 0;
@@ -671,7 +665,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     const std::string node_path = adds_nothing
                                       ? item.parent_path
                                       : item.parent_path + "/" +
-                                            sanitizeName(gltf && isGltfIndexName(node.mName) &&
+                                            sanitizeName(gltf && isGltfIndexName(std::string_view(node.mName.C_Str(), node.mName.length)) &&
                                                                  !named_like_indices.count(std::string(node.mName.C_Str(), node.mName.length))
                                                              ? aiString()
                                                              : node.mName,
