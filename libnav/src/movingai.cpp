@@ -153,12 +153,11 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
                                     " cells is over the limit of 2^31 cells");
   // The rows are counted before the cells are allocated: a header alone must not cost gigabytes.
   if (const std::size_t rows = lines.size() - (i + 1); rows < static_cast<std::size_t>(map.height))
-    return located(name, lines.size(), "map has " + std::to_string(rows) + " rows, expected " + std::to_string(map.height));
+    return located(name, lines.size(), "the map ends after " + std::to_string(rows) + (rows == 1 ? " row" : " rows") +
+                                           ", expected " + std::to_string(map.height));
   map.passable.assign(static_cast<std::size_t>(map.width) * static_cast<std::size_t>(map.height), 0);
   for (int y = 0; y < map.height; ++y) {
     const std::size_t line_index = i + 1 + static_cast<std::size_t>(y);
-    if (line_index >= lines.size())
-      return located(name, lines.size(), "map has " + std::to_string(y) + " rows, expected " + std::to_string(map.height));
     const std::string_view row = trimRight(lines[line_index]);  // editors leave trailing blanks
     if (row.size() != static_cast<std::size_t>(map.width))
       return located(name, line_index + 1, "row has " + std::to_string(row.size()) + " characters, expected " + std::to_string(map.width));

@@ -44,6 +44,26 @@ TEST_CASE("layered A*: straight run collapses to the exact endpoints", "[nav][la
   CHECK(r.expansions > 0);
 }
 
+TEST_CASE("layered search: a start equal to the goal is a route of two waypoints at that point", "[nav][layered]") {
+  // As on grids: the exact start first and the exact goal last, even when they are one point
+  // (docs/search.md, Results), with length and cost 0, for every method.
+  LayeredBuilder b(6, 3);
+  b.fromAscii({"......", "......", "......"});
+  const auto g = b.build();
+  const sim::Vec3 p{2.3, 0, 1.4};
+  for (const SearchMethod m : {SearchMethod::AStar, SearchMethod::Theta, SearchMethod::Direct, SearchMethod::Corridor,
+                               SearchMethod::Interval}) {
+    INFO("method " << static_cast<int>(m));
+    const auto r = run(g, p, p, method(m));
+    REQUIRE(r.ok());
+    REQUIRE(r.waypoints.size() == 2);
+    CHECK(r.waypoints.front().position == p);
+    CHECK(r.waypoints.back().position == p);
+    CHECK(r.length == 0.0);
+    CHECK(r.cost == 0.0);
+  }
+}
+
 TEST_CASE("layered A*: corners are kept around a wall", "[nav][layered]") {
   // A wall (#) across x = 3 with an opening at z = 4 only.
   LayeredBuilder b(7, 5);

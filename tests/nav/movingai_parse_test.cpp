@@ -34,7 +34,7 @@ TEST_CASE("movingai: malformed maps name the file and line", "[nav][movingai]") 
   CHECK(error("height 1\n") == "bad.map:1: expected 'type octile'");
   CHECK(error("type octile\nheight x\nwidth 1\nmap\n.\n") == "bad.map:2: height must be an integer in 1..65535");
   CHECK(error("type octile\nheight 2\nwidth 3\nmap\n...\n..\n") == "bad.map:6: row has 2 characters, expected 3");
-  CHECK(error("type octile\nheight 2\nwidth 3\nmap\n...\n") == "bad.map:5: map has 1 rows, expected 2");
+  CHECK(error("type octile\nheight 2\nwidth 3\nmap\n...\n") == "bad.map:5: the map ends after 1 row, expected 2");
   CHECK(error("type octile\nheight 1\nwidth 3\nmap\n.x.\n") ==
         "bad.map:5: column 2: unknown map character 'x' (expected one of . G S @ O T W)");
   CHECK(error("type octile\nwidth 3\nmap\n...\n").find("'height' must come before 'map'") != std::string::npos);
@@ -42,7 +42,7 @@ TEST_CASE("movingai: malformed maps name the file and line", "[nav][movingai]") 
   CHECK(error("type octile\nheight 1\nwidth 3\nwidth 3\nmap\n...\n") == "bad.map:4: 'width' given twice");
   // Over 2^31 cells, or a header alone: refused before any cell is allocated.
   CHECK(error("type octile\nheight 46341\nwidth 46341\nmap\n") == "bad.map:4: 46341 x 46341 cells is over the limit of 2^31 cells");
-  CHECK(error("type octile\nheight 40000\nwidth 40000\nmap\n") == "bad.map:4: map has 0 rows, expected 40000");
+  CHECK(error("type octile\nheight 40000\nwidth 40000\nmap\n") == "bad.map:4: the map ends after 0 rows, expected 40000");
   // File bytes in a message: printable, and short.
   CHECK(error(std::string("type octile\nheight 1\nwidth 3\nmap\n.") + '\0' + ".\n") ==
         "bad.map:5: column 2: unknown map character '\\x00' (expected one of . G S @ O T W)");
