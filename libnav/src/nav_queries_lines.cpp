@@ -9,8 +9,8 @@
 // segment, so it never blocks; ground rising through the segment and a low ceiling do. Given the
 // world's query index, the eye segment must also cross no triangle, so walls (thinner than a
 // column too) block the eyes, and a column without floors (a wall, or a hole: a trench too
-// narrow to stand in, the foot of a ledge) is left to the triangles; without it, such a column
-// blocks.
+// narrow to stand in, the foot of a ledge) or a segment over the ceiling of the floor below it
+// (above a beam no one stands on) is left to the triangles; without it, either blocks.
 
 #include <algorithm>
 #include <cmath>
@@ -62,10 +62,15 @@ bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3
     // narrow to stand in, the foot of a ledge, a gap with nothing below): with the geometry the
     // triangles decide below (a wall is triangles; a hole is not), without it it blocks.
     if (geometry != nullptr && graph.columnEnd(x, z) == graph.columnBegin(x, z)) continue;
-    bool open = false;
-    for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z) && !open; ++n)
-      open = graph.height[n] <= y && y <= graph.height[n] + graph.headroom[n];
-    if (!open) return false;
+    // The floor below the segment here (floors ascend): the segment must lie in its free space.
+    // Over its ceiling (the first surface above it: a beam too steep to stand on, a lamp under a
+    // slab) the graph holds nothing up to the next floor, so with the geometry the triangles
+    // decide (a segment inside a slab crossed its surface to get there); without it, it blocks.
+    // Under the lowest floor it blocks (rising ground).
+    uint32_t below = kNoNode;
+    for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z) && graph.height[n] <= y; ++n) below = n;
+    if (below == kNoNode) return false;
+    if (y > graph.height[below] + graph.headroom[below] && geometry == nullptr) return false;
   }
   if (geometry == nullptr) return true;
   // The real surfaces between the eyes: any triangle crossing the open segment blocks.

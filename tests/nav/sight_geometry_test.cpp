@@ -88,3 +88,34 @@ TEST_CASE("sightLine: a column without floors is left to the geometry - a narrow
     CHECK_FALSE(nav::sightLine(baked.graph, {2, 0, 2.1}, {8, 1, 2.1}, snap, ground, &index));
   }
 }
+
+TEST_CASE("sightLine: a segment over a beam no one stands on is left to the geometry", "[nav][query][sight]") {
+  // A beam across the room, underside 1.9 m, a 60-degree ridge up to 2.25 m: its sides are too
+  // steep to stand on, so its columns hold only the ground, with 1.9 m of headroom. An eye
+  // segment at 2.4 m passes over the beam and crosses no triangle: it is clear (an audit found it
+  // blocked at any eye height, the space over the ground's ceiling taken for solid); at 2.0 m it
+  // crosses the beam and is blocked. Without the geometry the graph cannot tell a beam from a
+  // slab, and both block.
+  nav::AgentProfile agent = test::testAgent();
+  test::MeshBuilder level;
+  level.floor(0, 0, 12, 4, 0);
+  level.quad({5.8, 1.9, 0}, {5.8, 1.9, 4}, {6.2, 1.9, 4}, {6.2, 1.9, 0}, {0, -1, 0});
+  level.quad({5.8, 1.9, 0}, {5.8, 1.9, 4}, {6.0, 2.25, 4}, {6.0, 2.25, 0}, {-1, 0.6, 0});
+  level.quad({6.2, 1.9, 0}, {6.2, 1.9, 4}, {6.0, 2.25, 4}, {6.0, 2.25, 0}, {1, 0.6, 0});
+  const nav::BakedAgent baked = test::bakeOne(level.mesh(), agent);
+  const sim::QueryIndex index(level.mesh());
+  const nav::LayeredGraph& g = baked.graph;
+  const int32_t bx = g.grid.columnX(5.95), bz = g.grid.columnZ(2.1);
+  REQUIRE(g.columnEnd(bx, bz) - g.columnBegin(bx, bz) == 1);  // the ground only
+  REQUIRE(g.headroom[g.columnBegin(bx, bz)] == Approx(1.9).margin(0.01));
+  const nav::SnapSettings snap;
+  nav::SightSettings high, low;
+  high.eye_height = 2.4;
+  low.eye_height = 2.0;
+  CHECK(nav::sightLine(g, {2, 0, 2.1}, {10, 0, 2.1}, snap, high, &index));
+  CHECK(nav::sightLine(g, {10, 0, 2.1}, {2, 0, 2.1}, snap, high, &index));
+  CHECK_FALSE(nav::sightLine(g, {2, 0, 2.1}, {10, 0, 2.1}, snap, low, &index));
+  CHECK_FALSE(nav::sightLine(g, {2, 0, 2.1}, {10, 0, 2.1}, snap, high));
+  // Under the beam the eyes see as before.
+  CHECK(nav::sightLine(g, {2, 0, 2.1}, {10, 0, 2.1}, snap, nav::SightSettings{}, &index));
+}

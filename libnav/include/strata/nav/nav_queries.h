@@ -94,8 +94,9 @@ struct SightSettings {
 /// points must also cross no triangle: walls block, also one thinner than a column standing
 /// between two column centres (the column walk alone samples only centres), and a column without
 /// floors is left to the triangles (a wall is triangles; a trench too narrow to stand in or the
-/// foot of a ledge is open air). Without it, a column without floors blocks (wall or hole, the
-/// graph cannot tell).
+/// foot of a ledge is open air), as is a segment over the ceiling of the column's floor below it
+/// (over a steep beam or a hanging lamp, which the graph does not hold, up to the next floor).
+/// Without it, either blocks (wall or hole, beam or slab: the graph cannot tell).
 bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap,
                const SightSettings& sight, const sim::QueryIndex* geometry = nullptr);
 
