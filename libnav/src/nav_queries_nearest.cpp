@@ -46,8 +46,11 @@ FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim
   // Floors are sorted by ascending height: the last one within the band is the floor below.
   for (uint32_t n = graph.columnEnd(x, z); n > begin; --n) {
     const double h = graph.height[n - 1] + along(n - 1);  // the surface under the point
-    if (h > y + above) continue;
-    if (h < y - below) return {};
+    // Heights are float32 (0.1 is stored as 0.100000001): the band's ends take a micrometre a
+    // metre of slack, so a floor written 0.5 m above the point still counts (an audit).
+    const double slack = 1e-6 * (1.0 + std::fabs(h));
+    if (h > y + above + slack) continue;
+    if (h < y - below - slack) return {};
     // This floor is the point's only when the point is not in the room below it (inRoomOver):
     // clearly under the ceiling of the floor beneath, the floor above is through the slab,
     // whether its centre lies above the point (within `above`) or, on a slope, below it. Both

@@ -81,6 +81,13 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   lone.fromAscii({".....", ".....", ".....", ".....", "....."});
   const auto flat = lone.build();
   CHECK(snappedHeight(flat, {2.5, -0.4, 2.5}) == Approx(0));
+  // Heights are float32: a floor at 0.1 is stored as 0.100000001, and a point 0.5 m under it as
+  // written is within `above` (an audit found it outside by the rounding); 1 cm further is not.
+  LayeredBuilder plate(1, 1);
+  plate.addFloor(0, 0, 0.1f);
+  const auto plate_graph = plate.build();
+  CHECK(snappedHeight(plate_graph, {0.5, -0.4, 0.5}) == Approx(0.1));
+  CHECK_FALSE(nearestWalkable(plate_graph, {0.5, -0.41, 0.5}, snap));
 }
 
 TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, one inside a slab or over a step keeps its column", "[nav][query]") {
