@@ -327,6 +327,19 @@ Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
   return std::move(imported.value().mesh);
 }
 
+// A query kind's usage line names the world and the query's own options before the kind
+// ("strata query [OPTIONS] WORLD nearest [OPTIONS]"): CLI11 prints the kind's path alone, which
+// reads as if the world were not needed (an audit).
+class QueryKindFormatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    const std::string kind = " " + app->get_name();
+    if (name.size() > kind.size() && name.compare(name.size() - kind.size(), kind.size(), kind) == 0)
+      name.insert(name.size() - kind.size(), " [OPTIONS] WORLD");
+    return CLI::Formatter::make_usage(app, name);
+  }
+};
+
 std::function<int()> setupQuery(CLI::App& app) {
   auto* query = app.add_subcommand("query",
                                     "Ask a world questions: geometry (ray, overlap, cast) and navigation (nearest, height, los, "
@@ -350,6 +363,7 @@ std::function<int()> setupQuery(CLI::App& app) {
   auto runners = std::make_shared<std::vector<Runner>>();
   for (const QueryKind& kind : queryKinds()) {
     auto* sub = query->add_subcommand(kind.name, kind.description);
+    sub->formatter(std::make_shared<QueryKindFormatter>());
     runners->push_back({sub, kind.setup(*sub), kind.geometry});
   }
   return [common, runners]() -> int {

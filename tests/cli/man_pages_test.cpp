@@ -73,9 +73,12 @@ TEST_CASE("every subcommand's options are in its man page, and strata(1) names e
     auto help = runStrata({command, "--help"});
     REQUIRE(help.exit_code == 0);
     std::set<std::string> options = longOptions(help.out);
-    for (const std::string& sub : subcommands(help.out)) {  // strata query ray|overlap|...
-      auto sub_help = runStrata({command, sub, "--help"});
+    for (const std::string& sub : subcommands(help.out)) {  // strata query WORLD ray|overlap|...
+      // The kind follows the world ('strata query ray --help' is query's own help, ray taken for
+      // the world), and its usage line says so.
+      auto sub_help = runStrata({command, "world.h5", sub, "--help"});
       REQUIRE(sub_help.exit_code == 0);
+      CHECK_THAT(sub_help.out, Catch::Contains("Usage: strata " + command + " [OPTIONS] WORLD " + sub + " "));
       const std::set<std::string> more = longOptions(sub_help.out);
       options.insert(more.begin(), more.end());
     }
