@@ -267,6 +267,7 @@ class Parser {
             fail(t.get(key), p + "." + key, "must not be empty (a glob of at least one character)");
         if (rule.label_glob.empty() == rule.tag_glob.empty()) fail(&t, p, "give exactly one of 'label' or 'tag'");
         rule.area = text(t, p, "area", true);
+        checkName(t, p, "area", rule.area);
         profile.areas.push_back(rule);
         costed.push_back({&t, p, rule.area, &profile.areas.back().cost});  // reserved: the address stays
       }
@@ -282,6 +283,7 @@ class Parser {
         m.box.max = vec3(t, p, "max");
         if (m.box.empty()) fail(t.get("max"), p + ".max", "must be >= min on every axis");
         m.area = text(t, p, "area", true);
+        checkName(t, p, "area", m.area);
         profile.modifiers.push_back(m);
         costed.push_back({&t, p, m.area, &profile.modifiers.back().cost});  // reserved: the address stays
       }
@@ -327,6 +329,7 @@ class Parser {
         checkKeys(t, p, {"name", "origin", "max_distance"});
         nav::FieldSpec field;
         field.name = text(t, p, "name", true);
+        checkName(t, p, "name", field.name);
         field.origin = vec3(t, p, "origin");
         field.max_distance = number(t, p, "max_distance", field.max_distance);
         if (!(field.max_distance > 0) || !std::isfinite(field.max_distance))
@@ -348,6 +351,11 @@ class Parser {
       fail(&table, path, e);
     }
     return profile;
+  }
+
+  // An area or field name, located at its key (profile.validate() could only name the entry).
+  void checkName(const toml::table& t, const std::string& p, const char* key, const std::string& name) const {
+    if (!nav::validName(name)) fail(t.get(key), p + "." + key, fmt::format("{} (got '{}')", nav::kNameRule, name));
   }
 
   void checkCost(const toml::table& t, const std::string& p, double cost) const {

@@ -33,12 +33,6 @@ std::string within(const char* field, double value, double lo, double hi) {
   return {};
 }
 
-bool validName(const std::string& name) {
-  if (name.empty() || name.size() > 64) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
-}
-
 std::string checkCost(const std::string& what, double cost) {
   if (std::isnan(cost) || cost < 1.0) return what + ": cost must be >= 1 or inf (got " + number(cost) + ")";
   return {};
@@ -46,13 +40,19 @@ std::string checkCost(const std::string& what, double cost) {
 
 }  // namespace
 
+bool validName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
+}
+
 double AgentSettings::effectiveCellSize() const {
   if (cell_size > 0) return cell_size;
   return std::clamp(radius, kMinDerivedCell, kMaxDerivedCell);
 }
 
 std::string AgentSettings::validate() const {
-  if (!validName(name)) return "name: must be 1-64 characters of [A-Za-z0-9_-] (got '" + name + "')";
+  if (!validName(name)) return std::string("name: ") + kNameRule + " (got '" + name + "')";
   for (const std::string& e :
        {within("radius", radius, 0.01, 10), within("height", height, 0.05, 20), within("max_slope", max_slope, 0, 89),
         within("step_height", step_height, 0, 20), within("jump_height", jump_height, 0, 20),
@@ -77,7 +77,7 @@ std::string AgentProfile::validate() const {
     const AreaRule& rule = areas[i];
     const std::string what = "areas[" + std::to_string(i) + "]";
     if (rule.label_glob.empty() == rule.tag_glob.empty()) return prefix + what + ": give exactly one of label or tag";
-    if (!validName(rule.area)) return prefix + what + ": area: bad name '" + rule.area + "'";
+    if (!validName(rule.area)) return prefix + what + ": area: " + kNameRule + " (got '" + rule.area + "')";
     if (std::string e = checkCost(what, rule.cost); !e.empty()) return prefix + e;
   }
   for (std::size_t i = 0; i < modifiers.size(); ++i) {
@@ -85,7 +85,7 @@ std::string AgentProfile::validate() const {
     const std::string what = "modifiers[" + std::to_string(i) + "]";
     if (!sim::isFinite(m.box.min) || !sim::isFinite(m.box.max) || m.box.empty())
       return prefix + what + ": min must be <= max and finite";
-    if (!validName(m.area)) return prefix + what + ": area: bad name '" + m.area + "'";
+    if (!validName(m.area)) return prefix + what + ": area: " + kNameRule + " (got '" + m.area + "')";
     if (std::string e = checkCost(what, m.cost); !e.empty()) return prefix + e;
   }
   // One cost per area name.
@@ -114,7 +114,7 @@ std::string AgentProfile::validate() const {
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const FieldSpec& field = fields[i];
     const std::string what = "fields[" + std::to_string(i) + "]";
-    if (!validName(field.name)) return prefix + what + ": name: bad name '" + field.name + "'";
+    if (!validName(field.name)) return prefix + what + ": name: " + kNameRule + " (got '" + field.name + "')";
     if (!field_names.insert(field.name).second) return prefix + what + ": duplicate field name '" + field.name + "'";
     if (!sim::isFinite(field.origin)) return prefix + what + ": origin must be finite";
     if (!(field.max_distance > 0) || !std::isfinite(field.max_distance))

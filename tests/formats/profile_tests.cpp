@@ -255,6 +255,14 @@ TEST_CASE("malformed TOML and empty profiles are located errors", "[formats][pro
   CHECK_THAT(errorOf("[agent]\n"), Catch::Contains("defines no agent"));
   CHECK_THAT(errorOf("agent = 3\n"), Catch::Contains("must be a table"));
   CHECK_THAT(errorOf("[agent.'bad name!']\n"), Catch::Contains("name"));
+  // Area and field names are located at their key and say the rule (an audit found them at the
+  // table's header, as 'bad name').
+  CHECK(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel = \"x\"\n\n\narea = \"a b\"\n") ==
+        "p.toml:6:8: agent.a.areas[0].area: must be 1-64 characters of [A-Za-z0-9_-] (got 'a b')");
+  CHECK(errorOf("[agent.a]\n[[agent.a.modifiers]]\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n area = \"\"\n") ==
+        "p.toml:5:9: agent.a.modifiers[0].area: must be 1-64 characters of [A-Za-z0-9_-] (got '')");
+  CHECK(errorOf("[agent.a]\n[[agent.a.fields]]\norigin = [0, 0, 0]\nname = \"f g\"\n") ==
+        "p.toml:4:8: agent.a.fields[0].name: must be 1-64 characters of [A-Za-z0-9_-] (got 'f g')");
   // A table defined twice is named as its header is written (toml++ garbled quoted names).
   CHECK_THAT(errorOf("[agent.a]\nradius = 0.3\n[agent.\"a\"]\nradius = 0.4\n"),
              Catch::EndsWith("cannot redefine existing table [agent.\"a\"]") && Catch::StartsWith("p.toml:3:"));

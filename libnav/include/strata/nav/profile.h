@@ -12,6 +12,10 @@
 
 namespace strata::nav {
 
+/// Agent, area and field names: 1-64 characters of [A-Za-z0-9_-] (kNameRule says so in messages).
+bool validName(const std::string& name);
+inline constexpr const char* kNameRule = "must be 1-64 characters of [A-Za-z0-9_-]";
+
 /// Maps surfaces to an area by label or tag glob ('*' any run, '?' one character).
 struct AreaRule {
   std::string label_glob;   ///< matches the triangle's surface label; empty = not used
