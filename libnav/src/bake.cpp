@@ -121,19 +121,28 @@ double estimatedNodes(const sim::TriangleMesh& mesh, const AgentSettings& settin
 }
 
 // BadInput when the agents' graphs, held together at the end of the bake, would not fit in
-// `limit` bytes; checked before any work.
+// `limit` bytes; checked before any work. Each graph also keeps 4 bytes a column (its column
+// offsets), and the agent being baked about 5 more a column while it runs (kBakeBytesPerColumn,
+// kBakeScratchBytesPerColumn): a sparse mesh spread wide at a fine cell holds few floors and
+// many columns (two 2 m floors 2 km apart at 0.2 m: 1e8 columns, 0.4 GB an agent; an audit).
 Status checkMemory(const sim::TriangleMesh& mesh, const BakeProfile& profile, std::uint64_t limit, const std::string& source) {
-  if (limit == 0) return Ok{};
-  double total = 0;
+  if (limit == 0 || mesh.vertices.empty()) return Ok{};
+  const sim::Aabb bounds = mesh.bounds();
+  double total = 0, scratch = 0;
   std::string detail;
   for (const AgentProfile& agent : profile.agents) {
     const double nodes = estimatedNodes(mesh, agent.settings);
-    total += nodes * kBakeBytesPerNode;
-    char text[160];
-    std::snprintf(text, sizeof text, "%sagent %s: about %.3g floor nodes at cell_size %g m", detail.empty() ? "" : ", ",
-                  agent.settings.name.c_str(), nodes, agent.settings.effectiveCellSize());
+    const double cell = agent.settings.effectiveCellSize();
+    const GridFrame grid = makeGridFrame(bounds, cell);
+    const double columns = static_cast<double>(grid.width_cells) * grid.depth_cells;
+    total += nodes * kBakeBytesPerNode + columns * kBakeBytesPerColumn;
+    scratch = std::max(scratch, columns * kBakeScratchBytesPerColumn);
+    char text[200];
+    std::snprintf(text, sizeof text, "%sagent %s: about %.3g floor nodes in %.3g columns at cell_size %g m",
+                  detail.empty() ? "" : ", ", agent.settings.name.c_str(), nodes, columns, cell);
     detail += text;
   }
+  total += scratch;
   if (total <= static_cast<double>(limit)) return Ok{};
   char text[160];
   std::snprintf(text, sizeof text, " would need about %.3g GB%s, more than the %.3g GB of memory; raise cell_size", total / 1e9,

@@ -1235,7 +1235,7 @@ TEST_CASE("a bake whose estimated graph exceeds the memory limit is refused befo
   auto refused = nav::bakeWorld(level.mesh(), profile, options, "level.obj");
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().kind == strata::ErrorKind::BadInput);
-  CHECK_THAT(refused.error().message, Catch::StartsWith("level.obj: agent test: about 1.78e+04 floor nodes at cell_size 0.3 m") &&
+  CHECK_THAT(refused.error().message, Catch::StartsWith("level.obj: agent test: about 1.78e+04 floor nodes in 2.92e+04 columns at cell_size 0.3 m") &&
                                           Catch::Contains("raise cell_size"));
   options.memory_limit_bytes = 3'000'000;
   auto baked = nav::bakeWorld(level.mesh(), profile, options, "level.obj");
@@ -1248,8 +1248,21 @@ TEST_CASE("a bake whose estimated graph exceeds the memory limit is refused befo
   profile.agents[1].settings.cell_size = 0.3;
   auto both = nav::bakeWorld(level.mesh(), profile, options, "level.obj");
   REQUIRE_FALSE(both.ok());
-  CHECK_THAT(both.error().message, Catch::Contains("agent test: about 1.78e+04 floor nodes at cell_size 0.3 m, agent twin: about") &&
+  CHECK_THAT(both.error().message, Catch::Contains("agent test: about 1.78e+04 floor nodes in 2.92e+04 columns at cell_size 0.3 m, agent twin: about") &&
                                        Catch::Contains("GB together, more than the 0.003 GB of memory"));
+  // Columns count as well: two 2 m floors 600 m apart at 0.3 m are few floors in 4e6 columns,
+  // which the graph keeps (4 bytes each) and the bake holds more of while it runs (an audit:
+  // two floors 2 km apart at 0.2 m took 0.4 GB an agent past an estimate of 24 kB).
+  MeshBuilder sparse;
+  sparse.floor(0, 0, 2, 2, 0).floor(598, 598, 600, 600, 0);
+  profile.agents.resize(1);
+  options.memory_limit_bytes = 20'000'000;
+  auto wide = nav::bakeWorld(sparse.mesh(), profile, options, "sparse.obj");
+  REQUIRE_FALSE(wide.ok());
+  CHECK_THAT(wide.error().message, Catch::StartsWith("sparse.obj: agent test: about 88.9 floor nodes in 4e+06 columns") &&
+                                       Catch::Contains("would need about 0.036 GB, more than the 0.02 GB of memory"));
+  options.memory_limit_bytes = 40'000'000;
+  CHECK(nav::bakeWorld(sparse.mesh(), profile, options, "sparse.obj").ok());
 }
 
 TEST_CASE("components are numbered in node order and split unconnected floors", "[nav][bake]") {

@@ -38,6 +38,10 @@ class BakeObserver {
 /// Bake options (not stored in the world file: they never change the result).
 /// Bytes of memory a bake takes per floor node (peak, measured on godot/town_model: 129-140).
 inline constexpr double kBakeBytesPerNode = 120;
+/// Bytes a baked graph keeps per column of its grid (column offsets), and bytes the agent being
+/// baked holds per column while it runs (memory_limit_bytes' estimate).
+inline constexpr double kBakeBytesPerColumn = 4;
+inline constexpr double kBakeScratchBytesPerColumn = 5;
 
 struct BakeOptions {
   int threads = 0;                  ///< worker threads; 0 = all hardware threads. [Limit: >= 0]
@@ -46,7 +50,8 @@ struct BakeOptions {
   /// bakeWorld refuses (BadInput, before any work) a profile whose agents' estimated graphs
   /// together exceed this many bytes; 0 = no limit. The estimate per agent: walkable surface area
   /// (upward triangles within its slope limit, projected) / cell_size^2 floor nodes at
-  /// kBakeBytesPerNode each. The CLI passes the
+  /// kBakeBytesPerNode each, plus kBakeBytesPerColumn per column of its grid, plus
+  /// kBakeScratchBytesPerColumn per column of the largest grid. The CLI passes the
   /// machine's physical memory, so a cell size far too fine for the level fails at once with
   /// advice instead of running out of memory minutes later.
   std::uint64_t memory_limit_bytes = 0;
