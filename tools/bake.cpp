@@ -175,7 +175,20 @@ int runBake(BakeCommandOptions& options) {
   world.agents = std::move(baked->agents);
 
   const auto write_start = Clock::now();
-  if (auto written = formats::writeWorldFile(output, world); !written) return reportError(written.error());
+  // Out of memory while writing (the compression buffers come on top of the baked graphs): the
+  // message names the output and the agents' cell sizes, as the bake's own does (the generic
+  // handler named the input mesh alone; a bake audit). The writer removes its temporary file.
+  Status written = Ok{};
+  try {
+    written = formats::writeWorldFile(output, world);
+  } catch (const std::bad_alloc&) {
+    std::string agents;
+    for (const nav::BakedAgent& agent : world.agents)
+      agents += fmt::format("{}agent {} at cell_size {:g} m", agents.empty() ? "" : ", ", agent.profile.settings.name,
+                            agent.graph.grid.cell_size);
+    written = Error::runtime(output.string() + ": out of memory writing the world file of " + agents + " (raise cell_size)");
+  }
+  if (!written) return reportError(written.error());
   timings["write"] = millisecondsSince(write_start);
 
   nlohmann::ordered_json doc;

@@ -223,6 +223,37 @@ TEST_CASE("a world file write that fails (file size limit) is one plain line, ex
   }
 }
 
+#if !defined(__SANITIZE_ADDRESS__)  // AddressSanitizer needs terabytes of address space
+TEST_CASE("a bake that runs out of memory names the agent and its cell size, exit 1, and the old file stays", "[cli][bake]") {
+  // A 300 m triangle at 0.3 m (a million columns) under address-space limits from 100 to 140 MB:
+  // each run bakes, or fails in the bake (named by the mesh) or while writing (named by the
+  // output; an audit found that one named the input mesh alone, no agent, no cell size) with
+  // one line that names the agent and its cell size. The old output stays, no temporary left.
+  TempDir dir;
+  const auto mesh = dir.path() / "big.obj", out = dir.path() / "w.h5";
+  { std::ofstream(mesh) << "v -150 0 -150\nv 150 0 -150\nv 0 0 150\nf 1 3 2\n"; }
+  int ran_out = 0;
+  for (int megabytes = 100; megabytes <= 140; megabytes += 2) {
+    INFO(megabytes << " MB");
+    { std::ofstream(out) << "old\n"; }
+    const std::string shell = "ulimit -v " + std::to_string(megabytes * 1000) + "; exec \"$0\" bake \"$1\" -o \"$2\" --threads 2";
+    const auto r = strata::test::runProgram({"sh", "-c", shell, STRATA_BINARY, mesh.string(), out.string()});
+    INFO(r.err);
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+    CHECK(entries == 2);  // the mesh and the output: no temporary file left
+    if (r.exit_code == 0) continue;
+    ++ran_out;
+    CHECK(r.exit_code == 1);
+    CHECK((r.err == "strata: error: " + mesh.string() + ": agent default: out of memory baking at cell_size 0.3 m (raise cell_size)\n" ||
+           r.err == "strata: error: " + out.string() +
+                        ": out of memory writing the world file of agent default at cell_size 0.3 m (raise cell_size)\n"));
+    CHECK(strata::test::readFile(out) == "old\n");
+  }
+  CHECK(ran_out >= 2);
+}
+#endif
+
 TEST_CASE("a world file is known by its content, whatever its name", "[cli][bake]") {
   // bake -o accepts any name; every command that reads worlds must read it back.
   TempDir dir;
