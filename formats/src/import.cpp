@@ -102,7 +102,8 @@ std::vector<fs::path> meshCompanionFiles(const fs::path& path) {
   if (!precheck.ok()) return files;
   const fs::path directory = path.parent_path();
   for (const ExternalBuffer& buffer : precheck.external_buffers) files.push_back(directory / buffer.uri);
-  for (const std::string& library : precheck.material_libraries) files.push_back(directory / library);
+  for (const std::string& line : precheck.material_libraries)
+    for (const std::string& library : objMaterialLibraries(directory, line)) files.push_back(directory / library);
   return files;
 }
 
@@ -191,7 +192,10 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
                                " bytes but its byteLength is " + std::to_string(buffer.byte_length));
     }
     bool library_missing = false;
-    for (const std::string& library : precheck.material_libraries) {
+    std::vector<std::string> libraries;
+    for (const std::string& line : precheck.material_libraries)
+      for (std::string& library : objMaterialLibraries(directory, line)) libraries.push_back(std::move(library));
+    for (const std::string& library : libraries) {
       const std::string problem = companionProblem(directory / library);
       if (problem == kNotFound) {
         library_missing = true;

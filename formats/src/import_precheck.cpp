@@ -595,6 +595,19 @@ std::string precheckObj(Bytes bytes, std::vector<std::string>* material_librarie
   return {};
 }
 
+std::vector<std::string> objMaterialLibraries(const std::filesystem::path& directory, std::string_view rest) {
+  std::error_code ec;
+  if (rest.empty() || std::filesystem::exists(directory / std::string(rest), ec)) return {std::string(rest)};
+  std::vector<std::string> names;
+  for (std::size_t at = 0; at < rest.size();) {
+    while (at < rest.size() && std::isspace(static_cast<unsigned char>(rest[at]))) ++at;
+    const std::size_t start = at;
+    while (at < rest.size() && !std::isspace(static_cast<unsigned char>(rest[at]))) ++at;
+    if (at > start) names.emplace_back(rest.substr(start, at - start));
+  }
+  return names;
+}
+
 std::string precheckFbx(Bytes bytes) {
   static constexpr char kBinaryMagic[] = "Kaydara FBX Binary  ";  // followed by a NUL byte
   constexpr std::size_t kMagicLength = sizeof(kBinaryMagic);      // includes that NUL

@@ -10,6 +10,7 @@
 /// return for the caller to check), so the fuzzer can call them directly.
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <span>
@@ -39,7 +40,7 @@ struct ExternalBuffer {
 struct PrecheckResult {
   std::string problem;                         ///< empty when the bytes look like the format; "unsupported: ..." for a well-formed file the importer would read wrong
   std::vector<ExternalBuffer> external_buffers;  ///< glTF: buffers in other files
-  std::vector<std::string> material_libraries;   ///< OBJ: `mtllib` file names, relative to the OBJ
+  std::vector<std::string> material_libraries;   ///< OBJ: each `mtllib` line's rest, relative to the OBJ (objMaterialLibraries reads it)
 
   bool ok() const { return problem.empty(); }
 };
@@ -57,6 +58,11 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
 std::string precheckStl(std::span<const std::uint8_t> bytes);
 std::string precheckPly(std::span<const std::uint8_t> bytes);
 std::string precheckObj(std::span<const std::uint8_t> bytes, std::vector<std::string>* material_libraries);
+/// The files an OBJ `mtllib` line names, given the rest of the line (blanks around it trimmed)
+/// and the OBJ's directory: the whole rest as one name when a file of that name exists there (a
+/// name with spaces), else each of its blank-separated words (the format's list of libraries,
+/// "mtllib a.mtl b.mtl"; Assimp 5.2.5 took the line for one name and loaded neither).
+std::vector<std::string> objMaterialLibraries(const std::filesystem::path& directory, std::string_view rest);
 std::string precheckFbx(std::span<const std::uint8_t> bytes);
 
 /// Whether `bytes` are a binary STL: 84 bytes of header and triangle count, then 50 per triangle

@@ -287,7 +287,7 @@ bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) 
 //    "g" line keeps them all): spaces and tabs inside the name become kObjSpaceMark.
 // The name is the rest of the line, without the whitespace around it. Empty when nothing
 // changes (the bytes are read as they are).
-std::string objForAssimp(std::span<const std::uint8_t> bytes) {
+std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesystem::path& directory) {
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   std::map<std::string, int, std::less<>> seen;
   std::string out;
@@ -310,6 +310,18 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes) {
           if (repeated) out += kObjRepeatMark + std::to_string(it->second);
           copied = last;
         }
+      }
+    }
+    // "mtllib a.mtl b.mtl" names two libraries (objMaterialLibraries): Assimp 5.2.5 took the rest
+    // of the line for one file name and loaded neither; it is given one line per library.
+    if (end > begin + 7 && text.compare(begin, 6, "mtllib") == 0 && blank(text[begin + 6])) {
+      std::size_t first = begin + 6, last = end;
+      while (first < last && blank(text[first])) ++first;
+      while (last > first && blank(text[last - 1])) --last;
+      if (const auto libraries = objMaterialLibraries(directory, text.substr(first, last - first)); libraries.size() > 1) {
+        out.append(text.substr(copied, begin - copied));
+        for (std::size_t i = 0; i < libraries.size(); ++i) out.append(i == 0 ? "mtllib " : "\nmtllib ").append(libraries[i]);
+        copied = end;
       }
     }
     // A vertex of 4, 5 or 7+ numbers: x y z and a weight w (for curves; Assimp 5.2.5 divided the
@@ -405,7 +417,7 @@ class CheckedFileIO : public Assimp::DefaultIOSystem {
  public:
   CheckedFileIO(std::string path, std::span<const std::uint8_t> bytes, MeshFormat format)
       : path_(std::move(path)),
-        rewritten_(format == MeshFormat::Obj   ? objForAssimp(bytes)
+        rewritten_(format == MeshFormat::Obj   ? objForAssimp(bytes, std::filesystem::path(path_).parent_path())
                    : format == MeshFormat::Stl ? stlForAssimp(bytes)
                                                : std::string()),
         bytes_(bytes) {

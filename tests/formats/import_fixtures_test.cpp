@@ -136,6 +136,37 @@ TEST_CASE("OBJ with a missing material library imports with a warning", "[format
   CHECK(imported->mesh.triangleCount() == 3);
 }
 
+TEST_CASE("OBJ: one mtllib line may name several libraries, or one whose name has spaces", "[formats][import][fixtures][obj]") {
+  // An audit: 'mtllib a.mtl b.mtl' was taken for one file named 'a.mtl b.mtl': a warning that it
+  // was missing, neither library loaded, and b.mtl not protected as an input (strata bake -o
+  // b.mtl wrote a world over it). The whole rest names one file when such a file exists.
+  const std::string body = "usemtl Grass\nv 0 0 0\nv 2 0 0\nv 2 0 2\nf 1 3 2\nusemtl Stone\nv 0 1 0\nv 2 1 0\nv 2 1 2\nf 4 6 5\n";
+  TempDir dir;
+  writeText(dir / "a.mtl", "newmtl Grass\nKd 0 1 0\n");
+  writeText(dir / "b.mtl", "newmtl Stone\nKd 0.5 0.5 0.5\n");
+  writeText(dir / "my lib.mtl", "newmtl Grass\nKd 0 1 0\nnewmtl Stone\nKd 0.5 0.5 0.5\n");
+  writeText(dir / "two.obj", "mtllib  a.mtl\tb.mtl \n" + body);
+  writeText(dir / "spaced.obj", "mtllib my lib.mtl\n" + body);
+  writeText(dir / "half.obj", "mtllib a.mtl gone.mtl\n" + body);
+  using Files = std::vector<std::filesystem::path>;
+  CHECK(strata::formats::meshCompanionFiles(dir / "two.obj") == Files{dir / "a.mtl", dir / "b.mtl"});
+  CHECK(strata::formats::meshCompanionFiles(dir / "spaced.obj") == Files{dir / "my lib.mtl"});
+  CHECK(strata::formats::meshCompanionFiles(dir / "half.obj") == Files{dir / "a.mtl", dir / "gone.mtl"});
+  for (const char* name : {"two.obj", "spaced.obj"}) {
+    INFO(name);
+    auto imported = importMeshes({dir / name}, {});
+    REQUIRE(imported.ok());
+    CHECK(imported->stats.warnings.empty());
+    REQUIRE(imported->mesh.triangleCount() == 2);
+    CHECK(labelOf(imported->mesh, 0) == "Grass");
+    CHECK(labelOf(imported->mesh, 1) == "Stone");
+  }
+  auto half = importMeshes({dir / "half.obj"}, {});
+  REQUIRE(half.ok());
+  REQUIRE(half->stats.warnings.size() == 1);
+  CHECK_THAT(half->stats.warnings[0], Catch::Contains("half.obj: material library 'gone.mtl' not found"));
+}
+
 TEST_CASE("a glTF buffer URI with %XX escapes names its file decoded", "[formats][import][fixtures][gltf]") {
   // An audit: Assimp 5.2.5 opened "sub%20dir/my%20buf.bin" as written and refused a valid file.
   TempDir dir;
