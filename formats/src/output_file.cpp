@@ -154,7 +154,8 @@ Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::pat
     return outputError(path, "the file name is longer than " + std::to_string(kNameMax) + " bytes");
   const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (!fs::is_directory(directory, ec))
-    return outputError(path, "the output directory '" + directory.string() + "' does not exist");
+    return outputError(path, "the output directory '" + directory.string() +
+                                 (fs::exists(directory, ec) ? "' is not a directory" : "' does not exist"));
   // The temporary is created in that directory, so it must be writable (and searchable).
   if (::access(directory.c_str(), W_OK | X_OK) != 0)
     return outputError(path, "cannot write in the output directory '" + directory.string() + "': " +

@@ -56,6 +56,11 @@ TEST_CASE("output path: refused cases are bad input naming the path", "[formats]
     CHECK(r.error().message.find('\n') == std::string::npos);
   };
   refused(dir / "missing" / "w.h5", {}, "the output directory '" + (dir / "missing").string() + "' does not exist");
+  // A file where the directory should be is named as such (an audit: 'um.h5/..' said missing).
+  { std::ofstream(dir / "file.h5") << "x"; }
+  refused(dir / "file.h5" / "w.h5", {}, "the output directory '" + (dir / "file.h5").string() + "' is not a directory");
+  refused(dir / "file.h5" / "..", {}, "the output directory '" + (dir / "file.h5").string() + "' is not a directory");
+  fs::remove(dir / "file.h5");
   refused(dir.path(), {}, "is a directory");
   fs::create_directory(dir / "sub");
   refused(dir / "sub", {}, "is a directory");
