@@ -302,17 +302,25 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
   const nav::PathResult& result = answer->path;
   if (json) {
     Json doc = resultJson(result, names, agent, settings.method);
-    doc["on_demand"] = {{"cell_size", answer->region.grid.cell_size},
-                        {"factor", answer->region.factor},
-                        {"columns", answer->region.grid.columnCount()},
+    // The last region's size; what was built, summed over every region searched (none when the
+    // horizontal limit answered first: regions 0, null region).
+    const bool searched = answer->regions > 0;
+    doc["on_demand"] = {{"regions", answer->regions},
+                        {"cell_size", searched ? Json(answer->region.grid.cell_size) : Json()},
+                        {"factor", searched ? Json(answer->region.factor) : Json()},
+                        {"columns", searched ? Json(answer->region.grid.columnCount()) : Json()},
                         {"columns_built", answer->columns_built},
                         {"nodes_built", answer->nodes_built}};
     fmt::print("{}\n", jsonText(doc));
   } else {
     printText(result, names, agent, settings.method);
-    fmt::print("on demand: region {}x{} columns of {:.3f} m (factor {}), {} columns built, {} floor nodes\n",
-               answer->region.grid.width_cells, answer->region.grid.depth_cells, answer->region.grid.cell_size,
-               answer->region.factor, answer->columns_built, answer->nodes_built);
+    if (answer->regions == 0)
+      fmt::print("on demand: no region searched (the endpoints are farther apart than the horizontal limit)\n");
+    else
+      fmt::print("on demand: {} region{}, the last {}x{} columns of {:.3f} m (factor {}); {} columns built, {} floor nodes in all\n",
+                 answer->regions, answer->regions == 1 ? "" : "s", answer->region.grid.width_cells,
+                 answer->region.grid.depth_cells, answer->region.grid.cell_size, answer->region.factor,
+                 answer->columns_built, answer->nodes_built);
   }
   return result.ok() ? kExitOk : kExitNegative;
 }
@@ -327,7 +335,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_option("--agent", options->agent,
                     "Agent name (default: the first agent of the world; only the agents used are read)")
       ->check(agentName());
-  group->add_option("--profile", options->profile, "Bake profile (.toml) when INPUT is a mesh instead of a world file")->check(fileName());
+  group->add_option("--profile", options->profile, "Bake profile (.toml) when INPUT is a mesh instead of a world file; with --on-demand, also with a world (its agents' profiles then unused)")->check(fileName());
   group->add_option("--spacing", options->spacing,
                     "Extra waypoints at most this far apart horizontally along walking legs, metres (0 = none; else >= 0.05)")
       ->default_str("0")
@@ -344,10 +352,10 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
       ->default_str("0")
       ->transform(integerRange(0, 1024));
   group->add_flag("--on-demand", options->on_demand,
-                  "Search the geometry itself (an unbaked world or a mesh; astar only): columns are built as the "
+                  "Search the geometry itself (a world file, baked or not, or a mesh; astar only): columns are built as the "
                   "search reaches them, in a region around the endpoints (cell size: the larger of the region's "
-                  "span / 128 and the agent's cell size; regions 1x, 2x, 4x)");
-  group->add_option("--margin", options->margin, "On-demand region margin around the endpoints, metres")
+                  "span / 128 and the agent's cell size; regions 1x, 2x, 4x, sharing one --budget)");
+  group->add_option("--margin", options->margin, "On-demand region margin around the endpoints, metres (at least the 1 m snap radius is kept)")
       ->default_str("8")
       ->transform(nonNegativeNumber(nav::OnDemandSettings::kMaxMargin));
   return options;

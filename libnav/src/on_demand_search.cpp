@@ -90,8 +90,15 @@ class OnDemandGraph {
                                    ? source + ": agent " + settings_.name + ": link " + std::to_string(i) + " ('" + spec.label + "')"
                                    : spec.source + " ('" + spec.label + "')";
       const std::string in = spec.source.empty() ? std::string() : " in " + source;
-      if (from == kNoNode) return Error::badInput(name + ": " + noFloorWithin(settings_) + " of its from point" + in);
-      if (to == kNoNode) return Error::badInput(name + ": " + noFloorWithin(settings_) + " of its to point" + in);
+      // At the agent's own cell size the region's floors are the bake's, so an end without one
+      // is the profile's error, as in the bake. A region of coarser cells (a long request, a
+      // wide margin) may hold no column on a small platform a link lands on: that link is the
+      // region's limit, left out (an audit: a valid world's request failed as bad input).
+      if (from == kNoNode || to == kNoNode) {
+        if (settings_.cell_size > agent_.settings.effectiveCellSize()) continue;
+        return Error::badInput(name + ": " + noFloorWithin(settings_) + " of its " + (from == kNoNode ? "from" : "to") +
+                               " point" + in);
+      }
       auto label = std::find(link_labels_.begin(), link_labels_.end(), spec.label);
       if (label == link_labels_.end()) label = link_labels_.insert(link_labels_.end(), spec.label);
       const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));
@@ -434,27 +441,38 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
                            std::string(methodName(settings.method)) + ")");
   OnDemandPath answer;
   if (!(std::hypot(to.x - from.x, to.z - from.z) <= settings.limits.max_horizontal_distance)) {
-    answer.path.failure = PathFailure::NoPath;
+    answer.path.failure = PathFailure::NoPath;  // no region is built (answer.regions stays 0)
     return answer;
   }
+  // One budget for the whole request: each region's search gets what the ones before it left,
+  // and `expansions` counts them all (a budget that answered per region let a request expand
+  // several times its budget, and reported the last region's count alone; an audit).
+  const std::int64_t budget = settings.limits.max_expansions;  // 0 = unlimited
+  std::size_t spent = 0;
   const MeshTables tables(mesh, agent);
   static constexpr std::array<int, 3> kFactors{1, 2, 4};
   for (int factor : kFactors) {
     answer.region = onDemandRegion(agent.settings, from, to, factor, region_settings, settings.snap.max_horizontal);
     OnDemandGraph graph(mesh, index, agent, answer.region, tables);
     if (Status s = graph.addLinks("on-demand search"); !s) return s.error();
+    ++answer.regions;
     PathResult& result = answer.path;
     result = PathResult{};
+    result.expansions = spent;
     const NodeId start = graph.snap(from, settings.snap);
     const NodeId goal = start == kNoNode ? kNoNode : graph.snap(to, settings.snap);
     if (start == kNoNode || goal == kNoNode) {
       result.failure = start == kNoNode ? PathFailure::NoStartNode : PathFailure::NoGoalNode;
+    } else if (budget > 0 && static_cast<std::int64_t>(spent) >= budget) {
+      result.failure = PathFailure::BudgetExhausted;  // the regions before spent it all
     } else {
       SearchOptions options;
-      options.max_expansions = settings.limits.max_expansions;
+      // What the regions before left of the budget.
+      options.max_expansions = budget == 0 ? 0 : budget - static_cast<std::int64_t>(spent);
       options.track_closest = settings.return_closest;
       const SearchOutcome outcome = search(OnDemandView(graph), state, start, goal, options);
-      result.expansions = outcome.expansions;
+      spent += outcome.expansions;
+      result.expansions = spent;
       NodeId end = goal;
       if (outcome.status != SearchStatus::Found) {
         // A region that ran out is enlarged first (--closest must never lose a route a larger

@@ -332,7 +332,17 @@ TEST_CASE("strata path --on-demand: an imported, unbaked tower from the road to 
   CHECK(doc["waypoints"].back()["position"][1] == 8.0);
   // The stairs lie outside the first region (the endpoints' rectangle + 8 m): the second finds them.
   CHECK(doc["on_demand"]["factor"] == 2);
+  CHECK(doc["on_demand"]["regions"] == 2);
   CHECK(doc["on_demand"]["columns_built"].get<int>() > 0);
+  const auto text = runStrata({"path", world, "--profile", profile, "--on-demand", "--from", "0,0,-25", "--to", "0,8,-4"});
+  CHECK_THAT(text.out, Catch::Contains("on demand: 2 regions, the last ") && Catch::Contains(" (factor 2); "));
+  // Endpoints past the horizontal limit: no region is searched, and none is reported.
+  const auto far = runStrata({"path", world, "--profile", profile, "--on-demand", "--from", "0,0,-25", "--to", "600,0,-25", "--json"});
+  CHECK(far.exit_code == 3);
+  const Json none = Json::parse(far.out);
+  CHECK(none["on_demand"]["regions"] == 0);
+  CHECK(none["on_demand"]["cell_size"].is_null());
+  CHECK(none["on_demand"]["columns_built"] == 0);
   // The region's longest side over 128, or the agent's cell size when larger.
   CHECK(doc["on_demand"]["cell_size"].get<double>() >= 0.25);
   // Usage errors.

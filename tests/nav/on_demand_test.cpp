@@ -135,7 +135,25 @@ TEST_CASE("on-demand search widens the region (factors 1, 2, 4) around a long wa
   REQUIRE(lazy.ok());
   REQUIRE(lazy->path.ok());
   CHECK(lazy->region.factor == 4);
+  CHECK(lazy->regions == 3);
   CHECK(lazy->path.length > 48);  // round the end of the wall: at least 2 * hypot(5, 24)
+  // One budget for the request: expansions count the three regions' searches, and a budget of
+  // that many finds the route while one less does not (each region had its own budget, and the
+  // count was the last region's: an audit).
+  {
+    const std::int64_t all = lazy->path.expansions;
+    nav::LayeredSearchSettings budget;
+    budget.limits.max_expansions = all;
+    auto enough = nav::findOnDemandPath(level.mesh(), index, agent, {-5, 0, 0}, {5, 0, 0}, budget, {}, state);
+    REQUIRE(enough.ok());
+    CHECK(enough->path.ok());
+    CHECK(enough->path.expansions == all);
+    budget.limits.max_expansions = all - 1;
+    auto short_by_one = nav::findOnDemandPath(level.mesh(), index, agent, {-5, 0, 0}, {5, 0, 0}, budget, {}, state);
+    REQUIRE(short_by_one.ok());
+    CHECK(short_by_one->path.failure == nav::PathFailure::BudgetExhausted);
+    CHECK(short_by_one->path.expansions == all - 1);
+  }
   // --closest never loses that route: the regions that run out are enlarged first.
   nav::LayeredSearchSettings closest;
   closest.return_closest = true;
@@ -220,6 +238,24 @@ TEST_CASE("on-demand search: a link reaching beyond the region is left out, not 
   bool linked = false;
   for (const auto& w : up->path.waypoints) linked = linked || w.action == nav::MoveAction::Link;
   CHECK(linked);
+  // A long request samples coarser than the agent's cell: a 0.7 m pillar a link lands on may
+  // hold no column of the region. That link is left out there, not an error (an audit: a valid
+  // world's request failed as bad input); at the agent's own cell such an end is an error, as
+  // in the bake.
+  test::MeshBuilder strip;
+  strip.floor(0, -5, 120, 5, 0).box({60, 0, 2}, {60.7, 3, 2.7});
+  nav::AgentProfile onto = test::testAgent();
+  onto.settings.cell_size = 0.3;
+  onto.links.push_back({{60.35, 0, 0}, {60.35, 3, 2.35}, "onto", -1, true, ""});
+  const sim::QueryIndex strip_index(strip.mesh());
+  auto along = nav::findOnDemandPath(strip.mesh(), strip_index, onto, {18, 0.1, 0}, {102, 0.1, 0}, {}, {}, state);
+  REQUIRE(along.ok());
+  CHECK(along->path.ok());
+  CHECK(along->region.grid.cell_size > 0.3);
+  onto.links[0].to = {60.35, 6, 4.2};  // 3 m over the pillar, 6 m over the ground: no floor within 2 m
+  auto near = nav::findOnDemandPath(strip.mesh(), strip_index, onto, {58, 0.1, 0}, {62, 0.1, 0}, {}, {}, state);
+  REQUIRE_FALSE(near.ok());
+  CHECK_THAT(near.error().message, Catch::Contains("'onto'") && Catch::Contains("of its to point"));
 }
 
 TEST_CASE("on-demand search: only astar, settings checked, no floor is NoStartNode", "[nav][ondemand]") {

@@ -65,8 +65,9 @@ OnDemandRegion onDemandRegion(const AgentSettings& agent, const sim::Vec3& from,
 
 /// An on-demand answer: the path, and what it cost to build.
 struct OnDemandPath {
-  PathResult path;              ///< as findLayeredPath's (node ids are those of the last region's snapshot)
+  PathResult path;              ///< as findLayeredPath's (node ids are those of the last region's snapshot; expansions: every region's search, which share the budget)
   OnDemandRegion region;        ///< the region of the last attempt
+  int regions = 0;              ///< regions searched (1-3; 0 when the horizontal limit answered before any)
   std::size_t columns_built = 0;///< columns built over all attempts
   std::size_t nodes_built = 0;  ///< floor nodes found in them
   std::vector<std::string> area_names; ///< names of the waypoints' area indices (the profile's areas)
