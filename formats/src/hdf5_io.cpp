@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
 #include <type_traits>
 
 #include <tbb/parallel_pipeline.h>
@@ -190,13 +191,19 @@ struct FreeCompressor {
 struct FreeDecompressor {
   void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
 };
+// libdeflate returns no (de)compressor only when its memory cannot be had: std::bad_alloc, so
+// that running out of memory while writing or reading a world says so (it was "cannot
+// compress chunk 1"; an audit), and a thread that failed once tries again next time.
 libdeflate_compressor* threadCompressor() {
-  thread_local std::unique_ptr<libdeflate_compressor, FreeCompressor> compressor(
-      libdeflate_alloc_compressor(static_cast<int>(kDeflateLevel)));
+  thread_local std::unique_ptr<libdeflate_compressor, FreeCompressor> compressor;
+  if (!compressor) compressor.reset(libdeflate_alloc_compressor(static_cast<int>(kDeflateLevel)));
+  if (!compressor) throw std::bad_alloc();
   return compressor.get();
 }
 libdeflate_decompressor* threadDecompressor() {
-  thread_local std::unique_ptr<libdeflate_decompressor, FreeDecompressor> decompressor(libdeflate_alloc_decompressor());
+  thread_local std::unique_ptr<libdeflate_decompressor, FreeDecompressor> decompressor;
+  if (!decompressor) decompressor.reset(libdeflate_alloc_decompressor());
+  if (!decompressor) throw std::bad_alloc();
   return decompressor.get();
 }
 
@@ -214,7 +221,6 @@ bool filterChunk(const unsigned char* raw, std::size_t size, std::size_t element
     input = shuffled.data();
   }
   libdeflate_compressor* compressor = threadCompressor();
-  if (compressor == nullptr) return false;
   const std::size_t bound = libdeflate_zlib_compress_bound(compressor, size);
   if (packed_buffer.size() < bound) packed_buffer.resize(bound);
   const std::size_t packed = libdeflate_zlib_compress(compressor, input, size, packed_buffer.data(), bound);
@@ -607,9 +613,8 @@ bool readChunksInParallel(hid_t dataset, std::size_t element, std::size_t row_by
               // Exactly chunk_bytes or an error (a null length pointer asks for the whole buffer);
               // libdeflate checks the stream's Adler-32.
               libdeflate_decompressor* decompressor = threadDecompressor();
-              if (decompressor == nullptr ||
-                  libdeflate_zlib_decompress(decompressor, data, size, inflated.data(), chunk_bytes, nullptr) !=
-                      LIBDEFLATE_SUCCESS) {
+              if (libdeflate_zlib_decompress(decompressor, data, size, inflated.data(), chunk_bytes, nullptr) !=
+                  LIBDEFLATE_SUCCESS) {
                 failed = true;
                 return;
               }
