@@ -163,6 +163,8 @@ int runBake(BakeCommandOptions& options) {
   auto baked = nav::bakeWorld(world.geometry, profile, bake_options, options.input);
   bar.clear();
   if (!baked) return reportError(baked.error());
+  for (const nav::BakedAgent& agent : baked->agents)
+    for (const std::string& warning : agent.warnings) warn(warning);
   // Stage times summed over agents (each agent's own times are in its entry).
   std::map<std::string, double> per_stage;
   std::vector<std::string> stage_order;

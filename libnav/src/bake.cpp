@@ -385,7 +385,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
 
   // ---- links ----
   report.begin("links", agent.links.size());
-  if (Status s = addCustomLinks(agent, graph, source, std::move(second_jumps)); !s.ok()) return s.error();
+  if (Status s = addCustomLinks(agent, graph, source, std::move(second_jumps), &result.warnings); !s.ok()) return s.error();
   report.end();
 
   // ---- clearance ----

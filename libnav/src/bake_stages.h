@@ -23,9 +23,10 @@ std::vector<uint8_t> climbableTriangles(const sim::TriangleMesh& mesh, const Age
 
 /// link_stage.cpp: snaps the profile's links to nodes and fills links / link_offsets /
 /// link_labels, with the edge stage's `second_jumps` (kind Jump) among them. Errors name the
-/// agent and the link.
+/// agent and the link. A link whose ends snap to one node is left out with a line in `warnings`
+/// (when not null).
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source,
-                      std::vector<OffMeshLink> second_jumps = {});
+                      std::vector<OffMeshLink> second_jumps = {}, std::vector<std::string>* warnings = nullptr);
 
 /// "no floor within 2 m across and 2 m up or down": the words of every error for a link end that
 /// snaps to nothing (the bake's links, on-demand search's links).

@@ -32,7 +32,7 @@ uint32_t snapEndpoint(const LayeredGraph& graph, const sim::Vec3& point, const A
 }
 
 Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const std::string& source,
-                      std::vector<OffMeshLink> second_jumps) {
+                      std::vector<OffMeshLink> second_jumps, std::vector<std::string>* warnings) {
   graph.links = std::move(second_jumps);
   graph.link_labels.clear();
   auto where = [](const sim::Vec3& p) {
@@ -54,6 +54,14 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     const std::string in = spec.source.empty() ? std::string() : " in " + source;
     if (from == kNoNode) return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of from " + where(spec.from) + in);
     if (to == kNoNode) return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of to " + where(spec.to) + in);
+    // Both ends on one floor node (a link shorter than a cell, or two ends over one floor): a
+    // loop no route takes. Left out, with a warning: it was kept as a self-loop edge, silently.
+    if (from == to) {
+      if (warnings != nullptr)
+        warnings->push_back(name + ": both ends snap to the one floor node at " +
+                            where(graph.nodePosition(from)) + in + ": the link leads nowhere and is left out");
+      continue;
+    }
     auto label_it = std::find(graph.link_labels.begin(), graph.link_labels.end(), spec.label);
     if (label_it == graph.link_labels.end()) label_it = graph.link_labels.insert(graph.link_labels.end(), spec.label);
     const auto label = static_cast<uint32_t>(label_it - graph.link_labels.begin());

@@ -99,6 +99,7 @@ class OnDemandGraph {
         return Error::badInput(name + ": " + noFloorWithin(settings_) + " of its " + (from == kNoNode ? "from" : "to") +
                                " point" + in);
       }
+      if (from == to) continue;  // a loop no route takes: the bake leaves it out with a warning
       auto label = std::find(link_labels_.begin(), link_labels_.end(), spec.label);
       if (label == link_labels_.end()) label = link_labels_.insert(link_labels_.end(), spec.label);
       const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));

@@ -117,6 +117,19 @@ TEST_CASE("strata bake reports bad input on one line with exit code 2", "[cli][b
   }
   CHECK(runStrata({"bake", sample("maze.obj"), "--profile", (dir / "deep.toml").string(), "-o", out}).exit_code == 0);
   std::filesystem::remove(out);
+  // Both ends on one floor node: baked, the link left out with a warning that says so.
+  {
+    std::ofstream loop(dir / "loop.toml");
+    loop << "[agent.a]\n[[agent.a.links]]\nfrom = [0.7, 0, -1.1]\nto = [0.7, 0, -1.1]\nlabel = \"hop\"\n";
+  }
+  auto loop = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "loop.toml").string(), "-o", out, "--json"});
+  CHECK(loop.exit_code == 0);
+  CHECK_THAT(loop.err, Catch::StartsWith("strata: warning: " + (dir / "loop.toml").string() +
+                                         ":2:1: agent.a.links[0] ('hop'): both ends snap to the one floor node at (") &&
+                           Catch::Contains(": the link leads nowhere and is left out\n"));
+  CHECK(std::count(loop.err.begin(), loop.err.end(), '\n') == 1);
+  CHECK(nlohmann::json::parse(loop.out)["agents"][0]["links"] == 0);
+  std::filesystem::remove(out);
   {
     std::ofstream far(dir / "field.toml");
     far << "[agent.a]\n[[agent.a.fields]]\nname = \"exit\"\norigin = [500, 0, 500]\n";
@@ -152,9 +165,9 @@ TEST_CASE("strata bake: a profile of 10,000 links bakes into a world every comma
     std::ofstream plane(dir / "plane.obj");
     plane << "v -20 0 -20\nv -20 0 20\nv 20 0 20\nv 20 0 -20\nf 1 2 3\nf 1 3 4\n";
     std::ofstream profile(dir / "links.toml");
-    profile << "[agent.a]\n";
+    profile << "[agent.a]\n";  // no two ends on one node (such a link is left out)
     for (int i = 0; i < 10000; ++i)
-      profile << "[[agent.a.links]]\nfrom = [" << i % 39 - 19 << ", 0, 0]\nto = [0, 0, " << i % 37 - 18
+      profile << "[[agent.a.links]]\nfrom = [" << i % 39 - 19 << ", 0, 0]\nto = [0.5, 0, " << i % 37 - 18
               << "]\nlabel = \"jump_link_" << i << "\"\n";
   }
   const auto out = (dir / "links.h5").string();
@@ -165,7 +178,7 @@ TEST_CASE("strata bake: a profile of 10,000 links bakes into a world every comma
   INFO(info.err);
   REQUIRE(info.exit_code == 0);
   CHECK(nlohmann::json::parse(info.out)["agents"][0]["links"] == 10000);
-  CHECK(runStrata({"path", out, "--from", "-19,0,0", "--to", "0,0,18"}).exit_code == 0);
+  CHECK(runStrata({"path", out, "--from", "-19,0,0", "--to", "0.5,0,18"}).exit_code == 0);
 }
 
 TEST_CASE("strata bake: a link never lands in an area of infinite cost", "[cli][bake]") {

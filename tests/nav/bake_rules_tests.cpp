@@ -957,6 +957,40 @@ TEST_CASE("a field's origin snaps as the queries do, and a link end's 3-D fallba
   }
 }
 
+TEST_CASE("a link whose two ends snap to one floor node is left out with a warning", "[nav][bake]") {
+  // An audit: such a link was kept as a self-loop edge (cost 0.001) that no route takes, and the
+  // bake said nothing of it. A link shorter than a cell, two-way or not, beside one that is kept.
+  MeshBuilder floor;
+  floor.box({0, -0.2, 0}, {10, 0, 10});
+  auto agent = testAgent();
+  agent.settings.cell_size = 0.3;
+  agent.links.push_back({{2.0, 0.0, 2.0}, {2.05, 0.0, 2.02}, "hop", -1, true, {}});
+  agent.links.push_back({{2.0, 0.0, 2.0}, {8.0, 0.0, 8.0}, "far", -1, false, {}});
+  nav::BakeProfile profile;
+  profile.agents.push_back(agent);
+  const auto baked = nav::bakeWorld(floor.mesh(), profile, nav::BakeOptions{}, "floor.obj");
+  REQUIRE(baked.ok());
+  const auto& result = baked->agents[0];
+  REQUIRE(result.graph.links.size() == 1);
+  CHECK(result.graph.links[0].profile_index == 1);
+  CHECK(result.graph.link_labels == std::vector<std::string>{"far"});
+  REQUIRE(result.warnings.size() == 1);
+  CHECK_THAT(result.warnings[0], Catch::StartsWith("floor.obj: agent " + agent.settings.name + ": link 0 ('hop'): both ends snap to the one floor node at (") &&
+                                     Catch::EndsWith(": the link leads nowhere and is left out"));
+  // The link that is kept marks its ends; the one left out marks nothing.
+  const uint32_t hop = nav::snapToNode(result.graph, {2.0, 0.0, 2.0}, {});
+  CHECK(hop == result.graph.links[0].from_node);
+  CHECK((result.graph.flags[hop] & nav::kNodeLinkEnd) != 0);
+  // Without the far link nothing is marked.
+  agent.links.pop_back();
+  profile.agents[0] = agent;
+  const auto alone = nav::bakeWorld(floor.mesh(), profile, nav::BakeOptions{}, "floor.obj");
+  REQUIRE(alone.ok());
+  CHECK(alone->agents[0].graph.links.empty());
+  CHECK(alone->agents[0].warnings.size() == 1);
+  CHECK((alone->agents[0].graph.flags[hop] & nav::kNodeLinkEnd) == 0);
+}
+
 TEST_CASE("a grid over the column limit is refused before any agent is baked", "[nav][bake]") {
   // Two small floors 2 km apart: little walkable area (the memory estimate lets it by), but at
   // 0.02 m the second agent's grid has 1e10 columns. An audit saw the first agent baked for

@@ -70,6 +70,9 @@ struct StageTiming {
 struct BakedAgent {
   AgentProfile profile;      ///< effective settings (stored in the world file)
   LayeredGraph graph;        ///< the baked graph
+  /// What the bake left out and why, one line each, named like its errors (a custom link whose
+  /// two ends snap to the same floor node leads nowhere: it is dropped with a warning).
+  std::vector<std::string> warnings;
 };
 
 /// The result of a bake.
