@@ -286,10 +286,14 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     return tile_floors[t].column(static_cast<std::size_t>(z - z0) * width + static_cast<std::size_t>(x - x0));
   };
   std::vector<uint32_t>().swap(tile_triangles);
-  // Offsets: per-row counts and prefix sums in parallel, the rows' totals serially.
+  // Offsets: per-row counts and prefix sums in parallel, the rows' totals serially. These passes
+  // are light per column: rows go to a task in runs of at least kMergeGrainColumns columns, so a
+  // small grid's passes run in one task instead of waking every thread for a few microseconds.
   const auto width = static_cast<std::size_t>(grid.width_cells);
+  constexpr int32_t kMergeGrainColumns = 16384;
+  const int32_t row_grain = std::max<int32_t>(1, kMergeGrainColumns / std::max<int32_t>(1, grid.width_cells));
   std::vector<uint64_t> row_start(static_cast<std::size_t>(grid.depth_cells) + 1, 0);
-  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
+  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells, row_grain), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t z = r.begin(); z != r.end(); ++z) {
       uint64_t sum = 0;
       for (int32_t x = 0; x < grid.width_cells; ++x) {
@@ -302,7 +306,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   for (std::size_t z = 0; z < static_cast<std::size_t>(grid.depth_cells); ++z) row_start[z + 1] += row_start[z];
   if (row_start.back() >= kNoNode)
     return Error::badInput(source + ": agent " + settings.name + ": more than 4 billion floor nodes; raise cell_size");
-  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
+  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells, row_grain), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t z = r.begin(); z != r.end(); ++z) {
       const auto base = static_cast<uint32_t>(row_start[static_cast<std::size_t>(z)]);
       const std::size_t first = grid.columnIndex(0, z) + 1;
@@ -320,7 +324,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   const std::vector<uint16_t> triangle_area = triangleAreas(mesh, agent, graph);
   NodeArray<double> box_bottom;  // every node's entry is written below
   box_bottom.resize(nodes);
-  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells), [&](const tbb::blocked_range<int32_t>& r) {
+  tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells, row_grain), [&](const tbb::blocked_range<int32_t>& r) {
     for (int32_t z = r.begin(); z != r.end(); ++z)
       for (int32_t x = 0; x < grid.width_cells; ++x) {
         uint32_t n = graph.columnBegin(x, z);
