@@ -161,6 +161,38 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
            (std::isfinite(g.edge_cost[slot]) && g.edge_cost[slot] > 0);
   });
   if (bad_cost < g.edge_cost.size()) return bad("edge_cost", "slot " + std::to_string(bad_cost) + ": not a finite cost > 0");
+  // Every edge leaves its column along its slot's direction: a walk to the next column, the
+  // other kinds to the next or one further on (a landing across a gap); never to a node of its
+  // own column (a walk from a node to itself was accepted).
+  const auto width = static_cast<std::size_t>(g.grid.width_cells);
+  const std::size_t bad_edge = nav::firstFailing(columns, [&](std::size_t c) {
+    const auto x = static_cast<int32_t>(c % width), z = static_cast<int32_t>(c / width);
+    for (uint32_t n = g.column_offsets[c]; n < g.column_offsets[c + 1]; ++n)
+      for (int d = 0; d < nav::kDirectionCount; ++d) {
+        const std::size_t slot = static_cast<std::size_t>(n) * nav::kDirectionCount + static_cast<std::size_t>(d);
+        const auto kind = static_cast<nav::EdgeKind>(g.edge_kind[slot]);
+        if (kind == nav::EdgeKind::None) continue;
+        const uint32_t m = g.neighbor[slot];
+        bool ahead = false;
+        for (int32_t k = 1; !ahead; ++k) {
+          const int32_t ax = x + k * nav::kDirectionDx[d], az = z + k * nav::kDirectionDz[d];
+          if (!g.grid.contains(ax, az)) break;
+          const std::size_t column = g.grid.columnIndex(ax, az);
+          ahead = m >= g.column_offsets[column] && m < g.column_offsets[column + 1];
+          if (kind == nav::EdgeKind::Walk) break;
+        }
+        if (!ahead) return false;
+      }
+    return true;
+  });
+  if (bad_edge < columns)
+    return bad("neighbor", "column " + std::to_string(bad_edge) +
+                               ": an edge that does not land ahead along its direction (a walk: in the next column)");
+  // Components are numbered from 0 with none skipped: the largest is component_count - 1.
+  if (nodes > 0 && nav::firstFailing(nodes, [&](std::size_t n) { return g.component[n] + 1 != g.component_count; }) == nodes)
+    return bad("component", "component_count is " + std::to_string(g.component_count) + " but no node is in component " +
+                                std::to_string(g.component_count - 1));
+  if (nodes == 0 && g.component_count != 0) return bad("component", "component_count of a graph without nodes is not 0");
   // The tables the stored profile gives (the on-demand search and a re-bake read the profile;
   // the search reads the tables: they must agree).
   std::vector<std::string> profile_areas;

@@ -213,7 +213,9 @@ std::string LayeredGraph::validate() const {
         return "region_reach of region " + std::to_string(r) + " is not sorted or out of range";
   }
   auto slotProblem = [&](std::size_t s) -> const char* {
-    if (edge_kind[s] > static_cast<uint8_t>(EdgeKind::Link)) return "bad edge kind";
+    // A slot holds a walk, jump, drop or climb; custom links live in `links` (a 5 there was read
+    // as a link crossing by a route).
+    if (edge_kind[s] > static_cast<uint8_t>(EdgeKind::Climb)) return "bad edge kind";
     const bool empty = edge_kind[s] == static_cast<uint8_t>(EdgeKind::None);
     if (empty != (neighbor[s] == kNoNode)) return "kind and neighbour disagree";
     if (!empty && neighbor[s] >= nodes) return "neighbour out of range";

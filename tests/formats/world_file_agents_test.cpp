@@ -204,6 +204,39 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     g.edge_cost[slot] = 0;
     expected = "/navigation/agents/walker/edge_cost: slot " + std::to_string(slot) + ": not a finite cost > 0";
   }
+  SECTION("a custom link's kind in an edge slot") {
+    // An audit: kind 5 (links live in the links table) was accepted, and a route crossed it as a link.
+    g.edge_kind[slot] = static_cast<uint8_t>(nav::EdgeKind::Link);
+    expected = "/navigation/agents/walker: slot " + std::to_string(slot) + ": bad edge kind";
+  }
+  SECTION("a walk from a node to itself") {
+    std::size_t walk = 0;
+    while (g.edge_kind[walk] != static_cast<uint8_t>(nav::EdgeKind::Walk)) ++walk;
+    g.neighbor[walk] = static_cast<uint32_t>(walk / nav::kDirectionCount);
+    const auto column = g.nodeColumn(g.neighbor[walk]);
+    expected = "/navigation/agents/walker/neighbor: column " + std::to_string(g.grid.columnIndex(column[0], column[1])) +
+               ": an edge that does not land ahead along its direction (a walk: in the next column)";
+  }
+  SECTION("a walk two columns on") {
+    // East (direction 0) from a node with a walk that way, to the floor two columns on.
+    std::size_t from = 0;
+    for (; from < g.nodeCount(); ++from) {
+      const auto c = g.nodeColumn(static_cast<uint32_t>(from));
+      if (g.edge_kind[from * nav::kDirectionCount] == static_cast<uint8_t>(nav::EdgeKind::Walk) &&
+          g.grid.contains(c[0] + 2, c[1]) && g.columnEnd(c[0] + 2, c[1]) > g.columnBegin(c[0] + 2, c[1]))
+        break;
+    }
+    REQUIRE(from < g.nodeCount());
+    const auto c = g.nodeColumn(static_cast<uint32_t>(from));
+    g.neighbor[from * nav::kDirectionCount] = g.columnBegin(c[0] + 2, c[1]);
+    expected = "/navigation/agents/walker/neighbor: column " + std::to_string(g.grid.columnIndex(c[0], c[1])) + ": ";
+  }
+  SECTION("a component count above the components") {
+    // An audit: `info` then reported components no node is in.
+    g.component_count += 1;
+    expected = "/navigation/agents/walker/component: component_count is " + std::to_string(g.component_count) +
+               " but no node is in component " + std::to_string(g.component_count - 1);
+  }
   SECTION("an area cost other than the profile's") {
     g.area_costs[0] = 0.5f;
     expected = "/navigation/agents/walker/area_names: the areas or their costs differ from the stored profile's";
