@@ -32,6 +32,7 @@ int runExport(ExportCommandOptions& options) {
   // Nothing walkable is the input's problem, not the output's.
   if (agent->graph.nodeCount() == 0)
     return badInput(options.input.input + ": agent " + agent->profile.settings.name + " has no walkable nodes to export");
+  options.settings.memory_limit_bytes = physicalMemoryBytes();
   auto stats = formats::exportDebugMesh(options.output, agent->graph, options.settings);
   if (!stats) return reportError(stats.error());
   std::string files;
@@ -54,7 +55,8 @@ std::function<int()> setupExport(CLI::App& app) {
       ->required();
   sub->add_flag("--flat", options->settings.flat, "horizontal quads instead of quads tilted to the node normal");
   sub->add_flag("--no-edges", options->no_edges, "leave out the edge lines");
-  sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown extension; one line:\n"
+  sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown extension, an export\n"
+              "larger than the machine's memory by its estimate; one line:\n"
               "strata: error: FILE: problem). See strata-export(1) and docs/rendering.md.");
   return [options] { return runExport(*options); };
 }

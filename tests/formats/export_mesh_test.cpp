@@ -167,3 +167,28 @@ TEST_CASE("export errors name the file", "[formats][export]") {
   REQUIRE_FALSE(folder.ok());
   CHECK_THAT(folder.error().message, Catch::Contains("does not exist"));
 }
+
+TEST_CASE("an export larger than the memory limit is refused before the mesh is built", "[formats][export]") {
+  // An audit: Assimp's exporters hold about 2 kB a node; a 46-million-node world was killed by
+  // the kernel after 100 s with nothing said. The estimate: 500 bytes a vertex for glTF/GLB, 360
+  // for OBJ/PLY, four vertices a node and two an edge line.
+  test::TempDir dir;
+  const nav::LayeredGraph graph = test::threeStoreyGraph();
+  const std::size_t nodes = graph.nodeCount();
+  for (const char* name : {"big.glb", "big.ply"}) {
+    INFO(name);
+    const double per_vertex = std::string(name) == "big.glb" ? 500.0 : 360.0;
+    formats::ExportSettings settings;
+    settings.edges = false;
+    settings.memory_limit_bytes = static_cast<std::uint64_t>(per_vertex * 4.0 * static_cast<double>(nodes)) - 1;
+    auto refused = formats::exportDebugMesh(dir / name, graph, settings);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().kind == ErrorKind::BadInput);
+    CHECK_THAT(refused.error().message, Catch::StartsWith((dir / name).string() + ": exporting " + std::to_string(nodes) +
+                                                          " nodes would need about ") &&
+                                            Catch::EndsWith("GB of memory; export a bake with a larger cell_size"));
+    CHECK_FALSE(std::filesystem::exists(dir / name));
+    settings.memory_limit_bytes += 1;  // exactly the estimate: written
+    CHECK(formats::exportDebugMesh(dir / name, graph, settings).ok());
+  }
+}

@@ -10,6 +10,7 @@
 /// glTF/GLB and OBJ; PLY has no line primitive, so a PLY holds the quads only.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct ExportSettings {
   bool flat = false;          ///< --flat: horizontal quads instead of quads tilted to the node normal
   bool edges = true;          ///< --no-edges clears it: leave out the line mesh of jump/drop/climb/link edges
   float edge_lift = 0.05f;    ///< lines are raised this far above the nodes so they show over the quads, metres. [Limit: >= 0]
+  /// Refuse (BadInput, before the mesh is built) an export whose estimated peak memory is above
+  /// this many bytes; 0: no limit. The CLI passes the machine's physical memory.
+  std::uint64_t memory_limit_bytes = 0;
 
   /// Empty when valid, else "<field>: <problem>".
   std::string validate() const;
