@@ -474,11 +474,22 @@ void drawPaths(Canvas& canvas, const nav::LayeredGraph& graph, const Picture& pi
   canvas.clearClip();
 }
 
-// Text clipped to a width: drawn at `scale`, or at scale 1, or cut.
+// Text clipped to a width: drawn at `scale`, or at scale 1, or cut after its last whole word
+// that fits (a number cut in half reads as another number: "y -3.89..15.24 m" showed as
+// "y -3.89..1"; an audit), or, a single word too long, cut where the width ends.
 void fittedText(Canvas& canvas, int x, int y, std::string text, int max_width, int scale, Rgb colour) {
   if (render_detail::textWidth(text) * scale > max_width) scale = 1;
   const int fit = std::max(0, (max_width + 1) / render_detail::kGlyphAdvance);
-  if (static_cast<int>(text.size()) > fit) text.resize(static_cast<std::size_t>(fit));
+  if (static_cast<int>(text.size()) > fit) {
+    const auto cut = static_cast<std::size_t>(fit);
+    std::size_t end = cut;
+    if (text[cut] != ' ') {
+      const std::size_t space = text.rfind(' ', cut);
+      if (space != std::string::npos) end = space;
+    }
+    while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == ',' || text[end - 1] == ':')) --end;
+    text.resize(end);
+  }
   canvas.text(x, y, text, colour, scale);
 }
 
@@ -493,10 +504,17 @@ void drawPicture(Canvas& canvas, const nav::LayeredGraph& graph, Picture& pictur
 
   for (RenderLayout::Panel& panel : picture.layout.panels) {
     fittedText(canvas, panel.x, g.panels_y, fmt::format("layer {}", panel.band.index), g.panel_width, s, kInk);
-    const std::string range = panel.band.node_count == 0
-                                  ? std::string("no nodes")
-                                  : fmt::format("y {}..{} m, {} nodes", number(panel.band.min_height),
-                                                number(panel.band.max_height), panel.band.node_count);
+    // The height range in full, or as much of it as the panel holds: without the node count,
+    // then the bare range, then its lower end (a narrow picture showed a lone "y", and a range
+    // cut in a number reads as another range).
+    std::string range = "no nodes";
+    if (panel.band.node_count != 0) {
+      const std::string low = number(panel.band.min_height) + "..", span = low + number(panel.band.max_height);
+      for (const std::string& form : {fmt::format("y {} m, {} nodes", span, panel.band.node_count), "y " + span + " m", span, low}) {
+        range = form;
+        if (render_detail::textWidth(form) <= g.panel_width) break;
+      }
+    }
     fittedText(canvas, panel.x, g.panels_y + g.line_height + 2, range, g.panel_width, s, kInk);
     canvas.fillRect({panel.x, panel.y, panel.x + panel.width, panel.y + panel.height}, kMapColour);
     canvas.strokeRect({panel.x - 1, panel.y - 1, panel.x + panel.width + 1, panel.y + panel.height + 1}, kFrame);
@@ -540,8 +558,9 @@ void drawPicture(Canvas& canvas, const nav::LayeredGraph& graph, Picture& pictur
   canvas.fillRect({g.scalebar_x, by + 4, g.scalebar_x + bar, by + 6}, kInk);
   canvas.fillRect({g.scalebar_x, by, g.scalebar_x + 2, by + 10}, kInk);
   canvas.fillRect({g.scalebar_x + bar - 2, by, g.scalebar_x + bar, by + 10}, kInk);
-  canvas.text(g.scalebar_x + bar + 8, by + 1, fmt::format("{:g} m    view from above: +x right, +z down", g.scalebar_metres),
-              kInk, s);
+  const int label_x = g.scalebar_x + bar + 8;
+  fittedText(canvas, label_x, by + 1, fmt::format("{:g} m    view from above: +x right, +z down", g.scalebar_metres),
+             g.width - kMargin - label_x, s, kInk);
 }
 
 }  // namespace
