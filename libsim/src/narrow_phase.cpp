@@ -415,12 +415,16 @@ namespace {
 // One separating axis: normalises `axis` and projects the box and the points (grown by
 // `radius`) on it: push_pos / push_neg are how far the points would move along +axis / -axis to
 // stop touching the box (both >= 0 when the projections overlap; NaN never does). False for an
-// axis too short to normalise against the problem's scale (it separates nothing). The depth test
-// and the boolean test below both decide every axis here, so their answers agree exactly.
-bool axisPushes(const OrientedBox& box, const Vec3* points, int point_count, double radius, double scale2,
+// axis too short to normalise against `reference2`, the squared length of what it was made from
+// (a box axis or a unit normal: 1; a box axis crossed with an edge: the edge's), as two parallel
+// directions give: it separates nothing. (Measured against the whole problem's scale, a box's
+// unit axes counted as degenerate once its half extents passed 1e10, and a cast's once they
+// passed 2e5: no axis was left and a box 2 m above a floor hit it at time 0; an audit.) The
+// depth test and the boolean test below both decide every axis here, so their answers agree.
+bool axisPushes(const OrientedBox& box, const Vec3* points, int point_count, double radius, double reference2,
                        Vec3& axis, double& push_pos, double& push_neg) {
   const double len2 = lengthSquared(axis);
-  if (len2 <= 1e-20 * scale2 || !std::isfinite(len2)) return false;
+  if (len2 <= 1e-20 * reference2 || !std::isfinite(len2)) return false;
   axis = axis / std::sqrt(len2);
   const double c = dot(box.center, axis);
   const double r = box.half_extents.x * std::fabs(dot(box.axes[0], axis)) +
@@ -445,13 +449,10 @@ bool boxPenetrationImpl(const OrientedBox& box, const Vec3* points, int point_co
                         const Vec3* normals, int normal_count, double radius, double& depth, Vec3& direction) {
   depth = kInf;
   direction = Vec3{0, 1, 0};
-  double scale = maxAbs(box.half_extents);
-  for (int i = 0; i < point_count; ++i) scale = std::max(scale, maxAbs(points[i] - box.center));
-  const double scale2 = std::max(scale * scale, 1e-300);
   bool overlapping = true;
-  auto testAxis = [&](Vec3 axis) {
+  auto testAxis = [&](Vec3 axis, double reference2) {
     double push_pos, push_neg;
-    if (!axisPushes(box, points, point_count, radius, scale2, axis, push_pos, push_neg)) return;
+    if (!axisPushes(box, points, point_count, radius, reference2, axis, push_pos, push_neg)) return;
     if (!(push_pos >= 0) || !(push_neg >= 0)) overlapping = false;  // NaN never overlaps
     if (push_pos <= push_neg) {
       if (push_pos < depth) { depth = push_pos; direction = axis; }
@@ -460,10 +461,12 @@ bool boxPenetrationImpl(const OrientedBox& box, const Vec3* points, int point_co
       direction = -axis;
     }
   };
-  for (int i = 0; i < 3; ++i) testAxis(box.axes[i]);
-  for (int i = 0; i < normal_count; ++i) testAxis(normals[i]);
+  // Box axes are unit vectors; a normal is taken at any non-zero length (the caller leaves out a
+  // degenerate triangle's); a cross product against its edge.
+  for (int i = 0; i < 3; ++i) testAxis(box.axes[i], 1.0);
+  for (int i = 0; i < normal_count; ++i) testAxis(normals[i], 0.0);
   for (int e = 0; e < edge_count; ++e)
-    for (int i = 0; i < 3; ++i) testAxis(cross(box.axes[i], edges[e]));
+    for (int i = 0; i < 3; ++i) testAxis(cross(box.axes[i], edges[e]), lengthSquared(edges[e]));
   return overlapping;
 }
 
@@ -480,22 +483,20 @@ void boxPenetration(const OrientedBox& box, const Vec3* points, int point_count,
 // no depth, which is what the many boolean overlap queries of a bake need.
 bool boxTriangleOverlap(const OrientedBox& box, const Triangle& tri) {
   const Vec3 pts[3] = {tri.a, tri.b, tri.c};
-  double scale = maxAbs(box.half_extents);
-  for (const Vec3& p : pts) scale = std::max(scale, maxAbs(p - box.center));
-  const double scale2 = std::max(scale * scale, 1e-300);
   // True when `axis` separates the box from the triangle (degenerate axes separate nothing).
-  const auto separates = [&](Vec3 axis) {
+  const auto separates = [&](Vec3 axis, double reference2) {
     double push_pos, push_neg;
-    if (!axisPushes(box, pts, 3, 0.0, scale2, axis, push_pos, push_neg)) return false;
+    if (!axisPushes(box, pts, 3, 0.0, reference2, axis, push_pos, push_neg)) return false;
     return !(push_pos >= 0) || !(push_neg >= 0);  // NaN never overlaps
   };
   for (int i = 0; i < 3; ++i)
-    if (separates(box.axes[i])) return false;
-  if (separates(cross(tri.b - tri.a, tri.c - tri.a))) return false;
-  const Vec3 edges[3] = {tri.b - tri.a, tri.c - tri.b, tri.a - tri.c};
+    if (separates(box.axes[i], 1.0)) return false;
+  const Vec3 ab = tri.b - tri.a, ac = tri.c - tri.a;
+  if (separates(cross(ab, ac), lengthSquared(ab) * lengthSquared(ac))) return false;
+  const Vec3 edges[3] = {ab, tri.c - tri.b, tri.a - tri.c};
   for (const Vec3& e : edges)
     for (int i = 0; i < 3; ++i)
-      if (separates(cross(box.axes[i], e))) return false;
+      if (separates(cross(box.axes[i], e), lengthSquared(e))) return false;
   return true;
 }
 
@@ -708,6 +709,8 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   const Vec3 pts[3] = {tri.a, tri.b, tri.c};
   const Vec3 edges[3] = {tri.b - tri.a, tri.c - tri.b, tri.a - tri.c};
   const Vec3 tri_n = cross(tri.b - tri.a, tri.c - tri.a);
+  const double tri_n_reference2 = lengthSquared(tri.b - tri.a) * lengthSquared(tri.c - tri.a);
+  const bool tri_degenerate = !(lengthSquared(tri_n) > 1e-20 * tri_n_reference2);
   const double scale = std::max({maxAbs(box.half_extents), maxAbs(tri.a - box.center), maxAbs(tri.b - box.center),
                                  maxAbs(tri.c - box.center), 1e-30});
   const double eps = 1e-9 * scale;
@@ -819,9 +822,11 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
   };
   std::array<AxisInterval, 13> intervals{};
   std::size_t interval_count = 0;
-  auto sweepAxis = [&](Vec3 axis) {
+  // `reference2`: as axisPushes's (it was the problem's scale to the fourth, under which a box's
+  // unit axes and a 2 m triangle's normal were all degenerate once the box passed 2e5 m).
+  auto sweepAxis = [&](Vec3 axis, double reference2) {
     const double len2 = lengthSquared(axis);
-    if (len2 <= 1e-20 * scale * scale * scale * scale || separated_forever) return;
+    if (len2 <= 1e-20 * reference2 || !std::isfinite(len2) || separated_forever) return;
     axis = axis / std::sqrt(len2);
     const double r = box.half_extents.x * std::fabs(dot(box.axes[0], axis)) +
                      box.half_extents.y * std::fabs(dot(box.axes[1], axis)) +
@@ -848,11 +853,11 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
     if (t0 > t_enter) { t_enter = t0; normal = candidate; }
     t_exit = std::min(t_exit, t1);
   };
-  for (int i = 0; i < 3; ++i) sweepAxis(box.axes[i]);
+  for (int i = 0; i < 3; ++i) sweepAxis(box.axes[i], 1.0);
   const std::size_t normal_interval = interval_count;  // the triangle normal's, when it is kept
-  sweepAxis(tri_n);
+  sweepAxis(tri_n, tri_n_reference2);
   for (const Vec3& e : edges)
-    for (int i = 0; i < 3; ++i) sweepAxis(cross(box.axes[i], e));
+    for (int i = 0; i < 3; ++i) sweepAxis(cross(box.axes[i], e), lengthSquared(e));
   // A graze: along some axis the overlap stays within kTouchTolerance over the whole contact
   // [ts, te], so the shapes never sink into each other (a box resting on a floor of two
   // triangles, sliding across or starting on their shared edge, was hit with a sideways normal:
@@ -887,7 +892,7 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
 
   double depth;
   Vec3 out_dir;  // out of the box toward the triangle
-  if (boxPenetrationImpl(box, pts, 3, edges, 3, &tri_n, 1, 0.0, depth, out_dir)) {
+  if (boxPenetrationImpl(box, pts, 3, edges, 3, &tri_n, tri_degenerate ? 0 : 1, 0.0, depth, out_dir)) {
     const Vec3 start_normal = -out_dir;  // from the triangle toward the box
     // Touching: no hit when some axis keeps it touching over the contact (the penetration
     // test's own axis is one of many when the box is coplanar with the triangle, a flat box on a

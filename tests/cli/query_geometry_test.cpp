@@ -101,10 +101,31 @@ TEST_CASE("query overlap and cast on a mesh input - bad input exits 2", "[cli][q
   auto yaw_sphere = runStrata({"query", tower(), "overlap", "--sphere", "0,0,-4,1", "--yaw", "30"});
   CHECK(yaw_sphere.exit_code == 2);
   CHECK_THAT(yaw_sphere.err, Catch::Contains("--yaw requires --box"));
-  // A move too long to measure is refused, not reported as free.
+  // Coordinates and sizes beyond 1e15 m are refused (a move too long to measure was reported as
+  // free; an audit found a ray from 2e30 m missing the floor under it and a sphere of 1e31 m
+  // reported 1e30 deep). 1e15 itself is answered.
   auto far = runStrata({"query", tower(), "cast", "--sphere", "0.5", "--from", "-1e308,10,0", "--to", "1e308,-10,0"});
   CHECK(far.exit_code == 2);
-  CHECK(far.err == "strata: error: --to: the move from --from is too long to measure (over about 1e154 m) (usage: strata query --help)\n");
+  CHECK(far.err == "strata: error: --from: coordinates and sizes beyond 1e15 m are refused (the world lies within 1e6 m of "
+                   "the origin), got '-1e308,10,0' (usage: strata query --help)\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"ray", "--from", "0,2e30,0", "--dir", "0,-1,0", "--max", "1e31"},
+        {"overlap", "--sphere", "0,2e30,0,2e30"}, {"overlap", "--box", "0,0,0,1e16,1,1"},
+        {"overlap", "--capsule", "0,0,0,0,1,0,1.1e15"}, {"cast", "--sphere", "1e31", "--from", "0,5,0", "--to", "0,5,0"},
+        {"cast", "--box", "1,1e16,1", "--from", "0,5,0", "--to", "0,-5,0"},
+        {"cast", "--capsule", "1,3e15", "--from", "0,5,0", "--to", "0,-5,0"},
+        {"cast", "--sphere", "0.5", "--from", "0,1e40,0", "--to", "0,0.25,0"}}) {
+    std::vector<std::string> command{"query", tower()};
+    command.insert(command.end(), args.begin(), args.end());
+    INFO(args[0] << " " << args[1] << " " << args[2]);
+    const auto refused = runStrata(command);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains(": coordinates and sizes beyond 1e15 m are refused"));
+  }
+  auto at_limit = runStrata({"query", tower(), "ray", "--from", "0,1e15,-4", "--dir", "0,-1,0", "--max", "2e15"});
+  CHECK(at_limit.exit_code == 0);
+  auto wide = runStrata({"query", tower(), "overlap", "--sphere", "0,0,0,1e15", "--json"});
+  CHECK(wide.exit_code == 0);
 
   // an upright capsule (r 0.3, h 1.8) dropped from between the bridge and the roof lands on the
   // bridge deck: its centre stops 0.9 m above y = 4

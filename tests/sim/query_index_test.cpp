@@ -204,6 +204,43 @@ TEST_CASE("casts that start inside report penetration depth and the shortest way
   CHECK_FALSE(index.castSphere({0, 2, 0}, 0.5, {0, 0, 0}));
 }
 
+TEST_CASE("box casts and overlaps hold for boxes of any size - axes are degenerate only by their own factors", "[sim][query]") {
+  // An audit: a box of half extent 2e5 m or more cast down onto a 2 m quad hit it at time 0 with
+  // a zero normal (its unit axes and the quad's normal counted as degenerate against the
+  // problem's scale to the fourth), and one of 5e10 m sunk 0.5 m in the quad reported an
+  // infinite depth and a NaN escape. The same answers as for a 1 m box, whatever the size.
+  const TriangleMesh quad = meshOf({{-1, 0, -1}, {-1, 0, 1}, {1, 0, 1}, {1, 0, -1}}, {{0, 1, 2}, {0, 2, 3}}, "quad");
+  const QueryIndex index(quad);
+  for (const double w : {1.0, 2e5, 2.5e5, 1e7, 5e10, 1e15}) {
+    INFO("half extent " << w);
+    // Falling from 2 m above (the box's bottom at y = 2) down 6 m: contact after a third.
+    const auto down = index.castBox(Aabb{{-w, 2, -1}, {w, 4, 1}}, {0, -6, 0});
+    REQUIRE(down);
+    CHECK(down->time == Approx(1.0 / 3.0));
+    CHECK(down->normal.y == Approx(1));
+    CHECK_FALSE(down->started_penetrating);
+    // Sunk 0.5 m: depth 0.5, escape straight up.
+    const auto sunk = index.castBox(Aabb{{-w, -0.5, -1}, {w, 1.5, 1}}, {0, 0, 0});
+    REQUIRE(sunk);
+    CHECK(sunk->started_penetrating);
+    CHECK(sunk->penetration_depth == Approx(0.5));
+    CHECK(sunk->escape.y == Approx(0.5));
+    CHECK(std::isfinite(sunk->escape.x));
+    // Tall along y, moving along x onto the quad's side: contact when its face reaches x = -1.
+    const auto side = index.castBox(Aabb{{-6, -w, -0.5}, {-4, w, 0.5}}, {10, 0, 0});
+    REQUIRE(side);
+    CHECK(side->time == Approx(0.3));
+    CHECK(side->normal.x == Approx(-1));
+    // 2 m above, not moving: nothing; overlaps agree.
+    CHECK_FALSE(index.castBox(Aabb{{-w, 2, -1}, {w, 4, 1}}, {0, 0, 0}));
+    std::vector<OverlapHit> hits;
+    index.overlapBox(Aabb{{-w, 2, -1}, {w, 4, 1}}, hits);
+    CHECK(hits.empty());
+    index.overlapBox(Aabb{{-w, -0.5, -1}, {w, 1.5, 1}}, hits);
+    CHECK(hits.size() == 2);
+  }
+}
+
 TEST_CASE("a shape resting on a surface slides along it: no hit at edges between its triangles, nor on a slope", "[sim][query]") {
   // An audit found a sphere, capsule or box resting on a floor of two triangles hit where it
   // crossed their shared edge (tangent to it, with a sideways normal for the box), and spheres
