@@ -30,7 +30,7 @@ std::string escapeXml(const std::string& text) {
         case '<': out += "&lt;"; break;
         case '>': out += "&gt;"; break;
         case '"': out += "&quot;"; break;
-        default: out += c < 0x20 ? ' ' : static_cast<char>(c);
+        default: out += c < 0x20 || c == 0x7F ? ' ' : static_cast<char>(c);  // DEL is a control character too
       }
       ++i;
       continue;
@@ -52,7 +52,8 @@ std::string escapeXml(const std::string& text) {
     // U+FFFD for the whole sequence.
     const bool allowed = !(length == 3 && code < 0x800) && !(length == 4 && (code < 0x10000 || code > 0x10FFFF)) &&
                          !(code >= 0xD800 && code <= 0xDFFF) && code != 0xFFFE && code != 0xFFFF;
-    if (allowed) out.append(text, i, length);
+    if (allowed && code >= 0x80 && code <= 0x9F) out += ' ';  // the C1 control characters, as the C0 ones (an audit)
+    else if (allowed) out.append(text, i, length);
     else out += "\xEF\xBF\xBD";
     i += length;
   }

@@ -256,6 +256,11 @@ TEST_CASE("a path's action label stays inside its panel - SVG text is well-forme
   CHECK(svg->find("\xEF\xBF\xBF") == std::string::npos);
   CHECK(svg->find("\xED\xA0\x80") == std::string::npos);
   CHECK_THAT(*svg, Catch::Contains("jump\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD \xC3\xA4"));
+  // Control characters become spaces: C0, DEL and C1 (U+0085 was kept; an audit).
+  path.waypoints[1].action = "a\x01" "b\x7F" "c\xC2\x85" "d\xC2\x9F" "e\xC2\xA0" "f";
+  svg = formats::renderSvg(graph, {path}, settings);
+  REQUIRE(svg.ok());
+  CHECK_THAT(*svg, Catch::Contains("a b c d e\xC2\xA0" "f"));
 }
 
 TEST_CASE("PNG output is deterministic, 8-bit RGB, without time chunks", "[formats][render]") {
