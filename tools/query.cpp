@@ -369,7 +369,8 @@ class QueryKindFormatter : public CLI::Formatter {
 std::function<int()> setupQuery(CLI::App& app) {
   auto* query = app.add_subcommand("query",
                                     "Ask a world questions: geometry (ray, overlap, cast) and navigation (nearest, height, los, "
-                                    "sight, field, component, clearance). Exit 3 when the answer is a miss or a no.");
+                                    "sight, field, component, clearance). Exit codes: 0 a positive answer; 1 runtime failure; 2 bad usage or "
+                                    "bad input (one line naming the option or file); 3 the answer is a miss or a no.");
   auto common = std::make_shared<QueryCommonOptions>();
   query->add_option("WORLD", common->world, "world file (.h5), or a mesh file imported in memory")->required();
   query->add_flag("--json", common->json, "print one JSON document");

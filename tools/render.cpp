@@ -153,7 +153,7 @@ std::function<int()> setupRender(CLI::App& app) {
                   "RESULTS.jsonl: overlay the paths of `strata path --batch` output (lines with a waypoints array)")
       ->each([o = options.get()](const std::string&) { o->path_results_given = true; });
   sub->add_option("--region", options->region, "minx,minz,maxx,maxz: the world rectangle to show, metres "
-                                               "(default: every node)")
+                                               "(default: the extent of all nodes plus one cell)")
       ->each([o = options.get()](const std::string&) { o->region_given = true; });
   sub->add_option("--width", options->width, "picture width in pixels, 200..8192")->capture_default_str()->transform(integerRange(200, 8192));
   sub->add_flag("--no-edges", options->no_edges, "leave out jump, drop, climb and link edges");
