@@ -264,13 +264,18 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   auto scene = std::make_unique<aiScene>();
   const std::vector<Segment> segments =
       (settings.edges && lines_allowed) ? edgeSegments(graph, settings.edge_lift) : std::vector<Segment>{};
+  // Assimp's glTF exporters join vertices at equal positions (and normals) whatever their
+  // colours, so a quad beside another area, or a jump's end on a drop's, took the other's colour
+  // (70 of tower's 284 edge ends). For glTF and GLB each colour is a mesh of its own, all of one
+  // node's meshes written as the primitives of one glTF mesh; OBJ and PLY keep one mesh each.
+  const bool split_colours = ext == ".gltf" || ext == ".glb";
   // Assimp's exporters hold several copies of every vertex (the scene, the exporter's copy of it,
   // its buffers): measured at the peak, about 480 bytes a vertex for glTF and GLB and 345 for OBJ
   // and PLY (a 2.65-million-node world: 5.1 and 3.7 GB; four vertices a node, two a line). A
   // world too large for the machine is refused here, not killed by the kernel half-way with
   // nothing said (an audit: a 46-million-node world was SIGKILLed after 100 s).
   if (settings.memory_limit_bytes > 0) {
-    const double per_vertex = (ext == ".gltf" || ext == ".glb") ? 500.0 : 360.0;
+    const double per_vertex = split_colours ? 500.0 : 360.0;  // glTF and GLB, or OBJ and PLY
     const double vertices = 4.0 * static_cast<double>(graph.nodeCount()) + 2.0 * static_cast<double>(segments.size());
     const double needed = per_vertex * vertices;
     if (needed > static_cast<double>(settings.memory_limit_bytes))
@@ -280,11 +285,6 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
                                          segments.empty() ? std::string() : fmt::format(" and {} edge lines", segments.size()),
                                          needed / 1e9, static_cast<double>(settings.memory_limit_bytes) / 1e9));
   }
-  // Assimp's glTF exporters join vertices at equal positions (and normals) whatever their
-  // colours, so a quad beside another area, or a jump's end on a drop's, took the other's colour
-  // (70 of tower's 284 edge ends). For glTF and GLB each colour is a mesh of its own, all of one
-  // node's meshes written as the primitives of one glTF mesh; OBJ and PLY keep one mesh each.
-  const bool split_colours = ext == ".gltf" || ext == ".glb";
   std::vector<std::vector<uint32_t>> quad_groups;  // nodes, per palette colour (ascending)
   {
     const std::size_t palette = std::size(render_detail::kCategoryPalette);
