@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <system_error>
 #include <new>
@@ -116,6 +117,7 @@ int main(int argc, char** argv) {
         for (const CLI::App* kind : sub->get_subcommands({})) choices += (choices.empty() ? "" : ", ") + kind->get_name();
         // The words after the subcommand's name that are neither options nor its positionals.
         int words = 0;
+        std::string first_word;  // the word read as the subcommand's first positional (query's WORLD)
         const auto positionals = sub->get_options([](const CLI::Option* o) { return o->get_positional(); }).size();
         // An option's values are not words ("--tag /level bogus"): one value for an option of a
         // kind (--agent human), all that follow for one that takes several (--tag /a /b).
@@ -134,13 +136,26 @@ int main(int argc, char** argv) {
             --skip;
             continue;
           }
+          if (words == 0) first_word = argv[i];
           if (++words > static_cast<int>(positionals)) {
             typed = argv[i];
             break;
           }
         }
-        message = typed.empty() ? fmt::format("{}: give one of: {}", sub->get_name(), choices)
-                                : fmt::format("{}: unknown kind '{}' (one of: {})", sub->get_name(), typed, choices);
+        // A kind typed where the world goes ("strata query nearest --at ..."): say so, rather
+        // than asking for a kind that was given.
+        // (Unless a file of that name is there: then it is the world.)
+        bool kind_first = false;
+        for (const CLI::App* kind : sub->get_subcommands({}))
+          kind_first = kind_first || (positionals > 0 && kind->get_name() == first_word);
+        std::error_code ec;
+        kind_first = kind_first && !std::filesystem::exists(first_word, ec);
+        if (kind_first)
+          message = fmt::format("{}: '{}' stands where the world file goes; the world comes first: strata {} WORLD {} ...",
+                                sub->get_name(), first_word, sub->get_name(), first_word);
+        else
+          message = typed.empty() ? fmt::format("{}: give one of: {}", sub->get_name(), choices)
+                                  : fmt::format("{}: unknown kind '{}' (one of: {})", sub->get_name(), typed, choices);
       }
     }
     // CLI11's extras message lists the arguments in reverse ("2,0,2 --to 1,0,1 --from"): give them

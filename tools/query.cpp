@@ -382,6 +382,8 @@ std::function<int()> setupQuery(CLI::App& app) {
       ->check(non_empty);
   query->require_subcommand(1);
   query->fallthrough();
+  query->footer("A kind's own options: strata query WORLD KIND --help (WORLD is not read for help). The options above go "
+                "before or after the kind.");
   struct Runner {
     CLI::App* sub;
     std::function<int(QueryContext&)> run;
@@ -391,6 +393,9 @@ std::function<int()> setupQuery(CLI::App& app) {
   for (const QueryKind& kind : queryKinds()) {
     auto* sub = query->add_subcommand(kind.name, kind.description);
     sub->formatter(std::make_shared<QueryKindFormatter>());
+    sub->footer(kind.geometry ? "Also (strata query --help): --json prints one JSON document; --tag / --exclude-tag TAG keep "
+                                "only hits under a tag / drop them (repeatable)."
+                              : "Also (strata query --help): --json prints one JSON document.");
     runners->push_back({sub, kind.setup(*sub), kind.geometry});
   }
   return [common, runners]() -> int {

@@ -58,6 +58,10 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"query", "x.h5", "heigth", "--at", "0,0"}, "query: unknown kind 'heigth' (one of: ray, overlap, cast, nearest, height,"},
       {{"query", "x.h5", "--tag", "/a", "--json", "bogus"}, "query: unknown kind 'bogus'"},
       {{"query", "x.h5"}, "query: give one of: ray, overlap, cast,"},
+      // A kind where the world goes.
+      {{"query", "nearest", "--at", "0,0,0"},
+       "query: 'nearest' stands where the world file goes; the world comes first: strata query WORLD nearest ... (usage: strata query --help)"},
+      {{"query", "height", "x.h5", "--at", "0,0"}, "query: 'height' stands where the world file goes"},
       {{"query", "x.h5", "--agent", "human", "heigth"}, "query: unknown kind 'heigth'"},
       {{"query", "x.h5", "field", "--at", "0,0,0", "--origin", "0,0,1", "--max", "inf"}, "--max: 'inf' is not a finite number > 0"},
       {{"query", "x.h5", "ray", "--from", "0,0,0", "--dir", "0,-1,0", "--max", "-1"}, "--max: '-1' is not a finite number > 0"},
