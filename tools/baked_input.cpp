@@ -80,7 +80,10 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
       return Error::badInput(options.input +
                              ": --profile applies to mesh inputs only (a world file carries its agents: bake it with strata bake WORLD --profile P)");
     // Only the chosen agent's graph is read (a world may hold several large ones).
-    auto world = formats::readWorldFile(options.input, {formats::WorldReadOptions::Agents::One, options.agent});
+    // A graph larger than the machine's memory is refused before it is read.
+    formats::WorldReadOptions read{formats::WorldReadOptions::Agents::One, options.agent};
+    read.memory_limit_bytes = physicalMemoryBytes();
+    auto world = formats::readWorldFile(options.input, read);
     if (!world) return world.error();
     if (world->agents.empty())
       return Error::badInput(options.input + ": has no baked agents (bake it with strata bake, or pass the mesh itself "

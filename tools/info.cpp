@@ -119,7 +119,9 @@ void printText(const nlohmann::ordered_json& doc) {
 }
 
 int runInfo(const InfoOptions& options) {
-  auto world = formats::readWorldFile(options.file);
+  formats::WorldReadOptions read;
+  read.memory_limit_bytes = physicalMemoryBytes();  // graphs larger than memory are refused before they are read
+  auto world = formats::readWorldFile(options.file, read);
   if (!world) return reportError(world.error());
   std::error_code ec;
   const std::uintmax_t file_bytes = std::filesystem::file_size(options.file, ec);

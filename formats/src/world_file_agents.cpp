@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <new>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -243,7 +245,29 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   return Ok{};
 }
 
-Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string& name, bool graph, std::int32_t schema_version) {
+// Memory for the graphs a read takes: the limit (0: none), what the agents read so far take,
+// and the agent being read (its node count and bytes once known), for the messages.
+struct ReadBudget {
+  std::uint64_t limit = 0;
+  double taken = 0;
+  std::size_t nodes = 0;
+  double bytes = 0;
+};
+
+// What a graph of `nodes` nodes in `columns` columns with `fields` route fields takes once read:
+// the per-node arrays (height, normal, area, headroom, clearance, component, region, flags, link
+// offsets), the per-direction ones (neighbour, kind, cost), the fields, the column offsets, and
+// the reader's temporary copies (the areas as read, all fields in one array).
+double graphReadBytes(std::size_t nodes, std::size_t columns, std::size_t fields) {
+  const double per_node = sizeof(float) + sizeof(sim::Vec3f) + sizeof(uint16_t) + 2 * sizeof(float) + 2 * sizeof(uint32_t) +
+                          sizeof(uint8_t) + sizeof(uint32_t) +
+                          nav::kDirectionCount * (sizeof(uint32_t) + sizeof(uint8_t) + sizeof(float)) + sizeof(uint32_t) +
+                          2.0 * sizeof(float) * static_cast<double>(fields);
+  return per_node * static_cast<double>(nodes) + sizeof(uint32_t) * static_cast<double>(columns);
+}
+
+Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string& name, bool graph, std::int32_t schema_version,
+                                  ReadBudget& budget) {
   auto group = h5::openGroup(agents, name);
   if (!group) return group.error();
   const h5::Location at = agents.child(*group, name);
@@ -275,6 +299,20 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
     return Error::badInput(at.where("grid_cells") + ": implausible column grid");
   if (auto s = get(at, "column_offsets", g.column_offsets, 0, g.grid.columnCount() + 1); !s) return s.error();
   const std::size_t nodes = g.column_offsets.back();
+  // Refused before the arrays are read when the machine has too little memory for them (a world
+  // baked on a larger machine); an allocation that fails all the same is named by readNavigation.
+  auto field_names = h5::readStringTable(at, "field_names");
+  if (!field_names) return field_names.error();
+  budget.nodes = nodes;
+  budget.bytes = graphReadBytes(nodes, g.grid.columnCount(), field_names->size());
+  budget.taken += budget.bytes;
+  if (budget.limit > 0 && budget.taken > static_cast<double>(budget.limit)) {
+    char text[240];
+    std::snprintf(text, sizeof text, "agent '%s': %zu floor nodes would need about %.3g GB%s to read, more than the %.3g GB of memory",
+                  name.c_str(), nodes, budget.bytes / 1e9, budget.taken > budget.bytes ? " (with the agents before it)" : "",
+                  static_cast<double>(budget.limit) / 1e9);
+    return Error::badInput(at.file + ": " + text);
+  }
   if (auto s = get(at, "height", g.height, 0, nodes); !s) return s.error();
   // Read straight into the node normals (three floats each): no second copy of a large array.
   static_assert(sizeof(sim::Vec3f) == 3 * sizeof(float) && std::is_standard_layout_v<sim::Vec3f>);
@@ -330,8 +368,6 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
     g.links.push_back({row[0], row[1], link_costs[i], row[2], row[3], row[4] == 1, kind});
   }
   g.indexLinkOffsets();  // the links are sorted by source node and in range (checked above)
-  auto field_names = h5::readStringTable(at, "field_names");
-  if (!field_names) return field_names.error();
   const std::size_t fields = field_names->size();
   std::vector<double> field_origins, field_limits;
   std::vector<std::uint32_t> field_nodes;
@@ -400,6 +436,25 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, co
     if (!present) return present.error();
     if (!*present) return Error::badInput(at.where(name) + ": missing (agent '" + name + "' is listed in agent_names)");
   }
+  // Running out of memory says which agent and how much it takes (the file is fine: a runtime
+  // failure, exit 1 in the CLI).
+  ReadBudget budget;
+  budget.limit = options.memory_limit_bytes;
+  auto readAgentOrOutOfMemory = [&](const std::string& name, bool graph) -> Result<nav::BakedAgent> {
+    budget.nodes = 0;
+    budget.bytes = 0;
+    try {
+      return readAgent(at, name, graph, schema_version, budget);
+    } catch (const std::bad_alloc&) {
+      std::string text = at.file + ": out of memory reading agent '" + name + "'";
+      if (budget.bytes > 0) {
+        char figures[120];
+        std::snprintf(figures, sizeof figures, " (%zu floor nodes: about %.3g GB)", budget.nodes, budget.bytes / 1e9);
+        text += figures;
+      }
+      return Error::runtime(text);
+    }
+  };
   using Agents = WorldReadOptions::Agents;
   if (options.agents == Agents::One && !names->empty()) {
     const std::string& wanted = options.agent.empty() ? names->front() : options.agent;
@@ -408,13 +463,13 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, co
       for (const std::string& name : *names) list += (list.empty() ? "" : ", ") + name;
       return Error::badInput(root.file + ": no agent '" + wanted + "' (agents: " + list + ")");
     }
-    auto agent = readAgent(at, wanted, true, schema_version);
+    auto agent = readAgentOrOutOfMemory(wanted, true);
     if (!agent) return agent.error();
     agents.push_back(std::move(*agent));
     return agents;
   }
   for (const std::string& name : *names) {
-    auto agent = readAgent(at, name, options.agents != Agents::ProfilesOnly, schema_version);
+    auto agent = readAgentOrOutOfMemory(name, options.agents != Agents::ProfilesOnly);
     if (!agent) return agent.error();
     agents.push_back(std::move(*agent));
   }

@@ -116,6 +116,45 @@ TEST_CASE("world reader: profiles only, every agent, no graph", "[formats][world
   CHECK(test::sameWorld(*profiles, world));
 }
 
+TEST_CASE("world reader: graphs larger than the memory limit are refused before they are read", "[formats][world_file]") {
+  TempDir dir;
+  const std::filesystem::path path = dir / "two.h5";
+  const formats::World world = twoAgentWorld();
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  // Reading a graph takes 115 bytes a node (height 4, normal 12, area 2 and 4 more as read,
+  // headroom, clearance, component, region 4 each, flags 1, link offsets 4, and per direction
+  // neighbour 4, kind 1, cost 4) and 4 a column (no fields here).
+  auto bytes = [&](std::size_t agent) {
+    const nav::LayeredGraph& g = world.agents[agent].graph;
+    return static_cast<std::uint64_t>(115 * g.nodeCount() + 4 * g.grid.columnCount());
+  };
+  auto read = [&](Agents agents, const std::string& name, std::uint64_t limit) {
+    formats::WorldReadOptions options{agents, name};
+    options.memory_limit_bytes = limit;
+    return formats::readWorldFile(path, options);
+  };
+  // One agent: refused one byte below its size, read at it.
+  auto refused = read(Agents::One, "crawler", bytes(1) - 1);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == ErrorKind::BadInput);
+  CHECK(refused.error().message.rfind(path.string() + ": agent 'crawler': " + std::to_string(world.agents[1].graph.nodeCount()) +
+                                          " floor nodes would need about ",
+                                      0) == 0);
+  CHECK(refused.error().message.find("GB to read, more than the ") != std::string::npos);
+  CHECK(read(Agents::One, "crawler", bytes(1)).ok());
+  // Every agent: the limit holds for them together.
+  refused = read(Agents::All, {}, bytes(0) + bytes(1) - 1);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("agent 'crawler'") != std::string::npos);
+  CHECK(refused.error().message.find("(with the agents before it)") != std::string::npos);
+  auto all = read(Agents::All, {}, bytes(0) + bytes(1));
+  REQUIRE(all.ok());
+  CHECK(test::sameWorld(*all, world));
+  // Profiles read no graph: any limit.
+  CHECK(read(Agents::ProfilesOnly, {}, 1).ok());
+  CHECK(read(Agents::All, {}, 0).ok());  // 0: no limit
+}
+
 TEST_CASE("world reader: an agent not asked for is not read, so its damage does not matter", "[formats][world_file]") {
   TempDir dir;
   const std::filesystem::path path = dir / "two.h5";

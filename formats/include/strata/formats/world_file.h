@@ -57,6 +57,10 @@ struct WorldReadOptions {
   };
   Agents agents = Agents::All;
   std::string agent;  ///< the agent to read with Agents::One; empty = the first stored agent
+  /// Refuse (BadInput, before their arrays are read) agents whose graphs would take more than
+  /// this many bytes together once read; 0: no limit. The CLI passes the machine's physical
+  /// memory. (An allocation that fails all the same is a Runtime error naming the agent.)
+  std::uint64_t memory_limit_bytes = 0;
 };
 
 /// Reads and validates a world file (schema version, datasets, shapes, dtypes, checksums, index
