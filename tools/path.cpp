@@ -156,7 +156,7 @@ std::function<int()> setupPath(CLI::App& app) {
       "Exit codes: 0 every scenario answered with a matching length, 1 a mismatch or a failed\n"
       "search (Strata is wrong), 2 bad usage or a malformed .map/.scen (the message names file\n"
       "and line).");
-  sub->add_option("input", options->input, "A Moving AI .map file, or a world: a .h5 world file, or a mesh file baked in memory (see the World options)")->required();
+  sub->add_option("INPUT", options->input, "A Moving AI .map file, or a world: a .h5 world file, or a mesh file baked in memory (see the World options)")->required();
   sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map")->check(fileName());
   sub->add_option("--method", options->method,
                   "astar (8-connected, octile, no corner cutting; exact), theta (any-angle Theta*; on a\n"

@@ -66,6 +66,7 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"query", "x.h5", "field", "--at", "0,0,0", "--origin", "0,0,1", "--max", "inf"}, "--max: 'inf' is not a finite number > 0"},
       {{"query", "x.h5", "ray", "--from", "0,0,0", "--dir", "0,-1,0", "--max", "-1"}, "--max: '-1' is not a finite number > 0"},
       {{"bake"}, "INPUT is required (usage: strata bake --help)"},
+      {{"path", "--from", "1,0,1", "--to", "2,0,2"}, "INPUT is required (usage: strata path --help)"},
       {{"path", "x.h5", "--from", "0,0,0", "--from", "1,1,1", "--to", "2,2,2"}, "--from: given 2 times; give it once (usage: strata path --help)"},
       // Flags too (CLI11 let them repeat silently), on the command and on a query kind.
       {{"path", "x.h5", "--json", "--from", "0,0,0", "--to", "2,2,2", "--json"}, "--json: given 2 times; give it once (usage: strata path --help)"},
