@@ -359,6 +359,18 @@ Result<std::array<hsize_t, 2>> checkShape(const Location& parent, std::string_vi
   return dims;
 }
 
+}  // namespace
+
+Status checkShapeOf(const Location& parent, std::string_view name, std::size_t columns, std::size_t rows) {
+  auto dataset = openDataset(parent, name);
+  if (!dataset) return dataset.error();
+  auto dims = checkShape(parent, name, dataset->get(), columns, rows);
+  if (!dims) return dims.error();
+  return Ok{};
+}
+
+namespace {
+
 // Refuses logical sizes that the stored bytes cannot explain (see kMaxExpansion).
 Status checkPlausibleSize(const Location& parent, std::string_view name, hid_t dataset, std::uint64_t elements,
                           std::uint64_t element_bytes) {

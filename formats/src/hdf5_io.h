@@ -119,6 +119,10 @@ template <class T>
 Status readArrayInto(const Location& parent, std::string_view name, std::size_t columns, std::size_t rows,
                      std::span<T> out);
 
+/// Checks that dataset `name` exists with the shape readArray(parent, name, columns, rows) asks
+/// for, without reading it (errors as readArray's).
+Status checkShapeOf(const Location& parent, std::string_view name, std::size_t columns, std::size_t rows);
+
 /// Reads a 1-D table of fixed-length strings (trailing NUL / space padding removed);
 /// `rows`, when given, must match.
 Result<std::vector<std::string>> readStringTable(const Location& parent, std::string_view name,

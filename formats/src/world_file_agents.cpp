@@ -301,6 +301,8 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   const std::size_t nodes = g.column_offsets.back();
   // Refused before the arrays are read when the machine has too little memory for them (a world
   // baked on a larger machine); an allocation that fails all the same is named by readNavigation.
+  // (A node count that the node arrays do not hold is a damaged file, said as such first.)
+  if (auto s = h5::checkShapeOf(at, "height", 0, nodes); !s) return s.error();
   auto field_names = h5::readStringTable(at, "field_names");
   if (!field_names) return field_names.error();
   budget.nodes = nodes;

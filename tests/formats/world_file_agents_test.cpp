@@ -153,6 +153,24 @@ TEST_CASE("world reader: graphs larger than the memory limit are refused before 
   // Profiles read no graph: any limit.
   CHECK(read(Agents::ProfilesOnly, {}, 1).ok());
   CHECK(read(Agents::All, {}, 0).ok());  // 0: no limit
+  // A node count the node arrays do not hold (the last column offset raised) is a damaged file,
+  // said as such, not a world too large for the memory.
+  {
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    h5::Dataset offsets(H5Dopen2(file.get(), "/navigation/agents/crawler/column_offsets", H5P_DEFAULT));
+    REQUIRE(offsets);
+    h5::Dataspace space(H5Dget_space(offsets.get()));
+    const hsize_t last = world.agents[1].graph.grid.columnCount(), one = 1;
+    REQUIRE(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &last, nullptr, &one, nullptr) >= 0);
+    h5::Dataspace memory(H5Screate_simple(1, &one, nullptr));
+    const std::uint32_t huge = 4000000000u;
+    REQUIRE(H5Dwrite(offsets.get(), H5T_NATIVE_UINT32, memory.get(), space.get(), H5P_DEFAULT, &huge) >= 0);
+  }
+  refused = read(Agents::One, "crawler", bytes(1));
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message == path.string() + ": /navigation/agents/crawler/height: has " +
+                                       std::to_string(world.agents[1].graph.nodeCount()) + " rows, expected 4000000000");
 }
 
 TEST_CASE("world reader: an agent not asked for is not read, so its damage does not matter", "[formats][world_file]") {
