@@ -21,6 +21,7 @@
 #include "baked_input.h"
 #include "command.h"
 #include "strata/formats/import.h"
+#include "strata/formats/machine_memory.h"
 #include "strata/formats/profile.h"
 #include "strata/formats/world_file.h"
 #include "strata/nav/bake.h"
@@ -158,7 +159,7 @@ int runBake(BakeCommandOptions& options) {
   ProgressBar bar;
   nav::BakeOptions bake_options;
   bake_options.threads = threads;
-  bake_options.memory_limit_bytes = physicalMemoryBytes();
+  bake_options.memory_limit_bytes = formats::usableMemoryBytes();
   if (stderrIsTerminal() && !options.json) bake_options.observer = &bar;
   auto baked = nav::bakeWorld(world.geometry, profile, bake_options, options.input);
   bar.clear();
@@ -261,7 +262,7 @@ std::function<int()> setupBake(CLI::App& app) {
       "Exit codes: 0 success; 1 runtime failure (I/O, out of memory); 2 bad usage or bad input: one line on\n"
       "stderr, strata: error: FILE: problem (unreadable mesh or world, profile errors as FILE:LINE:COLUMN: key:\n"
       "problem, a link or field endpoint with no floor near it, agents whose estimated memory exceeds the\n"
-      "machine's or whose grid has more than 4e8 columns). Warnings (strata: warning: ...) do not fail. A progress\n"
+      "machine's (or a container's memory limit) or whose grid has more than 4e8 columns). Warnings (strata: warning: ...) do not fail. A progress\n"
       "bar with ETA is drawn on stderr only when it is a terminal. See strata-bake(1).");
   return [options, sub] {
     // The import options have no meaning for a world file (its geometry is already imported).

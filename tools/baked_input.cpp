@@ -10,6 +10,7 @@
 
 #include "command.h"
 #include "strata/formats/import.h"
+#include "strata/formats/machine_memory.h"
 #include "strata/formats/output_file.h"
 #include "strata/formats/profile.h"
 #include "strata/formats/world_file.h"
@@ -82,7 +83,7 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
     // Only the chosen agent's graph is read (a world may hold several large ones).
     // A graph larger than the machine's memory is refused before it is read.
     formats::WorldReadOptions read{formats::WorldReadOptions::Agents::One, options.agent};
-    read.memory_limit_bytes = physicalMemoryBytes();
+    read.memory_limit_bytes = formats::usableMemoryBytes();
     auto world = formats::readWorldFile(options.input, read);
     if (!world) return world.error();
     if (world->agents.empty())
@@ -96,7 +97,7 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   auto imported = importInput(options);
   if (!imported) return imported.error();
   nav::BakeOptions bake_options;
-  bake_options.memory_limit_bytes = physicalMemoryBytes();
+  bake_options.memory_limit_bytes = formats::usableMemoryBytes();
   auto baked = nav::bakeWorld(imported->mesh, *profile, bake_options, options.input);
   if (!baked) return baked.error();
   if (geometry != nullptr) *geometry = std::move(imported->mesh);

@@ -202,12 +202,6 @@ bool isWorldFile(const std::string& path) {
   return ext == ".h5";
 }
 
-std::uint64_t physicalMemoryBytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return 0;
-  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
-}
-
 CLI::Validator oneOf(const std::vector<std::string>& words) {
   return CLI::Validator(
       [words](std::string& text) -> std::string {

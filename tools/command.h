@@ -108,9 +108,6 @@ std::string readHead(const std::string& path, std::size_t bytes);
 /// written as `level.world` or `level.hdf5` is read as a world, not refused as a mesh format.
 bool isWorldFile(const std::string& path);
 
-/// The machine's physical memory in bytes (0 when unknown): the bake's memory limit.
-std::uint64_t physicalMemoryBytes();
-
 /// "VERSION (git describe)" of this build: `strata --version` and every world file's
 /// tool_version (generated at build time by cmake/WriteVersion.cmake).
 const char* versionString();

@@ -10,6 +10,7 @@
 #include "baked_input.h"
 #include "command.h"
 #include "strata/formats/export.h"
+#include "strata/formats/machine_memory.h"
 
 namespace strata::cli {
 namespace {
@@ -32,7 +33,7 @@ int runExport(ExportCommandOptions& options) {
   // Nothing walkable is the input's problem, not the output's.
   if (agent->graph.nodeCount() == 0)
     return badInput(options.input.input + ": agent " + agent->profile.settings.name + " has no walkable nodes to export");
-  options.settings.memory_limit_bytes = physicalMemoryBytes();
+  options.settings.memory_limit_bytes = formats::usableMemoryBytes();
   auto stats = formats::exportDebugMesh(options.output, agent->graph, options.settings);
   if (!stats) return reportError(stats.error());
   std::string files;
@@ -56,7 +57,7 @@ std::function<int()> setupExport(CLI::App& app) {
   sub->add_flag("--flat", options->settings.flat, "horizontal quads instead of quads tilted to the node normal");
   sub->add_flag("--no-edges", options->no_edges, "leave out the edge lines");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown extension, an export\n"
-              "larger than the machine's memory by its estimate; one line:\n"
+              "larger than the machine's memory (or a container's limit) by its estimate; one line:\n"
               "strata: error: FILE: problem). See strata-export(1) and docs/rendering.md.");
   return [options] { return runExport(*options); };
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "command.h"
+#include "strata/formats/machine_memory.h"
 #include "strata/formats/world_file.h"
 
 namespace strata::cli {
@@ -120,7 +121,7 @@ void printText(const nlohmann::ordered_json& doc) {
 
 int runInfo(const InfoOptions& options) {
   formats::WorldReadOptions read;
-  read.memory_limit_bytes = physicalMemoryBytes();  // graphs larger than memory are refused before they are read
+  read.memory_limit_bytes = formats::usableMemoryBytes();  // graphs larger than memory are refused before they are read
   auto world = formats::readWorldFile(options.file, read);
   if (!world) return reportError(world.error());
   std::error_code ec;

@@ -8,8 +8,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <new>
 #include <limits>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>

@@ -26,7 +26,7 @@ struct ExportSettings {
   bool edges = true;          ///< --no-edges clears it: leave out the line mesh of jump/drop/climb/link edges
   float edge_lift = 0.05f;    ///< lines are raised this far above the nodes so they show over the quads, metres. [Limit: >= 0]
   /// Refuse (BadInput, before the mesh is built) an export whose estimated peak memory is above
-  /// this many bytes; 0: no limit. The CLI passes the machine's physical memory.
+  /// this many bytes; 0: no limit. The CLI passes usableMemoryBytes() (machine_memory.h).
   std::uint64_t memory_limit_bytes = 0;
 
   /// Empty when valid, else "<field>: <problem>".

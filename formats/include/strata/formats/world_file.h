@@ -58,8 +58,9 @@ struct WorldReadOptions {
   Agents agents = Agents::All;
   std::string agent;  ///< the agent to read with Agents::One; empty = the first stored agent
   /// Refuse (BadInput, before their arrays are read) agents whose graphs would take more than
-  /// this many bytes together once read; 0: no limit. The CLI passes the machine's physical
-  /// memory. (An allocation that fails all the same is a Runtime error naming the agent.)
+  /// this many bytes together once read; 0: no limit. The CLI passes usableMemoryBytes()
+  /// (machine_memory.h: physical memory, or the control group's limit when lower). An
+  /// allocation that fails all the same is a Runtime error naming the agent.
   std::uint64_t memory_limit_bytes = 0;
 };
 

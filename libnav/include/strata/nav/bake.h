@@ -52,7 +52,8 @@ struct BakeOptions {
   /// (upward triangles within its slope limit, projected) / cell_size^2 floor nodes at
   /// kBakeBytesPerNode each, plus kBakeBytesPerColumn per column of its grid, plus
   /// kBakeScratchBytesPerColumn per column of the largest grid. The CLI passes the
-  /// machine's physical memory, so a cell size far too fine for the level fails at once with
+  /// machine's usable memory (formats::usableMemoryBytes: physical memory, or the control
+  /// group's limit when lower, as in a container), so a cell size far too fine for the level fails at once with
   /// advice instead of running out of memory minutes later.
   std::uint64_t memory_limit_bytes = 0;
   /// Empty when valid, else "<field>: <problem>".
