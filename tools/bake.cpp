@@ -262,8 +262,9 @@ std::function<int()> setupBake(CLI::App& app) {
       "Exit codes: 0 success; 1 runtime failure (I/O, out of memory); 2 bad usage or bad input: one line on\n"
       "stderr, strata: error: FILE: problem (unreadable mesh or world, profile errors as FILE:LINE:COLUMN: key:\n"
       "problem, a link or field endpoint with no floor near it, agents whose estimated memory exceeds the\n"
-      "machine's (or a container's memory limit) or whose grid has more than 4e8 columns). Warnings (strata: warning: ...) do not fail. A progress\n"
-      "bar with ETA is drawn on stderr only when it is a terminal. See strata-bake(1).");
+      "machine's (or a container's memory limit) or whose grid has more than 4e8 columns). Warnings\n"
+      "(strata: warning: ...) do not fail. A progress bar with ETA is drawn on stderr only when it is a\n"
+      "terminal. See strata-bake(1).");
   return [options, sub] {
     // The import options have no meaning for a world file (its geometry is already imported).
     if (isWorldFile(options->input))
