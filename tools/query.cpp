@@ -9,12 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -83,7 +85,7 @@ void printJson(const ordered_json& doc) { fmt::print("{}\n", jsonText(doc, 2)); 
 // world are not exact (an audit: a ray from 2e30 m missed the floor under it, a sphere of 1e31 m
 // reported a depth of 1e30). Empty when every value is within; else the option's message.
 constexpr double kGeometryLimit = 1e15;
-std::string beyondLimit(const char* option, std::initializer_list<double> values, const std::string& text) {
+std::string beyondLimit(const char* option, std::span<const double> values, const std::string& text) {
   for (const double v : values)
     if (std::fabs(v) > kGeometryLimit)
       return fmt::format("{}: coordinates and sizes beyond 1e15 m are refused (the world lies within 1e6 m of the origin), "
@@ -108,7 +110,7 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
   return [opt](QueryContext& ctx) -> int {
     const auto from = parseVec3(opt->from);
     if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'");
-    if (std::string e = beyondLimit("--from", {from->x, from->y, from->z}, opt->from); !e.empty()) return badInput(e);
+    if (std::string e = beyondLimit("--from", std::array{from->x, from->y, from->z}, opt->from); !e.empty()) return badInput(e);
     const auto dir = parseVec3(opt->dir);
     // Scaled by its largest component before normalising: 1e-170 squared underflows to zero
     // and 1e155 squared overflows, and either is a direction.
@@ -178,8 +180,7 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
       const auto v = parseNumbers(opt->box, 6);
       if (!v || (*v)[3] < 0 || (*v)[4] < 0 || (*v)[5] < 0)
         return badInput("--box: expected CX,CY,CZ,HX,HY,HZ with half extents >= 0, got '" + opt->box + "'");
-      if (std::string e = beyondLimit("--box", {(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]}, opt->box); !e.empty())
-        return badInput(e);
+      if (std::string e = beyondLimit("--box", *v, opt->box); !e.empty()) return badInput(e);
       if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
       const auto b = sim::OrientedBox::fromYaw({(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]},
                                                radiansOfYaw(opt->yaw));
@@ -188,18 +189,14 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
     } else if (!opt->sphere.empty()) {
       const auto v = parseNumbers(opt->sphere, 4);
       if (!v || (*v)[3] < 0) return badInput("--sphere: expected CX,CY,CZ,R with R >= 0, got '" + opt->sphere + "'");
-      if (std::string e = beyondLimit("--sphere", {(*v)[0], (*v)[1], (*v)[2], (*v)[3]}, opt->sphere); !e.empty())
-        return badInput(e);
+      if (std::string e = beyondLimit("--sphere", *v, opt->sphere); !e.empty()) return badInput(e);
       ctx.index->overlapSphere(sim::Sphere{{(*v)[0], (*v)[1], (*v)[2]}, (*v)[3]}, hits, ctx.filter);
       shape = "sphere";
     } else if (!opt->capsule.empty()) {
       const auto v = parseNumbers(opt->capsule, 7);
       if (!v || (*v)[6] < 0)
         return badInput("--capsule: expected AX,AY,AZ,BX,BY,BZ,R with R >= 0, got '" + opt->capsule + "'");
-      if (std::string e =
-              beyondLimit("--capsule", {(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5], (*v)[6]}, opt->capsule);
-          !e.empty())
-        return badInput(e);
+      if (std::string e = beyondLimit("--capsule", *v, opt->capsule); !e.empty()) return badInput(e);
       ctx.index->overlapCapsule(sim::Capsule{{(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]}, (*v)[6]}, hits,
                                 ctx.filter);
       shape = "capsule";
@@ -258,10 +255,10 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
   return [opt](QueryContext& ctx) -> int {
     const auto from = parseVec3(opt->from);
     if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'");
-    if (std::string e = beyondLimit("--from", {from->x, from->y, from->z}, opt->from); !e.empty()) return badInput(e);
+    if (std::string e = beyondLimit("--from", std::array{from->x, from->y, from->z}, opt->from); !e.empty()) return badInput(e);
     const auto to = parseVec3(opt->to);
     if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got '" + opt->to + "'");
-    if (std::string e = beyondLimit("--to", {to->x, to->y, to->z}, opt->to); !e.empty()) return badInput(e);
+    if (std::string e = beyondLimit("--to", std::array{to->x, to->y, to->z}, opt->to); !e.empty()) return badInput(e);
     const sim::Vec3 move = *to - *from;
     std::optional<sim::ShapeHit> hit;
     std::string shape;
@@ -269,20 +266,21 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
       const auto v = parseNumbers(opt->box, 3);
       if (!v || (*v)[0] < 0 || (*v)[1] < 0 || (*v)[2] < 0)
         return badInput("--box: expected HX,HY,HZ (half extents >= 0), got '" + opt->box + "'");
-      if (std::string e = beyondLimit("--box", {(*v)[0], (*v)[1], (*v)[2]}, opt->box); !e.empty()) return badInput(e);
+      if (std::string e = beyondLimit("--box", *v, opt->box); !e.empty()) return badInput(e);
       if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
       hit = ctx.index->castOrientedBox(
           sim::OrientedBox::fromYaw(*from, {(*v)[0], (*v)[1], (*v)[2]}, radiansOfYaw(opt->yaw)), move, ctx.filter);
       shape = "box";
     } else if (opt->sphere >= 0) {  // -1: not given (the option's check refuses negatives)
-      if (std::string e = beyondLimit("--sphere", {opt->sphere}, fmt::format("{:g}", opt->sphere)); !e.empty()) return badInput(e);
+      if (std::string e = beyondLimit("--sphere", std::span(&opt->sphere, 1), fmt::format("{:g}", opt->sphere)); !e.empty())
+        return badInput(e);
       hit = ctx.index->castSphere(*from, opt->sphere, move, ctx.filter);
       shape = "sphere";
     } else if (!opt->capsule.empty()) {
       const auto v = parseNumbers(opt->capsule, 2);
       if (!v || (*v)[0] < 0 || (*v)[1] < 2 * (*v)[0])
         return badInput("--capsule: expected R,H with R >= 0 and H >= 2R, got '" + opt->capsule + "'");
-      if (std::string e = beyondLimit("--capsule", {(*v)[0], (*v)[1]}, opt->capsule); !e.empty()) return badInput(e);
+      if (std::string e = beyondLimit("--capsule", *v, opt->capsule); !e.empty()) return badInput(e);
       const double half_segment = (*v)[1] / 2 - (*v)[0];
       hit = ctx.index->castCapsule(*from - sim::Vec3{0, half_segment, 0}, *from + sim::Vec3{0, half_segment, 0}, (*v)[0],
                                    move, ctx.filter);
