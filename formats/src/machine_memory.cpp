@@ -14,6 +14,9 @@
 namespace strata::formats {
 namespace {
 
+// The tighter of two limits, 0 standing for none.
+std::uint64_t tighter(std::uint64_t a, std::uint64_t b) { return a == 0 ? b : b == 0 ? a : std::min(a, b); }
+
 // A limit file's value: a decimal byte count; "max" (v2) or v1's "no limit" (2^63 rounded down
 // to a page) read as none (0), as does anything else.
 std::uint64_t readLimit(const std::filesystem::path& file) {
@@ -41,8 +44,7 @@ std::uint64_t lowestUpTo(const std::filesystem::path& root, std::string_view gro
   for (std::size_t depth = parts.size() + 1; depth-- > 0;) {
     std::filesystem::path dir = root;
     for (std::size_t i = 0; i < depth; ++i) dir /= parts[i];
-    const std::uint64_t limit = readLimit(dir / file_name);
-    if (limit != 0) lowest = lowest == 0 ? limit : std::min(lowest, limit);
+    lowest = tighter(lowest, readLimit(dir / file_name));
   }
   return lowest;
 }
@@ -51,9 +53,6 @@ std::uint64_t lowestUpTo(const std::filesystem::path& root, std::string_view gro
 
 std::uint64_t cgroupMemoryLimit(std::string_view proc_self_cgroup, const std::filesystem::path& cgroup_root) {
   std::uint64_t lowest = 0;
-  auto take = [&](std::uint64_t limit) {
-    if (limit != 0) lowest = lowest == 0 ? limit : std::min(lowest, limit);
-  };
   // Lines "ID:CONTROLLERS:PATH": v2 is "0::PATH"; v1 lists its controllers ("4:memory:/x",
   // "7:cpu,memory:/x").
   std::istringstream lines{std::string(proc_self_cgroup)};
@@ -65,13 +64,13 @@ std::uint64_t cgroupMemoryLimit(std::string_view proc_self_cgroup, const std::fi
     const std::string controllers = line.substr(first + 1, second - first - 1);
     const std::string group = line.substr(second + 1);
     if (line.compare(0, first, "0") == 0 && controllers.empty()) {
-      take(lowestUpTo(cgroup_root, group, "memory.max"));  // v2 (or the unified tree of a hybrid)
+      lowest = tighter(lowest, lowestUpTo(cgroup_root, group, "memory.max"));  // v2 (or a hybrid's unified tree)
       continue;
     }
     std::istringstream names(controllers);
     std::string name;
     while (std::getline(names, name, ','))
-      if (name == "memory") take(lowestUpTo(cgroup_root / "memory", group, "memory.limit_in_bytes"));
+      if (name == "memory") lowest = tighter(lowest, lowestUpTo(cgroup_root / "memory", group, "memory.limit_in_bytes"));
   }
   return lowest;
 }
@@ -82,9 +81,7 @@ std::uint64_t usableMemoryBytes() {
   std::ifstream in("/proc/self/cgroup");
   std::stringstream text;
   text << in.rdbuf();
-  const std::uint64_t limit = cgroupMemoryLimit(text.str(), "/sys/fs/cgroup");
-  if (physical == 0) return limit;
-  return limit == 0 ? physical : std::min(physical, limit);
+  return tighter(physical, cgroupMemoryLimit(text.str(), "/sys/fs/cgroup"));
 }
 
 }  // namespace strata::formats
