@@ -658,7 +658,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   };
   auto sameColumn = [&](NodeId n, const sim::Vec3& p) {
     const auto c = view.column(n);
-    return grid.columnX(p.x) == c[0] && grid.columnZ(p.z) == c[1];
+    return grid.onColumn(c[0], c[1], p.x, p.z);
   };
   const sim::Vec3 end_point = end == goal ? to : centre(end);
   const std::size_t count = result.nodes.size();

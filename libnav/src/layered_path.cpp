@@ -92,7 +92,7 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     };
     auto sameColumn = [&](NodeId n, const sim::Vec3& p) {
       const auto c = view.column(n);
-      return grid.columnX(p.x) == c[0] && grid.columnZ(p.z) == c[1];
+      return grid.onColumn(c[0], c[1], p.x, p.z);
     };
     std::vector<Waypoint>& points = result.waypoints;
     points.push_back({{from.x, graph.height[start], from.z}, MoveAction::Walk, graph.area[start]});

@@ -28,10 +28,12 @@ Waypoint waypointAt(const LayeredGraph& graph, NodeId node, MoveAction action) {
   return {graph.nodePosition(node), action, graph.area[node]};
 }
 
+// The point lies on the node's column (its sides included: a point on a column border snaps to
+// the column of the lower node id, which columnX may not name), so the route needs no leg to
+// the column's centre first.
 bool sameColumnAs(const LayeredSearchGraph& view, NodeId node, const sim::Vec3& point) {
-  const GridFrame& grid = view.graph().grid;
   const auto c = view.column(node);
-  return grid.columnX(point.x) == c[0] && grid.columnZ(point.z) == c[1];
+  return view.graph().grid.onColumn(c[0], c[1], point.x, point.z);
 }
 
 }  // namespace

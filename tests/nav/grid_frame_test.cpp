@@ -67,3 +67,27 @@ TEST_CASE("column centres and corners on and off the lattice", "[nav][grid]") {
     CHECK(grid.columnZ(grid.centerZ(x)) == x);
   }
 }
+
+TEST_CASE("GridFrame::onColumn takes a column's square with its sides", "[nav][grid_frame]") {
+  nav::GridFrame grid;
+  grid.origin_x = -30.0;
+  grid.origin_z = -30.0;
+  grid.cell_size = 0.3;
+  grid.width_cells = 200;
+  grid.depth_cells = 200;
+  // Column 100 spans [0, 0.3) by columnX; x = 0 is on columns 99 and 100 both.
+  CHECK(grid.columnX(0.0) == 100);
+  CHECK(grid.onColumn(100, 100, 0.0, 0.1));
+  CHECK(grid.onColumn(99, 100, 0.0, 0.1));
+  CHECK(grid.onColumn(99, 99, 0.0, 0.0));  // a corner: all four columns
+  CHECK(grid.onColumn(100, 100, 0.0, 0.0));
+  CHECK(grid.onColumn(100, 99, 0.3, 0.0));
+  CHECK_FALSE(grid.onColumn(98, 100, 0.0, 0.1));
+  CHECK_FALSE(grid.onColumn(100, 100, 0.31, 0.1));
+  CHECK_FALSE(grid.onColumn(100, 100, -0.001, 0.1));
+  CHECK_FALSE(grid.onColumn(100, 101, 0.1, 0.1));
+  CHECK(grid.onColumn(100, 100, 0.15, 0.15));  // the centre
+  // A nanometre a metre of slack, no more.
+  CHECK(grid.onColumn(100, 100, -1e-10, 0.1));
+  CHECK_FALSE(grid.onColumn(100, 100, -1e-7, 0.1));
+}

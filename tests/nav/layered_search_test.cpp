@@ -44,6 +44,49 @@ TEST_CASE("layered A*: straight run collapses to the exact endpoints", "[nav][la
   CHECK(r.expansions > 0);
 }
 
+TEST_CASE("layered search: endpoints on column borders need no leg to a column centre", "[nav][layered]") {
+  // A point on the border between columns is as far from both centres and snaps to the lower
+  // node id (nearestWalkable), whatever column columnX names for it: it still lies on its node's
+  // column, so the route starts (and ends) straight at the exact point, for every method. (Round
+  // coordinates on a 0.3 m or 1 m grid are such points: routes between them were a leg longer.)
+  LayeredBuilder b(10, 4);
+  b.fromAscii({"..........", "..........", "..........", ".........."});
+  const auto g = b.build();
+  struct Case {
+    sim::Vec3 from, to;
+  };
+  const Case cases[] = {
+      {{1.0, 0, 2.0}, {8.0, 0, 2.0}},  // both on column corners
+      {{1.0, 0, 1.5}, {8.0, 0, 1.5}},  // on X borders
+      {{1.5, 0, 2.0}, {8.5, 0, 2.0}},  // on Z borders
+      {{2.0, 0, 1.0}, {7.0, 0, 3.0}},  // corners, a slanted line
+  };
+  for (const SearchMethod m : {SearchMethod::AStar, SearchMethod::Theta, SearchMethod::Direct, SearchMethod::Corridor,
+                               SearchMethod::Interval}) {
+    for (const Case& c : cases) {
+      INFO("method " << static_cast<int>(m) << " from " << c.from.x << "," << c.from.z << " to " << c.to.x << "," << c.to.z);
+      const auto r = run(g, c.from, c.to, method(m));
+      REQUIRE(r.ok());
+      CHECK(r.waypoints.front().position == c.from);
+      CHECK(r.waypoints.back().position == c.to);
+      const double straight = std::hypot(c.to.x - c.from.x, c.to.z - c.from.z);
+      if (m != SearchMethod::AStar) {  // any-angle routes: the straight line itself
+        CHECK(r.waypoints.size() == 2);
+        CHECK(r.length == Approx(straight));
+      } else if (c.from.z == c.to.z) {  // a grid route along a row: straight too
+        CHECK(r.waypoints.size() == 2);
+        CHECK(r.length == Approx(straight));
+      }
+    }
+  }
+  // A point off its snapped node's column keeps the leg to that column's centre: a start 0.3 m
+  // past the grid's west edge snaps to column 0 (within max_horizontal 0.5).
+  const auto off = run(g, {-0.3, 0, 1.5}, {5.5, 0, 1.5}, method(SearchMethod::Theta));
+  REQUIRE(off.ok());
+  REQUIRE(off.waypoints.size() >= 3);
+  CHECK(off.waypoints[1].position.x == Approx(0.5));
+}
+
 TEST_CASE("layered search: a start equal to the goal is a route of two waypoints at that point", "[nav][layered]") {
   // As on grids: the exact start first and the exact goal last, even when they are one point
   // (docs/search.md, Results), with length and cost 0, for every method.

@@ -120,6 +120,16 @@ struct GridFrame {
   int32_t columnX(double world_x) const;
   /// Column containing world Z (may be outside the grid; saturated at +-2^30).
   int32_t columnZ(double world_z) const;
+  /// True when world (X, Z) lies on column (x, z)'s square, its sides included (within a
+  /// nanometre a metre of them): a point on the border between columns is on both, whichever
+  /// columnX / columnZ name.
+  bool onColumn(int32_t x, int32_t z, double world_x, double world_z) const {
+    auto within = [](double w, double lo, double hi) {
+      const double slack = 1e-9 * (1.0 + std::fabs(w));
+      return w >= lo - slack && w <= hi + slack;
+    };
+    return within(world_x, cornerX(x), cornerX(x + 1)) && within(world_z, cornerZ(z), cornerZ(z + 1));
+  }
 
  private:
   // True when `origin` is the multiple `k` of the cell size (the lattice form applies).
