@@ -21,6 +21,9 @@
 // (STRATA_BENCH_NO_SUMMARY=1 skips the summary, e.g. to profile one filtered benchmark with perf;
 // STRATA_BENCH_QUICK=1 leaves A*, Theta* and the batch runs out of it, printed as nan, for a
 // corridor / interval / Detour summary in about a tenth of the time).
+// STRATA_BENCH_MESHES=PATH[@SCALE][,PATH[@SCALE]...] runs these meshes instead of the Recast
+// samples (any format `strata import` reads, scaled by SCALE; a relative PATH is taken from the
+// working directory), e.g. the real meshes of the shared data.
 
 #include <benchmark/benchmark.h>
 
@@ -40,6 +43,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "strata/formats/import.h"
@@ -159,6 +163,7 @@ std::unique_ptr<DetourMesh> buildDetour(const sim::TriangleMesh& m) {
 struct DetourAnswer {
   bool ok = false;
   double length = 0;  // horizontal length of the straight path
+  double moved = 0;   // horizontal distance findNearestPoly moved the two endpoints, summed
 };
 
 DetourAnswer detourPath(const DetourMesh& d, const sim::Vec3& a, const sim::Vec3& b) {
@@ -175,6 +180,7 @@ DetourAnswer detourPath(const DetourMesh& d, const sim::Vec3& a, const sim::Vec3
   d.query->findNearestPoly(pb, extents, &filter, &rb, nb);
   DetourAnswer answer;
   if (!ra || !rb) return answer;
+  answer.moved = std::hypot(na[0] - pa[0], na[2] - pa[2]) + std::hypot(nb[0] - pb[0], nb[2] - pb[2]);
   int count = 0;
   const dtStatus status = d.query->findPath(ra, rb, na, nb, &filter, polys.data(), &count, int(polys.size()));
   if (dtStatusFailed(status) || count == 0 || polys[std::size_t(count - 1)] != rb) return answer;
@@ -212,11 +218,12 @@ nav::LayeredSearchSettings settingsFor(nav::SearchMethod method) {
   return s;
 }
 
-std::unique_ptr<Scene> loadScene(const std::filesystem::path& path) {
+std::unique_ptr<Scene> loadScene(const std::filesystem::path& path, double scale) {
   auto scene = std::make_unique<Scene>();
   scene->name = path.stem().string();
   formats::ImportOptions import;
   import.in_process = true;
+  import.scale = scale;
   auto imported = formats::importMeshes({path}, import);
   if (!imported) {
     std::fprintf(stderr, "%s: %s\n", path.c_str(), imported.error().message.c_str());
@@ -301,17 +308,17 @@ double perQueryMicros(const Scene& s, F&& query) {
 }
 
 void summary() {
-  std::printf("\n%-11s %6s %8s %9s %7s %6s %8s %10s %10s %11s %10s %8s %9s %9s %9s %9s %9s %8s %9s %9s %8s %8s %11s %8s %9s %6s\n", "mesh",
+  std::printf("\n%-11s %6s %8s %9s %7s %6s %8s %10s %10s %11s %10s %8s %9s %9s %9s %9s %9s %8s %9s %9s %8s %8s %11s %8s %9s %6s %7s %9s\n", "mesh",
               "pairs", "bake_ms", "recast_ms", "corr_ms", "rects", "corr_exp", "astar_us", "theta_us", "corridor_us", "detour_us",
               "t_ratio", "len_astar", "len_theta", "len_corr", "batch1/s", "batch2/s", "speedup", "cbatch1/s", "cbatch2/s",
-              "cspeedup", "int_exp", "interval_us", "i_ratio", "len_int", "dead");
+              "cspeedup", "int_exp", "interval_us", "i_ratio", "len_int", "dead", "dt_snap", "len_c_end");
   const bool quick = std::getenv("STRATA_BENCH_QUICK") != nullptr;
   for (const auto& sp : scenes()) {
     const Scene& s = *sp;
     nav::SearchState state;
     const auto astar = settingsFor(nav::SearchMethod::AStar), theta = settingsFor(nav::SearchMethod::Theta),
                corridor = settingsFor(nav::SearchMethod::Corridor), interval = settingsFor(nav::SearchMethod::Interval);
-    double len_a = 0, len_t = 0, len_c = 0, len_d = 0, exp_c = 0, len_i = 0, exp_i = 0;
+    double len_a = 0, len_t = 0, len_c = 0, len_d = 0, exp_c = 0, len_i = 0, exp_i = 0, moved_d = 0;
     const double skipped = std::numeric_limits<double>::quiet_NaN();  // printed as nan
     if (quick) len_a = len_t = skipped;
     for (const auto& p : s.pairs) {
@@ -323,7 +330,9 @@ void summary() {
       const nav::PathResult i = nav::findLayeredPath(*s.view, p.first, p.second, interval, state);
       len_i += i.length;
       exp_i += double(i.expansions) / double(s.pairs.size());
-      len_d += detourPath(*s.detour, p.first, p.second).length;
+      const DetourAnswer d = detourPath(*s.detour, p.first, p.second);
+      len_d += d.length;
+      moved_d += d.moved;
     }
     const double us_a = quick ? skipped : perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, astar, state); });
     const double us_t = quick ? skipped : perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, theta, state); });
@@ -350,29 +359,58 @@ void summary() {
     const double b1 = quick ? skipped : throughput(astar, a_copies, 1), b2 = quick ? skipped : throughput(astar, a_copies, 2);
     const double c1 = quick ? skipped : throughput(corridor, c_copies, 1), c2 = quick ? skipped : throughput(corridor, c_copies, 2);
     std::printf("%-11s %6zu %8.0f %9.0f %7.1f %6zu %8.1f %10.1f %10.1f %11.2f %10.2f %8.2f %9.3f %9.3f %9.3f %9.0f %9.0f %8.2f %9.0f "
-                "%9.0f %8.2f %8.1f %11.2f %8.2f %9.4f %6zu\n",
+                "%9.0f %8.2f %8.1f %11.2f %8.2f %9.4f %6zu %7.3f %9.4f\n",
                 s.name.c_str(), s.pairs.size(), s.bake_ms, s.recast_ms, s.corridor_ms, s.rects, exp_c, us_a, us_t, us_c, us_d,
                 us_c / us_d, len_a / len_d, len_t / len_d, len_c / len_d, b1, b2, b2 / b1, c1, c2, c2 / c1, exp_i, us_i, us_i / us_d,
-                len_i / len_d, s.dead_ends);
+                len_i / len_d, s.dead_ends, moved_d / double(s.pairs.size()), len_c / (len_d + moved_d));
   }
   std::printf("corr_ms / rects = corridor index build time and rectangle count; corr_exp = mean rectangles expanded "
               "per corridor query; t_ratio = corridor_us / detour_us "
               "(target <= 2); len_* = mean Strata length / mean Detour straight-path length (target <= 1); speedup = "
               "batch2/s / batch1/s for A* (batch) and corridor (cbatch) requests (target >= 1.8); int_* / interval_us / "
               "i_ratio / len_int = the same for the interval method; dead = rectangles in dead ends (skipped unless the goal "
-              "lies there)\n");
+              "lies there); dt_snap = mean horizontal distance (m) Detour's findNearestPoly moves a pair's two endpoints "
+              "(its straight path runs between the moved points); len_c_end = mean corridor length / mean (Detour length + "
+              "dt_snap), both from the requested endpoints (not a target)\n");
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The meshes and their scales: STRATA_BENCH_MESHES's entries, else the Recast samples at scale 1.
+std::vector<std::pair<std::filesystem::path, double>> benchMeshes() {
+  std::vector<std::pair<std::filesystem::path, double>> meshes;
+  if (const char* text = std::getenv("STRATA_BENCH_MESHES"); text != nullptr && *text != 0) {
+    const std::string list = text;
+    for (std::size_t begin = 0; begin <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', begin), list.size());
+      std::string entry = list.substr(begin, comma - begin);
+      begin = comma + 1;
+      if (entry.empty()) continue;
+      double scale = 1;
+      if (const std::size_t at = entry.rfind('@'); at != std::string::npos) {
+        char* end = nullptr;
+        scale = std::strtod(entry.c_str() + at + 1, &end);
+        if (end == entry.c_str() + at + 1 || *end != '\0' || !(scale > 0)) {
+          std::fprintf(stderr, "bench_layered_path: STRATA_BENCH_MESHES: bad scale in '%s' (PATH[@SCALE], SCALE > 0)\n",
+                       entry.c_str());
+          std::exit(2);
+        }
+        entry.resize(at);
+      }
+      meshes.push_back({entry, scale});
+    }
+    return meshes;
+  }
   const std::filesystem::path dir = std::filesystem::path(STRATA_SHARED_DATA) / "meshes" / "recast";
-  std::vector<std::filesystem::path> meshes;
   for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (entry.path().extension() == ".obj") meshes.push_back(entry.path());
+    if (entry.path().extension() == ".obj") meshes.push_back({entry.path(), 1.0});
   std::sort(meshes.begin(), meshes.end());
-  for (const auto& path : meshes) {
-    auto scene = loadScene(path);
+  return meshes;
+}
+
+int main(int argc, char** argv) {
+  for (const auto& [path, scale] : benchMeshes()) {
+    auto scene = loadScene(path, scale);
     if (!scene || scene->pairs.empty()) {
       std::fprintf(stderr, "%s: skipped (no scene or no pairs reachable in both)\n", path.c_str());
       continue;
