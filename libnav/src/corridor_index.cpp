@@ -292,6 +292,14 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
     }
   }
 
+  // Each rectangle's special edges into one rectangle by one action side by side, in node order
+  // within such a run (the rectangle search relaxes one edge of a run: corridor_path.cpp).
+  for (auto& list : per_rect)
+    std::stable_sort(list.begin(), list.end(), [](const CorridorEdge& a, const CorridorEdge& b) {
+      if (a.portal || b.portal) return a.portal && !b.portal;  // portals first, as built
+      return a.to_rect != b.to_rect ? a.to_rect < b.to_rect : a.action < b.action;
+    });
+
   // 4. CSR.
   edge_offsets_.assign(rects_.size() + 1, 0);
   for (std::size_t r = 0; r < rects_.size(); ++r) edge_offsets_[r + 1] = edge_offsets_[r] + static_cast<uint32_t>(per_rect[r].size());

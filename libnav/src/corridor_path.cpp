@@ -24,6 +24,8 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numbers>
+#include <span>
 
 #include "strata/nav/corridor.h"
 
@@ -404,7 +406,33 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         parent = &s.records[current.parent];
         entered = edges_base + current.edge;
       }
-      for (const CorridorEdge& e : index.edgesOf(top.rect)) {
+      const std::span<const CorridorEdge> out = index.edgesOf(top.rect);
+      for (std::size_t k = 0; k < out.size(); ++k) {
+        const CorridorEdge* chosen = &out[k];
+        if (!chosen->portal) {
+          // A rectangle along a ledge has a drop (or jump) edge per column, side by side in the
+          // index into each rectangle below. Of such a run only the edge whose way looks shortest
+          // is relaxed: entry point to take-off plus landing to goal, both octile distances (no
+          // square root), plus its cost. (Relaxing each took 2.3x Detour's time per query on
+          // zdm2 for routes 0.02 % shorter: docs/performance.md.)
+          std::size_t end = k + 1;
+          while (end < out.size() && !out[end].portal && out[end].to_rect == chosen->to_rect && out[end].action == chosen->action)
+            ++end;
+          if (end - k > 1) {
+            auto octile = [](double dx, double dz) {
+              dx = std::fabs(dx), dz = std::fabs(dz);
+              return std::max(dx, dz) + (std::numbers::sqrt2 - 1) * std::min(dx, dz);
+            };
+            double best = std::numeric_limits<double>::infinity();
+            for (std::size_t j = k; j < end; ++j) {
+              const CorridorEdge& c = out[j];
+              const double way = octile(c.lo - x, c.hi - z) + octile(c.line - gx, c.to_z - gz) + c.cost / scale;
+              if (way < best) best = way, chosen = &c;
+            }
+            k = end - 1;
+          }
+        }
+        const CorridorEdge& e = *chosen;
         if (prune_dead_ends && index.deadEnd(top.rect, e.to_rect, goal_rect)) continue;
         Record& next = s.touch(e.to_rect);
         if (next.closed) continue;

@@ -358,7 +358,7 @@ void summary() {
     const int a_copies = std::max(1, 1000 / int(s.pairs.size())), c_copies = std::max(1, 50000 / int(s.pairs.size()));
     const double b1 = quick ? skipped : throughput(astar, a_copies, 1), b2 = quick ? skipped : throughput(astar, a_copies, 2);
     const double c1 = quick ? skipped : throughput(corridor, c_copies, 1), c2 = quick ? skipped : throughput(corridor, c_copies, 2);
-    std::printf("%-11s %6zu %8.0f %9.0f %7.1f %6zu %8.1f %10.1f %10.1f %11.2f %10.2f %8.2f %9.3f %9.3f %9.3f %9.0f %9.0f %8.2f %9.0f "
+    std::printf("%-11s %6zu %8.0f %9.0f %7.1f %6zu %8.1f %10.1f %10.1f %11.2f %10.2f %8.2f %9.3f %9.3f %9.5f %9.0f %9.0f %8.2f %9.0f "
                 "%9.0f %8.2f %8.1f %11.2f %8.2f %9.4f %6zu %7.3f %9.4f\n",
                 s.name.c_str(), s.pairs.size(), s.bake_ms, s.recast_ms, s.corridor_ms, s.rects, exp_c, us_a, us_t, us_c, us_d,
                 us_c / us_d, len_a / len_d, len_t / len_d, len_c / len_d, b1, b2, b2 / b1, c1, c2, c2 / c1, exp_i, us_i, us_i / us_d,

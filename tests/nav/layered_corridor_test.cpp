@@ -682,6 +682,38 @@ TEST_CASE("corridor: samples, Recast and real meshes, walkable routes wherever A
   }
 }
 
+TEST_CASE("corridor: of a ledge's run of drops into one rectangle the search takes the one on the way", "[nav][layered][corridor]") {
+  // A platform at 3 m along z 0..1 over the ground (z 2..11), a drop edge from every column of
+  // its south rim into the ground: one run of 16 drops into one rectangle. The search relaxes
+  // the drop whose way (entry to take-off, landing to goal, octile) is shortest, so the route
+  // drops where the line to the goal leaves the platform, not at the run's first column (where
+  // the first two routes would drop, more than 3 % longer than Theta*'s).
+  LayeredBuilder b(16, 12);
+  std::vector<std::string> rows(12, std::string(16, '.'));
+  rows[0] = rows[1] = std::string(16, '3');
+  b.fromAscii(rows);
+  auto g = b.build();
+  for (int x = 0; x < 16; ++x) LayeredBuilder::setEdge(g, g.columnBegin(x, 1), 2, g.columnBegin(x, 2), EdgeKind::Drop, 0.5);
+  LayeredBuilder::computeComponents(g);
+  struct Case {
+    sim::Vec3 from, to;
+  };
+  for (const Case& c : {Case{{0.5, 3, 0.5}, {15.5, 0, 10.5}}, Case{{15.5, 3, 0.5}, {12.5, 0, 11.5}},
+                        Case{{8.5, 3, 0.5}, {0.5, 0, 9.5}}}) {
+    INFO("from " << c.from.x << "," << c.from.z << " to " << c.to.x << "," << c.to.z);
+    LayeredSearchSettings theta;
+    theta.method = SearchMethod::Theta;
+    const PathResult exact = run(g, c.from, c.to, theta);
+    const PathResult corridor = run(g, c.from, c.to);
+    REQUIRE(exact.ok());
+    REQUIRE(corridor.ok());
+    CHECK(corridor.answered_by == SearchMethod::Corridor);
+    CHECK(corridor.cost <= 1.03 * exact.cost);
+    CHECK(std::count_if(corridor.waypoints.begin(), corridor.waypoints.end(),
+                        [](const Waypoint& w) { return w.action == MoveAction::Drop; }) == 1);
+  }
+}
+
 TEST_CASE("corridor: drops are costed from where the route can reach them (routes an oracle audit found 1.3-1.8x too long)", "[nav][layered][corridor]") {
   // Both pairs drop off a ledge near the start. Before: zdm2's strip below was first reached at
   // its far end through another drop, and the better entry in line with the goal was refused
