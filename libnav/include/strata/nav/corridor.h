@@ -96,7 +96,8 @@ class CorridorIndex {
   const std::vector<CorridorRect>& rects() const { return rects_; }
   /// Rectangle of a node.
   uint32_t rectOf(NodeId node) const { return rect_of_[node]; }
-  /// The edges leaving rectangle `rect`.
+  /// The edges leaving rectangle `rect`: its portals, then its special edges, those into one
+  /// rectangle by one action side by side (in node order among themselves).
   std::span<const CorridorEdge> edgesOf(uint32_t rect) const {
     return {edges_.data() + edge_offsets_[rect], edges_.data() + edge_offsets_[rect + 1]};
   }
