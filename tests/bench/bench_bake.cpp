@@ -36,6 +36,8 @@
 #include "strata/formats/import.h"
 #include "strata/nav/bake.h"
 
+#include "bench_mesh_list.h"
+
 namespace {
 
 using namespace strata;
@@ -51,28 +53,9 @@ struct BenchMesh {
 /// STRATA_BENCH_MESHES: comma-separated PATH[@SCALE] entries.
 std::vector<BenchMesh> extraMeshes() {
   std::vector<BenchMesh> extra;
-  const char* text = std::getenv("STRATA_BENCH_MESHES");
-  if (text == nullptr) return extra;
-  std::string list = text;
-  for (std::size_t begin = 0; begin <= list.size();) {
-    const std::size_t comma = std::min(list.find(',', begin), list.size());
-    std::string entry = list.substr(begin, comma - begin);
-    begin = comma + 1;
-    if (entry.empty()) continue;
-    double scale = 1;
-    std::string suffix;  // "@SCALE" as written, in the benchmark's name
-    if (const std::size_t at = entry.rfind('@'); at != std::string::npos) {
-      char* end = nullptr;
-      scale = std::strtod(entry.c_str() + at + 1, &end);
-      if (end == entry.c_str() + at + 1 || *end != '\0' || !(scale > 0)) {
-        std::fprintf(stderr, "bench_bake: STRATA_BENCH_MESHES: bad scale in '%s' (PATH[@SCALE], SCALE > 0)\n", entry.c_str());
-        std::exit(2);
-      }
-      suffix = entry.substr(at);
-      entry.resize(at);
-    }
-    const std::string file = std::filesystem::path(entry).filename().string();
-    extra.push_back({"extra/" + file + suffix, entry, scale, false, true});
+  for (const bench::ListedMesh& m : bench::listedMeshes("bench_bake")) {
+    const std::string file = std::filesystem::path(m.path).filename().string();
+    extra.push_back({"extra/" + file + m.suffix, m.path, m.scale, false, true});
   }
   return extra;
 }

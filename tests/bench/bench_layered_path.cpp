@@ -51,6 +51,8 @@
 #include "strata/nav/corridor.h"
 #include "strata/nav/layered_search.h"
 
+#include "bench_mesh_list.h"
+
 namespace {
 
 using namespace strata;
@@ -379,28 +381,8 @@ void summary() {
 // The meshes and their scales: STRATA_BENCH_MESHES's entries, else the Recast samples at scale 1.
 std::vector<std::pair<std::filesystem::path, double>> benchMeshes() {
   std::vector<std::pair<std::filesystem::path, double>> meshes;
-  if (const char* text = std::getenv("STRATA_BENCH_MESHES"); text != nullptr && *text != 0) {
-    const std::string list = text;
-    for (std::size_t begin = 0; begin <= list.size();) {
-      const std::size_t comma = std::min(list.find(',', begin), list.size());
-      std::string entry = list.substr(begin, comma - begin);
-      begin = comma + 1;
-      if (entry.empty()) continue;
-      double scale = 1;
-      if (const std::size_t at = entry.rfind('@'); at != std::string::npos) {
-        char* end = nullptr;
-        scale = std::strtod(entry.c_str() + at + 1, &end);
-        if (end == entry.c_str() + at + 1 || *end != '\0' || !(scale > 0)) {
-          std::fprintf(stderr, "bench_layered_path: STRATA_BENCH_MESHES: bad scale in '%s' (PATH[@SCALE], SCALE > 0)\n",
-                       entry.c_str());
-          std::exit(2);
-        }
-        entry.resize(at);
-      }
-      meshes.push_back({entry, scale});
-    }
-    return meshes;
-  }
+  for (const bench::ListedMesh& m : bench::listedMeshes("bench_layered_path")) meshes.push_back({m.path, m.scale});
+  if (!meshes.empty()) return meshes;
   const std::filesystem::path dir = std::filesystem::path(STRATA_SHARED_DATA) / "meshes" / "recast";
   for (const auto& entry : std::filesystem::directory_iterator(dir))
     if (entry.path().extension() == ".obj") meshes.push_back({entry.path(), 1.0});
