@@ -24,7 +24,6 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <numbers>
 #include <span>
 
 #include "strata/nav/corridor.h"
@@ -32,6 +31,7 @@
 #include "binary_heap.h"
 #include "column_line.h"
 #include "corridor_search.h"
+#include "search_rates.h"
 
 namespace strata::nav {
 namespace {
@@ -419,10 +419,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
           while (end < out.size() && !out[end].portal && out[end].to_rect == chosen->to_rect && out[end].action == chosen->action)
             ++end;
           if (end - k > 1) {
-            auto octile = [](double dx, double dz) {
-              dx = std::fabs(dx), dz = std::fabs(dz);
-              return std::max(dx, dz) + (std::numbers::sqrt2 - 1) * std::min(dx, dz);
-            };
+            using detail::octile;
             double best = std::numeric_limits<double>::infinity();
             for (std::size_t j = k; j < end; ++j) {
               const CorridorEdge& c = out[j];
