@@ -42,6 +42,7 @@ Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked) {
   if (auto s = h5::writeStringAttribute(at, "profile", toml, h5::kMaxProfileBytes); !s) return s;
   if (auto s = h5::writeInt32Attribute(at, "component_count", static_cast<std::int32_t>(g.component_count)); !s) return s;
   if (auto s = h5::writeInt32Attribute(at, "region_count", static_cast<std::int32_t>(g.region_count)); !s) return s;
+  if (auto s = h5::writeInt32Attribute(at, "region_reach_closure", g.region_reach_closure ? 1 : 0); !s) return s;
   if (auto s = put<double>(at, "grid_origin_xz", {g.grid.origin_x, g.grid.origin_z}); !s) return s;
   if (auto s = put<double>(at, "cell_size", {g.grid.cell_size}); !s) return s;
   if (auto s = put<std::int32_t>(at, "grid_cells", {g.grid.width_cells, g.grid.depth_cells}); !s) return s;
@@ -284,6 +285,14 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   if (*components < 0 || *regions < 0) return Error::badInput(at.self() + ": negative component or region count");
   g.component_count = static_cast<uint32_t>(*components);
   g.region_count = static_cast<uint32_t>(*regions);
+  // Schema version 3 says what region_reach holds (the closure, or the region DAG's edges when
+  // the closure was too large); older files hold the closure.
+  if (schema_version >= 3) {
+    auto closure = h5::readIntegerAttribute(at, "region_reach_closure");
+    if (!closure) return closure.error();
+    if (*closure != 0 && *closure != 1) return Error::badInput(at.self() + ": region_reach_closure is neither 0 nor 1");
+    g.region_reach_closure = *closure == 1;
+  }
   std::vector<double> origin, cell;
   std::vector<std::int32_t> cells;
   if (auto s = get(at, "grid_origin_xz", origin, 0, 2); !s) return s.error();

@@ -50,8 +50,15 @@ void indexLinks(LayeredGraph& graph);
 /// edges to the nearest border node).
 void computeClearance(double radius, LayeredGraph& graph);
 
-/// component_stage.cpp: weakly connected components over edges and links, ids in node order.
-void computeComponents(LayeredGraph& graph);
+/// component_stage.cpp: the closure budget of a graph of `nodes` nodes (region_reach entries):
+/// max(2^20, 8 x nodes).
+std::size_t regionClosureBudget(std::size_t nodes);
+/// component_stage.cpp: weakly connected components over edges and links, ids in node order;
+/// strongly connected regions, numbered by lowest node; region_reach: each region's closure
+/// when all of them hold at most `max_closure_entries` entries, else each region's direct
+/// successors (graph.region_reach_closure says which).
+void computeComponents(LayeredGraph& graph, std::size_t max_closure_entries);
+inline void computeComponents(LayeredGraph& graph) { computeComponents(graph, regionClosureBudget(graph.nodeCount())); }
 
 /// route_field_stage.cpp: Dijkstra flood of edge and link costs from one node, up to
 /// max_distance (+inf beyond / unreachable).

@@ -9,7 +9,11 @@
 // closure of the region DAG (which regions each region reaches). The same component does not
 // prove reachability, because drops and one-way links lead out of a region without a way back (a
 // wall top drops into a sealed room that nothing else reaches); regions and their closure answer
-// that exactly (LayeredGraph::canReach).
+// that exactly (LayeredGraph::canReach). The closure can hold a number of entries quadratic in
+// the regions (a slope too steep to climb, whose every step is a drop: each node a region that
+// reaches every node below it, 25 million entries for 10,000 nodes); past a budget linear in the
+// nodes, the DAG's own edges are stored instead (region_reach_closure false) and canReach walks
+// them.
 //
 // How: two nodes joined by a two-way edge pair (n -> m and m -> n, almost every walk edge) are
 // in one region. Those pairs are contracted first, by union-find in parallel over bands of rows
@@ -112,7 +116,9 @@ std::vector<uint32_t> tarjan(const std::vector<uint32_t>& offsets, const std::ve
 
 }  // namespace
 
-void computeComponents(LayeredGraph& g) {
+std::size_t regionClosureBudget(std::size_t nodes) { return std::max<std::size_t>(std::size_t(1) << 20, 8 * nodes); }
+
+void computeComponents(LayeredGraph& g, std::size_t max_closure_entries) {
   const std::size_t nodes = g.nodeCount();
   const GridFrame& grid = g.grid;
   const uint32_t* neighbor = g.neighbor.data();
@@ -204,18 +210,32 @@ void computeComponents(LayeredGraph& g) {
   for (uint32_t p = 0; p < pieces; ++p)
     for (uint32_t i = offsets[p]; i < offsets[p + 1]; ++i)
       if (scc[targets[i]] != scc[p]) out[scc[p]].push_back(scc[targets[i]]);
+  for (std::vector<uint32_t>& list : out) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
   std::vector<std::vector<uint32_t>> reach(scc_count);  // in renumbered ids, sorted
-  for (uint32_t s = 0; s < scc_count; ++s) {
+  std::size_t entries = 0;
+  g.region_reach_closure = true;
+  for (uint32_t s = 0; s < scc_count && g.region_reach_closure; ++s) {
     std::vector<uint32_t>& r = reach[s];
-    std::sort(out[s].begin(), out[s].end());
-    out[s].erase(std::unique(out[s].begin(), out[s].end()), out[s].end());
+    bool cut = false;  // the scratch list (duplicates included) outgrew the budget
     for (uint32_t t : out[s]) {
       r.push_back(renumber[t]);
       r.insert(r.end(), reach[t].begin(), reach[t].end());
+      if ((cut = entries + r.size() > 2 * max_closure_entries)) break;
     }
     std::sort(r.begin(), r.end());
     r.erase(std::unique(r.begin(), r.end()), r.end());
+    entries += r.size();
+    if (cut || entries > max_closure_entries) g.region_reach_closure = false;
   }
+  if (!g.region_reach_closure)  // the DAG's edges: each region's direct successors
+    for (uint32_t s = 0; s < scc_count; ++s) {
+      reach[s].clear();
+      for (uint32_t t : out[s]) reach[s].push_back(renumber[t]);
+      std::sort(reach[s].begin(), reach[s].end());
+    }
   g.region_reach_offsets.assign(static_cast<std::size_t>(regions) + 1, 0);
   std::vector<uint32_t> scc_of_region(regions);
   for (uint32_t s = 0; s < scc_count; ++s) scc_of_region[renumber[s]] = s;

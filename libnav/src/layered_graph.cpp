@@ -156,8 +156,32 @@ bool LayeredGraph::canReach(uint32_t from, uint32_t to) const {
   if (component[from] != component[to]) return false;
   const uint32_t a = region[from], b = region[to];
   if (a == b) return true;
-  return std::binary_search(region_reach.begin() + region_reach_offsets[a],
-                            region_reach.begin() + region_reach_offsets[a + 1], b);
+  if (region_reach_closure)
+    return std::binary_search(region_reach.begin() + region_reach_offsets[a],
+                              region_reach.begin() + region_reach_offsets[a + 1], b);
+  // The region DAG's edges only: a depth-first walk from a, each region once (stamps per thread,
+  // a new stamp per walk).
+  thread_local std::vector<uint32_t> seen;
+  thread_local std::vector<uint32_t> stack;
+  thread_local uint32_t stamp = 0;
+  if (seen.size() < region_count) seen.resize(region_count, 0);
+  if (++stamp == 0) {
+    std::fill(seen.begin(), seen.end(), 0u);
+    stamp = 1;
+  }
+  stack.clear();
+  stack.push_back(a);
+  seen[a] = stamp;
+  while (!stack.empty()) {
+    const uint32_t r = stack.back();
+    stack.pop_back();
+    for (uint32_t i = region_reach_offsets[r]; i < region_reach_offsets[r + 1]; ++i) {
+      const uint32_t next = region_reach[i];
+      if (next == b) return true;
+      if (seen[next] != stamp) seen[next] = stamp, stack.push_back(next);
+    }
+  }
+  return false;
 }
 
 int32_t LayeredGraph::linkLabel(uint32_t from, uint32_t to) const {

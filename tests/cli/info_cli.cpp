@@ -37,7 +37,7 @@ TEST_CASE("strata info describes a world in text", "[cli][info]") {
   REQUIRE(run.exit_code == 0);
   CHECK(run.err.empty());
   for (const std::string& expected : std::vector<std::string>{
-           "schema_version  2\n", "tool_version    strata 0.1.0 (test)\n", "inputs          1\n",
+           "schema_version  3\n", "tool_version    strata 0.1.0 (test)\n", "inputs          1\n",
         "  levels/cube.glb  4242 bytes  sha256 " + std::string(64, 'a') + "\n", "vertices        8\n",
         "triangles       12\n", "labels          2\n", "tags            1\n",
         "bounds          min (-1, 0, -1)  max (1, 2, 1)  metres, Y up\n", "import_options  {\"scale\":1.0,\"up\":\"y\"}\n"}) {
@@ -57,7 +57,7 @@ TEST_CASE("strata info --json prints one document with the same fields", "[cli][
   const auto doc = nlohmann::json::parse(run.out);
   CHECK(doc["file"] == path);
   CHECK(doc["file_bytes"] == std::filesystem::file_size(path));
-  CHECK(doc["schema_version"] == 2);
+  CHECK(doc["schema_version"] == 3);
   CHECK(doc["tool_version"] == "strata 0.1.0 (test)");
   REQUIRE(doc["inputs"].size() == 2);
   CHECK(doc["inputs"][0]["path"] == "terrain.obj");

@@ -439,3 +439,61 @@ TEST_CASE("world file: second jumps keep their kind, and a schema 1 file reads i
   CHECK(read->agents[0].graph.links[0].kind == nav::EdgeKind::Link);
   CHECK(read->agents[0].graph.linkLabel(2, 9) == 0);
 }
+
+TEST_CASE("world file: region_reach_closure is kept, required from schema 3, and a schema 2 file holds the closure",
+          "[formats][world_file]") {
+  TempDir dir;
+  const std::filesystem::path path = dir / "w.h5";
+  formats::World world = twoAgentWorld();
+  nav::LayeredGraph& g = world.agents[0].graph;
+  for (const bool closure : {true, false}) {
+    g.region_reach_closure = closure;
+    REQUIRE(formats::writeWorldFile(path, world).ok());
+    auto read = formats::readWorldFile(path);
+    REQUIRE(read.ok());
+    CHECK(read->agents[0].graph.region_reach_closure == closure);
+    CHECK(read->agents[0].graph.region_reach == g.region_reach);
+  }
+  auto setSchema = [&](std::int32_t version) {
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    h5::Attribute attribute(H5Aopen(file.get(), "schema_version", H5P_DEFAULT));
+    REQUIRE(H5Awrite(attribute.get(), H5T_NATIVE_INT32, &version) >= 0);
+  };
+  auto deleteClosureFlag = [&] {
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    REQUIRE(H5Adelete_by_name(file.get(), "/navigation/agents/walker", "region_reach_closure", H5P_DEFAULT) >= 0);
+  };
+  // Schema 3 without the attribute: refused, naming the agent.
+  deleteClosureFlag();
+  {
+    auto read = formats::readWorldFile(path);
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.error().message.find("/navigation/agents/walker") != std::string::npos);
+    CHECK(read.error().message.find("region_reach_closure") != std::string::npos);
+  }
+  // Schema 2 (no attribute): the closure.
+  setSchema(2);
+  {
+    auto read = formats::readWorldFile(path);
+    REQUIRE(read.ok());
+    CHECK(read->agents[0].graph.region_reach_closure);
+  }
+  // A value other than 0 or 1: refused.
+  g.region_reach_closure = true;
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  {
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    REQUIRE(H5Adelete_by_name(file.get(), "/navigation/agents/walker", "region_reach_closure", H5P_DEFAULT) >= 0);
+    h5::Dataspace scalar(H5Screate(H5S_SCALAR));
+    h5::Attribute attribute(H5Acreate_by_name(file.get(), "/navigation/agents/walker", "region_reach_closure", H5T_STD_I32LE,
+                                              scalar.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    const std::int32_t two = 2;
+    REQUIRE(H5Awrite(attribute.get(), H5T_NATIVE_INT32, &two) >= 0);
+  }
+  auto read = formats::readWorldFile(path);
+  REQUIRE_FALSE(read.ok());
+  CHECK(read.error().message.find("region_reach_closure") != std::string::npos);
+}

@@ -152,7 +152,7 @@ TEST_CASE("world file: h5dump (and h5py when installed) read it", "[formats][wor
        path.string()});
   INFO(py.err);
   REQUIRE(py.exit_code == 0);
-  CHECK(py.out == "2 (8, 3) float32 (12, 3) uint32 2.0\n");
+  CHECK(py.out == "3 (8, 3) float32 (12, 3) uint32 2.0\n");
 
   // The example of docs/format.md runs as written.
   const std::string doc = test::readFile(test::sourceDir() / "docs" / "format.md");

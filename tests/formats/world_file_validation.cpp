@@ -168,8 +168,8 @@ TEST_CASE("world reader: schema_version is checked", "[formats][world_file][vali
     CHECK(message == path.string() + ": not a Strata world file (root attribute schema_version missing)");
 }
 
-TEST_CASE("world reader: schema_version 3 and 0 name the versions read", "[formats][world_file][validation]") {
-  for (const std::int32_t version : {3, 0}) {
+TEST_CASE("world reader: schema_version 4 and 0 name the versions read", "[formats][world_file][validation]") {
+  for (const std::int32_t version : {4, 0}) {
     TempDir dir;
     const auto path = dir / "w.h5";
     {
@@ -178,7 +178,7 @@ TEST_CASE("world reader: schema_version 3 and 0 name the versions read", "[forma
       REQUIRE(H5Awrite(attribute.get(), H5T_NATIVE_INT32, &version) >= 0);
     }
     CHECK(readError(path) == path.string() + ": schema_version " + std::to_string(version) +
-                                 " is not supported (this strata reads schema_version 1 to 2)");
+                                 " is not supported (this strata reads schema_version 1 to 3)");
   }
 }
 

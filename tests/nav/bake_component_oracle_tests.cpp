@@ -96,16 +96,34 @@ void checkComponents(const nav::LayeredGraph& g) {
   }
   REQUIRE(g.region_reach_offsets.size() == static_cast<std::size_t>(regions) + 1);
   for (uint32_t r = 0; r < regions; ++r) {
-    const std::vector<uint8_t> seen = search(a.out, region_root[r]);
+    // The closure: every region reachable; the DAG's edges: every region one arc away.
     std::vector<uint32_t> expected;
-    for (uint32_t m = 0; m < nodes; ++m)
-      if (seen[m] && region[m] != r) expected.push_back(region[m]);
+    if (g.region_reach_closure) {
+      const std::vector<uint8_t> seen = search(a.out, region_root[r]);
+      for (uint32_t m = 0; m < nodes; ++m)
+        if (seen[m] && region[m] != r) expected.push_back(region[m]);
+    } else {
+      for (uint32_t n = 0; n < nodes; ++n)
+        if (region[n] == r)
+          for (uint32_t m : a.out[n])
+            if (region[m] != r) expected.push_back(region[m]);
+    }
     std::sort(expected.begin(), expected.end());
     expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
     const std::vector<uint32_t> got(g.region_reach.begin() + g.region_reach_offsets[r],
                                     g.region_reach.begin() + g.region_reach_offsets[r + 1]);
     INFO("region " << r);
     REQUIRE(got == expected);
+  }
+  // canReach against a breadth-first search from every node (small graphs) or from a sample.
+  const uint32_t step = nodes > 400 ? static_cast<uint32_t>(nodes / 97) : 1;
+  for (uint32_t n = 0; n < nodes; n += step) {
+    const std::vector<uint8_t> seen = search(a.out, n);
+    for (uint32_t m = 0; m < nodes; ++m)
+      if (g.canReach(n, m) != bool(seen[m])) {
+        INFO("from node " << n << " to node " << m);
+        REQUIRE(g.canReach(n, m) == bool(seen[m]));
+      }
   }
 }
 
@@ -129,8 +147,58 @@ TEST_CASE("components and regions equal breadth-first definitions on random grap
         INFO(c.what << ", seed " << seed << ", threads " << threads);
         nav::LayeredGraph g = test::randomGraph(c.spec, seed);
         test::inArena(threads, [&] { nav::computeComponents(g); });
+        CHECK(g.region_reach_closure);
         checkComponents(g);
       }
+}
+
+TEST_CASE("regions: past the closure budget region_reach holds the region DAG's edges and canReach stays exact",
+          "[nav][bake][components][oracle]") {
+  // Many small regions (one-way walks): the closure of the sparse and one-way graphs above holds
+  // thousands of entries; with a budget of 100 the DAG's edges are stored instead.
+  test::RandomGraphSpec sparse;
+  sparse.width = 30, sparse.depth = 40;
+  sparse.two_way_walk = 0.4, sparse.one_way_walk = 0.4, sparse.empty_column = 0.3, sparse.one_way_drop = 0.2;
+  test::RandomGraphSpec oneway;
+  oneway.width = 30, oneway.depth = 40;
+  oneway.two_way_walk = 0, oneway.one_way_walk = 0.9;
+  for (const test::RandomGraphSpec& spec : {sparse, oneway})
+    for (uint32_t seed = 1; seed <= 2; ++seed) {
+      nav::LayeredGraph full = test::randomGraph(spec, seed);
+      nav::computeComponents(full);
+      REQUIRE(full.region_reach_closure);
+      REQUIRE(full.region_reach.size() > 100);
+      nav::LayeredGraph g = test::randomGraph(spec, seed);
+      nav::computeComponents(g, 100);
+      CHECK_FALSE(g.region_reach_closure);
+      CHECK(g.region == full.region);
+      CHECK(g.component == full.component);
+      checkComponents(g);
+    }
+  // A slope too steep to climb baked with a low step: every step down a drop, every node its own
+  // region (the closure of n nodes grows as n^2 / 4). The bake stores the DAG's edges, and the
+  // world's reachability still answers exactly.
+  sim::TriangleMesh slope;
+  const double side = 16.0, rise = std::tan(20.0 * 3.14159265358979 / 180.0) * side;
+  slope.vertices = {{0, 0, 0}, {float(side), float(rise), 0}, {float(side), float(2 * rise), float(side)}, {0, float(rise), float(side)}};
+  slope.triangles = {{0, 2, 1}, {0, 3, 2}};
+  slope.labels = {"ground"};
+  slope.tags = {"/slope"};
+  slope.triangle_labels = {0, 0};
+  slope.triangle_tags = {0, 0};
+  nav::BakeProfile profile = nav::BakeProfile::defaults();
+  profile.agents[0].settings.step_height = 0.05;
+  profile.agents[0].settings.can_jump = false;
+  profile.agents[0].settings.cell_size = 0.3;
+  auto baked = nav::bakeWorld(slope, profile, nav::BakeOptions{}, "slope");
+  INFO((baked.ok() ? std::string() : baked.error().message));
+  REQUIRE(baked.ok());
+  const nav::LayeredGraph& g = baked->agents[0].graph;
+  REQUIRE(g.nodeCount() > 1000);
+  CHECK(g.region_count == g.nodeCount());
+  CHECK_FALSE(g.region_reach_closure);
+  CHECK(g.region_reach.size() <= 8 * g.nodeCount());
+  checkComponents(g);
 }
 
 TEST_CASE("baked components and regions equal breadth-first definitions on samples",

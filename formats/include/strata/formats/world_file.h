@@ -17,8 +17,9 @@ namespace strata::formats {
 /// Schema version written to the root attribute `schema_version`. Readers read versions
 /// kOldestWorldSchemaVersion to kWorldSchemaVersion and reject any other. Version 2 added
 /// `link_kinds` (the bake's second jumps stored among the links); a version 1 file holds custom
-/// links only.
-inline constexpr std::int32_t kWorldSchemaVersion = 2;
+/// links only. Version 3 added each agent's `region_reach_closure` attribute (region_reach may
+/// hold the region DAG's edges instead of its closure); older files hold the closure.
+inline constexpr std::int32_t kWorldSchemaVersion = 3;
 /// The oldest schema version a reader accepts.
 inline constexpr std::int32_t kOldestWorldSchemaVersion = 1;
 

@@ -235,7 +235,11 @@ struct LayeredGraph {
   NodeArray<uint32_t> region;
   uint32_t region_count = 0;            ///< number of regions
   std::vector<uint32_t> region_reach_offsets; ///< size region_count + 1: CSR into region_reach
-  std::vector<uint32_t> region_reach;   ///< per region, the other regions reachable from it (sorted ascending)
+  /// Per region (sorted ascending): with region_reach_closure, every other region reachable from
+  /// it; without, the regions one edge or link away (the region DAG's edges: a closure too large
+  /// for the bake's budget, see component_stage.cpp).
+  std::vector<uint32_t> region_reach;
+  bool region_reach_closure = true;     ///< what region_reach holds (above)
   std::vector<RouteField> fields;       ///< named route-distance fields
 
   /// Number of floor nodes.
@@ -291,8 +295,9 @@ struct LayeredGraph {
   /// sized for the nodes): every bake and every world file has it; canReach needs it.
   bool hasRegions() const;
   /// Exact reachability from node `from` to node `to` over edges and links: O(1) when their
-  /// components differ (false) or their regions match (true), else a binary search. Needs
-  /// hasRegions().
+  /// components differ (false) or their regions match (true), else a binary search in the
+  /// closure, or without one a walk of the region DAG (O(regions) at worst). Needs hasRegions().
+  /// Thread-safe (the walk's scratch is per thread).
   bool canReach(uint32_t from, uint32_t to) const;
   /// Rebuilds link_offsets (size nodeCount() + 1) from `links`, which must be sorted by
   /// from_node with every from_node below nodeCount(); in parallel over the nodes.
