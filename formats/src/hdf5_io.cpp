@@ -418,10 +418,14 @@ Result<std::size_t> fixedStringWidth(const std::string& where, hid_t type, std::
   return width;
 }
 
-// Cuts a fixed-length element at its first NUL and drops space padding.
-std::string unpad(const char* data, std::size_t width, H5T_str_t pad) {
+// Cuts a fixed-length element at its first NUL and drops space padding. Strings never hold a NUL
+// (the writer refuses them), so anything but padding after the first NUL is a string with a NUL
+// inside, edited in by hand: nullopt (reading it cut short would change a label without a word).
+std::optional<std::string> unpad(const char* data, std::size_t width, H5T_str_t pad) {
   std::size_t length = 0;
   while (length < width && data[length] != '\0') ++length;
+  for (std::size_t k = length; k < width; ++k)
+    if (data[k] != '\0' && !(pad == H5T_STR_SPACEPAD && data[k] == ' ')) return std::nullopt;
   if (pad == H5T_STR_SPACEPAD)
     while (length > 0 && data[length - 1] == ' ') --length;
   return std::string(data, length);
@@ -748,7 +752,11 @@ Result<std::vector<std::string>> readStringTable(const Location& parent, std::st
     return Error::badInput(parent.where(name) + ": cannot read data" + errorSuffix());
   std::vector<std::string> strings;
   strings.reserve(static_cast<std::size_t>(count));
-  for (std::size_t i = 0; i < count; ++i) strings.push_back(unpad(buffer.data() + i * *width, *width, pad));
+  for (std::size_t i = 0; i < count; ++i) {
+    std::optional<std::string> text = unpad(buffer.data() + i * *width, *width, pad);
+    if (!text) return Error::badInput(parent.where(name) + ": entry " + std::to_string(i) + " contains a NUL byte");
+    strings.push_back(std::move(*text));
+  }
   return strings;
 }
 
@@ -788,7 +796,9 @@ Result<std::string> readStringAttribute(const Location& object, std::string_view
   std::vector<char> buffer(*width);
   if (H5Aread(attribute.get(), type.get(), buffer.data()) < 0)
     return Error::badInput(where + ": cannot read" + errorSuffix());
-  return unpad(buffer.data(), buffer.size(), H5Tget_strpad(type.get()));
+  std::optional<std::string> text = unpad(buffer.data(), buffer.size(), H5Tget_strpad(type.get()));
+  if (!text) return Error::badInput(where + ": contains a NUL byte");
+  return std::move(*text);
 }
 
 Result<std::int64_t> readIntegerAttribute(const Location& object, std::string_view name) {

@@ -269,6 +269,14 @@ TEST_CASE("world reader: out-of-range values are refused with their row", "[form
       replaceDataset(file.get(), "/geometry/vertices", H5T_IEEE_F32LE, {8, 3}, vertices.data());
       expected = "/geometry/vertices: vertex 6 is not finite";
     }
+    SECTION("a label with a NUL byte inside (read cut short, it would rename the label unseen)") {
+      h5::Datatype type(H5Tcopy(H5T_C_S1));
+      REQUIRE(H5Tset_size(type.get(), 8) >= 0);
+      REQUIRE(H5Tset_strpad(type.get(), H5T_STR_NULLPAD) >= 0);
+      const char labels[16] = {'f', 'l', 'o', 'o', 'r', 0, 0, 0, 'w', 0, 'a', 'l', 'l', 0, 0, 0};
+      replaceDataset(file.get(), "/geometry/labels", type.get(), {2}, labels);
+      expected = "/geometry/labels: entry 1 contains a NUL byte";
+    }
     SECTION("a vertex beyond the world bound") {
       std::vector<float> vertices(24, 1.0f);
       vertices[3 * 2 + 2] = -2.0e6f;
