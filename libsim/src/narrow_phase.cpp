@@ -877,11 +877,19 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
     const AxisInterval& a = intervals[normal_interval];
     return (a.lo > 0 && a.da > a.hi) || (a.hi < 0 && a.da < a.lo);
   }();
+  // Along the triangle's normal, though, a thin interval does tell a graze from a pass when the
+  // motion does not go into the triangle's back along it: a box flat on a floor (both of no
+  // thickness along the normal) sliding along it or lifting off only touches it (a hunt found
+  // such a box, resting on the floor, hit at time 0 with the floor's normal reversed).
   auto grazes = [&](double ts, double te) {
     if (crosses_plane) return false;
     for (std::size_t i = 0; i < interval_count; ++i) {
       const AxisInterval& a = intervals[i];
-      if (a.hi - a.lo <= 4 * kTouchTolerance) continue;
+      if (a.hi - a.lo <= 4 * kTouchTolerance) {
+        if (i == normal_interval && a.da >= -kTouchTolerance && a.lo <= kTouchTolerance && a.hi >= -kTouchTolerance)
+          return true;
+        continue;
+      }
       const double o0 = a.da * ts, o1 = a.da * te, mid = 0.5 * (a.lo + a.hi);
       const double deepest = (o0 - mid) * (o1 - mid) <= 0 ? 0.5 * (a.hi - a.lo)
                                                           : std::max(std::min(o0 - a.lo, a.hi - o0), std::min(o1 - a.lo, a.hi - o1));
@@ -901,6 +909,10 @@ std::optional<CastResult> castBoxTriangle(const OrientedBox& box, const Vec3& tr
     CastResult hit;
     hit.time = 0;
     hit.normal = start_normal;
+    // A touch that is a hit is a motion into the triangle: its normal faces the motion. (With no
+    // depth the penetration test's direction can be either side of a flat contact: a flat box
+    // pressed down into a floor got the floor's normal reversed.)
+    if (depth <= kTouchTolerance && dot(hit.normal, d) > 0) hit.normal = -hit.normal;
     hit.point = contactPoint(box, start_normal);
     hit.started_penetrating = depth > kTouchTolerance;
     hit.depth = hit.started_penetrating ? depth : 0;

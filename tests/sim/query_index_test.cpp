@@ -362,6 +362,20 @@ TEST_CASE("thin shapes never pass a closed floor at its seams - contacts lie on 
     }
   // Resting on the floor and sliding across the seam is still no hit (the motion stays in its plane).
   CHECK_FALSE(floor.castBox(Aabb{{-0.5, 0, 0.4}, {-0.3, 0.2, 0.6}}, {0.8, 0, 0}));
+  // So for boxes of no thickness (or thinner than the touch tolerance) lying on the floor, sliding
+  // along it or lifting off (a hunt found them hit at time 0 with the floor's normal reversed);
+  // pressed down into it, they are hit at once, the floor's normal facing the motion.
+  for (const double half_y : {0.0, 1e-9}) {
+    INFO("half height " << half_y);
+    const Aabb flat{{-0.5, 0, 0.2}, {-0.3, 2 * half_y, 0.6}};
+    CHECK_FALSE(floor.castBox(flat, {0.8, 0, 0}));
+    CHECK_FALSE(floor.castBox(flat, {0.8, 0.1, 0}));
+    CHECK_FALSE(floor.castBox(flat, {0, 0.5, 0}));
+    auto pressed = floor.castBox(flat, {0.8, -0.1, 0});
+    REQUIRE(pressed);
+    CHECK(pressed->time == 0);
+    CHECK(pressed->normal.y == Approx(1));
+  }
 
   // A long box whose end alone comes down over a triangle (its hypotenuse x + z = 10 crosses the
   // box at x 3.95..4.05): the contact point lies where the two touch, not at the triangle's
