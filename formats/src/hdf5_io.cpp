@@ -524,6 +524,21 @@ Result<bool> hasLink(const Location& parent, std::string_view name) {
   return exists > 0;
 }
 
+Result<std::vector<std::string>> linkNames(const Location& group) {
+  H5G_info_t info{};
+  if (H5Gget_info(group.id, &info) < 0) return Error::badInput(group.self() + ": unreadable group" + errorSuffix());
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t length = H5Lget_name_by_idx(group.id, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    if (length < 0) return Error::badInput(group.self() + ": unreadable group" + errorSuffix());
+    std::vector<char> name(static_cast<std::size_t>(length) + 1, '\0');
+    if (H5Lget_name_by_idx(group.id, ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT) < 0)
+      return Error::badInput(group.self() + ": unreadable group" + errorSuffix());
+    names.emplace_back(name.data(), static_cast<std::size_t>(length));
+  }
+  return names;
+}
+
 Result<Group> openGroup(const Location& parent, std::string_view name) {
   const std::string key = str(name);
   const htri_t exists = H5Lexists(parent.id, key.c_str(), H5P_DEFAULT);

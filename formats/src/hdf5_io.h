@@ -102,6 +102,8 @@ Status writeInt32Attribute(const Location& object, std::string_view name, std::i
 /// Whether `parent` has a link called `name` (of any kind); an error when the group itself
 /// cannot be read (corrupt object header).
 Result<bool> hasLink(const Location& parent, std::string_view name);
+/// The names of the links in group `group` (in HDF5's name order).
+Result<std::vector<std::string>> linkNames(const Location& group);
 
 /// Opens child group `name`; errors say whether it is missing or not a group.
 Result<Group> openGroup(const Location& parent, std::string_view name);

@@ -447,6 +447,12 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, co
     if (!present) return present.error();
     if (!*present) return Error::badInput(at.where(name) + ": missing (agent '" + name + "' is listed in agent_names)");
   }
+  // And every agent there is listed (a graph nobody reads is a file edited wrong).
+  auto members = h5::linkNames(at);
+  if (!members) return members.error();
+  for (const std::string& member : *members)
+    if (std::find(names->begin(), names->end(), member) == names->end())
+      return Error::badInput(at.where(member) + ": an agent group not listed in /navigation/agent_names");
   // Running out of memory says which agent and how much it takes (the file is fine: a runtime
   // failure, exit 1 in the CLI).
   ReadBudget budget;

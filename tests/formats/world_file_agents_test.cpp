@@ -213,6 +213,30 @@ TEST_CASE("world reader: an agent listed without its group is refused by every r
   }
 }
 
+TEST_CASE("world reader: an agent group not listed in agent_names is refused by every read", "[formats][world_file][validation]") {
+  // A hunt: agent_names emptied with h5py, the agent's group left in place, and `strata info`
+  // said "agents 0" of a file that holds a baked graph.
+  TempDir dir;
+  const std::filesystem::path path = dir / "two.h5";
+  formats::World world = twoAgentWorld();
+  world.agents.pop_back();  // walker only
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  {
+    // Copy walker's group as "crawler", an agent the list does not name.
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    REQUIRE(H5Ocopy(file.get(), "/navigation/agents/walker", file.get(), "/navigation/agents/crawler", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+  }
+  for (const formats::WorldReadOptions& options :
+       {formats::WorldReadOptions{}, formats::WorldReadOptions{Agents::One, "walker"}, formats::WorldReadOptions{Agents::ProfilesOnly, {}}}) {
+    auto read = formats::readWorldFile(path, options);
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.error().kind == ErrorKind::BadInput);
+    CHECK(read.error().message ==
+          path.string() + ": /navigation/agents/crawler: an agent group not listed in /navigation/agent_names");
+  }
+}
+
 TEST_CASE("world reader: a world without agents reads with none, whatever the options", "[formats][world_file]") {
   TempDir dir;
   const std::filesystem::path path = dir / "cube.h5";
