@@ -316,6 +316,20 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
         }
       }
     }
+    // A "g NAME" line's name keeps the whitespace after it in Assimp 5.2.5 ("g Hall " tagged its
+    // faces "Hall ", a tag no glob for "Hall" matches, and "g Hall" twice with and without the
+    // space made two tags; a hunt): the line is given as "g" and the name alone.
+    if (end > begin + 1 && text[begin] == 'g' && blank(text[begin + 1])) {
+      std::size_t first = begin + 1, last = end;
+      while (first < last && blank(text[first])) ++first;
+      while (last > first && blank(text[last - 1])) --last;
+      const std::string_view name = text.substr(first, last - first);
+      if (!name.empty() && (first != begin + 2 || last != end)) {
+        out.append(text.substr(copied, begin - copied));
+        out.append("g ").append(name);
+        copied = end;  // the line's newline follows
+      }
+    }
     // "mtllib a.mtl b.mtl" names two libraries (objMaterialLibraries): Assimp 5.2.5 took the rest
     // of the line for one file name and loaded neither; it is given one line per library.
     if (end > begin + 7 && text.compare(begin, 6, "mtllib") == 0 && blank(text[begin + 6])) {

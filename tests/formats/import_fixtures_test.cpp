@@ -491,6 +491,25 @@ TEST_CASE("an OBJ object name keeps its spaces, as a group name does", "[formats
   CHECK(tagOf(mesh, 3) == "hall/Main Hall");
 }
 
+TEST_CASE("an OBJ group name is the rest of its line without the whitespace around it", "[formats][import][fixtures][obj]") {
+  // A hunt: Assimp 5.2.5 kept a "g" line's trailing spaces and tabs ("g Hall " tagged "Hall ",
+  // which a glob for "*/Hall" misses, and "g Hall" twice, with and without a space, made two
+  // tags), where an "o" line's name is trimmed.
+  TempDir dir;
+  writeText(dir / "groups.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 0 1\ng Hall \nf 1 3 2\ng Hall\nf 1 3 2\ng  Side Door\t\r\nf 1 3 2\n"
+            "g\tSide Door\nf 1 3 2\n");
+  auto imported = importMeshes({dir / "groups.obj"}, {});
+  REQUIRE(imported.ok());
+  const TriangleMesh& mesh = imported->mesh;
+  REQUIRE(mesh.triangleCount() == 4);
+  CHECK(tagOf(mesh, 0) == "groups/Hall");
+  CHECK(tagOf(mesh, 1) == "groups/Hall");
+  CHECK(tagOf(mesh, 2) == "groups/Side Door");
+  CHECK(tagOf(mesh, 3) == "groups/Side Door");
+  CHECK(mesh.tags.size() == 2);
+}
+
 TEST_CASE("an OBJ vertex is its first three numbers whatever follows them", "[formats][import][fixtures][obj]") {
   // An audit: Assimp 5.2.5 divides x y z by a fourth number w (a weight for curves: 'v 2 0 0 2'
   // became (1, 0, 0), a w of 0 failed the file) and drops a vertex of 5 or 7 numbers, shifting
