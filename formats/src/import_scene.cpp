@@ -524,13 +524,16 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   // Triangulation comes after the read: large polygons first (triangulateLargePolygons), then
   // Assimp's step for quads.
   constexpr unsigned kFlags = aiProcess_ValidateDataStructure;
-  std::string non_finite;  // the first vertex of a face with a NaN or infinite coordinate
+  // The first vertex of a polygon (a face of 3 or more corners: the faces that become triangles;
+  // points and lines are dropped, so a NaN only they use is no error) with a NaN or infinite
+  // coordinate.
+  std::string non_finite;
   auto findNonFinite = [&](const aiScene& read) {
     for (unsigned m = 0; m < read.mNumMeshes && non_finite.empty(); ++m) {
       const aiMesh* mesh = read.mMeshes[m];
       if (mesh == nullptr || mesh->mVertices == nullptr || mesh->mFaces == nullptr) continue;
       for (unsigned f = 0; f < mesh->mNumFaces && non_finite.empty(); ++f)
-        for (unsigned k = 0; k < mesh->mFaces[f].mNumIndices && mesh->mFaces[f].mIndices != nullptr; ++k) {
+        for (unsigned k = 0; mesh->mFaces[f].mNumIndices >= 3 && k < mesh->mFaces[f].mNumIndices && mesh->mFaces[f].mIndices != nullptr; ++k) {
           const unsigned v = mesh->mFaces[f].mIndices[k];
           if (v >= mesh->mNumVertices) continue;  // reported below
           const aiVector3D& p = mesh->mVertices[v];

@@ -140,6 +140,12 @@ TEST_CASE("strata import: one bad file among good ones writes nothing", "[cli][i
   const RunResult lone = runStrata({"import", (dir / "lone.obj").string(), "-o", (dir / "w.h5").string()});
   CHECK(lone.exit_code == 2);
   CHECK(lone.err == "strata: error: " + (dir / "lone.obj").string() + ": mesh 0 ('defaultobject'), vertex 2: coordinate is NaN\n");
+  // A NaN corner of a line or a point only is no error: those faces are dropped and counted (a
+  // hunt: the file was refused, where the same line to a vertex at 1e30 was dropped).
+  writeText(dir / "line.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nv nan 0 0\nf 1 3 2\nl 3 4\np 4\n");
+  const RunResult line = runStrata({"import", (dir / "line.obj").string(), "-o", (dir / "l.h5").string()});
+  CHECK(line.exit_code == 0);
+  CHECK_THAT(line.out, Catch::Contains("1 triangle") && Catch::Contains("2 points/lines"));
   // An existing world at the target is left untouched by a failed import.
   writeText(dir / "w.h5", "previous");
   CHECK(runStrata({"import", (dir / "bad.obj").string(), "-o", (dir / "w.h5").string()}).exit_code == 2);
