@@ -725,6 +725,11 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       remap.assign(source.mNumVertices, UINT32_MAX);
       joinIdenticalPositions(source, same_position);
       const std::uint32_t label_id = labelFor(source.mMaterialIndex);
+      // A world file's strings hold no NUL (docs/format.md): named here, against this file (a
+      // hunt: the error came from the world writer, naming the output file).
+      if (const std::string& label = mesh.labels[label_id]; label.find('\0') != std::string::npos)
+        return Error::badInput(where + ": material " + std::to_string(source.mMaterialIndex) +
+                               ": its name contains a NUL byte");
       for (unsigned f = 0; f < source.mNumFaces; ++f) {
         const aiFace& face = source.mFaces[f];
         if (face.mNumIndices != 3 || face.mIndices == nullptr) {

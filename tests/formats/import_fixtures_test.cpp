@@ -491,6 +491,24 @@ TEST_CASE("an OBJ object name keeps its spaces, as a group name does", "[formats
   CHECK(tagOf(mesh, 3) == "hall/Main Hall");
 }
 
+TEST_CASE("a material name with a NUL byte is refused, naming the mesh file", "[formats][import][fixtures][gltf]") {
+  // A hunt: the world writer refused the label, and the error named the output world file and a
+  // dataset inside it instead of the glTF file and its material.
+  TempDir dir;
+  writeText(dir / "nul.gltf",
+            R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"scene":0,"nodes":[{"name":"n","mesh":0}],)"
+            R"("meshes":[{"primitives":[{"attributes":{"POSITION":0},"indices":1,"material":0}]}],)"
+            R"("accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,0,1]},)"
+            R"({"bufferView":1,"componentType":5125,"count":3,"type":"SCALAR"}],)"
+            R"("bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":12}],)"
+            R"("buffers":[{"byteLength":48,"uri":"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAIA/AACAPwAAAAAAAIA/AAAAAAEAAAACAAAA"}],)"
+            R"("materials":[{"name":"m\u0000x"}]})");
+  auto imported = importMeshes({dir / "nul.gltf"}, {});
+  REQUIRE_FALSE(imported.ok());
+  CHECK(imported.error().kind == strata::ErrorKind::BadInput);
+  CHECK(imported.error().message == (dir / "nul.gltf").string() + ": mesh 0 ('meshes[0]'): material 0: its name contains a NUL byte");
+}
+
 TEST_CASE("an OBJ group name is the rest of its line without the whitespace around it", "[formats][import][fixtures][obj]") {
   // A hunt: Assimp 5.2.5 kept a "g" line's trailing spaces and tabs ("g Hall " tagged "Hall ",
   // which a glob for "*/Hall" misses, and "g Hall" twice, with and without a space, made two
