@@ -534,9 +534,17 @@ void drawPicture(Canvas& canvas, const nav::LayeredGraph& graph, Picture& pictur
     const int label_y = g.ramp_y + g.ramp_height + 4;
     const std::string lo = number(picture.colours.min), hi = number(picture.colours.max);
     const std::string mid = number((picture.colours.min + picture.colours.max) / 2);
+    // The minimum at the ramp's left end, the maximum at its right end but never over the
+    // minimum, and the middle only where it fits between them with a character's gap on each
+    // side (a hunt: at --width 260 the three read "0  19.9939.98").
+    const int gap = render_detail::textWidth("0") * s;
+    const int lo_end = g.ramp_x + render_detail::textWidth(lo) * s;
+    const int hi_x = std::max(g.ramp_x + g.ramp_width - render_detail::textWidth(hi) * s, lo_end + gap);
+    const int mid_x = g.ramp_x + (g.ramp_width - render_detail::textWidth(mid) * s) / 2;
     canvas.text(g.ramp_x, label_y, lo, kInk, s);
-    canvas.text(g.ramp_x + (g.ramp_width - render_detail::textWidth(mid) * s) / 2, label_y, mid, kInk, s);
-    canvas.text(g.ramp_x + g.ramp_width - render_detail::textWidth(hi) * s, label_y, hi, kInk, s);
+    if (mid_x >= lo_end + gap && mid_x + render_detail::textWidth(mid) * s + gap <= hi_x)
+      canvas.text(mid_x, label_y, mid, kInk, s);
+    canvas.text(hi_x, label_y, hi, kInk, s);
   }
   const int swatch = 6 * s + 2;
   for (const LegendItem& item : g.items) {

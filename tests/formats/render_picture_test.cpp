@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -305,6 +307,37 @@ TEST_CASE("SVG output has the same layout and is deterministic", "[formats][rend
   auto again = formats::renderSvg(graph, {}, settings);
   REQUIRE(again.ok());
   CHECK(*svg == *again);
+}
+
+TEST_CASE("the colour ramp's numbers never run into each other, at any width", "[formats][render]") {
+  // A hunt: heights 0 to 39.98 drawn 260 px wide read "0  19.9939.98" (the middle number ran
+  // into the maximum). The minimum and maximum are always drawn, apart; the middle only where it
+  // fits between them.
+  const nav::LayeredGraph graph = test::buildColumnGraph(12, 6, 0.5, [](int x, int z) {
+    return std::vector<float>{static_cast<float>(x * 3.6345 + z * 0.001)};  // up to 39.98
+  });
+  const std::regex number_text(R"re(<text x="(-?\d+)" y="(-?\d+)"[^>]*>(-?[0-9][0-9.]*)</text>)re");
+  for (const int width : {200, 240, 260, 300, 1200}) {
+    INFO("width " << width);
+    RenderSettings settings;
+    settings.width_px = width;
+    auto svg = formats::renderSvg(graph, {}, settings);
+    REQUIRE(svg.ok());
+    // The ramp's numbers: the lowest row of number texts.
+    std::map<int, std::vector<std::pair<int, std::string>>> rows;
+    for (auto it = std::sregex_iterator(svg->begin(), svg->end(), number_text); it != std::sregex_iterator(); ++it)
+      rows[std::stoi((*it)[2])].push_back({std::stoi((*it)[1]), (*it)[3]});
+    std::vector<std::pair<int, std::string>> ramp;
+    for (const auto& [y, texts] : rows)
+      if (std::any_of(texts.begin(), texts.end(), [](const auto& t) { return t.second == "0"; })) ramp = texts;
+    REQUIRE(ramp.size() >= 2);
+    std::sort(ramp.begin(), ramp.end());
+    CHECK(ramp.front().second == "0");
+    CHECK(ramp.back().second == "39.98");
+    const int scale = width >= 900 ? 2 : 1;  // the picture's text scale
+    for (std::size_t i = 1; i < ramp.size(); ++i)
+      CHECK(ramp[i - 1].first + formats::render_detail::textWidth(ramp[i - 1].second) * scale < ramp[i].first);
+  }
 }
 
 TEST_CASE("writeRender picks the format by extension and writes atomically", "[formats][render]") {
