@@ -177,13 +177,18 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     // walking corners left: a corner goes when the line between the corner kept before it and
     // the next one walks for no more than the two legs cost.
     std::vector<NodeId>& nodes = result.nodes;
+    // A leg's cost walked, or (should its line not pass) what the search paid for it.
+    auto legCost = [&](NodeId a, NodeId b) {
+      const double walked = view.shortcutCost(a, b);
+      return std::isfinite(walked) ? walked : state.record(b).g - state.record(a).g;
+    };
     std::vector<uint8_t> drop(nodes.size(), 0);
     for (std::size_t first = 0; first + 1 < nodes.size();) {
       std::size_t last = first + 1;
       while (last + 1 < nodes.size() && actions[last + 1] == MoveAction::Walk) ++last;
       if (actions[first + 1] == MoveAction::Walk && last > first + 1) {
         double run = 0;
-        for (std::size_t i = first + 1; i <= last; ++i) run += view.shortcutCost(nodes[i - 1], nodes[i]);
+        for (std::size_t i = first + 1; i <= last; ++i) run += legCost(nodes[i - 1], nodes[i]);
         const double across = view.shortcutCost(nodes[first], nodes[last]);
         if (std::isfinite(across) && across <= run)
           for (std::size_t i = first + 1; i < last; ++i) drop[i] = 1;
@@ -200,7 +205,7 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
       if (i + 1 < nodes.size() && actions[i] == MoveAction::Walk && actions[i + 1] == MoveAction::Walk) {
         const NodeId a = nodes[kept - 1], b = nodes[i], c = nodes[i + 1];
         const double across = view.shortcutCost(a, c);
-        if (std::isfinite(across) && across <= view.shortcutCost(a, b) + view.shortcutCost(b, c)) continue;
+        if (std::isfinite(across) && across <= legCost(a, b) + legCost(b, c)) continue;
       }
       nodes[kept] = nodes[i];
       actions[kept] = actions[i];
