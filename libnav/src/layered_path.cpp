@@ -168,7 +168,20 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
   result.nodes = state.pathTo(end);
   std::vector<MoveAction> actions = state.actionsTo(end);
   result.cost = state.record(end).g;
-  if (options.any_angle && result.nodes.size() > 2) {
+  if (options.any_angle) {
+    // Theta*'s g charges a shortcut by what walking it costs (each area's share of the line) but
+    // a plain walk edge at its destination's cost, so a route leaving a dear area by a plain
+    // edge was charged the cheap cost for the half column still inside it (a straight route
+    // through mud at cost 10 read 50.875 where direct and A* read 52). The reported cost is what
+    // every walking segment costs walked, as direct and corridor cost them; jumps, drops,
+    // climbs and links cost their edges (and so does a walking leg whose line does not pass).
+    std::vector<NodeId>& nodes = result.nodes;
+    std::vector<double> leg(nodes.size(), 0.0);  // leg[i]: the cost of nodes[i - 1] -> nodes[i]
+    for (std::size_t i = 1; i < nodes.size(); ++i) {
+      const double walked =
+          actions[i] == MoveAction::Walk ? view.shortcutCost(nodes[i - 1], nodes[i]) : std::numeric_limits<double>::infinity();
+      leg[i] = std::isfinite(walked) ? walked : state.record(nodes[i]).g - state.record(nodes[i - 1]).g;
+    }
     // Theta* tries a line only from a node's parent, and a parent reached diagonally past a
     // column corner can hide a straight line the route could take (a hunt: six cells stepping
     // diagonally, the start in sight of the goal, and Theta* walked the staircase, 39 % longer).
@@ -176,11 +189,15 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     // line, kept when it walks for no more than the run costs; then one greedy pass over the
     // walking corners left: a corner goes when the line between the corner kept before it and
     // the next one walks for no more than the two legs cost.
-    std::vector<NodeId>& nodes = result.nodes;
-    // A leg's cost walked, or (should its line not pass) what the search paid for it.
-    auto legCost = [&](NodeId a, NodeId b) {
-      const double walked = view.shortcutCost(a, b);
-      return std::isfinite(walked) ? walked : state.record(b).g - state.record(a).g;
+    auto keep = [&](std::size_t to, std::size_t from) {
+      nodes[to] = nodes[from];
+      actions[to] = actions[from];
+      leg[to] = leg[from];
+    };
+    auto cut = [&](std::size_t count) {
+      nodes.resize(count);
+      actions.resize(count);
+      leg.resize(count);
     };
     std::vector<uint8_t> drop(nodes.size(), 0);
     for (std::size_t first = 0; first + 1 < nodes.size();) {
@@ -188,46 +205,33 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
       while (last + 1 < nodes.size() && actions[last + 1] == MoveAction::Walk) ++last;
       if (actions[first + 1] == MoveAction::Walk && last > first + 1) {
         double run = 0;
-        for (std::size_t i = first + 1; i <= last; ++i) run += legCost(nodes[i - 1], nodes[i]);
+        for (std::size_t i = first + 1; i <= last; ++i) run += leg[i];
         const double across = view.shortcutCost(nodes[first], nodes[last]);
-        if (std::isfinite(across) && across <= run)
+        if (std::isfinite(across) && across <= run) {
           for (std::size_t i = first + 1; i < last; ++i) drop[i] = 1;
+          leg[last] = across;
+        }
       }
       first = actions[first + 1] == MoveAction::Walk ? last : first + 1;
     }
     std::size_t kept = 1;
     for (std::size_t i = 1; i < nodes.size(); ++i)
-      if (!drop[i]) nodes[kept] = nodes[i], actions[kept] = actions[i], ++kept;
-    nodes.resize(kept);
-    actions.resize(kept);
+      if (!drop[i]) keep(kept++, i);
+    cut(kept);
     kept = 1;
     for (std::size_t i = 1; i < nodes.size(); ++i) {
       if (i + 1 < nodes.size() && actions[i] == MoveAction::Walk && actions[i + 1] == MoveAction::Walk) {
-        const NodeId a = nodes[kept - 1], b = nodes[i], c = nodes[i + 1];
-        const double across = view.shortcutCost(a, c);
-        if (std::isfinite(across) && across <= legCost(a, b) + legCost(b, c)) continue;
+        const double across = view.shortcutCost(nodes[kept - 1], nodes[i + 1]);
+        if (std::isfinite(across) && across <= leg[i] + leg[i + 1]) {
+          leg[i + 1] = across;  // the leg from the corner kept before i
+          continue;
+        }
       }
-      nodes[kept] = nodes[i];
-      actions[kept] = actions[i];
-      ++kept;
+      keep(kept++, i);
     }
-    nodes.resize(kept);
-    actions.resize(kept);
-  }
-  if (options.any_angle) {
-    // Theta*'s g charges a shortcut by what walking it costs (each area's share of the line) but
-    // a plain walk edge at its destination's cost, so a route leaving a dear area by a plain
-    // edge was charged the cheap cost for the half column still inside it (a straight route
-    // through mud at cost 10 read 50.875 where direct and A* read 52). The reported cost is what
-    // every walking segment costs walked, as direct and corridor cost them; jumps, drops,
-    // climbs and links cost their edges.
+    cut(kept);
     double cost = 0;
-    for (std::size_t i = 1; i < result.nodes.size(); ++i) {
-      const double edge = state.record(result.nodes[i]).g - state.record(result.nodes[i - 1]).g;
-      const double walked = actions[i] == MoveAction::Walk ? view.shortcutCost(result.nodes[i - 1], result.nodes[i])
-                                                           : std::numeric_limits<double>::infinity();
-      cost += std::isfinite(walked) ? walked : edge;
-    }
+    for (std::size_t i = 1; i < nodes.size(); ++i) cost += leg[i];
     result.cost = cost;
   }
   const sim::Vec3 end_point = end == goal ? to : graph.nodePosition(end);
