@@ -130,7 +130,7 @@ std::function<int()> setupImport(CLI::App& app) {
       ->default_val(60.0)
       ->transform(positiveNumber(86400));
   sub->add_option("--memory-limit", options->import.memory_limit_mib,
-                  "address-space limit of the sandboxed parse, in MiB (64 to 1073741824)")
+                  "address space the sandboxed parse may add to the process's own, in MiB (64 to 1073741824)")
       ->default_val(4096)
       ->transform(integerRange(64, 1 << 30));
   sub->footer(

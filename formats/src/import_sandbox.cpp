@@ -1,6 +1,9 @@
 #include "import_sandbox.h"
 
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -10,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
@@ -32,6 +36,18 @@ constexpr int kChildFailed = 4;
 void limit(int resource, rlim_t soft, rlim_t hard) {
   rlimit value{soft, hard};
   setrlimit(resource, &value);
+}
+
+// The bytes of address space mapped now (/proc/self/statm's first field), or 0 when unknown.
+rlim_t mappedBytes() {
+  std::FILE* file = std::fopen("/proc/self/statm", "r");
+  if (file == nullptr) return 0;
+  unsigned long long pages = 0;
+  const bool read = std::fscanf(file, "%llu", &pages) == 1;
+  std::fclose(file);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (!read || page_size <= 0) return 0;
+  return static_cast<rlim_t>(pages) * static_cast<rlim_t>(page_size);
 }
 
 bool writeAll(int fd, const std::uint8_t* data, std::size_t size) {
@@ -62,8 +78,19 @@ bool writeAll(int fd, const std::uint8_t* data, std::size_t size) {
   limit(RLIMIT_CORE, 0, 0);
 #ifndef STRATA_ASAN  // AddressSanitizer reserves terabytes of shadow address space
   if (limits.memory_limit_mib > 0) {
+    // The limit is what the parse may add to the address space the child inherits: a process
+    // that maps gigabytes (a pipeline embedding the library) must not fail every import, and
+    // one with free heap must not lend it to the parse. So the inherited free heap goes back
+    // to the system first, and large blocks come from mmap, which the limit counts, instead of
+    // from heap the parent freed (glibc raises its mmap threshold as a process frees blocks).
+#if defined(__GLIBC__)
+    malloc_trim(0);
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
     const rlim_t bytes = static_cast<rlim_t>(limits.memory_limit_mib) << 20;
-    limit(RLIMIT_AS, bytes, bytes);
+    const rlim_t mapped = mappedBytes();
+    const rlim_t total = mapped > RLIM_INFINITY - 1 - bytes ? RLIM_INFINITY : mapped + bytes;
+    limit(RLIMIT_AS, total, total);
   }
 #endif
   const rlim_t cpu_seconds = static_cast<rlim_t>(std::ceil(limits.timeout_seconds)) + 1;

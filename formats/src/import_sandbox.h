@@ -23,7 +23,7 @@ namespace strata::formats {
 /// Limits of one sandboxed run.
 struct SandboxLimits {
   double timeout_seconds = 60.0;          ///< wall-clock limit (s); the child is killed after it. [Limit: > 0]
-  std::uint64_t memory_limit_mib = 4096;  ///< address-space limit of the child (MiB); 0 = none
+  std::uint64_t memory_limit_mib = 4096;  ///< address space the child may add to what it inherits (MiB); 0 = none
   std::uint64_t max_reply_bytes = std::uint64_t{1} << 32;  ///< larger replies are an error
 };
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -99,6 +100,33 @@ TEST_CASE("sandbox memory limit turns a huge allocation into an error", "[format
       limits);
   REQUIRE_FALSE(reply.ok());
   CHECK_THAT(reply.error().message, Catch::Contains("ran out of memory (limit 512 MiB; strata import --memory-limit raises it"));
+}
+
+TEST_CASE("sandbox memory limit counts what the parse adds to the parent's address space", "[formats][import][sandbox]") {
+  // A process embedding the library may map far more than the limit: that must neither fail
+  // every import (the limit was the child's whole address space) nor lift the limit.
+  const std::size_t parent_bytes = std::size_t{2} << 30;  // 2 GiB mapped, never touched
+  void* parent_map = mmap(nullptr, parent_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  REQUIRE(parent_map != MAP_FAILED);
+  SandboxLimits limits;
+  limits.memory_limit_mib = 128;
+  auto fits = runSandboxed(
+      [] {
+        std::vector<std::uint8_t> block(std::size_t{64} << 20, 1);  // 64 MiB under a 128 MiB limit
+        return std::vector<std::uint8_t>(block.begin(), block.begin() + 4);
+      },
+      limits);
+  INFO((fits.ok() ? std::string("ok") : fits.error().message));
+  CHECK(fits.ok());
+  auto too_big = runSandboxed(
+      [] {
+        std::vector<std::uint8_t> block(std::size_t{512} << 20, 1);  // 512 MiB over it
+        return std::vector<std::uint8_t>(block.begin(), block.begin() + 4);
+      },
+      limits);
+  munmap(parent_map, parent_bytes);
+  REQUIRE_FALSE(too_big.ok());
+  CHECK_THAT(too_big.error().message, Catch::Contains("ran out of memory (limit 128 MiB"));
 }
 #endif
 
