@@ -157,9 +157,14 @@ class NodeEdges {
   // triangle's from its lowest corner to its highest, leave no gap wider than a step from `low`
   // up to `high` (a ladder starts within a step of the lower floor and ends within a step of the
   // higher one; rungs a step apart or closer are one ladder). A climbable patch halfway up a
-  // wall made a climb up the whole wall.
+  // wall made a climb up the whole wall. Only triangles that face across the move count (the
+  // horizontal move direction within 60 degrees of their normal, either way): a ladder on a
+  // block's west face reached by the rectangle of a move north up its south face made that face
+  // climbable too.
   bool climbableBetween(double ax, double az, double bx, double bz, double low, double high) const {
     if (in_.climbable == nullptr || !(high > low)) return false;
+    const double move_length = std::hypot(bx - ax, bz - az);
+    const double mx = (bx - ax) / move_length, mz = (bz - az) / move_length;
     const double r = s_.radius;
     sim::Aabb box;
     box.min = {std::min(ax, bx) - (ax == bx ? r : 0), low, std::min(az, bz) - (az == bz ? r : 0)};
@@ -170,6 +175,10 @@ class NodeEdges {
     const sim::TriangleMesh& mesh = in_.columns->mesh();
     for (const sim::OverlapHit& hit : hits) {
       if (hit.triangle >= in_.climbable->size() || !(*in_.climbable)[hit.triangle]) continue;
+      const sim::Vec3 p0 = mesh.vertex(hit.triangle, 0), p1 = mesh.vertex(hit.triangle, 1), p2 = mesh.vertex(hit.triangle, 2);
+      const sim::Vec3 normal = sim::cross(p1 - p0, p2 - p0);
+      const double across = std::fabs(normal.x * mx + normal.z * mz);
+      if (!(across >= 0.5 * sim::length(normal))) continue;
       double bottom = high, top = low;
       for (int corner = 0; corner < 3; ++corner) {
         const double y = mesh.vertex(hit.triangle, corner).y;
@@ -184,6 +193,19 @@ class NodeEdges {
       reached = std::max(reached, top);
     }
     return reached >= high - step_;
+  }
+
+  // Whether a column between (x, z) and the one k columns away in direction d holds a floor
+  // within a step of height h: a climb lands on the first column at its level, never past it
+  // (from that column's rim the top walks on, so a climb landing further in had no way back).
+  bool landingPassed(int32_t x, int32_t z, int d, int k, double h) const {
+    for (int j = 1; j < k; ++j) {
+      const int32_t cx = x + kDirectionDx[d] * j, cz = z + kDirectionDz[d] * j;
+      const uint32_t end = g_.columnEnd(cx, cz);
+      const uint32_t m = firstFrom(g_.columnBegin(cx, cz), end, h, -step_);
+      if (m < end && g_.height[m] - h <= step_) return true;
+    }
+    return false;
   }
 
   // The first node of [begin, end), a column's floors in ascending height, whose height above
@@ -287,6 +309,7 @@ class NodeEdges {
             if (std::fabs(hm - hn) <= step_) continue;
             if (climb.kind != EdgeKind::None && std::fabs(hm - hn) >= std::fabs(climb.rise)) continue;
             const double low = std::min(hn, hm), high = std::max(hn, hm);
+            if (landingPassed(x, z, d, k, hm)) continue;
             if (!climbableBetween(ax, az, bx, bz, low, high)) continue;
             if (!leapFree(ax, az, hn, bn, bx, bz, m, /*jump=*/false)) continue;
             climb = {m, EdgeKind::Climb, hm - hn, horizontal};

@@ -1136,6 +1136,46 @@ TEST_CASE("a climb never passes through a slab over the ladder's foot - and ever
   }
 }
 
+TEST_CASE("a ladder climbs only the face it is on - onto the nearest floor at the top and back down", "[nav][bake]") {
+  // An audit's reproducer: a 2 x 2 x 3 m block with a ladder (one quad) on its west face near
+  // the south-west corner. The climb test's rectangle (between the column centres, a radius
+  // either side) of a move north up the block's south face reached the ladder's corner, so
+  // the south face was climbed too, onto the fourth column of the top (passing over three
+  // floors of the top), and one way only: the top's rim walks to the next column instead.
+  MeshBuilder level;
+  level.floor(0, 0, 10, 6, 0).box({4, 0, 2}, {6, 3, 4});
+  level.quad({3.95, 0, 2.5}, {3.95, 0, 3.5}, {3.95, 3, 3.5}, {3.95, 3, 2.5}, {-1, 0, 0}, "ladder");
+  auto agent = testAgent();
+  agent.settings.can_climb = true;
+  agent.climbable = {"ladder"};
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  int climbs = 0;
+  for (uint32_t n = 0; n < g.nodeCount(); ++n)
+    for (int d = 0; d < nav::kDirectionCount; ++d) {
+      if (g.edgeKind(n, d) != EdgeKind::Climb) continue;
+      ++climbs;
+      const uint32_t m = g.neighborOf(n, d);
+      const auto a = g.nodePosition(n), b = g.nodePosition(m);
+      INFO("climb from " << a.x << "," << a.y << "," << a.z << " to " << b.x << "," << b.y << "," << b.z);
+      CHECK(a.z == b.z);  // across the west face, along x
+      CHECK(std::min(a.x, b.x) < 3.95);
+      CHECK(std::max(a.x, b.x) > 4.0);
+      CHECK(std::max(a.x, b.x) < 4.25);  // onto the first column of the top
+      // The climb back: the reverse slot of the landing holds the climb down.
+      CHECK(g.edgeKind(m, nav::oppositeDirection(d)) == EdgeKind::Climb);
+      CHECK(g.neighborOf(m, nav::oppositeDirection(d)) == n);
+    }
+  CHECK(climbs > 0);
+  // A climbable panel facing the move but set 0.55 m into the block: the rectangle of a move
+  // north from the foot of the south face reaches it only four columns on, over three floors of
+  // the top; such a climb would land past them and have no way back. There is none.
+  MeshBuilder inset;
+  inset.floor(0, 0, 10, 6, 0).box({4, 0, 2}, {6, 3, 4});
+  inset.quad({3.9, 0, 2.55}, {4.4, 0, 2.55}, {4.4, 3, 2.55}, {3.9, 3, 2.55}, {0, 0, -1}, "ladder");
+  for (uint8_t kind : bakeOne(inset.mesh(), agent).graph.edge_kind) CHECK(kind != static_cast<uint8_t>(EdgeKind::Climb));
+}
+
 TEST_CASE("a ladder beside a ledge never makes an edge dearer for an agent that can climb", "[nav][bake]") {
   // Ledges of 0.9 m (jumped up, dropped down) and 1.5 m (dropped down only), each with a ladder
   // over its whole face. The climb edge (full height change plus its penalty) replaced the
