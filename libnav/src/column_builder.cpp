@@ -156,6 +156,22 @@ double flatHeight(const sim::TriangleMesh& mesh, const SurfaceHit& hit) {
 }
 }  // namespace
 
+double floorRoundingSlack(const sim::Vec3& p0, const sim::Vec3& p1, const sim::Vec3& p2) {
+  constexpr double kHalfUlp = 0x1p-24;  // float32's relative rounding bound
+  auto bound = [&](const sim::Vec3& a, const sim::Vec3& b) {  // of an edge's rounding, per axis
+    return sim::Vec3{kHalfUlp * (std::fabs(a.x) + std::fabs(b.x)), kHalfUlp * (std::fabs(a.y) + std::fabs(b.y)),
+                     kHalfUlp * (std::fabs(a.z) + std::fabs(b.z))};
+  };
+  const sim::Vec3 e1 = p1 - p0, e2 = p2 - p0;
+  const double da = sim::length(bound(p1, p0)), db = sim::length(bound(p2, p0));
+  const double cross = sim::length(sim::cross(e1, e2));
+  // (e1 + a) x (e2 + b) - e1 x e2 = a x e2 + e1 x b + a x b; a unit vector moves by at most
+  // twice the change of the vector over its length.
+  const double change = da * sim::length(e2) + db * sim::length(e1) + da * db;
+  if (!(cross > 0)) return kMaxSlopeRoundingSlack;
+  return std::min(kMaxSlopeRoundingSlack, 2 * change / cross);
+}
+
 template <class HasRoom>
 void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vector<ColumnFloor>& out,
                                        HasRoom&& has_room) const {
@@ -169,7 +185,12 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
   bool have_group = false;
   for (std::size_t i = 0; i < hits.size(); ++i) {
     const SurfaceHit& hit = hits[i];
-    if (hit.normal.y < min_normal_y_) continue;  // not an upward-facing walkable surface
+    // Not an upward-facing walkable surface, unless within its corners' rounding of one.
+    if (hit.normal.y < min_normal_y_ &&
+        !(hit.normal.y >= min_normal_y_ - kMaxSlopeRoundingSlack && hit.triangle < mesh_.triangleCount() &&
+          hit.normal.y >= min_normal_y_ - floorRoundingSlack(mesh_.vertex(hit.triangle, 0), mesh_.vertex(hit.triangle, 1),
+                                                             mesh_.vertex(hit.triangle, 2))))
+      continue;
     // Merged: closer than merge_distance, and always within kAbove (one surface hit twice, as on
     // the edge two triangles share, is one floor also when merge_distance is 0).
     if (have_group && group_top - hit.height < std::max(settings_.merge_distance, kAbove)) continue;

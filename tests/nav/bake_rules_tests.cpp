@@ -183,6 +183,16 @@ TEST_CASE("a ramp at exactly max_slope is walkable, and one a hundredth of a deg
     agent.settings.max_slope = degrees - 0.01;
     CHECK(bakeOne(level.mesh(), agent).graph.nodeCount() == 0);
   }
+  // 2 km from the origin the corners' rounding to float32 tilts a 45-degree ramp to 45.0017
+  // degrees (the run 2 m -> 1.99988 m): it was no floor at max_slope 45 (an audit). The rule
+  // allows for the corners' rounding, and no more: 0.1 degree steeper is no floor.
+  MeshBuilder far;
+  far.ramp(2047.93, 0, 2049.93, 2, -2, 2);
+  auto agent = testAgent();
+  agent.settings.max_slope = 45;
+  CHECK(bakeOne(far.mesh(), agent).graph.nodeCount() > 20);
+  agent.settings.max_slope = 44.9;
+  CHECK(bakeOne(far.mesh(), agent).graph.nodeCount() == 0);
 }
 
 TEST_CASE("a wall exactly touching a diagonal move's swept band blocks it wherever it stands", "[nav][bake]") {

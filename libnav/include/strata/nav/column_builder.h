@@ -46,8 +46,19 @@ inline constexpr double kHeightTolerance = 1e-3;
 /// Tolerance of the slope rule on a unit normal's y (about 8e-6 degrees at 45): a surface is a
 /// floor when normal.y >= cos(max_slope) - kSlopeTolerance, so a ramp at exactly max_slope is one
 /// whatever the rounding of its normal (a 45-degree ramp's came out 1 ulp below cos 45 and the
-/// ramp baked no floors), its corners in float32 included.
+/// ramp baked no floors). A triangle also gets the tilt its corners' rounding to float32 can
+/// have given it (floorRoundingSlack), up to kMaxSlopeRoundingSlack.
 inline constexpr double kSlopeTolerance = 1e-7;
+
+/// The most the float32 rounding of a triangle's corners may add to the slope rule's tolerance
+/// on normal.y (about 0.08 degrees at 45).
+inline constexpr double kMaxSlopeRoundingSlack = 1e-3;
+
+/// A bound on how far the rounding of the triangle's corners to float32 (half an ulp of each
+/// coordinate, 2^-24 of its magnitude) can have moved its unit normal: a ramp authored at exactly
+/// max_slope 2 km from the origin came out 45.0017 degrees steep and baked no floors. Capped at
+/// kMaxSlopeRoundingSlack.
+double floorRoundingSlack(const sim::Vec3& p0, const sim::Vec3& p1, const sim::Vec3& p2);
 
 /// The smallest walkable normal.y of an agent with slope limit `max_slope_degrees`.
 inline double minFloorNormalY(double max_slope_degrees) {
