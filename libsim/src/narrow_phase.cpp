@@ -438,8 +438,13 @@ bool axisPushes(const OrientedBox& box, const Vec3* points, int point_count, dou
   }
   lo -= radius;
   hi += radius;
-  push_pos = (c + r) - lo;  // move the shape along +axis
-  push_neg = hi - (c - r);  // move the shape along -axis
+  // Touching counts, also where rounding parts what touches exactly: the box is held as centre
+  // and half extents, and (min + max) / 2 + (max - min) / 2 can fall an ulp short of max (a
+  // standing box from -1.599 up to a ceiling at exactly -0.5 reached -0.5000000000000001 and the
+  // ceiling at the agent's height did not block). A few ulps of the magnitudes involved.
+  const double slack = 8 * std::numeric_limits<double>::epsilon() * (std::fabs(c) + r + std::max(std::fabs(lo), std::fabs(hi)));
+  push_pos = (c + r) - lo + slack;  // move the shape along +axis
+  push_neg = hi - (c - r) + slack;  // move the shape along -axis
   return true;
 }
 

@@ -250,6 +250,35 @@ TEST_CASE("a low ceiling removes standing room", "[nav][bake]") {
   CHECK(short_agent.graph.headroom[under[0]] == Approx(1.5));
 }
 
+TEST_CASE("a ceiling exactly at the agent's height blocks standing and walking wherever the level stands", "[nav][bake]") {
+  // Touching counts as blocked. An audit: with the ground at -2 and the ceiling at -0.5 (1.5 m,
+  // the agent's height) the standing box, held as centre and half extents, reached
+  // -0.5000000000000001 and every column under the ceiling kept its ground; at 0 and 1.5 four
+  // columns did. A beam whose underside is at the agent's height was walked under likewise.
+  auto agent = testAgent();
+  agent.settings.height = 1.5;
+  for (const double y : {-2.0, 0.0, -1.0, 0.5, 3.0, 7.0, -3.7, 11.3}) {
+    INFO("ground at " << y);
+    MeshBuilder level;
+    level.floor(-5, -5, 5, 5, y).quad({-2, y + 1.5, -2}, {2, y + 1.5, -2}, {2, y + 1.5, 2}, {-2, y + 1.5, 2}, {0, -1, 0});
+    const auto baked = bakeOne(level.mesh(), agent);
+    const auto& g = baked.graph;
+    for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+      const auto p = g.nodePosition(n);
+      INFO("node at " << p.x << "," << p.z);
+      CHECK((std::fabs(p.x) > 2 + agent.settings.radius - 1e-9 || std::fabs(p.z) > 2 + agent.settings.radius - 1e-9));
+    }
+    CHECK(g.component_count == 1);
+    // A beam 0.125 m wide across the floor, its underside at the agent's height.
+    MeshBuilder beam;
+    beam.floor(-5, -5, 5, 5, y).box({0.9375, y + 1.5, -5}, {1.0625, y + 1.75, 5});
+    auto narrow = agent;
+    narrow.settings.radius = 0.1;
+    narrow.settings.cell_size = 1;
+    CHECK(bakeOne(beam.mesh(), narrow).graph.component_count == 2);
+  }
+}
+
 TEST_CASE("a plate lower than the step height over the floor leaves no standing room under it", "[nav][bake]") {
   // A 5 cm plate from 0.30 to 0.35 m over x 2..4: the standing box (from the step height, 0.4 m,
   // up) does not reach it, but the agent's feet would be inside it. A 0.3 m lip beside the
