@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "bake_stages.h"
+#include "strata/nav/column_builder.h"
 
 namespace strata::nav {
 namespace {
@@ -56,6 +57,31 @@ std::vector<uint16_t> triangleAreas(const sim::TriangleMesh& mesh, const AgentPr
   return areas;
 }
 
+bool modifierHolds(const sim::Aabb& box, const sim::Vec3& position) {
+  return position.x >= box.min.x && position.x <= box.max.x && position.z >= box.min.z && position.z <= box.max.z &&
+         position.y >= box.min.y - kHeightTolerance && position.y <= box.max.y + kHeightTolerance;
+}
+
+void unmatchedGlobWarnings(const sim::TriangleMesh& mesh, const AgentProfile& profile, const std::string& source,
+                           std::vector<std::string>& warnings) {
+  const auto matchesAny = [](const std::string& glob, const std::vector<std::string>& texts) {
+    return std::any_of(texts.begin(), texts.end(), [&](const std::string& text) { return globMatch(glob, text); });
+  };
+  const std::string agent = source + ": agent " + profile.settings.name + ": ";
+  for (std::size_t i = 0; i < profile.areas.size(); ++i) {
+    const AreaRule& rule = profile.areas[i];
+    const bool by_label = !rule.label_glob.empty();
+    const std::string& glob = by_label ? rule.label_glob : rule.tag_glob;
+    if (glob.empty() || matchesAny(glob, by_label ? mesh.labels : mesh.tags)) continue;
+    warnings.push_back(agent + "area rule " + std::to_string(i) + " (" + (by_label ? "label" : "tag") + " '" + glob +
+                       "') matches no surface " + (by_label ? "label" : "tag") + " of the mesh and changes nothing");
+  }
+  if (!profile.settings.can_climb) return;
+  for (const std::string& glob : profile.climbable)
+    if (!matchesAny(glob, mesh.labels))
+      warnings.push_back(agent + "climbable '" + glob + "' matches no surface label of the mesh and changes nothing");
+}
+
 void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph) {
   if (profile.modifiers.empty()) return;
   std::vector<uint16_t> volume_area;
@@ -71,7 +97,7 @@ void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph) {
     for (int32_t z = z0; z <= z1; ++z)
       for (int32_t x = x0; x <= x1; ++x)
         for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n)
-          if (box.contains({grid.centerX(x), graph.height[n], grid.centerZ(z)})) {
+          if (modifierHolds(box, {grid.centerX(x), graph.height[n], grid.centerZ(z)})) {
             graph.area[n] = volume_area[v];
             graph.flags[n] |= kNodeModified;
           }

@@ -322,6 +322,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   // Per node, in one parallel pass: the floor, its area (from its triangle; modifier volumes
   // after) and the edge rules' standing-box bottom of its float32 normal.
   const std::vector<uint16_t> triangle_area = triangleAreas(mesh, agent, graph);
+  unmatchedGlobWarnings(mesh, agent, source, result.warnings);
   NodeArray<double> box_bottom;  // every node's entry is written below
   box_bottom.resize(nodes);
   tbb::parallel_for(tbb::blocked_range<int32_t>(0, grid.depth_cells, row_grain), [&](const tbb::blocked_range<int32_t>& r) {

@@ -237,7 +237,7 @@ class OnDemandGraph {
       uint16_t area = tables_.triangle_area[floor.triangle];
       const sim::Vec3 position{region_.grid.centerX(x), height, region_.grid.centerZ(z)};
       for (std::size_t v = 0; v < agent_.modifiers.size(); ++v)
-        if (agent_.modifiers[v].box.contains(position)) area = tables_.volume_area[v];
+        if (modifierHolds(agent_.modifiers[v].box, position)) area = tables_.volume_area[v];
       height_.push_back(height);
       normal_.push_back({static_cast<float>(floor.normal.x), static_cast<float>(floor.normal.y),
                          static_cast<float>(floor.normal.z)});

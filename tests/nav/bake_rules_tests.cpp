@@ -1321,6 +1321,52 @@ TEST_CASE("areas set edge costs - an infinite cost removes the edges into it", "
   CHECK((g.flags[slow] & nav::kNodeModified) != 0);
 }
 
+TEST_CASE("a modifier box as flat as its floor takes it - its height within 1 mm", "[nav][bake]") {
+  // An audit: a box from 3.2 to 3.2 missed a floor authored at 3.2, stored as 3.2000000477.
+  MeshBuilder level;
+  level.floor(0, 0, 3, 2, 0).box({4, 0, 0}, {7, 3.2, 2});
+  auto agent = testAgent();
+  agent.modifiers.push_back({{{4, 3.2, 0}, {7, 3.2, 2}}, "roof", 2.0});
+  agent.modifiers.push_back({{{0, 0.0011, 0}, {3, 5, 2}}, "above", 3.0});  // 1.1 mm over the ground
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  int roof = 0;
+  for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+    const auto p = g.nodePosition(n);
+    INFO(p.x << "," << p.y << "," << p.z);
+    CHECK(g.area_names[g.area[n]] == (p.x > 4 ? "roof" : "default"));
+    roof += p.x > 4;
+  }
+  CHECK(roof > 0);
+}
+
+TEST_CASE("an area rule or climbable glob that matches nothing is warned about", "[nav][bake]") {
+  // An audit: a misspelt label or a tag written as the source file's path ("level/pit*" for an
+  // OBJ object imported as "m2/level_pit") baked without a word and changed nothing.
+  MeshBuilder level;
+  level.floor(0, 0, 3, 2, 0, "ground").box({4, 0, 0}, {7, 1, 2}, "crate", "level/crate");
+  auto agent = testAgent();
+  agent.areas.push_back({"lava*", "", "lava", 10.0});
+  agent.areas.push_back({"", "level/cr*", "crates", 2.0});
+  agent.areas.push_back({"", "level/pit*", "pit", 5.0});
+  agent.areas.push_back({"gr?und", "", "grass", 2.0});
+  agent.climbable = {"ladder", "cr*"};
+  nav::BakeProfile profile;
+  profile.agents.push_back(agent);
+  auto baked = nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "level.obj");
+  REQUIRE(baked.ok());
+  const std::string prefix = "level.obj: agent " + agent.settings.name + ": ";
+  // Climbable globs are checked only for an agent that can climb.
+  CHECK(baked->agents[0].warnings ==
+        std::vector<std::string>{prefix + "area rule 0 (label 'lava*') matches no surface label of the mesh and changes nothing",
+                                 prefix + "area rule 2 (tag 'level/pit*') matches no surface tag of the mesh and changes nothing"});
+  profile.agents[0].settings.can_climb = true;
+  baked = nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "level.obj");
+  REQUIRE(baked.ok());
+  REQUIRE(baked->agents[0].warnings.size() == 3);
+  CHECK(baked->agents[0].warnings[2] == prefix + "climbable 'ladder' matches no surface label of the mesh and changes nothing");
+}
+
 TEST_CASE("a modifier box of +-1e9 m covers every node", "[nav][bake]") {
   // Beyond int32 columns: the box's column range saturates instead of overflowing to empty.
   MeshBuilder level;
