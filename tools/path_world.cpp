@@ -174,6 +174,10 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     const std::string where = fmt::format("{}:{}", options.batch, number);
+    // Anywhere else it is a malformed line (the JSON parser skips one opening its input, so two
+    // BOMs, or one opening a later line, read as a request).
+    if (line.rfind("\xEF\xBB\xBF", 0) == 0)
+      return badInput(where + ": a UTF-8 byte-order mark that does not open the file");
     // A NUL ends the parser's input (what follows it would be ignored), and nesting far deeper
     // than a request's two levels would overflow the stack of the JSON value's recursive copy.
     if (line.find('\0') != std::string::npos) return badInput(where + ": contains a NUL byte");

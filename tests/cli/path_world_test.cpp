@@ -223,6 +223,16 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
     const auto second = path("tower", {"--batch", (dir / "bom2.jsonl").string()});
     CHECK(second.exit_code == 2);
     CHECK_THAT(second.err, Catch::Contains("bom2.jsonl:2: "));
+    // Also opening a request further on, or a second one opening the file: the JSON parser
+    // skips a BOM that opens its input, so both read as requests (an audit).
+    const std::string request = R"({"from":[0,0,-25],"to":[0,8,-4]})";
+    for (const auto& [text, where] : {std::pair<std::string, std::string>{request + "\n\xEF\xBB\xBF" + request + "\n", ":2: "},
+                                      {"\xEF\xBB\xBF\xEF\xBB\xBF" + request + "\n", ":1: "}}) {
+      { std::ofstream(dir / "bom3.jsonl") << text; }
+      const auto r = path("tower", {"--batch", (dir / "bom3.jsonl").string()});
+      CHECK(r.exit_code == 2);
+      CHECK_THAT(r.err, Catch::Contains("bom3.jsonl" + where + "a UTF-8 byte-order mark that does not open the file"));
+    }
   }
   // Bytes that are not UTF-8 (a UTF-16 byte-order mark) are escaped in the message, not echoed
   // to the terminal; UTF-8 in it (a file name's) is kept.
