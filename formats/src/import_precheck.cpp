@@ -407,28 +407,38 @@ std::string precheckStl(Bytes bytes) {
   const bool says_solid = head.rfind("solid", 0) == 0;
   if (says_solid && !hasNulByte(bytes)) {
     // ASCII STL; Assimp parses the rest, but keeps the first three vertices of a facet and drops
-    // any more in silence (an import audit): a facet's loop must hold exactly three.
+    // any more in silence (an import audit): a facet must hold exactly three. Counted per facet,
+    // from 'facet' to 'endfacet' (or the next 'facet', or the end), as Assimp reads them: a
+    // fourth vertex outside the 'outer loop' ... 'endloop' lines was dropped too.
     const std::string_view text = asText(bytes);
     std::uint64_t facet = 0, vertices = 0;
-    bool in_loop = false;
+    bool in_facet = false;
+    const auto facetDone = [&]() -> std::string {
+      in_facet = false;
+      if (vertices != 3)
+        return "ASCII STL facet " + number(facet) + " has " + number(vertices) + " vertices (a facet is a triangle: 3)";
+      ++facet;
+      return {};
+    };
     for (std::size_t start = 0; start < text.size();) {
       std::size_t end = text.find('\n', start);
       if (end == std::string_view::npos) end = text.size();
       const std::vector<std::string_view> words = splitWords(text.substr(start, end - start));
       start = end + 1;
       if (words.empty()) continue;
-      if (words[0] == "outer") {
-        in_loop = true;
+      if (words[0] == "facet") {
+        if (in_facet)
+          if (std::string e = facetDone(); !e.empty()) return e;
+        in_facet = true;
         vertices = 0;
-      } else if (words[0] == "vertex" && in_loop) {
+      } else if (words[0] == "vertex" && in_facet) {
         ++vertices;
-      } else if (words[0] == "endloop" && in_loop) {
-        in_loop = false;
-        if (vertices != 3)
-          return "ASCII STL facet " + number(facet) + " has " + number(vertices) + " vertices (a facet is a triangle: 3)";
-        ++facet;
+      } else if (words[0] == "endfacet" && in_facet) {
+        if (std::string e = facetDone(); !e.empty()) return e;
       }
     }
+    if (in_facet)
+      if (std::string e = facetDone(); !e.empty()) return e;
     return {};
   }
   if (bytes.size() < 84) return "too short for a binary STL (" + number(bytes.size()) + " bytes) and not ASCII STL";
@@ -514,6 +524,18 @@ std::string precheckPly(Bytes bytes) {
   }
   if (!body_start) return "the PLY header has no 'end_header'";
   if (encoding == Encoding::None) return "the PLY header has no 'format' line";
+  // Assimp 5.2.5 reads the vertices and faces as if they came first: an element of another kind
+  // before them (a 'camera' some writers put first, one between the vertices and the faces)
+  // was read as vertex data, in silence, or aborted the importer on a binary file. After the
+  // faces it is skipped correctly.
+  std::size_t last_geometry = 0;
+  for (std::size_t i = 0; i < elements.size(); ++i)
+    if (elements[i].name == "vertex" || elements[i].name == "face") last_geometry = i;
+  for (std::size_t i = 0; i < last_geometry; ++i)
+    if (elements[i].name != "vertex" && elements[i].name != "face" && elements[i].count > 0)
+      return "unsupported: PLY element '" + elements[i].name.substr(0, 64) + "' comes before the " +
+             elements[last_geometry].name + " element: the importer (Assimp 5.2.5) misreads such a file; " +
+             "put it after the vertices and faces or leave it out";
   const std::uint64_t body_bytes = text.size() - *body_start;
   std::string declared;
   std::uint64_t total_elements = 0;

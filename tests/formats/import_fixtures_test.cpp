@@ -771,6 +771,31 @@ TEST_CASE("glTF nodes without names are node<N> in tags", "[formats][import][fix
   }
 }
 
+TEST_CASE("a PLY element of another kind before the vertices or faces is refused - the importer read it as vertices", "[formats][import][fixtures][ply]") {
+  // An audit: 'element foo 1' (or a 'camera', which some writers put first) before the vertices
+  // shifted every vertex by one in silence (a floor ran out to x 9, the platform's height was
+  // lost); between the vertices and the faces it dropped the faces as degenerate; in a binary
+  // file it aborted the importer. After the faces such an element is skipped correctly.
+  TempDir dir;
+  const std::string vertices = "element vertex 4\nproperty float x\nproperty float y\nproperty float z\n";
+  const std::string faces = "element face 2\nproperty list uchar int vertex_indices\n";
+  const std::string extra = "element camera 1\nproperty float a\n";
+  const std::string body_vertices = "0 0 0\n0 0 4\n4 0 4\n4 0 0\n", body_faces = "3 0 1 2\n3 0 2 3\n";
+  const std::string head = "ply\nformat ascii 1.0\n";
+  writeText(dir / "first.ply", head + extra + vertices + faces + "end_header\n9\n" + body_vertices + body_faces);
+  writeText(dir / "between.ply", head + vertices + extra + faces + "end_header\n" + body_vertices + "9\n" + body_faces);
+  writeText(dir / "after.ply", head + vertices + faces + extra + "end_header\n" + body_vertices + body_faces + "9\n");
+  for (const char* name : {"first.ply", "between.ply"}) {
+    INFO(name);
+    CHECK_THAT(importError(dir / name), Catch::Contains("PLY content the importer cannot read: PLY element 'camera' comes before the"));
+  }
+  ImportOptions options;
+  auto after = importMeshes({dir / "after.ply"}, options);
+  REQUIRE(after.ok());
+  CHECK(after->mesh.triangles.size() == 2);
+  CHECK(after->mesh.bounds().max.x == 4);
+}
+
 TEST_CASE("PLY triangle strips are refused - the importer would keep one triangle of four", "[formats][import][fixtures][ply]") {
   TempDir dir;
   writeText(dir / "strip.ply", "ply\nformat ascii 1.0\nelement vertex 6\nproperty float x\nproperty float y\nproperty float z\n"

@@ -175,7 +175,9 @@ TEST_CASE("STL binary size equation and ASCII detection", "[formats][import][pre
   binary[80] = 0x40, binary[81] = 0x42, binary[82] = 0x0F;  // 1,000,000
   CHECK_THAT(precheckStl(binary), Catch::Contains("declares 1000000 triangles"));
   // ASCII STL.
-  CHECK(precheckStl(bytesOf("solid x\nfacet normal 0 1 0\nouter loop\nvertex 0 0 0\n")).empty());
+  CHECK(precheckStl(bytesOf("solid x\nfacet normal 0 1 0\nouter loop\nvertex 0 0 0\nvertex 0 0 1\nvertex 1 0 0\n")).empty());
+  CHECK_THAT(precheckStl(bytesOf("solid x\nfacet normal 0 1 0\nouter loop\nvertex 0 0 0\n")),
+             Catch::Contains("ASCII STL facet 0 has 1 vertices"));  // cut short
   // A facet's loop holds three vertices: a fourth was dropped in silence (an audit), and two.
   const std::string facet3 = "facet normal 0 1 0\n outer loop\n  vertex 0 0 0\n  vertex 0 0 1\n  vertex 1 0 0\n endloop\nendfacet\n";
   CHECK(precheckStl(bytesOf("solid x\n" + facet3 + facet3 + "endsolid x\n")).empty());
@@ -184,6 +186,12 @@ TEST_CASE("STL binary size equation and ASCII detection", "[formats][import][pre
              Catch::Contains("ASCII STL facet 1 has 4 vertices (a facet is a triangle: 3)"));
   CHECK_THAT(precheckStl(bytesOf("solid x\nfacet normal 0 1 0\nouter loop\nvertex 0 0 0\nvertex 0 0 1\nendloop\n")),
              Catch::Contains("facet 0 has 2 vertices"));
+  // Counted per facet, as the importer reads them: four vertices with no loop, or a fourth after
+  // the loop, lost the fourth in silence too (an audit: a quad floor imported as one triangle).
+  CHECK_THAT(precheckStl(bytesOf("solid x\nfacet normal 0 1 0\nvertex 0 0 0\nvertex 0 0 4\nvertex 4 0 4\nvertex 4 0 0\nendfacet\nendsolid x\n")),
+             Catch::Contains("ASCII STL facet 0 has 4 vertices"));
+  CHECK_THAT(precheckStl(bytesOf("solid x\n" + facet3 + "facet normal 0 1 0\nouter loop\nvertex 0 0 0\nvertex 0 0 4\nvertex 4 0 4\nendloop\nvertex 4 0 0\nendfacet\n")),
+             Catch::Contains("ASCII STL facet 1 has 4 vertices"));
   // Too short for binary and not ASCII.
   CHECK_THAT(precheckStl(bytesOf("hello")), Catch::Contains("too short"));
 }
