@@ -295,6 +295,21 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
   for (std::size_t begin = 0; begin < text.size();) {
     std::size_t end = text.find('\n', begin);
     if (end == std::string_view::npos) end = text.size();
+    // An indented statement: Assimp 5.2.5 skips a line that starts with a blank (" v 4 3 0" was
+    // lost in silence, shifting every later vertex index), so it is given without its indent
+    // (unless it continues the line before, which ends with a backslash).
+    std::size_t before = begin;  // the previous line's end, past its '\r'
+    if (before > 0) --before;    // its '\n'
+    while (before > 0 && text[before - 1] == '\r') --before;
+    const bool continued = begin > 0 && before > 0 && text[before - 1] == '\\';
+    if (begin < end && blank(text[begin]) && !continued) {
+      std::size_t first = begin;
+      while (first < end && blank(text[first])) ++first;
+      if (first < end && text[first] != '\r') {
+        out.append(text.substr(copied, begin - copied));
+        copied = begin = first;
+      }
+    }
     // The line's first '#' (its comment), else `end`: searched in the line only (searched to the
     // end of the file, a file of lines without comments took quadratic time: pandora.obj's 3 MB
     // 13 s instead of 0.4; a docs audit).
