@@ -700,6 +700,50 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   std::vector<Pending> stack{{scene->mRootNode, root, tag_root, 0}};
   std::size_t visited = 0;
   std::vector<std::uint32_t> remap, same_position;
+  std::vector<Affine> skin;  // per vertex of a skinned mesh: its pose (empty: the node's transform)
+  // A node's global transform, the root's (--scale, --up) included.
+  const auto globalOf = [&](const aiNode* node) {
+    Affine chain;
+    for (int depth = 0; node != nullptr && depth <= kMaxDepth; node = node->mParent, ++depth)
+      chain = Affine::fromAssimp(node->mTransformation) * chain;
+    return root * chain;
+  };
+  const auto skinTransforms = [&](const aiMesh& source, const Affine& node_global,
+                                  const std::string& where) -> Result<std::vector<Affine>> {
+    std::vector<Affine> posed;
+    if (source.mNumBones == 0 || source.mBones == nullptr || source.mNumVertices == 0) return posed;
+    Affine zero;
+    for (auto& row : zero.m)
+      for (double& value : row) value = 0;
+    posed.assign(source.mNumVertices, zero);
+    std::vector<double> total(source.mNumVertices, 0.0);
+    for (unsigned b = 0; b < source.mNumBones; ++b) {
+      const aiBone* bone = source.mBones[b];
+      if (bone == nullptr) continue;
+      const aiNode* joint = scene->mRootNode->FindNode(bone->mName);
+      if (joint == nullptr)
+        return Error::badInput(where + ": joint '" + std::string(bone->mName.C_Str(), bone->mName.length) +
+                               "' of its skin is no node of the scene");
+      const Affine pose = globalOf(joint) * Affine::fromAssimp(bone->mOffsetMatrix);
+      for (unsigned k = 0; k < bone->mNumWeights && bone->mWeights != nullptr; ++k) {
+        const aiVertexWeight& weight = bone->mWeights[k];
+        if (weight.mVertexId >= source.mNumVertices || !(weight.mWeight > 0) || !std::isfinite(weight.mWeight)) continue;
+        Affine& target = posed[weight.mVertexId];
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 4; ++c) target.m[r][c] += weight.mWeight * pose.m[r][c];
+        total[weight.mVertexId] += weight.mWeight;
+      }
+    }
+    for (unsigned v = 0; v < source.mNumVertices; ++v) {
+      if (!(total[v] > 0)) {
+        posed[v] = node_global;
+        continue;
+      }
+      for (auto& row : posed[v].m)
+        for (double& value : row) value /= total[v];  // weights summing to other than 1
+    }
+    return posed;
+  };
   while (!stack.empty()) {
     Pending item = std::move(stack.back());
     stack.pop_back();
@@ -739,6 +783,15 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       if (source.mNumFaces > 0 && source.mFaces == nullptr) return Error::badInput(where + ": no face data");
       remap.assign(source.mNumVertices, UINT32_MAX);
       joinIdenticalPositions(source, same_position);
+      // A skinned mesh stands where its skeleton poses it: each vertex by its joints' global
+      // transforms times their inverse bind matrices (Assimp's offset matrices), weighted; the
+      // mesh node's own transform is not applied (glTF 2.0: "only the joint transforms are
+      // applied to the skinned mesh"; a hunt: a floor skinned to a joint at the origin, on a
+      // node moved 5 m up, was imported 5 m up). A vertex no joint weighs keeps the node's.
+      if (auto posed = skinTransforms(source, global, where); !posed.ok()) return posed.error();
+      else skin = std::move(posed.value());
+      if (!skin.empty())  // two vertices at one place may have different joints
+        for (unsigned v = 0; v < source.mNumVertices; ++v) same_position[v] = v;
       const std::uint32_t label_id = labelFor(source.mMaterialIndex);
       // A world file's strings hold no NUL (docs/format.md): named here, against this file (a
       // hunt: the error came from the world writer, naming the output file).
@@ -763,7 +816,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
             // position of an earlier one takes its index (above) once that one is stored; the
             // first of them is stored when a face first uses any of them.
             const aiVector3D& raw = source.mVertices[v];
-            const sim::Vec3 p = global.apply(raw.x, raw.y, raw.z);
+            const sim::Vec3 p = (skin.empty() ? global : skin[v]).apply(raw.x, raw.y, raw.z);
             // The raw coordinate is finite, so a NaN or infinity here came from the transforms
             // (a node scale of 1e300, say): say so, rather than that it lies beyond the bound.
             if (!sim::isFinite(p))
@@ -778,7 +831,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
           }
           triangle[corner] = remap[v];
         }
-        if (mirrored) std::swap(triangle[1], triangle[2]);
+        if (skin.empty() ? mirrored : skin[face.mIndices[0]].determinant() < 0) std::swap(triangle[1], triangle[2]);
         if (!tag_added) {
           mesh.tags.push_back(node_path);
           tag_added = true;

@@ -555,6 +555,48 @@ TEST_CASE("an OBJ vertex is its first three numbers whatever follows them", "[fo
   CHECK(corners(2) == C{{4, 0, 4}, {6, 0, 6}, {8, 0, 2}});
 }
 
+TEST_CASE("a skinned glTF mesh stands where its joints pose it - its node's transform is not applied", "[formats][import][fixtures][gltf]") {
+  // A hunt: the unit floor skinned to a joint 2 m up (identity inverse bind matrix), on a node
+  // moved 5 m up, was imported at 5 m; glTF 2.0 applies only the joint transforms: at 2 m. With
+  // the inverse bind matrix undoing the joint's bind pose it lies where it was modelled, at 0.
+  for (const double bind : {0.0, 2.0}) {
+    INFO("inverse bind matrix translates y by " << -bind);
+    std::vector<std::uint8_t> buffer = quadBuffer();  // 60 bytes
+    for (int v = 0; v < 4; ++v)
+      for (std::uint8_t j : {0, 0, 0, 0}) append(buffer, j);  // JOINTS_0 at 60
+    for (int v = 0; v < 4; ++v)
+      for (float w : {1.f, 0.f, 0.f, 0.f}) append(buffer, w);  // WEIGHTS_0 at 76
+    for (float m : {1.f, 0.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, static_cast<float>(-bind), 0.f, 1.f})
+      append(buffer, m);  // inverse bind matrix (column-major) at 140
+    REQUIRE(buffer.size() == 204);
+    TempDir dir;
+    writeText(dir / "skinned.gltf", R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0,1]}],
+  "nodes":[{"name":"J","translation":[0,2,0]},{"name":"Skinned","mesh":0,"skin":0,"translation":[0,5,0]}],
+  "skins":[{"joints":[0],"inverseBindMatrices":4}],
+  "meshes":[{"primitives":[{"attributes":{"POSITION":0,"JOINTS_0":2,"WEIGHTS_0":3},"indices":1}]}],
+  "buffers":[{"byteLength":204,"uri":"data:application/octet-stream;base64,)" + base64(buffer) + R"("}],
+  "bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":48},{"buffer":0,"byteOffset":48,"byteLength":12},
+                 {"buffer":0,"byteOffset":60,"byteLength":16},{"buffer":0,"byteOffset":76,"byteLength":64},
+                 {"buffer":0,"byteOffset":140,"byteLength":64}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[0,0,0],"max":[1,0,1]},
+               {"bufferView":1,"componentType":5123,"count":6,"type":"SCALAR"},
+               {"bufferView":2,"componentType":5121,"count":4,"type":"VEC4"},
+               {"bufferView":3,"componentType":5126,"count":4,"type":"VEC4"},
+               {"bufferView":4,"componentType":5126,"count":1,"type":"MAT4"}]})");
+    for (const bool in_process : {false, true}) {
+      ImportOptions options;
+      options.in_process = in_process;
+      auto imported = importMeshes({dir / "skinned.gltf"}, options);
+      REQUIRE(imported.ok());
+      const TriangleMesh& mesh = imported->mesh;
+      REQUIRE(mesh.triangleCount() == 2);
+      CHECK(mesh.bounds().min.y == static_cast<float>(2 - bind));
+      CHECK(mesh.bounds().max.y == static_cast<float>(2 - bind));
+      CHECK(normalOf(mesh, 0).y > 0);  // still facing up
+    }
+  }
+}
+
 TEST_CASE("an indented OBJ statement is read as any other", "[formats][import][fixtures][obj]") {
   // A hunt: Assimp 5.2.5 skips a line that starts with a blank, so " v 4 3 0" was lost in
   // silence and every later index pointed one vertex on (the floor's second quad went up to a
