@@ -501,13 +501,25 @@ class NodeEdges {
     const double hn = g_.height[n], hm = g_.height[m];
     const double lo = std::max(hn, hm) + std::max(bn, bottomOf(m));
     const double hi = std::min(hn, hm) + s_.height;
-    if (!(hi > lo)) return false;
+    if (!(hi > lo)) return disjointWalkFree(ax, az, bx, bz, hn, bn, hm, bottomOf(m));
     // Covered by the two free standing boxes (see the file comment)?
     if (boxes_cover_cardinal_) return true;
     return sweepFree(ax, az, bx, bz, lo, hi, /*start_free=*/true, /*end_free=*/true);
   }
 
-  enum class Band { Blocked, Free, NeedsSweep };
+  enum class Band { Blocked, Free, NeedsSweep, Disjoint };
+
+  // A walk whose two standing ranges share no height: a rise of at least the agent's height less
+  // its standing box's bottom, which an agent whose step is about half its height meets within a
+  // step (a 0.9 m step of a 1.8 m agent had no edge at all, so the floors were cut apart; a
+  // hunt). No height is common to every way of making the move, so it is free when the agent
+  // can cross at either end's level: the box of either node's standing range, swept between the
+  // column centres, touches nothing (a thin wall between the columns still blocks). Symmetric in
+  // the two ends.
+  bool disjointWalkFree(double ax, double az, double bx, double bz, double hn, double bn, double hm, double bm) const {
+    return sweepFree(ax, az, bx, bz, hn + bn, hn + s_.height, /*start_free=*/false, /*end_free=*/false) ||
+           sweepFree(ax, az, bx, bz, hm + bm, hm + s_.height, /*start_free=*/false, /*end_free=*/false);
+  }
 
   // The diagonal walk rule up to its sweep: both side columns need a node within a step of both
   // ends; the band needs no sweep when the side nodes' free standing boxes cover [lo, hi].
@@ -520,7 +532,7 @@ class NodeEdges {
     const double hm = g_.height[m];
     lo = std::max(hn, hm) + std::max(bn, bottomOf(m));
     hi = std::min(hn, hm) + s_.height;
-    if (!(hi > lo)) return Band::Blocked;
+    const bool disjoint = !(hi > lo);  // decided by disjointWalkFree once the sides allow the move
     bool covered = boxes_cover_cardinal_;  // the four columns' squares leave no gap (cell_size <= 2 * radius)
     const std::size_t sides[2] = {grid_.columnIndex(x + kDirectionDx[d], z), grid_.columnIndex(x, z + kDirectionDz[d])};
     const uint32_t* offsets = g_.column_offsets.data();
@@ -539,6 +551,7 @@ class NodeEdges {
       }
       if (!ok) return Band::Blocked;
     }
+    if (disjoint) return Band::Disjoint;
     return covered ? Band::Free : Band::NeedsSweep;
   }
 
@@ -553,6 +566,9 @@ class NodeEdges {
     }
     double lo, hi;
     const Band band = diagonalCheck(n, m, x, z, d, lo, hi);
+    if (band == Band::Disjoint)
+      return disjointWalkFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), g_.height[n],
+                              bottomOf(n), g_.height[m], bottomOf(m));
     if (band != Band::NeedsSweep) return band == Band::Free;
     return sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), lo, hi,
                      /*start_free=*/true, /*end_free=*/true);
@@ -587,7 +603,14 @@ class NodeEdges {
         if (std::fabs(hm - hn) > step) continue;
         const double lo = std::max(hn, hm) + std::max(bn, bottomOf(begin));
         const double hi = std::min(hn, hm) + s_.height;
-        if (!(hi > lo)) continue;
+        if (!(hi > lo)) {  // rare: decided as walkDiagonal decides it
+          double unused_lo, unused_hi;
+          if (diagonalCheck(hn, bn, begin, x, z, d, unused_lo, unused_hi) == Band::Disjoint &&
+              disjointWalkFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), hn, bn, hm,
+                               bottomOf(begin)))
+            bits = static_cast<uint16_t>(bits | 1u << (slot * kBandsPerDirection));
+          continue;
+        }
         bool covered = boxes_cover_cardinal_, blocked = false;
         for (const uint32_t s : {offsets[side_x], offsets[side_z]}) {
           const double hs = g_.height[s];
@@ -609,6 +632,12 @@ class NodeEdges {
         double lo, hi;
         const Band band = diagonalCheck(hn, bn, m, x, z, d, lo, hi);
         if (band == Band::Blocked) continue;
+        if (band == Band::Disjoint) {
+          if (disjointWalkFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz), hn, bn,
+                               g_.height[m], bottomOf(m)))
+            bits = static_cast<uint16_t>(bits | 1u << (slot * kBandsPerDirection + (m - begin)));
+          continue;
+        }
         if (band == Band::Free || sweepFree(grid_.centerX(x), grid_.centerZ(z), grid_.centerX(mx), grid_.centerZ(mz),
                                             lo, hi, /*start_free=*/true, /*end_free=*/true))
           bits = static_cast<uint16_t>(bits | 1u << (slot * kBandsPerDirection + (m - begin)));

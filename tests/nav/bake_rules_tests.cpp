@@ -250,6 +250,44 @@ TEST_CASE("a low ceiling removes standing room", "[nav][bake]") {
   CHECK(short_agent.graph.headroom[under[0]] == Approx(1.5));
 }
 
+TEST_CASE("a step as high as the agent's standing ranges allow is walked - unless a wall stands between", "[nav][bake]") {
+  // A hunt: with step_height 0.5 and height 1.0 a 0.5 m ledge leaves the two ends' standing
+  // ranges (0.501..1.0 over the ground, 1.001..1.5 over the ledge) no height in common; the walk
+  // rule's sweep was empty and counted as blocked, the gap search took the rise for a step: no
+  // edge, two components. Now the move is free when either end's standing range sweeps free;
+  // a thin wall between the columns (outside both standing boxes) still blocks.
+  auto agent = testAgent();
+  agent.settings.radius = 0.1;
+  agent.settings.cell_size = 0.5;
+  agent.settings.step_height = 0.5;
+  agent.settings.height = 1.0;
+  agent.settings.can_jump = false;
+  for (const bool wall : {false, true}) {
+    INFO("wall " << wall);
+    MeshBuilder level;
+    level.floor(0, 0, 2, 3, 0).box({2, 0, 0}, {4, 0.5, 3});
+    if (wall) level.box({1.995, 0, 0}, {2.005, 3, 3});
+    const auto baked = bakeOne(level.mesh(), agent);
+    const auto& g = baked.graph;
+    int up = 0, down = 0;
+    for (uint32_t n = 0; n < g.nodeCount(); ++n)
+      for (int d = 0; d < nav::kDirectionCount; ++d) {
+        if (g.edgeKind(n, d) != EdgeKind::Walk) continue;
+        const uint32_t m = g.neighborOf(n, d);
+        up += g.height[m] > g.height[n] + 0.25;
+        down += g.height[m] < g.height[n] - 0.25;
+      }
+    if (wall) {
+      CHECK(up == 0);
+      CHECK(g.component_count == 2);
+    } else {
+      CHECK(up > 0);
+      CHECK(up == down);  // the same rule both ways
+      CHECK(g.component_count == 1);
+    }
+  }
+}
+
 TEST_CASE("a ceiling exactly at the agent's height blocks standing and walking wherever the level stands", "[nav][bake]") {
   // Touching counts as blocked. An audit: with the ground at -2 and the ceiling at -0.5 (1.5 m,
   // the agent's height) the standing box, held as centre and half extents, reached
