@@ -337,8 +337,9 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
   return {};
 }
 
-std::set<std::string> gltfNodeNamesLikeIndices(MeshFormat format, Bytes bytes) {
-  std::set<std::string> names;
+namespace {
+// The JSON document of a glTF or GLB file (discarded, not an object, when unreadable).
+nlohmann::json gltfDocument(MeshFormat format, Bytes bytes) {
   std::string_view json;
   if (format == MeshFormat::Gltf) {
     json = asText(bytes);
@@ -346,8 +347,55 @@ std::set<std::string> gltfNodeNamesLikeIndices(MeshFormat format, Bytes bytes) {
     const std::uint64_t length = readU32le(bytes, 12);
     if (length <= bytes.size() - 20) json = asText(bytes.subspan(20, length));
   }
-  if (json.empty() || nestingTooDeep(json)) return names;
-  const nlohmann::json document = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
+  if (json.empty() || nestingTooDeep(json)) return nlohmann::json();
+  return nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
+}
+}  // namespace
+
+std::vector<std::string> gltfMorphWeightWarnings(MeshFormat format, Bytes bytes) {
+  std::vector<std::string> warnings;
+  if (format != MeshFormat::Gltf && format != MeshFormat::Glb) return warnings;
+  const nlohmann::json document = gltfDocument(format, bytes);
+  if (!document.is_object()) return warnings;
+  const auto meshes = document.find("meshes");
+  const auto nodes = document.find("nodes");
+  if (meshes == document.end() || !meshes->is_array() || nodes == document.end() || !nodes->is_array()) return warnings;
+  const auto nonZero = [](const nlohmann::json& weights) {
+    return weights.is_array() && std::any_of(weights.begin(), weights.end(), [](const nlohmann::json& w) {
+             return w.is_number() && w.get<double>() != 0.0;
+           });
+  };
+  std::set<std::uint64_t> warned_meshes;
+  for (std::size_t n = 0; n < nodes->size(); ++n) {
+    const nlohmann::json& node = (*nodes)[n];
+    const auto mesh_index = node.is_object() ? unsignedMember(node, "mesh") : std::nullopt;
+    if (!mesh_index || *mesh_index >= meshes->size() || !(*meshes)[*mesh_index].is_object()) continue;
+    const nlohmann::json& mesh = (*meshes)[*mesh_index];
+    bool targets = false;
+    if (const auto primitives = mesh.find("primitives"); primitives != mesh.end() && primitives->is_array())
+      for (const nlohmann::json& primitive : *primitives)
+        if (primitive.is_object())
+          if (const auto t = primitive.find("targets"); t != primitive.end() && t->is_array() && !t->empty()) targets = true;
+    if (!targets) continue;
+    if (const auto own = node.find("weights"); own != node.end()) {
+      if (!nonZero(*own)) continue;
+      const auto name = node.find("name");
+      warnings.push_back("node " + std::to_string(n) +
+                         (name != node.end() && name->is_string() ? " ('" + name->get<std::string>().substr(0, 64) + "')" : "") +
+                         " sets non-zero morph target weights on mesh " + number(*mesh_index) +
+                         ": its base shape is imported, without them");
+    } else if (const auto weights = mesh.find("weights"); weights != mesh.end() && nonZero(*weights) &&
+                                                           warned_meshes.insert(*mesh_index).second) {
+      warnings.push_back("mesh " + number(*mesh_index) +
+                         " has morph targets with non-zero default weights: its base shape is imported, without them");
+    }
+  }
+  return warnings;
+}
+
+std::set<std::string> gltfNodeNamesLikeIndices(MeshFormat format, Bytes bytes) {
+  std::set<std::string> names;
+  const nlohmann::json document = gltfDocument(format, bytes);
   const auto nodes = document.is_object() ? document.find("nodes") : document.end();
   if (!document.is_object() || nodes == document.end() || !nodes->is_array()) return names;
   for (const nlohmann::json& node : *nodes) {

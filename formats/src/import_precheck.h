@@ -78,6 +78,12 @@ bool isGltfIndexName(std::string_view name);
 /// unreadable JSON.
 std::set<std::string> gltfNodeNamesLikeIndices(MeshFormat format, std::span<const std::uint8_t> bytes);
 
+/// glTF / GLB: one warning per mesh instance whose rest pose is not its base shape, which is what
+/// is imported: a node instancing a mesh with morph targets whose weights (the node's own
+/// `weights`, which override the mesh's, else the mesh's) are not all zero. Empty for other
+/// formats or unreadable JSON.
+std::vector<std::string> gltfMorphWeightWarnings(MeshFormat format, std::span<const std::uint8_t> bytes);
+
 /// A URI's %XX escapes decoded; other characters are kept as they are.
 std::string percentDecode(std::string_view text);
 

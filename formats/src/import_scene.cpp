@@ -643,8 +643,14 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     }
   }
   // Morph targets: the rest pose of a glTF mesh is its base shape plus each target times its
-  // default weight; Strata imports the base shape only, so non-zero weights are named.
-  for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
+  // default weight (the instancing node's `weights`, else the mesh's); Strata imports the base
+  // shape only, so non-zero weights are named, read from the file's JSON (Assimp keeps only the
+  // mesh's: a node's weights of 1 went unnamed, and a node's 0 over a mesh's 1 was warned about).
+  // Other formats: the weights Assimp read.
+  const bool gltf_format = format == MeshFormat::Gltf || format == MeshFormat::Glb;
+  if (gltf_format)
+    for (std::string& warning : gltfMorphWeightWarnings(format, bytes)) out.warnings.push_back(std::move(warning));
+  for (unsigned m = 0; m < scene->mNumMeshes && !gltf_format; ++m) {
     const aiMesh* source = scene->mMeshes[m];
     if (source == nullptr || source->mAnimMeshes == nullptr) continue;
     bool weighted = false;

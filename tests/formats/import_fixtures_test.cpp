@@ -762,6 +762,29 @@ TEST_CASE("glTF morph targets with non-zero default weights are named in a warni
       CHECK(warned == (std::string(weight) == "1.0"));
     }
   }
+  // A node's own weights override its mesh's (a hunt: a node's 1 went unnamed, and a node's 0
+  // over the mesh's 1 was warned about): "Floor" (node 1) sets them here, "Mirror" does not.
+  for (const auto& [node_weight, mesh_weight] : {std::pair{"1.0", "0.0"}, std::pair{"0.0", "1.0"}}) {
+    INFO("node " << node_weight << ", mesh " << mesh_weight);
+    std::string json = nestedGltfJson(buffer);
+    const std::string from = "\"material\":0}]}";
+    json.replace(json.find(from), from.size(),
+                 std::string("\"material\":0,\"targets\":[{\"POSITION\":0}]}],\"weights\":[") + mesh_weight + "]}");
+    const std::string floor = "\"name\":\"Floor\",\"mesh\":0,";
+    REQUIRE(json.find(floor) != std::string::npos);
+    json.replace(json.find(floor), floor.size(), floor + "\"weights\":[" + node_weight + "],");
+    writeText(dir / "morph.gltf", json);
+    auto imported = importMeshes({dir / "morph.gltf"}, {});
+    REQUIRE(imported.ok());
+    const auto& warnings = imported->stats.warnings;
+    if (std::string(node_weight) == "1.0") {
+      REQUIRE(warnings.size() == 1);
+      CHECK_THAT(warnings[0], Catch::EndsWith("morph.gltf: node 1 ('Floor') sets non-zero morph target weights on mesh 0: its base shape is imported, without them"));
+    } else {  // the mesh's weight still poses "Mirror"
+      REQUIRE(warnings.size() == 1);
+      CHECK_THAT(warnings[0], Catch::EndsWith("morph.gltf: mesh 0 has morph targets with non-zero default weights: its base shape is imported, without them"));
+    }
+  }
 }
 
 TEST_CASE("glTF content the importer would read wrong is refused, naming what", "[formats][import][fixtures][gltf]") {
