@@ -365,8 +365,32 @@ std::vector<std::string> gltfMorphWeightWarnings(MeshFormat format, Bytes bytes)
              return w.is_number() && w.get<double>() != 0.0;
            });
   };
+  // The nodes of the scene imported (its `scene`, else scene 0), children included: a node
+  // outside it is not imported, nor warned about.
+  std::vector<bool> in_scene(nodes->size(), false);
+  {
+    const auto scenes = document.find("scenes");
+    const auto chosen = unsignedMember(document, "scene").value_or(0);
+    std::vector<std::uint64_t> pending;
+    if (scenes != document.end() && scenes->is_array() && chosen < scenes->size() && (*scenes)[chosen].is_object())
+      if (const auto roots = (*scenes)[chosen].find("nodes"); roots != (*scenes)[chosen].end() && roots->is_array())
+        for (const nlohmann::json& root : *roots)
+          if (root.is_number_unsigned()) pending.push_back(root.get<std::uint64_t>());
+    while (!pending.empty()) {
+      const std::uint64_t n = pending.back();
+      pending.pop_back();
+      if (n >= nodes->size() || in_scene[n]) continue;
+      in_scene[n] = true;
+      const nlohmann::json& node = (*nodes)[n];
+      if (!node.is_object()) continue;
+      if (const auto children = node.find("children"); children != node.end() && children->is_array())
+        for (const nlohmann::json& child : *children)
+          if (child.is_number_unsigned()) pending.push_back(child.get<std::uint64_t>());
+    }
+  }
   std::set<std::uint64_t> warned_meshes;
   for (std::size_t n = 0; n < nodes->size(); ++n) {
+    if (!in_scene[n]) continue;
     const nlohmann::json& node = (*nodes)[n];
     const auto mesh_index = node.is_object() ? unsignedMember(node, "mesh") : std::nullopt;
     if (!mesh_index || *mesh_index >= meshes->size() || !(*meshes)[*mesh_index].is_object()) continue;

@@ -785,6 +785,18 @@ TEST_CASE("glTF morph targets with non-zero default weights are named in a warni
       CHECK_THAT(warnings[0], Catch::EndsWith("morph.gltf: mesh 0 has morph targets with non-zero default weights: its base shape is imported, without them"));
     }
   }
+  // A node outside the scene is not imported, nor warned about.
+  std::string json = nestedGltfJson(buffer);
+  const std::string from = "\"material\":0}]}";
+  json.replace(json.find(from), from.size(), "\"material\":0,\"targets\":[{\"POSITION\":0}]}]}");
+  const std::string mirror = "{\"name\":\"Mirror\",\"mesh\":0,\"scale\":[-1,1,1]}";
+  REQUIRE(json.find(mirror) != std::string::npos);
+  json.replace(json.find(mirror), mirror.size(), mirror + ",{\"name\":\"Away\",\"mesh\":0,\"weights\":[1.0]}");
+  writeText(dir / "morph.gltf", json);
+  auto away = importMeshes({dir / "morph.gltf"}, {});
+  REQUIRE(away.ok());
+  CHECK(away->stats.warnings.empty());
+  CHECK(away->mesh.triangleCount() == 4);
 }
 
 TEST_CASE("glTF content the importer would read wrong is refused, naming what", "[formats][import][fixtures][gltf]") {
