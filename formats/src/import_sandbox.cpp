@@ -38,6 +38,7 @@ void limit(int resource, rlim_t soft, rlim_t hard) {
   setrlimit(resource, &value);
 }
 
+#ifndef STRATA_ASAN  // no address-space limit under AddressSanitizer (runChild)
 // The bytes of address space mapped now (/proc/self/statm's first field), or 0 when unknown.
 rlim_t mappedBytes() {
   std::FILE* file = std::fopen("/proc/self/statm", "r");
@@ -49,6 +50,7 @@ rlim_t mappedBytes() {
   if (!read || page_size <= 0) return 0;
   return static_cast<rlim_t>(pages) * static_cast<rlim_t>(page_size);
 }
+#endif
 
 bool writeAll(int fd, const std::uint8_t* data, std::size_t size) {
   while (size > 0) {
