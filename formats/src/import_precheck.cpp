@@ -350,12 +350,10 @@ nlohmann::json gltfDocument(MeshFormat format, Bytes bytes) {
   if (json.empty() || nestingTooDeep(json)) return nlohmann::json();
   return nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
 }
-}  // namespace
 
-std::vector<std::string> gltfMorphWeightWarnings(MeshFormat format, Bytes bytes) {
+// GltfSceneFacts::morph_warnings of a parsed document.
+std::vector<std::string> morphWeightWarnings(const nlohmann::json& document) {
   std::vector<std::string> warnings;
-  if (format != MeshFormat::Gltf && format != MeshFormat::Glb) return warnings;
-  const nlohmann::json document = gltfDocument(format, bytes);
   if (!document.is_object()) return warnings;
   const auto meshes = document.find("meshes");
   const auto nodes = document.find("nodes");
@@ -417,9 +415,9 @@ std::vector<std::string> gltfMorphWeightWarnings(MeshFormat format, Bytes bytes)
   return warnings;
 }
 
-std::set<std::string> gltfNodeNamesLikeIndices(MeshFormat format, Bytes bytes) {
+// GltfSceneFacts::names_like_indices of a parsed document.
+std::set<std::string> nodeNamesLikeIndices(const nlohmann::json& document) {
   std::set<std::string> names;
-  const nlohmann::json document = gltfDocument(format, bytes);
   const auto nodes = document.is_object() ? document.find("nodes") : document.end();
   if (!document.is_object() || nodes == document.end() || !nodes->is_array()) return names;
   for (const nlohmann::json& node : *nodes) {
@@ -429,6 +427,13 @@ std::set<std::string> gltfNodeNamesLikeIndices(MeshFormat format, Bytes bytes) {
     if (isGltfIndexName(text)) names.insert(text);
   }
   return names;
+}
+}  // namespace
+
+GltfSceneFacts gltfSceneFacts(MeshFormat format, Bytes bytes) {
+  if (format != MeshFormat::Gltf && format != MeshFormat::Glb) return {};
+  const nlohmann::json document = gltfDocument(format, bytes);
+  return {nodeNamesLikeIndices(document), morphWeightWarnings(document)};
 }
 
 std::string precheckGlb(Bytes bytes, std::vector<ExternalBuffer>* external_buffers) {

@@ -73,16 +73,18 @@ bool isBinaryStl(std::span<const std::uint8_t> bytes);
 /// without one.
 bool isGltfIndexName(std::string_view name);
 
-/// glTF / GLB: the node names the file itself gives in the form "nodes[N]", the form Assimp gives
-/// a node without a name (which an import then names node<K>); empty for other formats or
-/// unreadable JSON.
-std::set<std::string> gltfNodeNamesLikeIndices(MeshFormat format, std::span<const std::uint8_t> bytes);
-
-/// glTF / GLB: one warning per mesh instance whose rest pose is not its base shape, which is what
-/// is imported: a node instancing a mesh with morph targets whose weights (the node's own
-/// `weights`, which override the mesh's, else the mesh's) are not all zero. Empty for other
-/// formats or unreadable JSON.
-std::vector<std::string> gltfMorphWeightWarnings(MeshFormat format, std::span<const std::uint8_t> bytes);
+/// What the import reads from a glTF / GLB file's JSON itself (parsed once; empty for other
+/// formats or unreadable JSON).
+struct GltfSceneFacts {
+  /// The node names the file itself gives in the form "nodes[N]", the form Assimp gives a node
+  /// without one (which an import then names node<K>).
+  std::set<std::string> names_like_indices;
+  /// One warning per mesh instance whose rest pose is not its base shape, which is what is
+  /// imported: a node of the imported scene instancing a mesh with morph targets whose weights
+  /// (the node's own `weights`, which override the mesh's, else the mesh's) are not all zero.
+  std::vector<std::string> morph_warnings;
+};
+GltfSceneFacts gltfSceneFacts(MeshFormat format, std::span<const std::uint8_t> bytes);
 
 /// A URI's %XX escapes decoded; other characters are kept as they are.
 std::string percentDecode(std::string_view text);

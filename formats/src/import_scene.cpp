@@ -298,11 +298,12 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
     // An indented statement: Assimp 5.2.5 skips a line that starts with a blank (" v 4 3 0" was
     // lost in silence, shifting every later vertex index), so it is given without its indent
     // (unless it continues the line before, which ends with a backslash).
-    std::size_t before = begin;  // the previous line's end, past its '\r'
-    if (before > 0) --before;    // its '\n'
-    while (before > 0 && text[before - 1] == '\r') --before;
-    const bool continued = begin > 0 && before > 0 && text[before - 1] == '\\';
-    if (begin < end && blank(text[begin]) && !continued) {
+    const auto continued = [&] {  // the line before ends with a backslash (before its "\r\n")
+      std::size_t before = begin - 1;  // the previous line's '\n'
+      while (before > 0 && text[before - 1] == '\r') --before;
+      return before > 0 && text[before - 1] == '\\';
+    };
+    if (begin < end && blank(text[begin]) && !(begin > 0 && continued())) {
       std::size_t first = begin;
       while (first < end && blank(text[first])) ++first;
       if (first < end && text[first] != '\r') {
@@ -647,10 +648,10 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   // shape only, so non-zero weights are named, read from the file's JSON (Assimp keeps only the
   // mesh's: a node's weights of 1 went unnamed, and a node's 0 over a mesh's 1 was warned about).
   // Other formats: the weights Assimp read.
-  const bool gltf_format = format == MeshFormat::Gltf || format == MeshFormat::Glb;
-  if (gltf_format)
-    for (std::string& warning : gltfMorphWeightWarnings(format, bytes)) out.warnings.push_back(std::move(warning));
-  for (unsigned m = 0; m < scene->mNumMeshes && !gltf_format; ++m) {
+  const bool gltf = format == MeshFormat::Gltf || format == MeshFormat::Glb;
+  GltfSceneFacts gltf_facts = gltfSceneFacts(format, bytes);  // one parse of the JSON
+  for (std::string& warning : gltf_facts.morph_warnings) out.warnings.push_back(std::move(warning));
+  for (unsigned m = 0; m < scene->mNumMeshes && !gltf; ++m) {
     const aiMesh* source = scene->mMeshes[m];
     if (source == nullptr || source->mAnimMeshes == nullptr) continue;
     bool weighted = false;
@@ -698,11 +699,10 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   };
   constexpr int kMaxDepth = 1024;
   constexpr std::size_t kMaxNodes = 1u << 22;
-  const bool gltf = format == MeshFormat::Gltf || format == MeshFormat::Glb;
   // Assimp names a glTF node without a name after its place in the file's node array, "nodes[5]"
   // (isGltfIndexName): such a node is unnamed (node<K>, as documented); a node the file itself
   // names so keeps its name.
-  const std::set<std::string> named_like_indices = gltf ? gltfNodeNamesLikeIndices(format, bytes) : std::set<std::string>();
+  const std::set<std::string>& named_like_indices = gltf_facts.names_like_indices;
   std::vector<Pending> stack{{scene->mRootNode, root, tag_root, 0}};
   std::size_t visited = 0;
   std::vector<std::uint32_t> remap, same_position;

@@ -179,11 +179,7 @@ class NodeEdges {
       const sim::Vec3 normal = sim::cross(p1 - p0, p2 - p0);
       const double across = std::fabs(normal.x * mx + normal.z * mz);
       if (!(across >= 0.5 * sim::length(normal))) continue;
-      double bottom = high, top = low;
-      for (int corner = 0; corner < 3; ++corner) {
-        const double y = mesh.vertex(hit.triangle, corner).y;
-        bottom = std::min(bottom, y), top = std::max(top, y);
-      }
+      const double bottom = std::min({high, p0.y, p1.y, p2.y}), top = std::max({low, p0.y, p1.y, p2.y});
       spans.emplace_back(std::max(bottom, low), std::min(top, high));
     }
     std::sort(spans.begin(), spans.end());
