@@ -74,6 +74,8 @@ struct Scratch {
   std::vector<AreaCrossing> crossings;   // area changes along the walking segments, in route order
   std::vector<AreaCrossing> probe;       // crossings of trial walks (discarded)
   std::vector<uint32_t> crossing_offsets; // per route node i: crossings of segment i-1 -> i start here
+  std::vector<NodeId> nodes;         // the route's nodes while it is built (copied out at its size)
+  std::vector<Waypoint> points;      // its waypoints, likewise
 
   void begin(std::size_t rects) {
     if (records.size() < rects) records.resize(rects);
@@ -502,19 +504,20 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   result.answered_by = in_plane && !straight && !routed ? SearchMethod::Corridor : settings.method;
   s.actions.clear();
   s.special_cost.clear();
+  s.nodes.clear();
   auto appendLeg = [&] {
     s.corners.clear();
     pullString({s.portals.data(), s.portal_count}, s.corners);
     for (const FunnelPoint& p : s.corners) {
-      if (!result.nodes.empty() && result.nodes.back() == p.node) continue;
-      result.nodes.push_back(p.node);
+      if (!s.nodes.empty() && s.nodes.back() == p.node) continue;
+      s.nodes.push_back(p.node);
       s.actions.push_back(MoveAction::Walk);
       s.special_cost.push_back(0);
     }
   };
   double cost = 0;
   if (straight_cost >= 0) {  // walked by the straight test already
-    result.nodes = {start, goal};
+    s.nodes.assign({start, goal});
     s.actions.assign(2, MoveAction::Walk);
     s.special_cost.assign(2, 0.0f);
     s.crossing_offsets.assign(3, 0);
@@ -536,7 +539,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       }
       s.addPortal({pointOf(view, e->from_lo), pointOf(view, e->from_lo)});
       appendLeg();
-      result.nodes.push_back(e->to_lo);
+      s.nodes.push_back(e->to_lo);
       s.actions.push_back(e->action);
       s.special_cost.push_back(e->cost);
       s.portal_count = 0;
@@ -548,12 +551,12 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     // Both passes below drop corners in place: corner `from` moves to position `to`, then the
     // lists are cut to the corners kept.
     auto moveCorner = [&](std::size_t to, std::size_t from) {
-      result.nodes[to] = result.nodes[from];
+      s.nodes[to] = s.nodes[from];
       s.actions[to] = s.actions[from];
       s.special_cost[to] = s.special_cost[from];
     };
     auto keepCorners = [&](std::size_t count) {
-      result.nodes.resize(count);
+      s.nodes.resize(count);
       s.actions.resize(count);
       s.special_cost.resize(count);
     };
@@ -561,7 +564,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     // line; drop walking corners that continue straight on (the merged line crosses the same
     // columns, so it passes the same line test).
     {
-      std::vector<NodeId>& nodes = result.nodes;
+      std::vector<NodeId>& nodes = s.nodes;
       std::size_t kept = 1;
       for (std::size_t i = 1; i < nodes.size(); ++i) {
         const bool walking = s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0;
@@ -581,7 +584,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     // test and sums the costs (special edges cost what the graph says): a successful shortcut's
     // walk is kept for its segment, so no line is walked twice.
     {
-      std::vector<NodeId>& nodes = result.nodes;
+      std::vector<NodeId>& nodes = s.nodes;
       auto walking = [&](std::size_t i) { return s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0; };
       s.crossings.clear();
       s.crossing_offsets.assign(nodes.size() + 1, 0);
@@ -637,8 +640,8 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
     }
     // (Only where every area costs the same: a shorter route is then a cheaper one, heights aside.)
-    if (in_plane && tightenCorners(index, result.nodes, s.actions, s.special_cost, s.probe)) {
-      std::vector<NodeId>& nodes = result.nodes;
+    if (in_plane && tightenCorners(index, s.nodes, s.actions, s.special_cost, s.probe)) {
+      std::vector<NodeId>& nodes = s.nodes;
       // A corner moved onto its neighbour's column is that node twice in a row: its neighbours
       // see each other (both segments passed), so one is dropped. (Kept, it was a waypoint
       // repeated, a leg of length zero.)
@@ -686,13 +689,14 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     return grid.onColumn(c[0], c[1], p.x, p.z);
   };
   const sim::Vec3 end_point = end == goal ? to : centre(end);
-  const std::size_t count = result.nodes.size();
-  const NodeId first = result.nodes.front(), last = result.nodes.back();
-  std::vector<Waypoint>& points = result.waypoints;
+  const std::size_t count = s.nodes.size();
+  const NodeId first = s.nodes.front(), last = s.nodes.back();
+  std::vector<Waypoint>& points = s.points;
+  points.clear();
   points.push_back({{from.x, g.height[first], from.z}, MoveAction::Walk, g.area[first]});
   if (count > 1 && !sameColumn(first, from)) points.push_back({centre(first), MoveAction::Walk, g.area[first]});
   for (std::size_t i = 1; i < count; ++i) {
-    const sim::Vec3 a = centre(result.nodes[i - 1]), b = centre(result.nodes[i]);
+    const sim::Vec3 a = centre(s.nodes[i - 1]), b = centre(s.nodes[i]);
     for (uint32_t k = s.crossing_offsets[i]; k < s.crossing_offsets[i + 1]; ++k) {
       const AreaCrossing& c = s.crossings[k];
       sim::Vec3 p = a + (b - a) * c.t;
@@ -700,13 +704,13 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       points.push_back({p, MoveAction::Walk, g.area[c.node]});
     }
     if (i + 1 < count) {
-      const NodeId n = result.nodes[i];
+      const NodeId n = s.nodes[i];
       points.push_back({b, s.actions[i], g.area[n],
-                        s.actions[i] == MoveAction::Link ? g.linkLabel(result.nodes[i - 1], n) : -1});
+                        s.actions[i] == MoveAction::Link ? g.linkLabel(s.nodes[i - 1], n) : -1});
     }
   }
   MoveAction final_action = count > 1 ? s.actions[count - 1] : MoveAction::Walk;
-  const int32_t final_link = final_action == MoveAction::Link ? g.linkLabel(result.nodes[count - 2], last) : -1;
+  const int32_t final_link = final_action == MoveAction::Link ? g.linkLabel(s.nodes[count - 2], last) : -1;
   if (count > 1 && !sameColumn(last, end_point)) {
     points.push_back({centre(last), final_action, g.area[last], final_link});
     final_action = MoveAction::Walk;
@@ -714,8 +718,14 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   points.push_back({{end_point.x, g.height[last], end_point.z}, final_action, g.area[last],
                     final_action == MoveAction::Link ? final_link : -1});
   dropStraightWaypoints(points);
-  if (settings.waypoint_spacing > 0) points = spaceWaypoints(view, std::move(points), settings.waypoint_spacing);
-  result.length = horizontalLength(points);
+  // Copied out at their sizes: one allocation each (a batch keeps thousands of results).
+  result.nodes.assign(s.nodes.begin(), s.nodes.end());
+  if (settings.waypoint_spacing > 0) {
+    result.waypoints = spaceWaypoints(view, points, settings.waypoint_spacing);
+  } else {
+    result.waypoints.assign(points.begin(), points.end());
+  }
+  result.length = horizontalLength(result.waypoints);
   return result;
 }
 

@@ -343,27 +343,39 @@ void summary() {
     const double us_d = perQueryMicros(s, [&](const auto& p) { detourPath(*s.detour, p.first, p.second); });
     const double us_i =
         perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, interval, state); });
-    // Batch throughput: every pair `copies` times, on 1 and 2 threads; median of 3 rounds.
-    auto throughput = [&](const nav::LayeredSearchSettings& settings, int copies, int threads) {
+    // Batch throughput: every pair `copies` times, on 1 and 2 threads. Five rounds, each timing
+    // the batch on 1 thread and then on 2, so that a slow spell of the machine (another process
+    // on the second core) falls on both sides of one round's ratio; the throughputs are the
+    // medians of the rounds, the speedup the median of the rounds' ratios.
+    struct Throughput {
+      double one = 0, two = 0, speedup = 0;
+    };
+    auto throughput = [&](const nav::LayeredSearchSettings& settings, int copies) {
       std::vector<nav::LayeredPathRequest> batch;
       for (int k = 0; k < copies; ++k)
         for (const auto& p : s.pairs) batch.push_back({0, p.first, p.second, settings});
-      std::vector<double> rates;
-      for (int r = 0; r < 3; ++r) {
+      auto rate = [&](int threads) {
         const auto t = std::chrono::steady_clock::now();
         benchmark::DoNotOptimize(nav::findLayeredPaths({s.view.get()}, batch, threads));
-        rates.push_back(double(batch.size()) / (msSince(t) / 1000.0));
+        return double(batch.size()) / (msSince(t) / 1000.0);
+      };
+      std::vector<double> ones, twos, ratios;
+      for (int r = 0; r < 5; ++r) {
+        ones.push_back(rate(1));
+        twos.push_back(rate(2));
+        ratios.push_back(twos.back() / ones.back());
       }
-      return median(rates);
+      return Throughput{median(ones), median(twos), median(ratios)};
     };
     // About 1,000 A* and 50,000 corridor requests per batch, whatever the number of pairs.
     const int a_copies = std::max(1, 1000 / int(s.pairs.size())), c_copies = std::max(1, 50000 / int(s.pairs.size()));
-    const double b1 = quick ? skipped : throughput(astar, a_copies, 1), b2 = quick ? skipped : throughput(astar, a_copies, 2);
-    const double c1 = quick ? skipped : throughput(corridor, c_copies, 1), c2 = quick ? skipped : throughput(corridor, c_copies, 2);
+    const Throughput none{skipped, skipped, skipped};
+    const Throughput ab = quick ? none : throughput(astar, a_copies), cb = quick ? none : throughput(corridor, c_copies);
+    const double b1 = ab.one, b2 = ab.two, c1 = cb.one, c2 = cb.two;
     std::printf("%-11s %6zu %8.0f %9.0f %7.1f %6zu %8.1f %10.1f %10.1f %11.2f %10.2f %8.2f %9.3f %9.3f %9.5f %9.0f %9.0f %8.2f %9.0f "
                 "%9.0f %8.2f %8.1f %11.2f %8.2f %9.4f %6zu %7.3f %9.4f\n",
                 s.name.c_str(), s.pairs.size(), s.bake_ms, s.recast_ms, s.corridor_ms, s.rects, exp_c, us_a, us_t, us_c, us_d,
-                us_c / us_d, len_a / len_d, len_t / len_d, len_c / len_d, b1, b2, b2 / b1, c1, c2, c2 / c1, exp_i, us_i, us_i / us_d,
+                us_c / us_d, len_a / len_d, len_t / len_d, len_c / len_d, b1, b2, ab.speedup, c1, c2, cb.speedup, exp_i, us_i, us_i / us_d,
                 len_i / len_d, s.dead_ends, moved_d / double(s.pairs.size()), len_c / (len_d + moved_d));
   }
   std::printf("corr_ms / rects = corridor index build time and rectangle count; corr_exp = mean rectangles expanded "
