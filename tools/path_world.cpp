@@ -359,7 +359,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
                   "Search the geometry itself (a world file, baked or not, or a mesh; astar only): columns are built as the "
                   "search reaches them, in a region around the endpoints (cell size: the larger of the region's "
                   "span / 128 and the agent's cell size; regions 1x, 2x, 4x, sharing one --budget)");
-  group->add_option("--margin", options->margin, "On-demand region margin around the endpoints, metres (at least the 1 m snap radius is kept)")
+  group->add_option("--margin", options->margin, "On-demand region margin around the endpoints, metres (at least the 1 m snap radius is kept; a wider region samples coarser columns)")
       ->default_str("8")
       ->transform(nonNegativeNumber(nav::OnDemandSettings::kMaxMargin));
   return options;
