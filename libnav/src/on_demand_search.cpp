@@ -14,6 +14,8 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <numbers>
+#include <optional>
 #include <string>
 
 #include "bake_stages.h"
@@ -212,6 +214,10 @@ class OnDemandGraph {
   }
 
   std::size_t columnsBuilt() const { return columns_built_; }
+  /// A node's column centre at its floor height.
+  sim::Vec3 nodePoint(NodeId node) const {
+    return {region_.grid.centerX(node_x_[node]), static_cast<double>(height_[node]), region_.grid.centerZ(node_z_[node])};
+  }
   const std::vector<std::string>& areaNames() const { return tables_.area_names; }
   const std::vector<std::string>& linkLabels() const { return link_labels_; }
 
@@ -451,8 +457,46 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
   const std::int64_t budget = settings.limits.max_expansions;  // 0 = unlimited
   std::size_t spent = 0;
   const MeshTables tables(mesh, agent);
+  // Where a region's cells are coarser than the agent's, an endpoint over something narrower than
+  // a cell (a roof, a landing) has no column there and snaps to the floor below it: a route to
+  // the road under the roof asked for. So each endpoint also snaps in a small probe region at the
+  // agent's own cell size (the baked graph's lattice), and a coarse region whose snapped floor
+  // lies farther from that one, in height, than walking could rise over the distance between
+  // their column centres (step_height plus that distance times tan(max_slope)) is not searched:
+  // the endpoint is NoStartNode / NoGoalNode there when it is the first region, and an enlarged
+  // region answers the NoPath of the region before it.
+  const double fine_cell = agent.settings.effectiveCellSize();
+  std::array<std::optional<sim::Vec3>, 2> fine;  // per endpoint, computed once: its probe's snapped floor (or none)
+  std::array<bool, 2> fine_done{false, false};
+  auto fineFloor = [&](int which, const OnDemandRegion& region) -> const std::optional<sim::Vec3>& {
+    if (!fine_done[which]) {
+      fine_done[which] = true;
+      const sim::Vec3& p = which == 0 ? from : to;
+      OnDemandRegion probe = region;  // its heights: the floors the request keeps
+      probe.factor = 1;
+      const double reach = settings.snap.max_horizontal + fine_cell;
+      sim::Aabb bounds;
+      bounds.min = {p.x - reach, 0, p.z - reach};
+      bounds.max = {p.x + reach, 0, p.z + reach};
+      probe.grid = makeGridFrame(bounds, fine_cell);
+      OnDemandGraph graph(mesh, index, agent, probe, tables);
+      const NodeId node = graph.snap(p, settings.snap);
+      if (node != kNoNode) fine[which] = graph.nodePoint(node);
+    }
+    return fine[which];
+  };
+  const double slope_rise = std::tan(agent.settings.max_slope * std::numbers::pi / 180.0);
+  auto missesFloor = [&](const OnDemandGraph& graph, NodeId node, int which, const OnDemandRegion& region) {
+    if (!(region.grid.cell_size > fine_cell)) return false;  // the baked lattice itself
+    const std::optional<sim::Vec3>& f = fineFloor(which, region);
+    if (!f) return false;  // nothing to compare with: the region's own snap stands
+    const sim::Vec3 c = graph.nodePoint(node);
+    const double across = std::hypot(c.x - f->x, c.z - f->z);
+    return std::fabs(c.y - f->y) > agent.settings.step_height + across * slope_rise + kHeightTolerance;
+  };
   static constexpr std::array<int, 3> kFactors{1, 2, 4};
   for (int factor : kFactors) {
+    const OnDemandPath before = answer;  // an enlarged region that misses an endpoint's floor answers this
     answer.region = onDemandRegion(agent.settings, from, to, factor, region_settings, settings.snap.max_horizontal);
     OnDemandGraph graph(mesh, index, agent, answer.region, tables);
     if (Status s = graph.addLinks("on-demand search"); !s) return s.error();
@@ -462,8 +506,14 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
     result.expansions = spent;
     const NodeId start = graph.snap(from, settings.snap);
     const NodeId goal = start == kNoNode ? kNoNode : graph.snap(to, settings.snap);
-    if (start == kNoNode || goal == kNoNode) {
-      result.failure = start == kNoNode ? PathFailure::NoStartNode : PathFailure::NoGoalNode;
+    const bool start_missed = start != kNoNode && missesFloor(graph, start, 0, answer.region);
+    const bool goal_missed = !start_missed && goal != kNoNode && missesFloor(graph, goal, 1, answer.region);
+    if ((start_missed || goal_missed) && answer.regions > 1) {
+      answer = before;
+      break;
+    }
+    if (start == kNoNode || goal == kNoNode || start_missed || goal_missed) {
+      result.failure = start == kNoNode || start_missed ? PathFailure::NoStartNode : PathFailure::NoGoalNode;
     } else if (budget > 0 && static_cast<std::int64_t>(spent) >= budget) {
       result.failure = PathFailure::BudgetExhausted;  // the regions before spent it all
     } else {

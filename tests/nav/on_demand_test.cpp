@@ -409,3 +409,47 @@ TEST_CASE("on-demand search: a link left out for landing in an inf area does not
   }
   CHECK(found == 3);
 }
+
+TEST_CASE("on-demand search: a coarse region that misses an endpoint's floor does not answer for the floor below", "[nav][ondemand]") {
+  // A pillar whose top is narrower than a coarse region's cells: no column centre of such a
+  // region falls on it, so the goal over it snapped to the ground beside the pillar and the
+  // answer was a route to the ground 6 m below the goal asked for (an audit, on the sample tower
+  // with a wide --margin).
+  nav::AgentProfile agent = test::testAgent();
+  agent.settings.cell_size = 0.3;
+  nav::SearchState state;
+  SECTION("the first region is coarse: NoGoalNode") {
+    test::MeshBuilder level;
+    level.floor(-260, -10, 10, 10, 0).box({-0.6, 0, -0.6}, {0.6, 6, 0.6});
+    const sim::QueryIndex index(level.mesh());
+    auto lazy = nav::findOnDemandPath(level.mesh(), index, agent, {-250, 0, 0}, {0, 6, 0}, {}, {}, state);
+    REQUIRE(lazy.ok());
+    CHECK(lazy->region.grid.cell_size > 2.0);
+    CHECK(lazy->regions == 1);
+    CHECK(lazy->path.failure == nav::PathFailure::NoGoalNode);
+    // The same start over the ground beside the pillar is answered.
+    auto beside = nav::findOnDemandPath(level.mesh(), index, agent, {-250, 0, 0}, {0, 0, 3}, {}, {}, state);
+    REQUIRE(beside.ok());
+    CHECK(beside->path.ok());
+  }
+  SECTION("an enlarged region is coarse: the NoPath of the region before it") {
+    // The sample tower, from the road to the roof with a 200 m margin: the first two regions'
+    // cells (3.3 and 6.6 m) lose the stairs (NoPath); the third's (13.3 m) lose the roof too, and
+    // the goal snapped to the road under it: "found", a route to the road.
+    const sim::TriangleMesh mesh = sampleMesh("tower");
+    const nav::AgentProfile tower = sampleAgent("tower");
+    const sim::QueryIndex index(mesh);
+    nav::OnDemandSettings wide;
+    wide.margin = 200;
+    auto lazy = nav::findOnDemandPath(mesh, index, tower, {20, 0, 20}, {0, 8, -4}, {}, wide, state);
+    REQUIRE(lazy.ok());
+    CHECK(lazy->path.failure == nav::PathFailure::NoPath);
+    CHECK(lazy->regions == 2);
+    CHECK(lazy->region.factor == 2);
+    // At the default margin the route reaches the roof.
+    auto near = nav::findOnDemandPath(mesh, index, tower, {20, 0, 20}, {0, 8, -4}, {}, {}, state);
+    REQUIRE(near.ok());
+    REQUIRE(near->path.ok());
+    CHECK(near->path.waypoints.back().position.y == Approx(8).margin(0.05));
+  }
+}

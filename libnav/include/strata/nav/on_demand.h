@@ -16,7 +16,12 @@
 ///  - cell size: the larger of the region's longer horizontal side / 128 and the agent's cell
 ///    size (`AgentSettings::effectiveCellSize()`: the radius clamped, as in the bake), so a region
 ///    never has more than about 129 columns a side; the grid is aligned to multiples of the cell
-///    size, as the bake's is;
+///    size, as the bake's is; in a region of coarser cells each endpoint's snapped floor is
+///    compared with the one a probe at the agent's own cell size finds: farther in height than
+///    walking could rise between their column centres (step_height + distance x tan(max_slope)),
+///    the coarse grid missed the endpoint's floor (a roof narrower than a cell, the road below
+///    taken for it): NoStartNode / NoGoalNode in the first region, and in an enlarged one the
+///    answer of the region before it (NoPath);
 ///  - vertical extent: floors lower than `vertical_extent` below the lower endpoint, or higher than
 ///    `vertical_extent` plus the agent height above the higher endpoint, are left out;
 ///  - endpoints more than `LayeredSearchLimits::max_horizontal_distance` apart: NoPath; at most
