@@ -103,7 +103,9 @@ bool looksLikeMovingAiMap(std::string_view text) {
   std::string_view first = trim(text.substr(0, end == std::string_view::npos ? text.size() : end));
   if (!first.empty() && first.back() == '\r') first.remove_suffix(1);
   std::string_view value;
-  return headerValue(first, "type", value);
+  // Only the one type there is: a mesh whose first line reads "type quad" is no map (strata path
+  // took such an OBJ for one, where import, query and render read it as the mesh it is).
+  return headerValue(first, "type", value) && value == "octile";
 }
 
 namespace {

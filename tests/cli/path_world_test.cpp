@@ -507,6 +507,19 @@ TEST_CASE("strata path --batch checks the world and the agent even with no reque
   r = runStrata({"path", zero, "--from", "0,0,25", "--to", "0,8,-4"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("zero.h5: empty file"));
+  // A mesh whose first line reads "type quad" is a mesh (only "type octile" makes a map of a file
+  // not named *.map), as import, query and render read it.
+  const auto typed = (dir / "typed.obj").string();
+  std::ofstream(typed) << "type quad\nv 0 0 0\nv 0 0 10\nv 10 0 10\nv 10 0 0\nf 1 2 3\nf 1 3 4\n";
+  r = runStrata({"path", typed, "--from", "2,0,2", "--to", "8,0,8"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("result: found"));
+  // Named *.map, another type is a map with an unsupported type.
+  const auto hex = (dir / "hex.map").string();
+  std::ofstream(hex) << "type hex\nheight 1\nwidth 1\nmap\n.\n";
+  r = runStrata({"path", hex, "--scen", hex});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("hex.map:1: not a Moving AI map (expected 'type octile' on the first line)"));
   {
     std::ofstream named(dir / "agent.jsonl");
     named << R"({"from": [0, 0, -25], "to": [0, 8, -4], "agent": ""})" << "\n";

@@ -39,7 +39,8 @@ struct MovingAiScenario {
   int line = 0;            ///< 1-based line number in the file
 };
 
-/// True when `text` starts like a Moving AI map ("type octile" on its first line).
+/// True when `text` starts like a Moving AI map: "type octile" on its first line (another type
+/// is no map; parseMovingAiMap names it).
 bool looksLikeMovingAiMap(std::string_view text);
 /// Parses map text; errors read "<name>:<line>: <problem>".
 Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& name);
