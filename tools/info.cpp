@@ -89,7 +89,7 @@ void printText(const nlohmann::ordered_json& doc) {
   fmt::print("file            {} ({} bytes)\n", printable(doc["file"].get<std::string>()), doc["file_bytes"].get<std::uintmax_t>());
   fmt::print("schema_version  {}\n", doc["schema_version"].get<int>());
   const std::string tool = doc["tool_version"].get<std::string>();
-  fmt::print("tool_version    {}\n", tool.empty() ? "(not recorded)" : tool);
+  fmt::print("tool_version    {}\n", tool.empty() ? "(not recorded)" : printable(tool));
   fmt::print("inputs          {}\n", doc["inputs"].size());
   for (const auto& input : doc["inputs"])
     fmt::print("  {}  {} bytes  sha256 {}\n", printable(input["path"].get<std::string>()), input["bytes"].get<std::uint64_t>(),

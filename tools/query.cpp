@@ -72,8 +72,8 @@ ordered_json featureJson(const QueryContext& ctx, uint32_t triangle, uint32_t la
 }
 
 std::string featureText(const QueryContext& ctx, uint32_t triangle, uint32_t label, uint32_t tag) {
-  return fmt::format("triangle {}  label \"{}\"  tag \"{}\"", triangle, ctx.index->labelName(label),
-                     ctx.index->tagName(tag));
+  return fmt::format("triangle {}  label \"{}\"  tag \"{}\"", triangle, printable(ctx.index->labelName(label)),
+                     printable(ctx.index->tagName(tag)));
 }
 
 void printJson(const ordered_json& doc) { fmt::print("{}\n", jsonText(doc, 2)); }
@@ -223,8 +223,8 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
       fmt::print("{} triangle{} the {}\n", hits.size(), hits.size() == 1 ? " overlaps" : "s overlap", shape);
       for (const auto& h : hits) {
         const uint32_t t = h.triangle;
-        fmt::print("  triangle {}  label \"{}\"  tag \"{}\"\n", t, ctx.mesh.labels[ctx.mesh.triangle_labels[t]],
-                   ctx.mesh.tags[ctx.mesh.triangle_tags[t]]);
+        fmt::print("  triangle {}  label \"{}\"  tag \"{}\"\n", t, printable(ctx.mesh.labels[ctx.mesh.triangle_labels[t]]),
+                   printable(ctx.mesh.tags[ctx.mesh.triangle_tags[t]]));
       }
     }
     return hits.empty() ? kExitNegative : kExitOk;

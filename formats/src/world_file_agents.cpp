@@ -283,6 +283,9 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   auto regions = h5::readIntegerAttribute(at, "region_count");
   if (!regions) return regions.error();
   if (*components < 0 || *regions < 0) return Error::badInput(at.self() + ": negative component or region count");
+  // int32 in the file (docs/format.md): a wider value edited in was cut to 32 bits in silence.
+  if (*components > INT32_MAX || *regions > INT32_MAX)
+    return Error::badInput(at.self() + ": component or region count above 2147483647");
   g.component_count = static_cast<uint32_t>(*components);
   g.region_count = static_cast<uint32_t>(*regions);
   // Schema version 3 says what region_reach holds (the closure, or the region DAG's edges when

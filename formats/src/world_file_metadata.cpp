@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
+#include <string>
 #include <vector>
 
 #include "world_file_sections.h"
@@ -12,6 +14,39 @@
 namespace strata::formats::detail {
 
 namespace {
+
+// The import options are one flat object; a reader refuses text nested deeper than this (a
+// value of 50,000 brackets, edited in, overflowed the stack of strata info's JSON parse).
+constexpr std::size_t kMaxOptionsNesting = 64;
+
+// The deepest nesting of arrays and objects in JSON text (inside strings nothing counts).
+std::size_t jsonNesting(const std::string& text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// Empty, or JSON nested at most kMaxOptionsNesting deep: the problem, or "".
+std::string optionsProblem(const std::string& text) {
+  if (text.empty()) return {};
+  if (jsonNesting(text) > kMaxOptionsNesting)
+    return "nested more than " + std::to_string(kMaxOptionsNesting) + " arrays or objects deep";
+  if (!nlohmann::json::accept(text)) return "not valid JSON";
+  return {};
+}
 
 bool isSha256Hex(const std::string& text) {
   if (text.size() != 64) return false;
@@ -26,8 +61,8 @@ std::string validateProvenance(const Provenance& provenance) {
   for (std::size_t i = 0; i < provenance.inputs.size(); ++i)
     if (!isSha256Hex(provenance.inputs[i].sha256))
       return "input " + std::to_string(i) + " (" + provenance.inputs[i].path + "): sha256 is not 64 hex digits";
-  if (!provenance.import_options_json.empty() && !nlohmann::json::accept(provenance.import_options_json))
-    return "import options are not valid JSON";
+  if (std::string problem = optionsProblem(provenance.import_options_json); !problem.empty())
+    return "import options: " + problem;
   return {};
 }
 
@@ -59,8 +94,8 @@ Result<Provenance> readMetadata(const h5::Location& root) {
   provenance.tool_version = std::move(*tool_version);
   auto options = h5::readStringAttribute(metadata, "import_options_json");
   if (!options) return options.error();
-  if (!options->empty() && !nlohmann::json::accept(*options))
-    return Error::badInput(metadata.self() + " attribute import_options_json: not valid JSON");
+  if (std::string problem = optionsProblem(*options); !problem.empty())
+    return Error::badInput(metadata.self() + " attribute import_options_json: " + problem);
   provenance.import_options_json = std::move(*options);
 
   auto paths = h5::readStringTable(metadata, "input_paths");

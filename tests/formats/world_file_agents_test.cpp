@@ -521,3 +521,29 @@ TEST_CASE("world file: region_reach_closure is kept, required from schema 3, and
   REQUIRE_FALSE(read.ok());
   CHECK(read.error().message.find("region_reach_closure") != std::string::npos);
 }
+
+TEST_CASE("world reader: a component or region count wider than int32 is refused, not cut to 32 bits",
+          "[formats][world_file][validation]") {
+  // A count of 2^32 + 2 stored as int64 read as 2 components (a hunt).
+  TempDir dir;
+  const std::filesystem::path path = dir / "w.h5";
+  const formats::World world = twoAgentWorld();
+  for (const char* name : {"component_count", "region_count"}) {
+    INFO(name);
+    REQUIRE(formats::writeWorldFile(path, world).ok());
+    {
+      h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+      REQUIRE(file);
+      REQUIRE(H5Adelete_by_name(file.get(), "/navigation/agents/walker", name, H5P_DEFAULT) >= 0);
+      h5::Dataspace scalar(H5Screate(H5S_SCALAR));
+      h5::Attribute attribute(H5Acreate_by_name(file.get(), "/navigation/agents/walker", name, H5T_STD_I64LE, scalar.get(),
+                                                H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+      const std::int64_t wide = (std::int64_t{1} << 32) + world.agents[0].graph.component_count;
+      REQUIRE(H5Awrite(attribute.get(), H5T_NATIVE_INT64, &wide) >= 0);
+    }
+    auto read = formats::readWorldFile(path);
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.error().message.find("/navigation/agents/walker: component or region count above 2147483647") !=
+          std::string::npos);
+  }
+}

@@ -302,3 +302,39 @@ TEST_CASE("world reader: in-memory images read like files", "[formats][world_fil
   REQUIRE_FALSE(empty.ok());
   CHECK(empty.error().message.find("empty file") != std::string::npos);
 }
+
+TEST_CASE("world reader and writer: import options nested too deeply are refused", "[formats][world_file][validation]") {
+  // strata info parses the import options; a value of 50,000 nested brackets, edited in,
+  // overflowed its stack (a hunt). A reader refuses more than 64 levels, as the writer does.
+  TempDir dir;
+  auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  formats::World world = test::cubeWorld();
+  world.provenance.import_options_json = nested(64);
+  REQUIRE(formats::writeWorldFile(dir / "deep64.h5", world).ok());
+  REQUIRE(formats::readWorldFile(dir / "deep64.h5").ok());
+  world.provenance.import_options_json = nested(65);
+  auto refused = formats::writeWorldFile(dir / "deep65.h5", world);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("nested more than 64 arrays or objects deep"));
+  // Brackets inside strings do not count.
+  world.provenance.import_options_json = R"({"up": ")" + std::string(100, '[') + R"("})";
+  CHECK(formats::writeWorldFile(dir / "strings.h5", world).ok());
+
+  const auto path = dir / "w.h5";
+  {
+    h5::File file = writeAndOpen(path);
+    h5::Group metadata(H5Gopen2(file.get(), "metadata", H5P_DEFAULT));
+    REQUIRE(metadata);
+    REQUIRE(H5Adelete(metadata.get(), "import_options_json") >= 0);
+    const std::string deep = nested(50000);
+    h5::Datatype type(H5Tcopy(H5T_C_S1));
+    REQUIRE(H5Tset_size(type.get(), deep.size()) >= 0);
+    REQUIRE(H5Tset_strpad(type.get(), H5T_STR_NULLPAD) >= 0);
+    REQUIRE(H5Tset_cset(type.get(), H5T_CSET_UTF8) >= 0);
+    h5::Dataspace scalar(H5Screate(H5S_SCALAR));
+    h5::Attribute attribute(H5Acreate2(metadata.get(), "import_options_json", type.get(), scalar.get(), H5P_DEFAULT, H5P_DEFAULT));
+    REQUIRE(attribute);
+    REQUIRE(H5Awrite(attribute.get(), type.get(), deep.data()) >= 0);
+  }
+  CHECK_THAT(readError(path), Catch::Contains("import_options_json: nested more than 64 arrays or objects deep"));
+}
