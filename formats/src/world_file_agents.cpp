@@ -16,6 +16,7 @@
 
 #include "strata/formats/profile.h"
 #include "strata/nav/bake.h"
+#include "strata/nav/column_builder.h"
 #include "strata/nav/first_failing.h"
 #include "world_file_sections.h"
 
@@ -253,6 +254,7 @@ struct ReadBudget {
   double taken = 0;
   std::size_t nodes = 0;
   double bytes = 0;
+  const sim::Aabb* geometry_bounds = nullptr;  // the grid a bake lays over them is required
 };
 
 // What a graph of `nodes` nodes in `columns` columns with `fields` route fields takes once read:
@@ -309,6 +311,14 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   if (!std::isfinite(origin[0]) || !std::isfinite(origin[1]) || !(cell[0] > 0) || !std::isfinite(cell[0]) ||
       cells[0] < 0 || cells[1] < 0 || static_cast<double>(cells[0]) * cells[1] > 4.0e8)
     return Error::badInput(at.where("grid_cells") + ": implausible column grid");
+  if (budget.geometry_bounds != nullptr) {
+    // The bake lays each agent's column grid over the geometry's bounds: a grid that does not is
+    // not this geometry's (columns would answer for the wrong ground).
+    const nav::GridFrame expected = nav::makeGridFrame(*budget.geometry_bounds, g.grid.cell_size);
+    if (g.grid.origin_x != expected.origin_x || g.grid.origin_z != expected.origin_z ||
+        g.grid.width_cells != expected.width_cells || g.grid.depth_cells != expected.depth_cells)
+      return Error::badInput(at.where("grid_cells") + ": the column grid does not cover the geometry as a bake lays it");
+  }
   if (auto s = get(at, "column_offsets", g.column_offsets, 0, g.grid.columnCount() + 1); !s) return s.error();
   const std::size_t nodes = g.column_offsets.back();
   // Refused before the arrays are read when the machine has too little memory for them (a world
@@ -426,7 +436,7 @@ Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAge
 }
 
 Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, const WorldReadOptions& options,
-                                                    std::int32_t schema_version) {
+                                                    std::int32_t schema_version, const sim::Aabb* geometry_bounds) {
   std::vector<nav::BakedAgent> agents;
   auto has = h5::hasLink(root, "navigation");
   if (!has) return has.error();
@@ -460,6 +470,7 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, co
   // failure, exit 1 in the CLI).
   ReadBudget budget;
   budget.limit = options.memory_limit_bytes;
+  budget.geometry_bounds = geometry_bounds;
   auto readAgentOrOutOfMemory = [&](const std::string& name, bool graph) -> Result<nav::BakedAgent> {
     budget.nodes = 0;
     budget.bytes = 0;

@@ -12,7 +12,6 @@
 #include <fstream>
 #include <system_error>
 
-#include "strata/nav/column_builder.h"
 #include "world_file_internal.h"
 #include "world_file_sections.h"
 
@@ -71,21 +70,12 @@ Result<World> readWorldContents(const h5::Location& root, const WorldReadOptions
   auto geometry = readGeometry(root);
   if (!geometry) return geometry.error();
   world.geometry = std::move(*geometry);
-  auto agents = readNavigation(root, options, world.schema_version);
+  // Each agent's column grid is checked against the geometry's bounds before its per-column
+  // arrays are read.
+  const sim::Aabb bounds = world.geometry.bounds();
+  auto agents = readNavigation(root, options, world.schema_version, &bounds);
   if (!agents) return agents.error();
   world.agents = std::move(*agents);
-  // The bake lays each agent's column grid over the geometry's bounds (makeGridFrame): a grid
-  // that does not is not this geometry's (columns would answer for the wrong ground).
-  const sim::Aabb bounds = world.geometry.bounds();
-  for (const nav::BakedAgent& agent : world.agents) {
-    const nav::GridFrame& stored = agent.graph.grid;
-    if (agent.graph.column_offsets.empty()) continue;  // profiles only
-    const nav::GridFrame expected = nav::makeGridFrame(bounds, stored.cell_size);
-    if (stored.origin_x != expected.origin_x || stored.origin_z != expected.origin_z ||
-        stored.width_cells != expected.width_cells || stored.depth_cells != expected.depth_cells)
-      return Error::badInput(root.file + ": /navigation/agents/" + agent.profile.settings.name +
-                             "/grid_cells: the column grid does not cover the geometry as a bake lays it");
-  }
   return world;
 }
 

@@ -26,10 +26,13 @@ Result<sim::TriangleMesh> readGeometry(const h5::Location& root);
 /// /navigation: per agent the baked layered graph (world_file_agents.cpp). Nothing is written for
 /// an empty list; a file without /navigation reads as no agents. Reads the agents `options`
 /// asks for (WorldReadOptions). `schema_version` is the file's: version 1 has no link_kinds
-/// (every link a custom link), from version 2 it is required.
+/// (every link a custom link), from version 2 it is required. With `geometry_bounds`, an agent's
+/// column grid must be the one a bake lays over them (makeGridFrame), checked before any
+/// per-column array is read (a grid of 4e8 columns edited in cost seconds and gigabytes first).
 Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAgent>& agents);
 Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, const WorldReadOptions& options = {},
-                                                    std::int32_t schema_version = kWorldSchemaVersion);
+                                                    std::int32_t schema_version = kWorldSchemaVersion,
+                                                    const sim::Aabb* geometry_bounds = nullptr);
 
 /// Empty when `provenance` can be stored (SHA-256 values are 64 hex digits), else the problem.
 std::string validateProvenance(const Provenance& provenance);

@@ -547,3 +547,26 @@ TEST_CASE("world reader: a component or region count wider than int32 is refused
           std::string::npos);
   }
 }
+
+TEST_CASE("world reader: a column grid not laid over the geometry is refused before the columns are read",
+          "[formats][world_file][validation]") {
+  // grid_cells edited to 20,000 x 20,000 (with column offsets to match) cost 10 s and 1.6 GB
+  // before the grid was compared with the geometry (a hunt); the grid is now checked first, so
+  // the message names the grid whatever the column arrays hold.
+  TempDir dir;
+  const std::filesystem::path path = dir / "w.h5";
+  REQUIRE(formats::writeWorldFile(path, twoAgentWorld()).ok());
+  {
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    h5::Dataset cells(H5Dopen2(file.get(), "/navigation/agents/walker/grid_cells", H5P_DEFAULT));
+    REQUIRE(cells);
+    const std::int32_t huge[2] = {20000, 20000};
+    REQUIRE(H5Dwrite(cells.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, huge) >= 0);
+  }
+  auto read = formats::readWorldFile(path);
+  REQUIRE_FALSE(read.ok());
+  CHECK_THAT(read.error().message,
+             Catch::StartsWith(path.string() +
+                               ": /navigation/agents/walker/grid_cells: the column grid does not cover the geometry as a bake lays it"));
+}
