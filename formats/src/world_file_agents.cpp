@@ -232,6 +232,35 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
         }))
       return bad("links", "link " + std::to_string(i) + " is two-way but its other direction is missing");
   }
+  // Components and regions agree with the edges (an unreachable goal is rejected by them before
+  // any search, so an edit that split them answered NoPath for routes that exist): every edge and
+  // link joins two nodes of one component and leads into its own region or into one that its
+  // region's region_reach row lists (the closure lists every region reached, the DAG's edges the
+  // ones an edge leads to: either way the target's).
+  if (g.hasRegions()) {
+    auto listed = [&](uint32_t from, uint32_t to) {
+      if (from == to) return true;
+      const auto first = g.region_reach.begin() + g.region_reach_offsets[from];
+      const auto last = g.region_reach.begin() + g.region_reach_offsets[from + 1];
+      return std::binary_search(first, last, to);
+    };
+    auto joins = [&](std::size_t n, uint32_t m) {
+      return g.component[n] == g.component[m] && listed(g.region[n], g.region[m]);
+    };
+    const std::size_t bad_join = nav::firstFailing(nodes, [&](std::size_t n) {
+      for (int d = 0; d < nav::kDirectionCount; ++d) {
+        const std::size_t slot = n * nav::kDirectionCount + static_cast<std::size_t>(d);
+        if (static_cast<nav::EdgeKind>(g.edge_kind[slot]) != nav::EdgeKind::None && !joins(n, g.neighbor[slot])) return false;
+      }
+      for (uint32_t i = g.link_offsets[n]; i < g.link_offsets[n + 1]; ++i)
+        if (!joins(n, g.links[i].to_node)) return false;
+      return true;
+    });
+    if (bad_join < nodes)
+      return bad("region_reach", "node " + std::to_string(bad_join) +
+                                     ": an edge leaves its component, or leads to a region its region's region_reach row "
+                                     "does not list (component, region and region_reach disagree with the edges)");
+  }
   // Fields (their names, origins and limits are the profile's, checked above): distances.
   for (const nav::RouteField& field : g.fields) {
     // Flooded up to max_distance (stored as float), unreached nodes inf.

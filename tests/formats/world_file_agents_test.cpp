@@ -366,6 +366,36 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     g.fields.push_back(field);
     expected = "/navigation/agents/walker/field_distance: field 'home', node 9: negative, NaN or beyond max_distance";
   }
+  SECTION("a node moved into a region of its own (its edges then lead to a region no row lists)") {
+    std::size_t moved = 1;
+    while (moved < g.nodeCount() &&
+           g.edge_kind[moved * nav::kDirectionCount] == static_cast<uint8_t>(nav::EdgeKind::None))
+      ++moved;
+    REQUIRE(moved < g.nodeCount());
+    const uint32_t last = g.region_count;
+    for (std::size_t n = moved + 1; n < g.nodeCount(); ++n) REQUIRE(g.region[n] < last);
+    g.region[moved] = last;
+    g.region_count = last + 1;
+    g.region_reach_offsets.push_back(g.region_reach_offsets.back());  // an empty row: it reaches nothing
+    expected = "/navigation/agents/walker/region_reach: node ";
+  }
+  SECTION("a node moved into a component of its own (its edges then leave its component)") {
+    // Numbered as a bake numbers components (by first node), so only the edges tell.
+    std::size_t moved = 1;
+    auto hasEdge = [&](std::size_t n) {
+      for (int d = 0; d < nav::kDirectionCount; ++d)
+        if (g.edge_kind[n * nav::kDirectionCount + static_cast<std::size_t>(d)] != static_cast<uint8_t>(nav::EdgeKind::None))
+          return true;
+      return false;
+    };
+    while (moved < g.nodeCount() && !hasEdge(moved)) ++moved;
+    REQUIRE(moved < g.nodeCount());
+    const uint32_t last = g.component_count;
+    for (std::size_t n = moved + 1; n < g.nodeCount(); ++n) REQUIRE(g.component[n] < last);
+    g.component[moved] = last;
+    g.component_count = last + 1;
+    expected = "/navigation/agents/walker/region_reach: node ";
+  }
   SECTION("a column grid not laid over the geometry") {
     g.grid.origin_x += g.grid.cell_size;
     expected = "/navigation/agents/walker/grid_cells: the column grid does not cover the geometry as a bake lays it";
