@@ -464,7 +464,8 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
   // lies farther from that one, in height, than walking could rise over the distance between
   // their column centres (step_height plus that distance times tan(max_slope)) is not searched:
   // the endpoint is NoStartNode / NoGoalNode there when it is the first region, and an enlarged
-  // region answers the NoPath of the region before it.
+  // region answers the NoPath of the region before it (as it does when its cells leave an
+  // endpoint no floor to snap to at all).
   const double fine_cell = agent.settings.effectiveCellSize();
   std::array<std::optional<sim::Vec3>, 2> fine;  // per endpoint, computed once: its probe's snapped floor (or none)
   std::array<bool, 2> fine_done{false, false};
@@ -508,7 +509,9 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
     const NodeId goal = start == kNoNode ? kNoNode : graph.snap(to, settings.snap);
     const bool start_missed = start != kNoNode && missesFloor(graph, start, 0, answer.region);
     const bool goal_missed = !start_missed && goal != kNoNode && missesFloor(graph, goal, 1, answer.region);
-    if ((start_missed || goal_missed) && answer.regions > 1) {
+    // A later region is searched only when both endpoints snapped in the one before; an
+    // endpoint its coarser cells miss (no column centre near it on its floor) leaves that answer.
+    if ((start == kNoNode || goal == kNoNode || start_missed || goal_missed) && answer.regions > 1) {
       answer = before;
       break;
     }

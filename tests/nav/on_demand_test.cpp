@@ -432,6 +432,27 @@ TEST_CASE("on-demand search: a coarse region that misses an endpoint's floor doe
     REQUIRE(beside.ok());
     CHECK(beside->path.ok());
   }
+  SECTION("an enlarged region's cells leave an endpoint no floor: the NoPath of the region before it") {
+    // A 0.5 m platform and, 28 m away, a floor nothing joins to it (a hunt): the first region
+    // (0.25 m cells) answers NoPath; at factor 4 (0.97 m cells) no column centre near the start
+    // lies on the platform, and the answer was NoStartNode for a start standing on a floor.
+    test::MeshBuilder level;
+    level.floor(0.6, 0.6, 1.1, 1.1, 0).floor(28, -1, 32, 3, 0);
+    const sim::QueryIndex index(level.mesh());
+    nav::AgentProfile small = test::testAgent();
+    small.settings.radius = 0.2;
+    small.settings.cell_size = 0.25;
+    nav::OnDemandSettings tight;
+    tight.margin = 1;
+    for (const bool reversed : {false, true}) {
+      const sim::Vec3 platform{0.85, 0.05, 0.85}, far{30, 0.05, 0.85};
+      auto lazy = nav::findOnDemandPath(level.mesh(), index, small, reversed ? far : platform, reversed ? platform : far, {},
+                                        tight, state);
+      REQUIRE(lazy.ok());
+      CHECK(lazy->path.failure == nav::PathFailure::NoPath);
+      CHECK(lazy->regions < 3);
+    }
+  }
   SECTION("an enlarged region is coarse: the NoPath of the region before it") {
     // The sample tower, from the road to the roof with a 200 m margin: the first two regions'
     // cells (3.3 and 6.6 m) lose the stairs (NoPath); the third's (13.3 m) lose the roof too, and

@@ -21,7 +21,8 @@
 ///    walking could rise between their column centres (step_height + distance x tan(max_slope)),
 ///    the coarse grid missed the endpoint's floor (a roof narrower than a cell, the road below
 ///    taken for it): NoStartNode / NoGoalNode in the first region, and in an enlarged one the
-///    answer of the region before it (NoPath);
+///    answer of the region before it (NoPath), as when an enlarged region's cells leave an
+///    endpoint no floor to snap to;
 ///  - vertical extent: floors lower than `vertical_extent` below the lower endpoint, or higher than
 ///    `vertical_extent` plus the agent height above the higher endpoint, are left out;
 ///  - endpoints more than `LayeredSearchLimits::max_horizontal_distance` apart: NoPath; at most
