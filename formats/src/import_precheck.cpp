@@ -22,6 +22,8 @@
 #include <cstring>
 #include <limits>
 
+#include "json_nesting.h"
+
 namespace strata::formats {
 namespace {
 
@@ -73,28 +75,10 @@ std::optional<std::uint64_t> parseUnsigned(std::string_view text) {
 
 // --- glTF JSON -------------------------------------------------------------------------------
 
-// nlohmann's parser is iterative, but deeply nested documents still cost recursion when the
-// value is destroyed; no real glTF nests deeper than a few levels.
+// No real glTF nests deeper than a few levels (json_nesting.h).
 constexpr int kMaxJsonDepth = 128;
 
-bool nestingTooDeep(std::string_view json) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
+bool nestingTooDeep(std::string_view json) { return detail::jsonNestedDeeperThan(json, kMaxJsonDepth); }
 
 std::optional<std::uint64_t> unsignedMember(const nlohmann::json& object, const char* name) {
   const auto it = object.find(name);

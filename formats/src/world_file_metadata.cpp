@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
 
+#include "json_nesting.h"
 #include "world_file_sections.h"
 
 namespace strata::formats::detail {
@@ -19,30 +19,10 @@ namespace {
 // value of 50,000 brackets, edited in, overflowed the stack of strata info's JSON parse).
 constexpr std::size_t kMaxOptionsNesting = 64;
 
-// The deepest nesting of arrays and objects in JSON text (inside strings nothing counts).
-std::size_t jsonNesting(const std::string& text) {
-  std::size_t depth = 0, deepest = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 // Empty, or JSON nested at most kMaxOptionsNesting deep: the problem, or "".
 std::string optionsProblem(const std::string& text) {
   if (text.empty()) return {};
-  if (jsonNesting(text) > kMaxOptionsNesting)
+  if (jsonNestedDeeperThan(text, kMaxOptionsNesting))
     return "nested more than " + std::to_string(kMaxOptionsNesting) + " arrays or objects deep";
   if (!nlohmann::json::accept(text)) return "not valid JSON";
   return {};
