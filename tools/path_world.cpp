@@ -29,6 +29,7 @@
 #include "command.h"
 #include "nav_json.h"
 #include "strata/formats/render.h"
+#include "strata/formats/world_file.h"
 #include "strata/nav/layered_search.h"
 #include "strata/nav/movingai.h"
 #include "strata/nav/on_demand.h"
@@ -159,9 +160,25 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   std::ifstream in(options.batch, std::ios::binary);
   if (!in) return badInput(options.batch + ": cannot open file");
   AgentCache cache(input, options.profile);
-  // The world and the default agent first, whatever the requests hold (an empty batch on a file
-  // that is no world used to succeed, and a world's error was blamed on the first request).
-  if (auto first = cache.get(default_agent); !first) return reportError(first.error());
+  // The input first, whatever the requests hold (an empty batch on a file that is no world used
+  // to succeed, and a world's error was blamed on the first request). From a world file, the
+  // file and its agents' profiles, and the default agent must be one of them; each agent's graph
+  // is read when a request names it, so a damaged agent that no request names does not fail the
+  // batch (it did: the default agent's graph was read up front). A mesh is baked now.
+  if (isWorldFile(input) && options.profile.empty()) {
+    formats::WorldReadOptions read{formats::WorldReadOptions::Agents::ProfilesOnly, {}};
+    auto world = formats::readWorldFile(input, read);
+    if (!world) return reportError(world.error());
+    if (world->agents.empty())
+      return badInput(input + ": has no baked agents (bake it with strata bake, or pass the mesh itself with --profile)");
+    if (!default_agent.empty() &&
+        std::none_of(world->agents.begin(), world->agents.end(),
+                     [&](const nav::BakedAgent& a) { return a.profile.settings.name == default_agent; })) {
+      if (auto named = cache.get(default_agent); !named) return reportError(named.error());  // the reader's own message
+    }
+  } else if (auto first = cache.get(default_agent); !first) {
+    return reportError(first.error());
+  }
   std::vector<nav::LayeredPathRequest> requests;
   std::vector<std::size_t> lines;
   std::string line;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "strata/formats/world_file.h"
 #include "test_support.h"
 
 using strata::test::runStrata;
@@ -584,4 +585,35 @@ TEST_CASE("strata path --batch: messages are one printable, bounded line - spaci
   CHECK(r.exit_code == 2);
   CHECK(r.err.size() < 2100);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("strata path --batch reads only the agents its requests name", "[cli][path][batch]") {
+  // A world whose first agent is damaged (a component_count no bake writes): single requests for
+  // the second agent answer, and so must a batch whose requests all name it (it read the first,
+  // default, agent's graph up front and failed; strata-path(1): only the agents requests name are
+  // read). A request for the damaged agent, or a default one, still fails naming its line.
+  strata::test::TempDir dir;
+  const auto profile = (dir / "two.toml").string(), baked = (dir / "two.h5").string(), damaged = (dir / "damaged.h5").string();
+  std::ofstream(profile) << "[agent.first]\ncell_size = 0.5\n[agent.second]\ncell_size = 0.5\nradius = 0.2\n";
+  const auto course = (sourceDir() / "samples" / "course.obj").string();
+  REQUIRE(runStrata({"bake", course, "--profile", profile, "-o", baked}).exit_code == 0);
+  auto world = strata::formats::readWorldFile(baked);
+  REQUIRE(world.ok());
+  REQUIRE(world->agents.size() == 2);
+  world->agents[0].graph.component_count += 1;
+  REQUIRE(strata::formats::writeWorldFile(damaged, *world).ok());
+  const auto second = (dir / "second.jsonl").string(), plain = (dir / "plain.jsonl").string();
+  std::ofstream(second) << R"({"from": [-4, 0, 0], "to": [3, 0, 0], "agent": "second"})" << "\n";
+  std::ofstream(plain) << R"({"from": [-4, 0, 0], "to": [3, 0, 0]})" << "\n";
+  auto r = runStrata({"path", damaged, "--batch", second});
+  CHECK(r.exit_code == 0);
+  CHECK(Json::parse(r.out)["found"] == true);
+  CHECK(Json::parse(r.out)["agent"] == "second");
+  r = runStrata({"path", damaged, "--batch", plain});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("plain.jsonl:1: ") && Catch::Contains("/navigation/agents/first/component"));
+  // An unknown --agent is still refused before any request is read.
+  r = runStrata({"path", damaged, "--batch", second, "--agent", "zz"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("no agent 'zz' (agents: first, second)"));
 }

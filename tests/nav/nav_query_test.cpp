@@ -88,6 +88,17 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   const auto plate_graph = plate.build();
   CHECK(snappedHeight(plate_graph, {0.5, -0.4, 0.5}) == Approx(0.1));
   CHECK_FALSE(nearestWalkable(plate_graph, {0.5, -0.41, 0.5}, snap));
+  // The slack is float32's spacing at the height, not a micrometre a metre: 100 km up that was
+  // 0.1 m, and a floor 0.55 m over a point counted as below it (a hunt; 1 m near 1e6 m).
+  for (const auto& [up, over] : {std::pair{1e5, 0.55}, std::pair{5e5, 0.55}, std::pair{9.9e5, 0.75}}) {
+    INFO("y " << up);
+    const float floor = static_cast<float>(up + over);  // float32 steps: 7.8 mm, 3.1 cm, 6.3 cm
+    LayeredBuilder high(1, 1);
+    high.addFloor(0, 0, floor);
+    const auto high_graph = high.build();
+    CHECK_FALSE(nearestWalkable(high_graph, {0.5, up, 0.5}, snap));
+    CHECK(nearestWalkable(high_graph, {0.5, static_cast<double>(floor) - 0.5, 0.5}, snap));
+  }
 }
 
 TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, one inside a slab or over a step keeps its column", "[nav][query]") {
