@@ -61,7 +61,7 @@ ordered_json vecJson(const sim::Vec3& v) { return ordered_json::array({v.x, v.y,
 // overflows; the remainder of a turn is exact).
 double radiansOfYaw(double degrees) { return std::fmod(degrees, 360.0) * M_PI / 180.0; }
 
-std::string vecText(const sim::Vec3& v) { return fmt::format("({:.6g}, {:.6g}, {:.6g})", v.x, v.y, v.z); }
+std::string vecText(const sim::Vec3& v) { return sim::pointText(v); }
 
 ordered_json featureJson(const QueryContext& ctx, uint32_t triangle, uint32_t label, uint32_t tag) {
   ordered_json j;

@@ -35,11 +35,7 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
                       std::vector<OffMeshLink> second_jumps, std::vector<std::string>* warnings) {
   graph.links = std::move(second_jumps);
   graph.link_labels.clear();
-  auto where = [](const sim::Vec3& p) {
-    char buffer[96];
-    std::snprintf(buffer, sizeof buffer, "(%g, %g, %g)", p.x, p.y, p.z);
-    return std::string(buffer);
-  };
+  auto where = [](const sim::Vec3& p) { return sim::pointText(p); };
   for (std::size_t i = 0; i < profile.links.size(); ++i) {
     const LinkSpec& spec = profile.links[i];
     // The floor under each end, as a path's endpoints and a field's origin snap: an end at head

@@ -1,6 +1,7 @@
 #include "strata/sim/mesh.h"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace strata::sim {
@@ -32,6 +33,24 @@ std::string TriangleMesh::validate() const {
       return "triangle " + std::to_string(t) + ": tag id " + std::to_string(triangle_tags[t]) + " out of range";
   }
   return {};
+}
+
+std::string coordinateText(double value) {
+  char text[64];
+  if (!std::isfinite(value) || std::fabs(value) >= 1e9) {
+    std::snprintf(text, sizeof text, "%.9g", value);
+    return text;
+  }
+  std::snprintf(text, sizeof text, "%.3f", value);
+  std::string out = text;
+  while (out.back() == '0') out.pop_back();
+  if (out.back() == '.') out.pop_back();
+  if (out == "-0") out = "0";
+  return out;
+}
+
+std::string pointText(const Vec3& p) {
+  return "(" + coordinateText(p.x) + ", " + coordinateText(p.y) + ", " + coordinateText(p.z) + ")";
 }
 
 }  // namespace strata::sim

@@ -562,3 +562,16 @@ TEST_CASE("narrow phase casts agree with bisection over the static overlap tests
   }
   CHECK(checked > 1000);
 }
+
+TEST_CASE("coordinateText: millimetres without trailing zeros, far from the origin too", "[sim][text]") {
+  // Six significant digits printed 990003.3 as 990003 (a hunt: query text, bake messages).
+  CHECK(coordinateText(990003.3) == "990003.3");
+  CHECK(coordinateText(990003.375) == "990003.375");
+  CHECK(coordinateText(3.3) == "3.3");
+  CHECK(coordinateText(12.0) == "12");
+  CHECK(coordinateText(-0.0004) == "0");
+  CHECK(coordinateText(-2.5) == "-2.5");
+  CHECK(coordinateText(0.1f) == "0.1");
+  CHECK(coordinateText(1e12) == "1e+12");
+  CHECK(pointText({990003.3, 0, -1.25}) == "(990003.3, 0, -1.25)");
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace strata::sim {
 
@@ -70,5 +71,12 @@ struct Aabb {
     return p.x >= min.x && p.x <= max.x && p.y >= min.y && p.y <= max.y && p.z >= min.z && p.z <= max.z;
   }
 };
+
+/// A coordinate for a message or a text listing: millimetres, trailing zeros dropped ("3.3",
+/// "990003.375", "0"); beyond 1e9 in magnitude 9 significant digits. (Six significant digits
+/// printed 990003.3 as 990003.)
+std::string coordinateText(double value);
+/// "(x, y, z)" with coordinateText.
+std::string pointText(const Vec3& p);
 
 }  // namespace strata::sim
