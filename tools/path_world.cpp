@@ -169,13 +169,13 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     formats::WorldReadOptions read{formats::WorldReadOptions::Agents::ProfilesOnly, {}};
     auto world = formats::readWorldFile(input, read);
     if (!world) return reportError(world.error());
-    if (world->agents.empty())
-      return badInput(input + ": has no baked agents (bake it with strata bake, or pass the mesh itself with --profile)");
-    if (!default_agent.empty() &&
-        std::none_of(world->agents.begin(), world->agents.end(),
-                     [&](const nav::BakedAgent& a) { return a.profile.settings.name == default_agent; })) {
-      if (auto named = cache.get(default_agent); !named) return reportError(named.error());  // the reader's own message
-    }
+    // No agents, or no default agent of that name: loading it gives the loader's own message.
+    const bool present = !world->agents.empty() &&
+                         (default_agent.empty() ||
+                          std::any_of(world->agents.begin(), world->agents.end(),
+                                      [&](const nav::BakedAgent& a) { return a.profile.settings.name == default_agent; }));
+    if (!present)
+      if (auto named = cache.get(default_agent); !named) return reportError(named.error());
   } else if (auto first = cache.get(default_agent); !first) {
     return reportError(first.error());
   }

@@ -283,7 +283,6 @@ struct ReadBudget {
   double taken = 0;
   std::size_t nodes = 0;
   double bytes = 0;
-  const sim::Aabb* geometry_bounds = nullptr;  // the grid a bake lays over them is required
 };
 
 // What a graph of `nodes` nodes in `columns` columns with `fields` route fields takes once read:
@@ -299,7 +298,7 @@ double graphReadBytes(std::size_t nodes, std::size_t columns, std::size_t fields
 }
 
 Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string& name, bool graph, std::int32_t schema_version,
-                                  ReadBudget& budget) {
+                                  ReadBudget& budget, const sim::Aabb* geometry_bounds) {
   auto group = h5::openGroup(agents, name);
   if (!group) return group.error();
   const h5::Location at = agents.child(*group, name);
@@ -340,10 +339,10 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   if (!std::isfinite(origin[0]) || !std::isfinite(origin[1]) || !(cell[0] > 0) || !std::isfinite(cell[0]) ||
       cells[0] < 0 || cells[1] < 0 || static_cast<double>(cells[0]) * cells[1] > 4.0e8)
     return Error::badInput(at.where("grid_cells") + ": implausible column grid");
-  if (budget.geometry_bounds != nullptr) {
+  if (geometry_bounds != nullptr) {
     // The bake lays each agent's column grid over the geometry's bounds: a grid that does not is
     // not this geometry's (columns would answer for the wrong ground).
-    const nav::GridFrame expected = nav::makeGridFrame(*budget.geometry_bounds, g.grid.cell_size);
+    const nav::GridFrame expected = nav::makeGridFrame(*geometry_bounds, g.grid.cell_size);
     if (g.grid.origin_x != expected.origin_x || g.grid.origin_z != expected.origin_z ||
         g.grid.width_cells != expected.width_cells || g.grid.depth_cells != expected.depth_cells)
       return Error::badInput(at.where("grid_cells") + ": the column grid does not cover the geometry as a bake lays it");
@@ -499,12 +498,11 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, co
   // failure, exit 1 in the CLI).
   ReadBudget budget;
   budget.limit = options.memory_limit_bytes;
-  budget.geometry_bounds = geometry_bounds;
   auto readAgentOrOutOfMemory = [&](const std::string& name, bool graph) -> Result<nav::BakedAgent> {
     budget.nodes = 0;
     budget.bytes = 0;
     try {
-      return readAgent(at, name, graph, schema_version, budget);
+      return readAgent(at, name, graph, schema_version, budget, geometry_bounds);
     } catch (const std::bad_alloc&) {
       std::string text = at.file + ": out of memory reading agent '" + name + "'";
       if (budget.bytes > 0) {

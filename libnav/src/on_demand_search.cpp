@@ -509,13 +509,14 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
     const NodeId goal = start == kNoNode ? kNoNode : graph.snap(to, settings.snap);
     const bool start_missed = start != kNoNode && missesFloor(graph, start, 0, answer.region);
     const bool goal_missed = !start_missed && goal != kNoNode && missesFloor(graph, goal, 1, answer.region);
+    const bool unsnapped = start == kNoNode || goal == kNoNode || start_missed || goal_missed;
     // A later region is searched only when both endpoints snapped in the one before; an
     // endpoint its coarser cells miss (no column centre near it on its floor) leaves that answer.
-    if ((start == kNoNode || goal == kNoNode || start_missed || goal_missed) && answer.regions > 1) {
+    if (unsnapped && answer.regions > 1) {
       answer = before;
       break;
     }
-    if (start == kNoNode || goal == kNoNode || start_missed || goal_missed) {
+    if (unsnapped) {
       result.failure = start == kNoNode || start_missed ? PathFailure::NoStartNode : PathFailure::NoGoalNode;
     } else if (budget > 0 && static_cast<std::int64_t>(spent) >= budget) {
       result.failure = PathFailure::BudgetExhausted;  // the regions before spent it all
