@@ -55,15 +55,13 @@ class ProgressBar final : public nav::BakeObserver {
   }
   void stageProgress(std::size_t done, std::size_t total) override { draw(done, total); }
   void stageFinished(const std::string&, const std::string&, double milliseconds) override {
-    fmt::print(stderr, "\r\033[K{:<24} done in {:.0f} ms\n", label_, milliseconds);
-    std::fflush(stderr);
+    toStderr(fmt::format("\r\033[K{:<24} done in {:.0f} ms\n", label_, milliseconds));
     open_ = false;
   }
   /// Clears an unfinished bar, so that an error line starts at the left margin.
   void clear() {
     if (!open_) return;
-    fmt::print(stderr, "\r\033[K");
-    std::fflush(stderr);
+    toStderr("\r\033[K");
     open_ = false;
   }
 
@@ -80,9 +78,8 @@ class ProgressBar final : public nav::BakeObserver {
       const double elapsed = std::chrono::duration<double>(now - start_).count();
       eta = fmt::format("{:.0f}s", elapsed / fraction - elapsed);
     }
-    fmt::print(stderr, "\r\033[K{:<24} [{}{}] {:3.0f}%  ETA {}", label_, std::string(filled, '#'),
-               std::string(kWidth - filled, ' '), fraction * 100, eta);
-    std::fflush(stderr);
+    toStderr(fmt::format("\r\033[K{:<24} [{}{}] {:3.0f}%  ETA {}", label_, std::string(filled, '#'),
+                         std::string(kWidth - filled, ' '), fraction * 100, eta));
     open_ = true;
   }
   std::string label_;

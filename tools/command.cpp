@@ -74,7 +74,7 @@ std::string oneLine(const std::string& message) {
 std::string printable(const std::string& text) { return escaped(text, false); }
 
 int reportError(const Error& error) {
-  fmt::print(stderr, "strata: error: {}\n", oneLine(error.message));
+  toStderr(fmt::format("strata: error: {}\n", oneLine(error.message)));
   return error.kind == ErrorKind::BadInput ? kExitBadInput : kExitRuntime;
 }
 
@@ -97,7 +97,13 @@ std::string counted(std::size_t count, const std::string& noun, const std::strin
   return std::to_string(count) + " " + (count == 1 ? noun : plural.empty() ? noun + "s" : plural);
 }
 
-void warn(const std::string& message) { fmt::print(stderr, "strata: warning: {}\n", oneLine(message)); }
+void warn(const std::string& message) { toStderr(fmt::format("strata: warning: {}\n", oneLine(message))); }
+
+void toStderr(const std::string& text) {
+  [[maybe_unused]] const std::size_t written = std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+  std::clearerr(stderr);
+}
 
 std::optional<std::vector<double>> parseNumbers(const std::string& text, std::size_t count) {
   std::vector<double> values;

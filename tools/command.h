@@ -60,6 +60,10 @@ std::string counted(std::size_t count, const std::string& noun, const std::strin
 std::string printable(const std::string& text);
 /// Prints `strata: warning: <message>` on stderr.
 void warn(const std::string& message);
+/// Writes `text` to stderr, best effort: a stderr that cannot be written (2>/dev/full, closed)
+/// changes neither the command's work nor its exit code (fmt::print would throw, and a throw
+/// from the error handler ended the process with SIGABRT).
+void toStderr(const std::string& text);
 
 /// A value for text output with `decimals` decimals: one that rounds to zero prints as 0.000, not
 /// -0.000 (a floor at y = 0 is stored as -4e-16 by the ray arithmetic on some meshes).

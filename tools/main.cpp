@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     const int code = print();
     std::cout.flush();
     if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      fmt::print(stderr, "strata: error: standard output: {}\n", std::strerror(errno != 0 ? errno : EIO));
+      strata::cli::toStderr(fmt::format("strata: error: standard output: {}\n", std::strerror(errno != 0 ? errno : EIO)));
       return kExitRuntime;
     }
     return code;
@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
       if (sub->parsed()) help = "strata " + sub->get_name() + " --help";
     for (char& c : message)
       if (c == '\n' || c == '\r') c = ' ';
-    fmt::print(stderr, "strata: error: {} (usage: {})\n", message, help);
+    strata::cli::toStderr(fmt::format("strata: error: {} (usage: {})\n", message, help));
     return kExitBadInput;
   }
 
@@ -225,15 +225,15 @@ int main(int argc, char** argv) {
       }
   } catch (const std::bad_alloc&) {
     const std::string input = firstInput();
-    fmt::print(stderr, "strata: error: {}out of memory\n", input.empty() ? std::string() : printable(input) + ": ");
+    toStderr(fmt::format("strata: error: {}out of memory\n", input.empty() ? std::string() : printable(input) + ": "));
     return kExitRuntime;
   } catch (const std::system_error& e) {
     // fmt's print throws when standard output fails ("cannot write to file: ..."): say which.
-    if (std::ferror(stdout)) fmt::print(stderr, "strata: error: standard output: {}\n", e.code().message());
-    else fmt::print(stderr, "strata: error: {}\n", e.what());
+    if (std::ferror(stdout)) toStderr(fmt::format("strata: error: standard output: {}\n", e.code().message()));
+    else toStderr(fmt::format("strata: error: {}\n", e.what()));
     return kExitRuntime;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "strata: error: {}\n", e.what());
+    toStderr(fmt::format("strata: error: {}\n", e.what()));
     return kExitRuntime;
   }
   return kExitBadInput;

@@ -6,6 +6,7 @@
 #endif
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,11 +66,23 @@ bool writeAll(int fd, const std::uint8_t* data, std::size_t size) {
   return true;
 }
 
-[[noreturn]] void runChild(int write_fd, const std::function<std::vector<std::uint8_t>()>& work,
+[[noreturn]] void runChild(int write_fd, pid_t parent, const std::function<std::vector<std::uint8_t>()>& work,
                            const SandboxLimits& limits) {
+  // Ended with the parent: a strata killed by a signal (or a pipeline's timeout) must not leave
+  // the parse running on for up to its time and memory limits.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(kChildFailed);  // the parent ended before the line above
   // Default dispositions, so a crash kills the child instead of running a test framework's
   // handler; no core files; no output on the parent's terminal.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGXCPU}) signal(sig, SIG_DFL);
+  // The reply pipe above the standard descriptors first: a parent started with 0, 1 or 2 closed
+  // (from cron, `strata import ... <&- >&-`) got the pipe there, and /dev/null put over them
+  // below would cut the reply off.
+  if (write_fd <= STDERR_FILENO) {
+    const int moved = fcntl(write_fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    if (moved < 0) _exit(kChildFailed);
+    write_fd = moved;
+  }
   const int null_fd = open("/dev/null", O_RDWR);
   if (null_fd >= 0) {
     dup2(null_fd, STDIN_FILENO);
@@ -127,6 +140,7 @@ Result<std::vector<std::uint8_t>> runSandboxed(const std::function<std::vector<s
                                                const SandboxLimits& limits) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return Error::runtime(std::string("cannot create a pipe: ") + std::strerror(errno));
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     const int saved = errno;
@@ -136,7 +150,7 @@ Result<std::vector<std::uint8_t>> runSandboxed(const std::function<std::vector<s
   }
   if (pid == 0) {
     close(fds[0]);
-    runChild(fds[1], work, limits);
+    runChild(fds[1], parent, work, limits);
   }
   close(fds[1]);
 

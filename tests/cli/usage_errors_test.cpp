@@ -133,6 +133,47 @@ TEST_CASE("output that cannot be written is a runtime failure, not a success", "
     }
 }
 
+TEST_CASE("a stderr that cannot be written changes neither the work nor the exit code", "[cli][usage]") {
+  // fmt::print throws on a failed write: the error line of a bad input, thrown again inside the
+  // handler, ended the process with SIGABRT (134), and a bake's warning threw its world away.
+  strata::test::TempDir dir;
+  const std::string strata = "'" + strata::test::strataBinary().string() + "'";
+  const std::string tower = "'" + (strata::test::sourceDir() / "samples" / "tower.obj").string() + "'";
+  {
+    std::ofstream profile(dir / "warn.toml");
+    profile << "[agent.a]\nradius = 0.3\n[[agent.a.areas]]\nlabel = \"lava*\"\narea = \"lava\"\ncost = 5\n";
+  }
+  for (const char* redirect : {" 2> /dev/full", " 2>&-"}) {
+    INFO(redirect);
+    auto r = strata::test::runProgram({"/bin/sh", "-c", strata + " info '" + (dir / "nonexist.h5").string() + "'" + redirect});
+    CHECK(r.exit_code == 2);
+    const std::string world = (dir / (std::string("w") + (redirect[3] == '/' ? "1" : "2") + ".h5")).string();
+    // Without the redirect the same bake warns (no label matches 'lava*') on stderr.
+    r = strata::test::runProgram({"/bin/sh", "-c", strata + " bake " + tower + " --profile '" + (dir / "warn.toml").string() +
+                                                       "' -o '" + world + "'" + redirect});
+    CHECK(r.exit_code == 0);
+    CHECK(std::filesystem::exists(world));
+  }
+  const auto warned = strata::test::runStrata({"bake", (strata::test::sourceDir() / "samples" / "tower.obj").string(), "--profile",
+                                               (dir / "warn.toml").string(), "-o", (dir / "w3.h5").string()});
+  CHECK(warned.exit_code == 0);
+  CHECK_THAT(warned.err, Catch::Contains("strata: warning: "));
+}
+
+TEST_CASE("the sandboxed import works for a process started with its standard descriptors closed", "[cli][usage]") {
+  // From cron or a daemon: the importer's reply pipe took descriptors 0 and 1, and the child put
+  // /dev/null over them, so every mesh input failed with "malformed reply ... no data".
+  strata::test::TempDir dir;
+  const std::string strata = "'" + strata::test::strataBinary().string() + "'";
+  const std::string tower = "'" + (strata::test::sourceDir() / "samples" / "tower.obj").string() + "'";
+  const auto r = strata::test::runProgram(
+      {"/bin/sh", "-c", strata + " import " + tower + " -o '" + (dir / "a.h5").string() + "' <&- >&-"});
+  CHECK(r.exit_code == 1);  // the summary line cannot be written: standard output is closed
+  CHECK_THAT(r.err, Catch::Contains("standard output: Bad file descriptor"));
+  REQUIRE(std::filesystem::exists(dir / "a.h5"));
+  CHECK(strata::test::runStrata({"info", (dir / "a.h5").string()}).exit_code == 0);
+}
+
 TEST_CASE("usage errors: an empty or hexadecimal point is a bad value, not a missing option", "[cli][usage]") {
   const std::string tower = (strata::test::sourceDir() / "samples" / "tower.obj").string();
   const std::string profile = (strata::test::sourceDir() / "samples" / "tower.toml").string();
