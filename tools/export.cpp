@@ -10,6 +10,7 @@
 #include "baked_input.h"
 #include "command.h"
 #include "strata/formats/export.h"
+#include "strata/formats/import.h"
 #include "strata/formats/machine_memory.h"
 
 namespace strata::cli {
@@ -24,10 +25,14 @@ struct ExportCommandOptions {
 
 int runExport(ExportCommandOptions& options) {
   options.settings.edges = !options.no_edges;
-  if (const int code = checkOutput(options.output, {options.input.input, options.input.profile}); code != kExitOk) return code;
-  for (const std::filesystem::path& companion : formats::exportCompanionFiles(options.output))
-    if (const int code = checkOutput(companion.string(), {options.input.input, options.input.profile}); code != kExitOk)
-      return code;
+  // The mesh and its companion (beside the file a symbolic link names), before any work.
+  for (const std::string& input : {options.input.input, options.input.profile}) {
+    if (input.empty()) continue;
+    options.settings.inputs.emplace_back(input);
+    for (std::filesystem::path& companion : formats::meshCompanionFiles(input)) options.settings.inputs.push_back(std::move(companion));
+  }
+  if (auto outputs = formats::checkExportOutputs(options.output, options.settings.inputs); !outputs)
+    return reportError(outputs.error());
   auto agent = loadBakedAgent(options.input);
   if (!agent) return reportError(agent.error());
   // Nothing walkable is the input's problem, not the output's.

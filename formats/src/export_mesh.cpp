@@ -220,6 +220,27 @@ std::vector<std::filesystem::path> exportCompanionFiles(const std::filesystem::p
   return {};
 }
 
+Result<std::vector<std::pair<std::filesystem::path, std::filesystem::path>>> checkExportOutputs(
+    const std::filesystem::path& path, const std::vector<std::filesystem::path>& inputs) {
+  // Symbolic links are followed (the link stays); devices, FIFOs and directories are refused.
+  auto checked = checkOutputPath(path, inputs);
+  if (!checked) return checked.error();
+  const std::filesystem::path target = *checked;
+  const std::vector<std::filesystem::path> companions = exportCompanionFiles(target);
+  if (companions.size() != exportCompanionFiles(path).size() || lowerExtension(target) != lowerExtension(path))
+    return Error::badInput(fmt::format("{}: is a symbolic link to '{}', not a {} file: the export's companion file "
+                                       "would be named after it; link to a {} name",
+                                       path.string(), target.string(), lowerExtension(path), lowerExtension(path)));
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> destinations;  // (file name, target)
+  for (const std::filesystem::path& companion : companions) {
+    auto companion_target = checkOutputPath(companion, inputs);
+    if (!companion_target) return Error{companion_target.error().kind, path.string() + ": companion file " + companion_target.error().message};
+    destinations.emplace_back(companion.filename(), *companion_target);
+  }
+  destinations.emplace_back(target.filename(), target);
+  return destinations;
+}
+
 Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav::LayeredGraph& graph,
                                     const ExportSettings& settings) {
   if (std::string problem = settings.validate(); !problem.empty()) return Error::badInput(path.string() + ": " + problem);
@@ -237,10 +258,10 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   if (graph.nodeCount() * 4 > std::numeric_limits<unsigned>::max() / 2)
     return Error::badInput(path.string() + ": the graph has too many nodes for one mesh");
 
-  // Symbolic links are followed (the link stays); devices, FIFOs and directories are refused.
-  auto checked = checkOutputPath(path);
-  if (!checked) return checked.error();
-  const std::filesystem::path target = *checked;
+  auto outputs = checkExportOutputs(path, settings.inputs);
+  if (!outputs) return outputs.error();
+  const std::vector<std::pair<std::filesystem::path, std::filesystem::path>>& destinations = *outputs;  // (file name, target)
+  const std::filesystem::path target = destinations.back().second;
   // A .gltf names its buffer file in a URI: '#' would start a fragment, '?' a query and '%' an
   // escape, and readers disagree on decoding escapes (Assimp does not, Blender does), so such a
   // name cannot be written so that every reader finds the buffer.
@@ -249,16 +270,7 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
       return Error::badInput(fmt::format("{}: a .gltf file names its .bin buffer in a URI, where '#', '?' and '%' "
                                          "are not plain characters; rename it, or write .glb (one file)",
                                          path.string()));
-  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::error_code ec;
-  // The companion files get the same checks; where each one really goes, by its name.
-  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> destinations;  // (file name, target)
-  for (const std::filesystem::path& companion : exportCompanionFiles(target)) {
-    auto companion_target = checkOutputPath(companion);
-    if (!companion_target) return companion_target.error();
-    destinations.emplace_back(companion.filename(), *companion_target);
-  }
-  destinations.emplace_back(target.filename(), target);
 
   ExportStats stats;
   auto scene = std::make_unique<aiScene>();
@@ -333,11 +345,9 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   stats.quads = graph.nodeCount();
   stats.lines = segments.size();
 
-  TemporaryFile temporary(temporaryPathFor(target), TemporaryFile::Kind::Folder);
-  std::filesystem::remove_all(temporary.path(), ec);
-  if (!std::filesystem::create_directory(temporary.path(), ec))
-    return Error::runtime(fmt::format("{}: cannot create the temporary folder {}: {}", path.string(),
-                                      temporary.path().string(), ec.message()));
+  auto created = TemporaryFile::createFor(target, path.string(), TemporaryFile::Kind::Folder);
+  if (!created) return created.error();
+  TemporaryFile& temporary = **created;
   WriteFailure failure;
   const std::filesystem::path staged = temporary.path() / target.filename();
   {
@@ -350,14 +360,20 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
     return Error::runtime(fmt::format("{}: write failed: {}", path.string(), std::strerror(failure.error)));
 
   // Companion files first, the main file last, so the main file never refers to a missing one.
-  std::vector<std::filesystem::path> produced;
-  for (const auto& entry : std::filesystem::directory_iterator(temporary.path())) produced.push_back(entry.path());
+  // Only the files checked before the work are moved: one of another name (a companion Assimp
+  // named otherwise) fails the export before anything is replaced.
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> produced;  // (staged, target)
+  for (const auto& entry : std::filesystem::directory_iterator(temporary.path())) {
+    const auto known = std::find_if(destinations.begin(), destinations.end(),
+                                    [&](const auto& d) { return d.first == entry.path().filename(); });
+    if (known == destinations.end())
+      return Error::runtime(fmt::format("{}: Assimp wrote an unexpected file '{}'; nothing was replaced", path.string(),
+                                        entry.path().filename().string()));
+    produced.emplace_back(entry.path(), known->second);
+  }
   std::sort(produced.begin(), produced.end());
-  std::stable_partition(produced.begin(), produced.end(), [&](const std::filesystem::path& p) { return p != staged; });
-  for (const std::filesystem::path& file : produced) {
-    std::filesystem::path target = folder / file.filename();
-    for (const auto& [name, destination] : destinations)
-      if (name == file.filename()) target = destination;
+  std::stable_partition(produced.begin(), produced.end(), [&](const auto& p) { return p.first != staged; });
+  for (const auto& [file, target] : produced) {
     keepModeOf(target, file);
     std::filesystem::rename(file, target, ec);
     if (ec)

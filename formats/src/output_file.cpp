@@ -17,8 +17,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <random>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <system_error>
 
@@ -121,8 +123,9 @@ constexpr std::size_t kNameMax = 255;  // bytes in one file name (NAME_MAX of Li
 
 // "." + the target's name, shortened so that the whole temporary name (with ".tmp-PID-N")
 // stays within kNameMax, + ".tmp-".
+constexpr std::size_t kSuffix = 48;  // ".tmp-" + pid + "-" + counter [+ "-" + 16 hex digits], with room to spare
+
 std::string temporaryPrefix(const std::string& target_name) {
-  constexpr std::size_t kSuffix = 48;  // ".tmp-" + pid + "-" + counter, with room to spare
   const std::string name = target_name.size() + 1 + kSuffix > kNameMax ? target_name.substr(0, kNameMax - 1 - kSuffix) + "~"
                                                                          : target_name;
   return "." + name + ".tmp-";
@@ -152,6 +155,11 @@ Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::pat
   if (!target.has_filename()) return outputError(path, "the output path names no file");
   if (target.filename().native().size() > kNameMax)
     return outputError(path, "the file name is longer than " + std::to_string(kNameMax) + " bytes");
+  // The temporary beside the target must have a path the kernel takes (PATH_MAX bytes with its
+  // NUL): found here, not by the write after the work.
+  if (const std::size_t longest = PATH_MAX - 2 - kSuffix; target.native().size() > longest)
+    return outputError(path, "the path is " + std::to_string(target.native().size()) + " bytes long; at most " +
+                                 std::to_string(longest) + " (with the temporary file's name beside it) can be written");
   const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (!fs::is_directory(directory, ec))
     return outputError(path, "the output directory '" + directory.string() +
@@ -164,6 +172,16 @@ Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::pat
   if (fs::is_directory(status)) return outputError(path, "is a directory");
   if (fs::exists(status) && !fs::is_regular_file(status))
     return outputError(path, "is not a regular file (a device, FIFO or socket); refusing to replace it");
+  // In a sticky directory (/tmp) only the file's owner, the directory's or root may replace a
+  // file: the rename after the work would fail.
+  struct stat folder_stat {}, file_stat {};
+  if (fs::exists(status) && ::stat(directory.c_str(), &folder_stat) == 0 && (folder_stat.st_mode & S_ISVTX) != 0 &&
+      ::lstat(target.c_str(), &file_stat) == 0) {
+    const uid_t me = ::geteuid();
+    if (me != 0 && file_stat.st_uid != me && folder_stat.st_uid != me)
+      return outputError(path, "belongs to another user in the sticky directory '" + directory.string() +
+                                   "', so it cannot be replaced");
+  }
   if (fs::exists(status))
     for (const fs::path& input : inputs)
       if (fs::exists(input, ec) && fs::equivalent(input, target, ec))
@@ -192,6 +210,32 @@ void keepModeOf(const fs::path& target, const fs::path& temporary) {
     [[maybe_unused]] const int group_only = ::chown(temporary.c_str(), static_cast<uid_t>(-1), existing.st_gid);
   }
   [[maybe_unused]] const int mode = ::chmod(temporary.c_str(), existing.st_mode & 07777);
+}
+
+Result<std::unique_ptr<TemporaryFile>> TemporaryFile::createFor(const fs::path& target, const std::string& display, Kind kind) {
+  constexpr int kTries = 64;
+  fs::path path = temporaryPathFor(target);
+  for (int attempt = 0;; ++attempt) {
+    int error = 0;
+    if (kind == Kind::Folder) {
+      if (::mkdir(path.c_str(), 0777) != 0) error = errno;
+    } else {
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      if (fd < 0) error = errno;
+      else ::close(fd);
+    }
+    if (error == 0) return std::make_unique<TemporaryFile>(path, kind);
+    if (error != EEXIST || attempt + 1 == kTries)
+      return Error::runtime(display + ": cannot create the temporary " + (kind == Kind::Folder ? "folder " : "file ") +
+                            path.string() + ": " + std::error_code(error, std::generic_category()).message());
+    // Taken: the same pid and counter in an earlier run or in another pid namespace. A name
+    // with a random part next (the counter moves on too).
+    static thread_local std::mt19937_64 random{std::random_device{}() ^ static_cast<std::uint64_t>(::getpid())};
+    char suffix[24];
+    std::snprintf(suffix, sizeof suffix, "-%016llx", static_cast<unsigned long long>(random()));
+    path = temporaryPathFor(target);
+    path += suffix;
+  }
 }
 
 TemporaryFile::TemporaryFile(fs::path path, Kind kind)

@@ -32,7 +32,9 @@ Status writeFileAtomically(const std::filesystem::path& path, const std::string&
   auto checked = checkOutputPath(path);
   if (!checked) return checked.error();
   const std::filesystem::path& target = *checked;
-  TemporaryFile temporary(temporaryPathFor(target));
+  auto created = TemporaryFile::createFor(target, path.string());
+  if (!created) return created.error();
+  TemporaryFile& temporary = **created;
   {
     std::FILE* file = std::fopen(temporary.path().c_str(), "wb");
     if (!file)

@@ -6,7 +6,9 @@
 // directory fsync'ed. A failure at any step removes the temporary, and so does SIGINT, SIGTERM
 // or SIGHUP (TemporaryFile); a writer killed otherwise leaves at most a stale
 // `.NAME.tmp-PID-N` file, never a partial file at the target, and an existing target stays
-// untouched until the rename replaces it whole. A symbolic link at the target is followed.
+// untouched until the rename replaces it whole. A symbolic link at the target is followed. The
+// temporary is created exclusively (TemporaryFile::createFor): a stale one of the same name is
+// left alone and another name taken.
 //
 // Reproducibility: object timestamps are off on every group and dataset (and on the root group
 // through the file creation list), the library-version bounds are pinned to the 1.8 format so
@@ -80,10 +82,13 @@ Status writeWorldFile(const std::filesystem::path& path, const World& world) {
       H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) < 0 || H5Pset_file_locking(fapl.get(), false, true) < 0)
     return Error::runtime(name + ": cannot set up HDF5 file properties" + h5::errorSuffix());
 
-  TemporaryFile temporary(temporaryPathFor(target));
+  auto created = TemporaryFile::createFor(target, name);
+  if (!created) return created.error();
+  TemporaryFile& temporary = **created;
   const std::string temporary_name = temporary.path().string();
   {
-    h5::File file(H5Fcreate(temporary_name.c_str(), H5F_ACC_EXCL, fcpl.get(), fapl.get()));
+    // The temporary is this process's own (created exclusively above), so truncating it is safe.
+    h5::File file(H5Fcreate(temporary_name.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()));
     if (!file) return Error::runtime(name + ": cannot create temporary file " + temporary_name + h5::errorSuffix());
     const h5::Location root{file.get(), name, "/"};
     if (auto s = detail::writeWorldContents(root, world); !s) return s;

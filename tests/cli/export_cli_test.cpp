@@ -126,6 +126,39 @@ TEST_CASE("strata export: the companion files get the output checks - an .obj's 
   CHECK(test::readFile(dir / "tower.mtl") == mtl);
 }
 
+TEST_CASE("strata export: through a symbolic link the companion is the target's and is checked against the inputs", "[cli][export][output]") {
+  // link.gltf -> sub/x.gltf writes sub/x.bin, which was checked as link.bin: the world named
+  // sub/x.bin was overwritten by the glTF buffer (exit 0).
+  test::TempDir dir;
+  std::filesystem::create_directory(dir / "sub");
+  const std::string world = (dir / "sub" / "x.bin").string();
+  REQUIRE(test::runStrata({"bake", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", world}).exit_code == 0);
+  const std::string before = test::readFile(world);
+  std::filesystem::create_symlink("sub/x.gltf", dir / "link.gltf");
+  auto r = test::runStrata({"export", world, "-o", (dir / "link.gltf").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("link.gltf: companion file"));
+  CHECK_THAT(r.err, Catch::Contains("the output file is also an input"));
+  CHECK(test::readFile(world) == before);
+  CHECK_FALSE(std::filesystem::exists(dir / "sub" / "x.gltf"));
+  // A link from a .gltf name to another extension: its buffer's name would be Assimp's choice.
+  std::filesystem::create_symlink("sub/q.dat", dir / "other.gltf");
+  r = test::runStrata({"export", world, "-o", (dir / "other.gltf").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("other.gltf: is a symbolic link to"));
+  CHECK_FALSE(std::filesystem::exists(dir / "sub" / "q.dat"));
+  CHECK_FALSE(std::filesystem::exists(dir / "sub" / "q.dat.bin"));
+  // A link to a .gltf elsewhere writes the pair there, and the link stays.
+  std::filesystem::create_symlink("sub/y.gltf", dir / "good.gltf");
+  r = test::runStrata({"export", world, "-o", (dir / "good.gltf").string()});
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::is_symlink(dir / "good.gltf"));
+  CHECK(std::filesystem::is_regular_file(dir / "sub" / "y.gltf"));
+  CHECK(std::filesystem::is_regular_file(dir / "sub" / "y.bin"));
+  CHECK_FALSE(std::filesystem::exists(dir / "good.bin"));
+  CHECK(test::readFile(world) == before);
+}
+
 TEST_CASE("strata export: a write that fails (file size limit) is exit 1, and the old outputs stay", "[cli][export]") {
   // Assimp's OBJ and PLY writers do not check their writes: a full disk used to leave truncated
   // files in place of the old ones, and exit 0. A 32 KiB file size limit (SIGXFSZ ignored, so a

@@ -148,6 +148,49 @@ TEST_CASE("temporary file: removed unless committed", "[formats][output]") {
   CHECK(fs::exists(kept));
 }
 
+TEST_CASE("temporary file: a name already taken is neither written nor removed", "[formats][output][atomic]") {
+  // A stale temporary (a writer killed by SIGKILL), another process's with the same pid (another
+  // container) or a planted symbolic link at the next names: each writer takes another name,
+  // succeeds, and leaves those files as they were.
+  TempDir dir;
+  writeText(dir / "victim", "precious");
+  for (const std::string name : {"w.h5", "p.png"}) {
+    INFO(name);
+    const fs::path now = formats::temporaryPathFor(dir / name);  // the counter's value now
+    const std::string prefix = now.filename().string().substr(0, now.filename().string().rfind('-') + 1);
+    const unsigned next = static_cast<unsigned>(std::stoul(now.filename().string().substr(prefix.size())));
+    for (unsigned n = next + 1; n <= next + 8; ++n) {
+      const fs::path taken = dir / (prefix + std::to_string(n));
+      if (n % 2 == 0) fs::create_symlink(dir / "victim", taken);
+      else writeText(taken, "stale");
+    }
+    const Status written = name == "w.h5" ? formats::writeWorldFile(dir / name, test::cubeWorld())
+                                          : formats::writeFileAtomically(dir / name, "picture");
+    REQUIRE(written.ok());
+    CHECK(fs::is_regular_file(fs::symlink_status(dir / name)));
+    for (unsigned n = next + 1; n <= next + 8; ++n) {
+      const fs::path taken = dir / (prefix + std::to_string(n));
+      CHECK((n % 2 == 0 ? fs::is_symlink(fs::symlink_status(taken)) : test::readFile(taken) == "stale"));
+    }
+  }
+  CHECK(test::readFile(dir / "victim") == "precious");
+}
+
+TEST_CASE("output path: a path too long for its temporary is refused before any work", "[formats][output]") {
+  TempDir dir;
+  // Directories of 200-byte names until the path is over PATH_MAX less the temporary's suffix.
+  fs::path deep = dir.path();
+  while (deep.native().size() < 4000) {
+    deep /= std::string(200, 'd');
+    REQUIRE(fs::create_directory(deep));
+  }
+  auto checked = formats::checkOutputPath(deep / (std::string(90, 'n') + ".h5"));
+  REQUIRE_FALSE(checked.ok());
+  CHECK(checked.error().kind == ErrorKind::BadInput);
+  CHECK_THAT(checked.error().message, Catch::Contains("bytes long; at most"));
+  CHECK(formats::checkOutputPath(deep.parent_path().parent_path() / "ok.h5").ok());
+}
+
 TEST_CASE("temporary file: a writer ended by SIGINT, SIGTERM or SIGHUP leaves no temporary", "[formats][output][atomic]") {
   const formats::World big = test::terrainWorld(1500);  // several seconds of deflate
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {

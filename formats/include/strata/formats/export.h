@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "strata/nav/layered_graph.h"
@@ -28,6 +29,9 @@ struct ExportSettings {
   /// Refuse (BadInput, before the mesh is built) an export whose estimated peak memory is above
   /// this many bytes; 0: no limit. The CLI passes usableMemoryBytes() (machine_memory.h).
   std::uint64_t memory_limit_bytes = 0;
+  /// Files no output (the mesh or a companion) may be: the world, the profile and their
+  /// companions (the CLI's inputs).
+  std::vector<std::filesystem::path> inputs;
 
   /// Empty when valid, else "<field>: <problem>".
   std::string validate() const;
@@ -47,6 +51,15 @@ const std::vector<std::string>& exportExtensions();
 /// OUT.obj; none for .glb and .ply. They get the same output checks as `path` (and a symbolic
 /// link among them is written through).
 std::vector<std::filesystem::path> exportCompanionFiles(const std::filesystem::path& path);
+
+/// Checks an export's output `path` (checkOutputPath, against `inputs`) and the companion files
+/// of the file it names: through a symbolic link, the target's companions (OUT.bin beside the
+/// file the link names, which is where they are written), with the same checks. A link from a
+/// .gltf or .obj name to a file of another extension is refused (its companion's name would be
+/// Assimp's choice). Returns, per file the export writes, its file name in the export and the
+/// file it replaces: companions first, the main file last. Errors name `path`.
+Result<std::vector<std::pair<std::filesystem::path, std::filesystem::path>>> checkExportOutputs(
+    const std::filesystem::path& path, const std::vector<std::filesystem::path>& inputs);
 
 /// Writes the debug mesh of `graph` to `path`, the format chosen by the extension. Every file is
 /// written to a temporary folder beside the target and renamed into place when complete. Errors

@@ -4,6 +4,7 @@
 /// and the temporary file that becomes the output by rename(2) when it is complete.
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,12 +42,20 @@ void keepModeOf(const std::filesystem::path& target, const std::filesystem::path
 /// removes every live temporary and then ends the process by the same signal (its default
 /// action), so an interrupted write leaves nothing behind. Signals the program ignores or
 /// handles itself are left alone. At most 64 temporaries are covered at once (more are still removed on
-/// destruction). The path is not created here.
-/// A Folder's entries are files (no subfolders).
+/// destruction). A Folder's entries are files (no subfolders).
 class TemporaryFile {
  public:
   /// File: one file at `path`. Folder: a folder at `path` and the files in it (removed whole).
   enum class Kind { File, Folder };
+  /// Creates a fresh temporary beside `target` and owns it: a file (open with O_CREAT | O_EXCL |
+  /// O_NOFOLLOW, mode 0666 less the umask, empty) or an empty folder (mkdir), named as
+  /// temporaryPathFor says. A name already taken (a temporary a killed writer left, one of
+  /// another process with the same pid in another container, a planted symbolic link) is never
+  /// opened, written or removed: the next name is tried, with a random part, up to 64 times.
+  /// The error (a runtime Error naming `display` and the temporary) when none can be created.
+  static Result<std::unique_ptr<TemporaryFile>> createFor(const std::filesystem::path& target, const std::string& display,
+                                                          Kind kind = Kind::File);
+  /// Takes `path`, which the caller has created (or is about to) and owns, for removal.
   explicit TemporaryFile(std::filesystem::path path, Kind kind = Kind::File);
   ~TemporaryFile();
   TemporaryFile(const TemporaryFile&) = delete;
