@@ -3,6 +3,8 @@
 // preference; an infinite cost removes that candidate").
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "bake_stages.h"
 #include "strata/nav/column_builder.h"
@@ -10,40 +12,88 @@
 namespace strata::nav {
 namespace {
 
-uint16_t internArea(std::vector<std::string>& names, std::vector<float>& costs, const std::string& name, double cost) {
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<uint16_t>(i);
-  names.push_back(name);
-  costs.push_back(static_cast<float>(cost));
-  return static_cast<uint16_t>(names.size() - 1);
+// The area table under construction with a hash index of its names: a profile may name up to
+// 60,000 areas, and a linear search per rule made the table (built by the bake and again by
+// every reader of the world) quadratic: 19 s for 60,000 names.
+class AreaTable {
+ public:
+  AreaTable(std::vector<std::string>& names, std::vector<float>& costs) : names_(names), costs_(costs) {
+    names_ = {"default"};
+    costs_ = {1.0f};
+    index_.emplace(names_.front(), 0);
+  }
+  uint16_t intern(const std::string& name, double cost) {
+    const auto [it, added] = index_.emplace(name, static_cast<uint16_t>(names_.size()));
+    if (added) {
+      names_.push_back(name);
+      costs_.push_back(static_cast<float>(cost));
+    }
+    return it->second;
+  }
+
+ private:
+  std::vector<std::string>& names_;
+  std::vector<float>& costs_;
+  std::unordered_map<std::string, uint16_t> index_;
+};
+
+bool isLiteral(const std::string& glob) { return glob.find_first_of("*?") == std::string::npos; }
+
+// The first rule (in profile order) whose label (or tag) glob matches, per text: literal globs
+// (most rules name one material) through a hash index, the others by matching each.
+std::vector<int> firstMatchingRules(const AgentProfile& profile, const std::vector<std::string>& texts, bool by_label) {
+  std::unordered_map<std::string, int> literal;  // glob -> its first rule
+  std::vector<int> wildcard;                      // rules with '*' or '?', in profile order
+  for (std::size_t i = 0; i < profile.areas.size(); ++i) {
+    const std::string& glob = by_label ? profile.areas[i].label_glob : profile.areas[i].tag_glob;
+    if (glob.empty()) continue;
+    if (isLiteral(glob)) literal.emplace(glob, static_cast<int>(i));
+    else wildcard.push_back(static_cast<int>(i));
+  }
+  std::vector<int> first(texts.size(), -1);
+  for (std::size_t t = 0; t < texts.size(); ++t) {
+    const auto found = literal.find(texts[t]);
+    int rule = found == literal.end() ? -1 : found->second;
+    for (const int i : wildcard) {
+      if (rule >= 0 && i > rule) break;
+      const AreaRule& r = profile.areas[static_cast<std::size_t>(i)];
+      if (globMatch(by_label ? r.label_glob : r.tag_glob, texts[t])) {
+        rule = i;
+        break;
+      }
+    }
+    first[t] = rule;
+  }
+  return first;
 }
 
 }  // namespace
 
 void profileAreaTable(const AgentProfile& agent, std::vector<std::string>& names, std::vector<float>& costs) {
-  names = {"default"};
-  costs = {1.0f};
-  for (const AreaRule& rule : agent.areas) internArea(names, costs, rule.area, rule.cost);
-  for (const ModifierVolume& m : agent.modifiers) internArea(names, costs, m.area, m.cost);
+  AreaTable table(names, costs);
+  for (const AreaRule& rule : agent.areas) table.intern(rule.area, rule.cost);
+  for (const ModifierVolume& m : agent.modifiers) table.intern(m.area, m.cost);
+}
+
+std::vector<uint16_t> modifierAreas(const AgentProfile& profile, const std::vector<std::string>& area_names) {
+  std::unordered_map<std::string, uint16_t> index;
+  for (std::size_t i = 0; i < area_names.size(); ++i) index.emplace(area_names[i], static_cast<uint16_t>(i));
+  std::vector<uint16_t> areas;
+  areas.reserve(profile.modifiers.size());
+  for (const ModifierVolume& m : profile.modifiers) areas.push_back(index.at(m.area));
+  return areas;
 }
 
 std::vector<uint16_t> triangleAreas(const sim::TriangleMesh& mesh, const AgentProfile& profile, LayeredGraph& graph) {
   // Areas in profile order: rules first, then modifier volumes.
-  profileAreaTable(profile, graph.area_names, graph.area_costs);
+  AreaTable table(graph.area_names, graph.area_costs);
   std::vector<uint16_t> rule_area;
-  for (const AreaRule& rule : profile.areas)
-    rule_area.push_back(internArea(graph.area_names, graph.area_costs, rule.area, rule.cost));
+  rule_area.reserve(profile.areas.size());
+  for (const AreaRule& rule : profile.areas) rule_area.push_back(table.intern(rule.area, rule.cost));
+  for (const ModifierVolume& m : profile.modifiers) table.intern(m.area, m.cost);
   // Resolve per label and per tag once, then per triangle.
-  auto firstMatch = [&](const std::string& text, bool by_label) -> int {
-    for (std::size_t i = 0; i < profile.areas.size(); ++i) {
-      const std::string& glob = by_label ? profile.areas[i].label_glob : profile.areas[i].tag_glob;
-      if (!glob.empty() && globMatch(glob, text)) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  std::vector<int> label_rule(mesh.labels.size()), tag_rule(mesh.tags.size());
-  for (std::size_t i = 0; i < mesh.labels.size(); ++i) label_rule[i] = firstMatch(mesh.labels[i], true);
-  for (std::size_t i = 0; i < mesh.tags.size(); ++i) tag_rule[i] = firstMatch(mesh.tags[i], false);
+  const std::vector<int> label_rule = firstMatchingRules(profile, mesh.labels, true);
+  const std::vector<int> tag_rule = firstMatchingRules(profile, mesh.tags, false);
   std::vector<uint16_t> areas(mesh.triangleCount(), 0);
   for (std::size_t t = 0; t < mesh.triangleCount(); ++t) {
     int rule = -1;
@@ -64,7 +114,11 @@ bool modifierHolds(const sim::Aabb& box, const sim::Vec3& position) {
 
 void unmatchedGlobWarnings(const sim::TriangleMesh& mesh, const AgentProfile& profile, const std::string& source,
                            std::vector<std::string>& warnings) {
-  const auto matchesAny = [](const std::string& glob, const std::vector<std::string>& texts) {
+  // A literal glob matches a text only when equal: a hash set of the texts answers it.
+  const std::unordered_set<std::string> label_set(mesh.labels.begin(), mesh.labels.end());
+  const std::unordered_set<std::string> tag_set(mesh.tags.begin(), mesh.tags.end());
+  const auto matchesAny = [&](const std::string& glob, const std::vector<std::string>& texts) {
+    if (isLiteral(glob)) return (&texts == &mesh.labels ? label_set : tag_set).count(glob) > 0;
     return std::any_of(texts.begin(), texts.end(), [&](const std::string& text) { return globMatch(glob, text); });
   };
   const std::string agent = source + ": agent " + profile.settings.name + ": ";
@@ -84,11 +138,7 @@ void unmatchedGlobWarnings(const sim::TriangleMesh& mesh, const AgentProfile& pr
 
 void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph) {
   if (profile.modifiers.empty()) return;
-  std::vector<uint16_t> volume_area;
-  for (const ModifierVolume& m : profile.modifiers) {
-    const auto it = std::find(graph.area_names.begin(), graph.area_names.end(), m.area);
-    volume_area.push_back(static_cast<uint16_t>(it - graph.area_names.begin()));
-  }
+  const std::vector<uint16_t> volume_area = modifierAreas(profile, graph.area_names);
   const GridFrame& grid = graph.grid;
   for (std::size_t v = 0; v < profile.modifiers.size(); ++v) {
     const sim::Aabb& box = profile.modifiers[v].box;

@@ -16,6 +16,9 @@ namespace strata::nav {
 /// area_stage.cpp: fills graph.area_names / area_costs from the profile and returns the area of
 /// every mesh triangle (first matching label or tag rule; 0 = "default").
 std::vector<uint16_t> triangleAreas(const sim::TriangleMesh& mesh, const AgentProfile& profile, LayeredGraph& graph);
+/// area_stage.cpp: per modifier volume of `profile`, the index of its area in `area_names` (the
+/// table profileAreaTable made), found through a hash index: O(names + volumes).
+std::vector<uint16_t> modifierAreas(const AgentProfile& profile, const std::vector<std::string>& area_names);
 /// area_stage.cpp: overrides node areas inside modifier volumes (later volumes win) and flags them.
 void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph);
 /// Whether a modifier volume's box holds a floor node at `position` (its column centre and

@@ -108,6 +108,25 @@ bool looksLikeMovingAiMap(std::string_view text) {
   return headerValue(first, "type", value) && value == "octile";
 }
 
+std::int64_t movingAiDeclaredCells(std::string_view head) {
+  const std::vector<std::string_view> lines = splitLines(head);
+  int width = 0, height = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    std::string_view line = trim(lines[i]);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::string_view value;
+    if (line == "map") return static_cast<std::int64_t>(width) * height;
+    if (headerValue(line, "height", value)) {
+      if (!parseInt(value, height) || height < 1) return 0;
+    } else if (headerValue(line, "width", value)) {
+      if (!parseInt(value, width) || width < 1) return 0;
+    } else {
+      return 0;
+    }
+  }
+  return 0;
+}
+
 namespace {
 // The line (1-based) of the first carriage return not followed by a line feed, 0 when none: such
 // a file breaks (some of) its lines with bare CRs, which neither LF nor CRLF reading would split

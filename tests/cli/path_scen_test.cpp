@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 
@@ -221,4 +222,21 @@ TEST_CASE("strata path --scen warns when the scenarios name another map", "[cli]
   CHECK(renamed.err == "strata: warning: " + movingAi("arena.map.scen") +
                            ":2: the scenario is for map 'maps/dao/arena.map', not copy.map (a renamed copy runs as usual; "
                            "another map of the same size gives mismatches)\n");
+}
+
+TEST_CASE("strata path --scen: a map larger than memory is refused from its header", "[cli][path]") {
+  // The header declares 65535 x 65535 cells (about 64 GB in grid mode); the rows are never read.
+  strata::test::TempDir dir;
+  { std::ofstream(dir / "huge.map") << "type octile\nheight 65535\nwidth 65535\nmap\n"; }
+  { std::ofstream(dir / "huge.scen") << "version 1\n0\thuge.map\t65535\t65535\t0\t0\t5\t5\t7.0710678\n"; }
+  const auto r = strata::test::runStrata({"path", (dir / "huge.map").string(), "--scen", (dir / "huge.scen").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  // (On a machine with more than 64 GB the parser refuses the missing rows instead.)
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  meminfo >> key >> kib;  // "MemTotal: N kB"
+  if (key == "MemTotal:" && kib * 1024 < 15.0 * 4294836225.0)
+    CHECK_THAT(r.err, Catch::StartsWith("strata: error: " + (dir / "huge.map").string() + ": a map of 4294836225 cells needs about"));
 }

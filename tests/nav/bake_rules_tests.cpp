@@ -1405,6 +1405,37 @@ TEST_CASE("an area rule or climbable glob that matches nothing is warned about",
   CHECK(baked->agents[0].warnings[2] == prefix + "climbable 'ladder' matches no surface label of the mesh and changes nothing");
 }
 
+TEST_CASE("area rules: the first matching rule in profile order wins - literal or wildcard - among many names", "[nav][bake]") {
+  // Literal globs go through a hash index and wildcard ones are matched in turn: the rule chosen
+  // must still be the first in profile order, and the area table keeps profile order.
+  MeshBuilder level;
+  level.floor(0, 0, 2, 2, 0, "abc").floor(3, 0, 5, 2, 0, "abd").floor(6, 0, 8, 2, 0, "xyz").floor(9, 0, 11, 2, 0, "other");
+  auto agent = testAgent();
+  agent.areas.push_back({"ab?", "", "wild_first", 2.0});   // before the literal "abc": wins for abc and abd
+  agent.areas.push_back({"abc", "", "literal_abc", 3.0});
+  agent.areas.push_back({"xyz", "", "literal_xyz", 4.0});  // before the wildcard: wins for xyz
+  agent.areas.push_back({"x*", "", "wild_x", 5.0});
+  for (int i = 0; i < 3000; ++i) agent.areas.push_back({"unused" + std::to_string(i), "", "a" + std::to_string(i % 1500), 1.5});
+  agent.modifiers.push_back({{{9.2, -1, 0.2}, {10.8, 1, 1.8}}, "a1499", 1.5});  // an existing name: no new entry
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  REQUIRE(g.area_names.size() == 1 + 4 + 1500);
+  CHECK(g.area_names[1] == "wild_first");
+  CHECK(g.area_names[4] == "wild_x");
+  CHECK(g.area_names[5] == "a0");
+  CHECK(g.area_names.back() == "a1499");
+  const auto areaAt = [&](double x, double z) {
+    const uint32_t n = g.columnBegin(g.grid.columnX(x), g.grid.columnZ(z));
+    REQUIRE(n < g.columnEnd(g.grid.columnX(x), g.grid.columnZ(z)));
+    return g.area_names[g.area[n]];
+  };
+  CHECK(areaAt(1, 1) == "wild_first");
+  CHECK(areaAt(4, 1) == "wild_first");
+  CHECK(areaAt(7, 1) == "literal_xyz");
+  CHECK(areaAt(10, 1) == "a1499");
+  CHECK(areaAt(9.1, 1) == "default");
+}
+
 TEST_CASE("a modifier box of +-1e9 m covers every node", "[nav][bake]") {
   // Beyond int32 columns: the box's column range saturates instead of overflowing to empty.
   MeshBuilder level;

@@ -42,6 +42,10 @@ struct MovingAiScenario {
 /// True when `text` starts like a Moving AI map: "type octile" on its first line (another type
 /// is no map; parseMovingAiMap names it).
 bool looksLikeMovingAiMap(std::string_view text);
+/// The cells a map declares (width x height) when `head`, the start of its text, holds a valid
+/// header up to 'map'; 0 otherwise (parseMovingAiMap then says what is wrong). For a check of
+/// the memory a map needs before its rows are read.
+std::int64_t movingAiDeclaredCells(std::string_view head);
 /// Parses map text; errors read "<name>:<line>: <problem>".
 Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& name);
 /// Reads and parses a `.map` file.
