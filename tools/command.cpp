@@ -46,7 +46,18 @@ std::string escaped(const std::string& message, bool breaks_as_spaces) {
     if ((c == '\n' || c == '\r') && breaks_as_spaces) line += ' ';
     else if (c < 0x20 || c == 0x7f) line += fmt::format("\\x{:02X}", c);
     else if (c < 0x80) line += static_cast<char>(c);
-    else if (const std::size_t n = sequence(i); n > 0) line.append(message, i, n), i += n - 1;
+    else if (const std::size_t n = sequence(i); n > 0) {
+      // C1 controls (U+0080-U+009F: NEL breaks lines on some terminals) and the line and
+      // paragraph separators (U+2028, U+2029) as \xNN bytes, like the C0 ones.
+      const auto second = static_cast<unsigned char>(message[i + 1]);
+      const bool control = (c == 0xC2 && second < 0xA0) ||
+                           (c == 0xE2 && second == 0x80 && (static_cast<unsigned char>(message[i + 2]) | 1) == 0xA9);
+      if (control)
+        for (std::size_t k = 0; k < n; ++k) line += fmt::format("\\x{:02X}", static_cast<unsigned char>(message[i + k]));
+      else
+        line.append(message, i, n);
+      i += n - 1;
+    }
     else line += fmt::format("\\x{:02X}", c);  // not UTF-8 (a terminal would show garbage)
   }
   return line;

@@ -36,28 +36,30 @@ std::string effectiveOptionsJson(const formats::ImportOptions& options) {
   return jsonText(doc);
 }
 
-nlohmann::json vec3Json(const sim::Vec3& v) {
+nlohmann::ordered_json vec3Json(const sim::Vec3& v) {
   // Vertices are float32: report the float's shortest decimal form.
   return {std::stod(fmt::format("{}", static_cast<float>(v.x))), std::stod(fmt::format("{}", static_cast<float>(v.y))),
           std::stod(fmt::format("{}", static_cast<float>(v.z)))};
 }
 
-nlohmann::json summary(const formats::ImportedMesh& imported, const std::string& output) {
+// In the documented order (ordered_json: nlohmann::json sorted the keys, bounds first and max
+// before min, where every other command keeps its order).
+nlohmann::ordered_json summary(const formats::ImportedMesh& imported, const std::string& output) {
   const sim::TriangleMesh& mesh = imported.mesh;
-  nlohmann::json doc;
+  nlohmann::ordered_json doc;
   doc["output"] = output;
   doc["triangles"] = mesh.triangles.size();
   doc["vertices"] = mesh.vertices.size();
   doc["labels"] = mesh.labels.size();
   doc["tags"] = mesh.tags.size();
   const sim::Aabb bounds = mesh.bounds();
-  doc["bounds"] = {{"min", vec3Json(bounds.min)}, {"max", vec3Json(bounds.max)}};
+  doc["bounds"] = nlohmann::ordered_json{{"min", vec3Json(bounds.min)}, {"max", vec3Json(bounds.max)}};
   doc["meshes"] = imported.stats.meshes;
   doc["degenerate_dropped"] = imported.stats.degenerate_dropped;
   doc["non_triangles_dropped"] = imported.stats.non_triangles_dropped;
-  doc["inputs"] = nlohmann::json::array();
+  doc["inputs"] = nlohmann::ordered_json::array();
   for (const formats::InputRecord& input : imported.inputs)
-    doc["inputs"].push_back({{"path", input.path}, {"bytes", input.bytes}, {"sha256", input.sha256}});
+    doc["inputs"].push_back(nlohmann::ordered_json{{"path", input.path}, {"bytes", input.bytes}, {"sha256", input.sha256}});
   doc["warnings"] = imported.stats.warnings;
   return doc;
 }
@@ -84,7 +86,7 @@ int runImport(ImportCommandOptions& options) {
   if (auto written = formats::writeWorldFile(output, world); !written) return reportError(written.error());
   imported->mesh = std::move(world.geometry);
 
-  const nlohmann::json doc = summary(*imported, options.output);
+  const nlohmann::ordered_json doc = summary(*imported, options.output);
   if (options.json) {
     fmt::print("{}\n", jsonText(doc, 2));
     return kExitOk;

@@ -13,7 +13,8 @@
 namespace strata::cli {
 
 /// [x, y, z] as a JSON array of the coordinates' double values.
-inline nlohmann::ordered_json jsonPoint(const sim::Vec3& p) { return nlohmann::ordered_json::array({p.x, p.y, p.z}); }
+/// + 0.0: -0 (a point given as -0,0,25) prints as 0.
+inline nlohmann::ordered_json jsonPoint(const sim::Vec3& p) { return nlohmann::ordered_json::array({p.x + 0.0, p.y + 0.0, p.z + 0.0}); }
 
 /// The area's name from the graph's area table, or its index when the table has no name for it.
 inline std::string areaName(const nav::LayeredGraph& graph, uint16_t area) {

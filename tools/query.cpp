@@ -56,7 +56,9 @@ struct QueryKind {
   bool geometry = true;  ///< asks the triangles (QueryContext::mesh / index); navigation kinds load their agent themselves
 };
 
-ordered_json vecJson(const sim::Vec3& v) { return ordered_json::array({v.x, v.y, v.z}); }
+// + 0.0: a coordinate or normal component that is -0 (a point given as -0, a normal's rounding)
+// prints as 0, as the text output prints it.
+ordered_json vecJson(const sim::Vec3& v) { return ordered_json::array({v.x + 0.0, v.y + 0.0, v.z + 0.0}); }
 // Degrees to radians, a whole number of turns taken off first (1e308 degrees times pi
 // overflows; the remainder of a turn is exact).
 double radiansOfYaw(double degrees) { return std::fmod(degrees, 360.0) * M_PI / 180.0; }

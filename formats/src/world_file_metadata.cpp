@@ -25,6 +25,7 @@ std::string optionsProblem(const std::string& text) {
   if (jsonNestedDeeperThan(text, kMaxOptionsNesting))
     return "nested more than " + std::to_string(kMaxOptionsNesting) + " arrays or objects deep";
   if (!nlohmann::json::accept(text)) return "not valid JSON";
+  if (!nlohmann::json::parse(text).is_object()) return "not a JSON object";
   return {};
 }
 

@@ -128,6 +128,24 @@ TEST_CASE("strata path text output: a height that rounds to zero prints as 0.000
   CHECK(text.out.find("   0.000 ") != std::string::npos);
 }
 
+TEST_CASE("strata path --json: a point given as -0 prints as 0 - and a link label's C1 control and line separator are escaped in text", "[cli][path][layered]") {
+  const auto json = path("tower", {"--from", "-0,0,25", "--to", "-0,0,25", "--json"});
+  REQUIRE(json.exit_code == 0);
+  CHECK(json.out.find("-0.0") == std::string::npos);
+  CHECK(Json::parse(json.out)["waypoints"][0]["position"][0].get<double>() == 0.0);
+  // NEL (U+0085) and LINE SEPARATOR (U+2028) broke the waypoint's line on some terminals.
+  strata::test::TempDir dir;
+  {
+    std::ofstream profile(dir / "link.toml");
+    profile << "[agent.a]\nradius = 0.3\n[[agent.a.links]]\nfrom = [-4, 0, -4]\nto = [4, 0, 4]\n"
+               "label = \"tele\\nport\\u0085\\u2028x\"\n";
+  }
+  const auto text = runStrata({"path", (sourceDir() / "samples" / "tower.obj").string(), "--profile", (dir / "link.toml").string(),
+                               "--from", "-4,0,-4", "--to", "4,0,4"});
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("via tele\\x0Aport\\xC2\\x85\\xE2\\x80\\xA8x\n"));
+}
+
 TEST_CASE("strata path WORLD: bad input exits 2 with one located line", "[cli][path][layered]") {
   auto r = path("tower", {"--from", "0,0", "--to", "0,8,-4"});
   CHECK(r.exit_code == 2);

@@ -307,7 +307,12 @@ TEST_CASE("world reader and writer: import options nested too deeply are refused
   // strata info parses the import options; a value of 50,000 nested brackets, edited in,
   // overflowed its stack (a hunt). A reader refuses more than 64 levels, as the writer does.
   TempDir dir;
-  auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  // Objects in objects (the options are one object): {"a":{"a":...{}}}, `depth` levels.
+  auto nested = [](std::size_t depth) {
+    std::string text;
+    for (std::size_t i = 1; i < depth; ++i) text += R"({"a":)";
+    return text + "{}" + std::string(depth - 1, '}');
+  };
   formats::World world = test::cubeWorld();
   world.provenance.import_options_json = nested(64);
   REQUIRE(formats::writeWorldFile(dir / "deep64.h5", world).ok());
@@ -319,6 +324,14 @@ TEST_CASE("world reader and writer: import options nested too deeply are refused
   // Brackets inside strings do not count.
   world.provenance.import_options_json = R"({"up": ")" + std::string(100, '[') + R"("})";
   CHECK(formats::writeWorldFile(dir / "strings.h5", world).ok());
+  // One object: strata info printed an edited 5 or [1,2] as the options (documented an object).
+  for (const char* not_object : {"5", "[1,2]", R"("x")", "null"}) {
+    INFO(not_object);
+    world.provenance.import_options_json = not_object;
+    auto written = formats::writeWorldFile(dir / "scalar.h5", world);
+    REQUIRE_FALSE(written.ok());
+    CHECK_THAT(written.error().message, Catch::Contains("not a JSON object"));
+  }
 
   const auto path = dir / "w.h5";
   {
