@@ -237,7 +237,8 @@ std::function<int()> setupPath(CLI::App& app) {
     if (!nav::looksLikeMovingAiMap(head))
       return badInput(options->input + ":1: not a Moving AI map (expected 'type octile' on the first line)");
     if (options->scen.empty()) return badInput(options->input + ": a Moving AI map needs --scen FILE.scen");
-    if (const int code = checkMapMemory(options->input, head); code != kExitOk) return code;
+    if (piped.empty())  // a piped map was checked before its rows were read
+      if (const int code = checkMapMemory(options->input, head); code != kExitOk) return code;
     return runScenarios(*options, *method, piped);
   };
 }

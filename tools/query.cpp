@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "command.h"
+#include "nav_json.h"
 #include "query_nav.h"
 #include "strata/formats/import.h"
 #include "strata/formats/world_file.h"
@@ -56,9 +57,6 @@ struct QueryKind {
   bool geometry = true;  ///< asks the triangles (QueryContext::mesh / index); navigation kinds load their agent themselves
 };
 
-// + 0.0: a coordinate or normal component that is -0 (a point given as -0, a normal's rounding)
-// prints as 0, as the text output prints it.
-ordered_json vecJson(const sim::Vec3& v) { return ordered_json::array({v.x + 0.0, v.y + 0.0, v.z + 0.0}); }
 // Degrees to radians, a whole number of turns taken off first (1e308 degrees times pi
 // overflows; the remainder of a turn is exact).
 double radiansOfYaw(double degrees) { return std::fmod(degrees, 360.0) * M_PI / 180.0; }
@@ -131,8 +129,8 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
     auto hitJson = [&](const sim::RayHit& h) {
       ordered_json j;
       j["distance"] = h.distance + 0.0;  // + 0.0: a ray starting on the surface reads 0, not -0
-      j["point"] = vecJson(h.point);
-      j["normal"] = vecJson(h.normal);
+      j["point"] = jsonPoint(h.point);
+      j["normal"] = jsonPoint(h.normal);
       j["front_face"] = h.front_face;
       j.update(featureJson(ctx, h.triangle, h.label, h.tag));
       return j;
@@ -298,12 +296,12 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
       if (hit) {
         doc["time"] = hit->time;
         doc["distance"] = hit->time * sim::length(move);
-        doc["center"] = vecJson(*from + move * hit->time);
-        doc["point"] = vecJson(hit->point);
-        doc["normal"] = vecJson(hit->normal);
+        doc["center"] = jsonPoint(*from + move * hit->time);
+        doc["point"] = jsonPoint(hit->point);
+        doc["normal"] = jsonPoint(hit->normal);
         doc["started_penetrating"] = hit->started_penetrating;
         doc["penetration_depth"] = hit->penetration_depth;
-        doc["escape"] = vecJson(hit->escape);
+        doc["escape"] = jsonPoint(hit->escape);
         doc.update(featureJson(ctx, hit->triangle, hit->label, hit->tag));
       }
       printJson(doc);

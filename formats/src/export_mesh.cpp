@@ -226,13 +226,13 @@ Result<std::vector<std::pair<std::filesystem::path, std::filesystem::path>>> che
   auto checked = checkOutputPath(path, inputs);
   if (!checked) return checked.error();
   const std::filesystem::path target = *checked;
-  const std::vector<std::filesystem::path> companions = exportCompanionFiles(target);
-  if (companions.size() != exportCompanionFiles(path).size() || lowerExtension(target) != lowerExtension(path))
+  // The companions follow from the extension, so the link's and the target's must agree.
+  if (lowerExtension(target) != lowerExtension(path))
     return Error::badInput(fmt::format("{}: is a symbolic link to '{}', not a {} file: the export's companion file "
                                        "would be named after it; link to a {} name",
                                        path.string(), target.string(), lowerExtension(path), lowerExtension(path)));
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> destinations;  // (file name, target)
-  for (const std::filesystem::path& companion : companions) {
+  for (const std::filesystem::path& companion : exportCompanionFiles(target)) {
     auto companion_target = checkOutputPath(companion, inputs);
     if (!companion_target) return Error{companion_target.error().kind, path.string() + ": companion file " + companion_target.error().message};
     destinations.emplace_back(companion.filename(), *companion_target);

@@ -17,11 +17,11 @@
 
 #include <atomic>
 #include <cerrno>
-#include <random>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <system_error>
 
 namespace strata::formats {

@@ -108,45 +108,15 @@ bool looksLikeMovingAiMap(std::string_view text) {
   return headerValue(first, "type", value) && value == "octile";
 }
 
-std::int64_t movingAiDeclaredCells(std::string_view head) {
-  const std::vector<std::string_view> lines = splitLines(head);
-  int width = 0, height = 0;
-  for (std::size_t i = 1; i < lines.size(); ++i) {
-    std::string_view line = trim(lines[i]);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::string_view value;
-    if (line == "map") return static_cast<std::int64_t>(width) * height;
-    if (headerValue(line, "height", value)) {
-      if (!parseInt(value, height) || height < 1) return 0;
-    } else if (headerValue(line, "width", value)) {
-      if (!parseInt(value, width) || width < 1) return 0;
-    } else {
-      return 0;
-    }
-  }
-  return 0;
-}
-
 namespace {
-// The line (1-based) of the first carriage return not followed by a line feed, 0 when none: such
-// a file breaks (some of) its lines with bare CRs, which neither LF nor CRLF reading would split
-// as the author meant. Also a lone CR at the end of the file, or on a line of its own.
-std::size_t bareCarriageReturnLine(std::string_view text) {
-  for (std::size_t at = text.find('\r'); at != std::string_view::npos; at = text.find('\r', at + 1))
-    if (at + 1 == text.size() || text[at + 1] != '\n')
-      return static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
-  return 0;
-}
-}  // namespace
 
-Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& name) {
-  if (const std::size_t line = bareCarriageReturnLine(text); line != 0)
-    return located(name, line, "lines end in a bare carriage return (expected LF or CRLF)");
-  const std::vector<std::string_view> lines = splitLines(text);
+// The header of a map (`lines` as splitLines gives them): "type octile", then height and width
+// in either order, then "map". Sets map.width and map.height; returns the index of the "map"
+// line. The 2^31-cell limit and the rows are the caller's.
+Result<std::size_t> parseMapHeader(const std::vector<std::string_view>& lines, const std::string& name, MovingAiMap& map) {
   std::string_view value;
   if (lines.empty() || !headerValue(lines[0], "type", value)) return located(name, 1, "expected 'type octile'");
   if (value != "octile") return located(name, 1, "unsupported map type '" + quoted(value) + "' (expected octile)");
-  MovingAiMap map;
   bool have_height = false, have_width = false;
   std::size_t i = 1;
   for (; i < lines.size(); ++i) {
@@ -169,6 +139,37 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
   if (i >= lines.size()) return located(name, lines.size(), "missing 'map' line");
   if (!have_height) return located(name, i + 1, "'height' must come before 'map'");
   if (!have_width) return located(name, i + 1, "'width' must come before 'map'");
+  return i;
+}
+
+}  // namespace
+
+std::int64_t movingAiDeclaredCells(std::string_view head) {
+  MovingAiMap map;
+  if (!parseMapHeader(splitLines(head), {}, map)) return 0;
+  return static_cast<std::int64_t>(map.width) * map.height;
+}
+
+namespace {
+// The line (1-based) of the first carriage return not followed by a line feed, 0 when none: such
+// a file breaks (some of) its lines with bare CRs, which neither LF nor CRLF reading would split
+// as the author meant. Also a lone CR at the end of the file, or on a line of its own.
+std::size_t bareCarriageReturnLine(std::string_view text) {
+  for (std::size_t at = text.find('\r'); at != std::string_view::npos; at = text.find('\r', at + 1))
+    if (at + 1 == text.size() || text[at + 1] != '\n')
+      return static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
+  return 0;
+}
+}  // namespace
+
+Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& name) {
+  if (const std::size_t line = bareCarriageReturnLine(text); line != 0)
+    return located(name, line, "lines end in a bare carriage return (expected LF or CRLF)");
+  const std::vector<std::string_view> lines = splitLines(text);
+  MovingAiMap map;
+  const Result<std::size_t> map_line = parseMapHeader(lines, name, map);
+  if (!map_line) return map_line.error();
+  const std::size_t i = *map_line;
   if (static_cast<std::int64_t>(map.width) * map.height > (std::int64_t{1} << 31))
     return located(name, i + 1, std::to_string(map.width) + " x " + std::to_string(map.height) +
                                     " cells is over the limit of 2^31 cells");

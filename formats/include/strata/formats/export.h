@@ -54,9 +54,8 @@ std::vector<std::filesystem::path> exportCompanionFiles(const std::filesystem::p
 
 /// Checks an export's output `path` (checkOutputPath, against `inputs`) and the companion files
 /// of the file it names: through a symbolic link, the target's companions (OUT.bin beside the
-/// file the link names, which is where they are written), with the same checks. A link from a
-/// .gltf or .obj name to a file of another extension is refused (its companion's name would be
-/// Assimp's choice). Returns, per file the export writes, its file name in the export and the
+/// file the link names, which is where they are written), with the same checks. A link to a file
+/// of another extension is refused (a .gltf's or .obj's companion would be named by Assimp). Returns, per file the export writes, its file name in the export and the
 /// file it replaces: companions first, the main file last. Errors name `path`.
 Result<std::vector<std::pair<std::filesystem::path, std::filesystem::path>>> checkExportOutputs(
     const std::filesystem::path& path, const std::vector<std::filesystem::path>& inputs);
