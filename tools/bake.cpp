@@ -205,7 +205,7 @@ int runBake(BakeCommandOptions& options) {
     doc["agents"].push_back(entry);
   }
   if (options.json) {
-    fmt::print("{}\n", jsonText(doc, 2));
+    fmt::print("{}\n", printedJson(doc, 2));
     return kExitOk;
   }
   fmt::print("wrote {}: {} baked from {} ({}) on {}\n", printable(options.output), counted(world.agents.size(), "agent"),

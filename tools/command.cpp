@@ -110,6 +110,20 @@ std::string counted(std::size_t count, const std::string& noun, const std::strin
 
 void warn(const std::string& message) { toStderr(fmt::format("strata: warning: {}\n", oneLine(message))); }
 
+double printedNumber(double v) {
+  if (!std::isfinite(v)) return v;
+  if (v == 0) return 0.0;
+  char text[64];
+  const float f = static_cast<float>(v);
+  if (std::isfinite(f) && static_cast<double>(f) == v) {
+    const auto end = std::to_chars(text, text + sizeof text - 1, f).ptr;  // the float's shortest decimal
+    *end = '\0';
+  } else {
+    std::snprintf(text, sizeof text, "%.15g", v);
+  }
+  return std::strtod(text, nullptr);
+}
+
 void toStderr(const std::string& text) {
   [[maybe_unused]] const std::size_t written = std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);

@@ -76,11 +76,29 @@ std::optional<sim::Vec3> parseVec3(const std::string& text);
 /// Parses a comma-separated list of exactly `count` finite numbers.
 std::optional<std::vector<double>> parseNumbers(const std::string& text, std::size_t count);
 
+/// The value a printed JSON document carries for `v`: the shortest decimal that names it at the
+/// precision it has. A value that is exactly a float32 (heights, headroom, clearance and slopes
+/// are stored as float32) gets the float's shortest decimal (0.925, not 0.925000011920929); any
+/// other, 15 significant digits (a cell centre 14.55, not 14.549999999999999). -0 becomes 0.
+double printedNumber(double v);
+
 /// A JSON document as text (`indent` -1: one line), bytes that are not UTF-8 (a file name's)
-/// replaced by U+FFFD instead of throwing: every document the tools print or store goes through it.
+/// replaced by U+FFFD instead of throwing: the documents the tools store go through it.
 template <class Json>
 std::string jsonText(const Json& doc, int indent = -1) {
   return doc.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+/// jsonText for a document the tools print: every floating-point number in it as printedNumber.
+template <class Json>
+std::string printedJson(Json doc, int indent = -1) {
+  const auto tidy = [](auto& self, Json& value) -> void {
+    if (value.is_number_float()) value = printedNumber(value.template get<double>());
+    else if (value.is_structured())
+      for (auto& item : value) self(self, item);
+  };
+  tidy(tidy, doc);
+  return jsonText(doc, indent);
 }
 
 /// True when stderr is a terminal (progress bars and colour only then).

@@ -88,7 +88,7 @@ int runImport(ImportCommandOptions& options) {
 
   const nlohmann::ordered_json doc = summary(*imported, options.output);
   if (options.json) {
-    fmt::print("{}\n", jsonText(doc, 2));
+    fmt::print("{}\n", printedJson(doc, 2));
     return kExitOk;
   }
   const auto& min = doc["bounds"]["min"];

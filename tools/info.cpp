@@ -94,7 +94,7 @@ void printText(const nlohmann::ordered_json& doc) {
   for (const auto& input : doc["inputs"])
     fmt::print("  {}  {} bytes  sha256 {}\n", printable(input["path"].get<std::string>()), input["bytes"].get<std::uint64_t>(),
                input["sha256"].get<std::string>());
-  if (!doc["import_options"].is_null()) fmt::print("import_options  {}\n", jsonText(doc["import_options"]));
+  if (!doc["import_options"].is_null()) fmt::print("import_options  {}\n", printedJson(doc["import_options"]));
   const auto& counts = doc["counts"];
   fmt::print("vertices        {}\n", counts["vertices"].get<std::size_t>());
   fmt::print("triangles       {}\n", counts["triangles"].get<std::size_t>());
@@ -127,7 +127,7 @@ int runInfo(const InfoOptions& options) {
   std::error_code ec;
   const std::uintmax_t file_bytes = std::filesystem::file_size(options.file, ec);
   const nlohmann::ordered_json doc = describe(*world, options.file, ec ? 0 : file_bytes);
-  if (options.json) fmt::print("{}\n", jsonText(doc, 2));
+  if (options.json) fmt::print("{}\n", printedJson(doc, 2));
   else printText(doc);
   return kExitOk;
 }

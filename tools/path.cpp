@@ -139,7 +139,7 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method, const std
       results.push_back(std::move(r));
     }
     doc["results"] = std::move(results);
-    fmt::print("{}\n", jsonText(doc));
+    fmt::print("{}\n", printedJson(doc));
   } else {
     fmt::print("map: {}\nscenarios: {} ({})\nmethod: {}\n", printable(options.input), scenarios->size(), printable(options.scen),
                nav::methodName(method));

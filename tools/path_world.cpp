@@ -292,7 +292,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     doc["line"] = lines[i];
     const Json result = resultJson(results[i], agent.graph, agent.profile.settings.name, requests[i].settings.method);
     for (const auto& [key, value] : result.items()) doc[key] = value;
-    text += jsonText(doc) + "\n";
+    text += printedJson(doc) + "\n";
     all_found = all_found && results[i].ok();
   }
   if (options.output.empty()) {
@@ -332,7 +332,7 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
                         {"columns", searched ? Json(answer->region.grid.columnCount()) : Json()},
                         {"columns_built", answer->columns_built},
                         {"nodes_built", answer->nodes_built}};
-    fmt::print("{}\n", jsonText(doc));
+    fmt::print("{}\n", printedJson(doc));
   } else {
     printText(result, names, agent, settings.method);
     if (answer->regions == 0)
@@ -436,7 +436,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   nav::SearchState state;
   const nav::PathResult result = nav::findLayeredPath(agent->graph, agent->profile.settings, *from, *to, settings, state);
   if (json) {
-    fmt::print("{}\n", jsonText(resultJson(result, agent->graph, agent->profile.settings.name, settings.method)));
+    fmt::print("{}\n", printedJson(resultJson(result, agent->graph, agent->profile.settings.name, settings.method)));
   } else {
     printText(result, agent->graph, agent->profile.settings.name, settings.method);
   }

@@ -76,7 +76,7 @@ std::string featureText(const QueryContext& ctx, uint32_t triangle, uint32_t lab
                      printable(ctx.index->tagName(tag)));
 }
 
-void printJson(const ordered_json& doc) { fmt::print("{}\n", jsonText(doc, 2)); }
+void printJson(const ordered_json& doc) { fmt::print("{}\n", printedJson(doc, 2)); }
 
 // ---- ray ----
 

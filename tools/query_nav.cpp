@@ -73,7 +73,7 @@ auto setupNearest(CLI::App& sub) {
     if (json) {
       Json doc{{"kind", "nearest"}, {"agent", agent->profile.settings.name}, {"found", hit.has_value()}};
       if (hit) doc["position"] = jsonPoint(hit->position), doc["node"] = hit->node, doc["distance"] = hit->horizontal_distance;
-      fmt::print("{}\n", jsonText(doc));
+      fmt::print("{}\n", printedJson(doc));
     } else if (hit) {
       fmt::print("nearest: ({:.3f}, {:.3f}, {:.3f})  node {}  {:.3f} m away\n", shown(hit->position.x),
                  shown(hit->position.y), shown(hit->position.z), hit->node, hit->horizontal_distance);
@@ -102,7 +102,7 @@ auto setupHeight(CLI::App& sub) {
     if (json) {
       Json list = Json::array();
       for (const auto& l : layers) list.push_back(layerJson(agent->graph, l));
-      fmt::print("{}\n", jsonText(Json{{"kind", "height"}, {"agent", agent->profile.settings.name}, {"layers", list}}));
+      fmt::print("{}\n", printedJson(Json{{"kind", "height"}, {"agent", agent->profile.settings.name}, {"layers", list}}));
     } else {
       fmt::print("floors at ({}, {}): {}\n", (*xz)[0], (*xz)[1], layers.size());
       for (const auto& l : layers)
@@ -140,7 +140,7 @@ auto setupLine(CLI::App& sub, bool eyes) {
     for (const auto& [point, option, reason] : {std::tuple{*a, "--from", "NoStartNode"}, std::tuple{*b, "--to", "NoGoalNode"}}) {
       if (nav::snapToNode(agent->graph, point, snap) != nav::kNoNode) continue;
       if (json)
-        fmt::print("{}\n", jsonText(Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", false}, {"reason", reason}}));
+        fmt::print("{}\n", printedJson(Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", false}, {"reason", reason}}));
       else
         fmt::print("{}: no floor below {} ({})\n", kind, option, reason);
       return kExitNegative;
@@ -153,7 +153,7 @@ auto setupLine(CLI::App& sub, bool eyes) {
       const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
       clear = nav::lineOfSight(view, *a, *b, snap);
     }
-    if (json) fmt::print("{}\n", jsonText(Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", clear}}));
+    if (json) fmt::print("{}\n", printedJson(Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", clear}}));
     else fmt::print("{}: {}\n", kind, clear ? "clear" : "blocked");
     return clear ? kExitOk : kExitNegative;
   };
@@ -199,7 +199,7 @@ auto setupField(CLI::App& sub) {
     }
     const bool reached = std::isfinite(value);
     if (json)
-      fmt::print("{}\n", jsonText(Json{{"kind", "field"}, {"agent", agent->profile.settings.name}, {"reachable", reached},
+      fmt::print("{}\n", printedJson(Json{{"kind", "field"}, {"agent", agent->profile.settings.name}, {"reachable", reached},
                               {"distance", number(value)}}));
     else if (reached) fmt::print("field: {:.3f}\n", value);
     else fmt::print("field: unreachable\n");
@@ -233,7 +233,7 @@ auto setupComponent(CLI::App& sub) {
       Json doc{{"kind", "component"}, {"agent", agent->profile.settings.name}};
       doc["component"] = ha ? Json(agent->graph.component[ha->node]) : Json(nullptr);
       if (b) doc["to_component"] = hb ? Json(agent->graph.component[hb->node]) : Json(nullptr), doc["reachable"] = positive;
-      fmt::print("{}\n", jsonText(doc));
+      fmt::print("{}\n", printedJson(doc));
     } else {
       fmt::print("component: {}\n", ha ? std::to_string(agent->graph.component[ha->node]) : std::string("no floor"));
       if (b) fmt::print("reachable: {}\n", positive ? "yes" : "no");
@@ -256,7 +256,7 @@ auto setupClearance(CLI::App& sub) {
     if (json) {
       Json doc{{"kind", "clearance"}, {"agent", agent->profile.settings.name}, {"found", layer.has_value()}};
       if (layer) doc["floor"] = layerJson(agent->graph, *layer);
-      fmt::print("{}\n", jsonText(doc));
+      fmt::print("{}\n", printedJson(doc));
     } else if (layer) {
       fmt::print("clearance: {:.3f} m  headroom: {}  floor height {:.3f}\n", layer->clearance,
                  std::isfinite(layer->headroom) ? fmt::format("{:.3f} m", layer->headroom) : std::string("open"), shown(layer->height));

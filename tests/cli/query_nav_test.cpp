@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <regex>
 
 #include "test_support.h"
 
@@ -31,6 +32,31 @@ TEST_CASE("strata query height: the three layers of the tower", "[cli][query][la
   CHECK(layers[1]["height"].get<double>() == Approx(4).margin(0.05));
   CHECK(layers[2]["height"].get<double>() == Approx(8).margin(0.05));
   CHECK(query("tower", "height", {"--at", "100,100"}).exit_code == 3);
+}
+
+// Every number in `text` (a JSON document) with at most `decimals` digits after its point.
+static bool shortNumbers(const std::string& text, int decimals) {
+  const std::regex longer("[0-9]\\.[0-9]{" + std::to_string(decimals + 1) + ",}");
+  return !std::regex_search(text, longer);
+}
+
+TEST_CASE("strata query and path JSON: float32 values and cell centres print as short decimals", "[cli][query][layered]") {
+  // Heights, headroom and clearance are float32 in the world: 3.8, not 3.799999952316284.
+  const auto height = query("tower", "height", {"--at", "0.1,0.1"});
+  REQUIRE(height.exit_code == 0);
+  INFO(height.out);
+  CHECK(shortNumbers(height.out, 4));
+  CHECK(Json::parse(height.out)["layers"][0]["headroom"].get<double>() == 3.8);
+  // Waypoints: cell centres and float heights (14.55 and 0.925, not 14.549999999999999 and
+  // 0.925000011920929); the length is a double printed to 15 significant digits.
+  const auto path = runStrata({"path", (sourceDir() / "samples" / "tower.obj").string(), "--profile",
+                               (sourceDir() / "samples" / "tower.toml").string(), "--from", "0,0,0", "--to", "5,10,5", "--json"});
+  REQUIRE(path.exit_code == 0);
+  INFO(path.out);
+  const auto doc = Json::parse(path.out);
+  REQUIRE(doc["waypoints"].size() >= 3);
+  CHECK(shortNumbers(doc["waypoints"].dump(), 4));
+  CHECK_FALSE(shortNumbers(doc["length"].dump(), 4));  // not rounded to a few decimals
 }
 
 TEST_CASE("strata query nearest: the floor below, not the roof above", "[cli][query][layered]") {
