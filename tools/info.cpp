@@ -78,7 +78,8 @@ nlohmann::ordered_json describe(const formats::World& world, const std::string& 
     entry["links"] = g.customLinkCount();
     entry["second_jumps"] = g.secondJumpCount();
     entry["components"] = g.component_count;
-    entry["fields"] = g.fields.size();
+    entry["fields"] = nlohmann::ordered_json::array();  // the names, as strata bake --json lists them
+    for (const nav::RouteField& field : g.fields) entry["fields"].push_back(field.name);
     agents.push_back(std::move(entry));
   }
   doc["agents"] = std::move(agents);
@@ -116,7 +117,7 @@ void printText(const nlohmann::ordered_json& doc) {
                counted(agent["nodes"].get<std::size_t>(), "node"), counted(agent["edges"].get<std::size_t>(), "edge"),
                counted(agent["links"].get<std::size_t>(), "link"), counted(agent["second_jumps"].get<std::size_t>(), "second jump"),
                counted(agent["components"].get<std::uint32_t>(), "component"),
-               counted(agent["fields"].get<std::size_t>(), "field"));
+               counted(agent["fields"].size(), "field"));
 }
 
 int runInfo(const InfoOptions& options) {

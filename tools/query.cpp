@@ -137,7 +137,7 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
     };
     if (ctx.json) {
       ordered_json doc;
-      doc["query"] = "ray";
+      doc["kind"] = "ray";
       doc["hit"] = !hits.empty();
       if (opt->all) {
         doc["hits"] = ordered_json::array();
@@ -205,7 +205,7 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
     }
     if (ctx.json) {
       ordered_json doc;
-      doc["query"] = "overlap";
+      doc["kind"] = "overlap";
       doc["shape"] = shape;
       doc["hit"] = !hits.empty();
       doc["hits"] = ordered_json::array();
@@ -290,7 +290,7 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
     }
     if (ctx.json) {
       ordered_json doc;
-      doc["query"] = "cast";
+      doc["kind"] = "cast";
       doc["shape"] = shape;
       doc["hit"] = hit.has_value();
       if (hit) {

@@ -46,6 +46,7 @@ TEST_CASE("strata bake writes a world with per-agent counts and stage timings", 
   REQUIRE(described["agents"].size() == 1);
   CHECK(described["agents"][0]["nodes"] == agent["nodes"]);
   CHECK(described["agents"][0]["edges"] == agent["edges"]);
+  CHECK(described["agents"][0]["fields"] == agent["fields"]);  // the names in both, not a count in one
   auto text = runStrata({"info", out});
   CHECK_THAT(text.out, Catch::Contains("human  cell 0.3 m"));
 }

@@ -26,6 +26,7 @@ TEST_CASE("query ray: closest hit, all hits, miss exits 3", "[cli][query]") {
   auto r = runStrata({"query", world, "ray", "--from", "0.3,20,-4.1", "--dir", "0,-1,0", "--json"});
   REQUIRE(r.exit_code == 0);
   auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["kind"] == "ray");  // the member every kind names itself with, geometry and navigation
   CHECK(doc["hit"] == true);
   CHECK(doc["distance"].get<double>() == Approx(12));  // the roof top at y = 8
   CHECK(doc["normal"][1].get<double>() == Approx(1));
