@@ -69,6 +69,13 @@ std::vector<int> firstMatchingRules(const AgentProfile& profile, const std::vect
 
 }  // namespace
 
+std::vector<int> linkLabelRules(const AgentProfile& profile) {
+  std::vector<std::string> labels;
+  labels.reserve(profile.links.size());
+  for (const LinkSpec& link : profile.links) labels.push_back(link.label);
+  return firstMatchingRules(profile, labels, /*by_label=*/true);
+}
+
 void profileAreaTable(const AgentProfile& agent, std::vector<std::string>& names, std::vector<float>& costs) {
   AreaTable table(names, costs);
   for (const AreaRule& rule : agent.areas) table.intern(rule.area, rule.cost);
@@ -122,13 +129,21 @@ void unmatchedGlobWarnings(const sim::TriangleMesh& mesh, const AgentProfile& pr
     return std::any_of(texts.begin(), texts.end(), [&](const std::string& text) { return globMatch(glob, text); });
   };
   const std::string agent = source + ": agent " + profile.settings.name + ": ";
+  std::vector<char> prices_link(profile.areas.size(), 0);  // per rule: the first to match a cost-less link's label
+  const std::vector<int> link_rules = linkLabelRules(profile);
+  for (std::size_t l = 0; l < profile.links.size(); ++l)
+    if (profile.links[l].cost < 0 && link_rules[l] >= 0) prices_link[static_cast<std::size_t>(link_rules[l])] = 1;
   for (std::size_t i = 0; i < profile.areas.size(); ++i) {
     const AreaRule& rule = profile.areas[i];
     const bool by_label = !rule.label_glob.empty();
     const std::string& glob = by_label ? rule.label_glob : rule.tag_glob;
     if (glob.empty() || matchesAny(glob, by_label ? mesh.labels : mesh.tags)) continue;
+    // A label rule may also price custom links by their label (customLinkCost): the first one
+    // whose glob matches a link without a cost.
+    if (by_label && prices_link[i]) continue;
     warnings.push_back(agent + "area rule " + std::to_string(i) + " (" + (by_label ? "label" : "tag") + " '" + glob +
-                       "') matches no surface " + (by_label ? "label" : "tag") + " of the mesh and changes nothing");
+                       "') matches no surface " + (by_label ? "label of the mesh and no link priced by its label,"
+                                                            : "tag of the mesh") + " and changes nothing");
   }
   if (!profile.settings.can_climb) return;
   for (const std::string& glob : profile.climbable)

@@ -52,6 +52,14 @@ std::string noFloorWithin(const AgentSettings& settings);
 /// above the top of the room of a lower floor of its column that holds the point). kNoNode when
 /// neither finds one.
 uint32_t snapEndpoint(const LayeredGraph& graph, const sim::Vec3& point, const AgentSettings& settings);
+/// Per custom link of the profile: the first area rule (index) whose label glob matches the
+/// link's label, -1 when none does (literal globs through a hash index, as the surfaces' rules).
+std::vector<int> linkLabelRules(const AgentProfile& profile);
+/// A custom link's cost: its `cost` when given; else its straight-line length (between the ends
+/// as written, at least 0.001) times the cost of the area rule `label_rule` (linkLabelRules; spec:
+/// "A custom link can use its own label's cost"), or 1 when it is -1. +inf (a label whose area
+/// costs inf) leaves the link out.
+double customLinkCost(const AgentProfile& profile, const LinkSpec& spec, int label_rule);
 /// link_snap_height with the edge rules' height tolerance (kHeightTolerance): an end written at a
 /// floor's modelled height lies within float32 rounding of it, also with link_snap_height 0.
 double linkSnapHeight(const AgentSettings& settings);

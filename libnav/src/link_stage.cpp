@@ -19,6 +19,12 @@ std::string noFloorWithin(const AgentSettings& settings) {
   return text;
 }
 
+double customLinkCost(const AgentProfile& profile, const LinkSpec& spec, int label_rule) {
+  if (spec.cost >= 0) return spec.cost;
+  const double length = std::max(1e-3, sim::length(spec.to - spec.from));
+  return label_rule < 0 ? length : length * profile.areas[static_cast<std::size_t>(label_rule)].cost;
+}
+
 double linkSnapHeight(const AgentSettings& settings) { return settings.link_snap_height + kHeightTolerance; }
 
 uint32_t snapEndpoint(const LayeredGraph& graph, const sim::Vec3& point, const AgentSettings& settings) {
@@ -36,6 +42,7 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
   graph.links = std::move(second_jumps);
   graph.link_labels.clear();
   auto where = [](const sim::Vec3& p) { return sim::pointText(p); };
+  const std::vector<int> label_rules = linkLabelRules(profile);
   for (std::size_t i = 0; i < profile.links.size(); ++i) {
     const LinkSpec& spec = profile.links[i];
     // The floor under each end, as a path's endpoints and a field's origin snap: an end at head
@@ -61,11 +68,12 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     auto label_it = std::find(graph.link_labels.begin(), graph.link_labels.end(), spec.label);
     if (label_it == graph.link_labels.end()) label_it = graph.link_labels.insert(graph.link_labels.end(), spec.label);
     const auto label = static_cast<uint32_t>(label_it - graph.link_labels.begin());
-    const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));
+    // A link whose label names an area of infinite cost is no candidate (the spec's rule).
+    const double cost = customLinkCost(profile, spec, label_rules[i]);
     // An area of infinite cost is never entered, through a link either: a direction that lands
     // in one is left out (a two-way link into it keeps only its way out).
-    const bool forward = detail::enterableArea(graph.area_costs, graph.area[to]),
-               backward = spec.bidirectional && detail::enterableArea(graph.area_costs, graph.area[from]);
+    const bool forward = std::isfinite(cost) && detail::enterableArea(graph.area_costs, graph.area[to]),
+               backward = std::isfinite(cost) && spec.bidirectional && detail::enterableArea(graph.area_costs, graph.area[from]);
     if (forward) graph.links.push_back({from, to, static_cast<float>(cost), label, static_cast<uint32_t>(i), backward});
     if (backward) graph.links.push_back({to, from, static_cast<float>(cost), label, static_cast<uint32_t>(i), forward});
     if (forward || backward) {

@@ -79,6 +79,7 @@ class OnDemandGraph {
   /// an end has no floor within link_snap_distance and link_snap_height, as the bake does).
   Status addLinks(const std::string& source) {
     const double snap = settings_.link_snap_distance, snap_height = linkSnapHeight(settings_);
+    const std::vector<int> label_rules = linkLabelRules(agent_);
     for (std::size_t i = 0; i < agent_.links.size(); ++i) {
       const LinkSpec& spec = agent_.links[i];
       // Only links whose snap windows lie wholly in the region: an end whose nearest floor may
@@ -103,10 +104,11 @@ class OnDemandGraph {
       if (from == to) continue;  // a loop no route takes: the bake leaves it out with a warning
       auto label = std::find(link_labels_.begin(), link_labels_.end(), spec.label);
       if (label == link_labels_.end()) label = link_labels_.insert(link_labels_.end(), spec.label);
-      const double cost = spec.cost >= 0 ? spec.cost : std::max(1e-3, sim::length(spec.to - spec.from));
+      const double cost = customLinkCost(agent_, spec, label_rules[i]);
       const auto label_index = static_cast<uint32_t>(label - link_labels_.begin());
-      // As the bake: a direction that lands in an area of infinite cost is left out.
-      const bool forward = enterable(to), backward = spec.bidirectional && enterable(from);
+      // As the bake: a direction that lands in an area of infinite cost is left out, and a link
+      // whose label's area costs inf.
+      const bool forward = std::isfinite(cost) && enterable(to), backward = std::isfinite(cost) && spec.bidirectional && enterable(from);
       if (forward) links_.push_back({from, to, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), backward});
       if (backward) links_.push_back({to, from, static_cast<float>(cost), label_index, static_cast<uint32_t>(i), forward});
       // The heuristic below is octile: the rate per octile metre of the link's span. Only a link

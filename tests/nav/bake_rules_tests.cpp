@@ -1338,6 +1338,50 @@ TEST_CASE("custom links snap to the nearest floors and keep label and direction"
   CHECK_FALSE(nav::bakeWorld(pads.mesh(), profile, {}, "pads.obj").ok());
 }
 
+TEST_CASE("a link without a cost is priced by its label's area rule - inf leaves it out", "[nav][bake]") {
+  // Spec: "A custom link can use its own label's cost."
+  MeshBuilder level;
+  level.floor(0, 0, 5, 5, 0).floor(10, 10, 15, 15, 2);
+  auto agent = testAgent();
+  const sim::Vec3 from{2.1, 0, 2.1}, to{12.1, 2, 12.1};
+  const double length = std::sqrt(200.0 + 4.0);
+  agent.links.push_back({from, to, "zipline", -1, true, ""});
+  agent.areas.push_back({"zip*", "", "zips", 5.0});    // the first matching label rule prices it
+  agent.areas.push_back({"zipline", "", "other", 9.0});
+  auto baked = bakeOne(level.mesh(), agent);
+  REQUIRE(baked.graph.links.size() == 2);
+  CHECK(baked.graph.links[0].cost == Approx(5.0 * length).epsilon(1e-6));
+  CHECK(baked.graph.links[1].cost == Approx(5.0 * length).epsilon(1e-6));
+  // The rule matched a link's label, not a surface's: no warning that it changes nothing.
+  CHECK(std::none_of(baked.warnings.begin(), baked.warnings.end(),
+                     [](const std::string& w) { return w.find("area rule 0") != std::string::npos; }));
+  CHECK(std::any_of(baked.warnings.begin(), baked.warnings.end(),
+                    [](const std::string& w) { return w.find("area rule 1") != std::string::npos; }));
+  // A route over the link costs what the link does (the floors are apart: no walk between them).
+  const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+  nav::SearchState state;
+  const auto route = nav::findLayeredPath(view, from, to, {}, state);
+  REQUIRE(route.ok());
+  CHECK(route.cost == Approx(5.0 * length).epsilon(1e-5));
+  // An explicit cost wins over the label's.
+  agent.links[0].cost = 3.0;
+  baked = bakeOne(level.mesh(), agent);
+  REQUIRE(baked.graph.links.size() == 2);
+  CHECK(baked.graph.links[0].cost == 3.0f);
+  // A label whose area costs inf: no candidate, the link is left out both ways.
+  agent.links[0].cost = -1;
+  agent.areas[0].cost = std::numeric_limits<double>::infinity();
+  baked = bakeOne(level.mesh(), agent);
+  CHECK(baked.graph.customLinkCount() == 0);
+  CHECK(baked.graph.component_count == 2);
+  // A label no rule matches: the straight-line length.
+  agent.areas.clear();
+  agent.links[0].label = "ladder";
+  baked = bakeOne(level.mesh(), agent);
+  REQUIRE(baked.graph.links.size() == 2);
+  CHECK(baked.graph.links[0].cost == Approx(length).epsilon(1e-6));
+}
+
 TEST_CASE("areas set edge costs - an infinite cost removes the edges into it", "[nav][bake]") {
   // Mud on x 2..3, lava on x 4..5 of a 6 m strip; a modifier box makes a slow zone at x 0..1.
   MeshBuilder level;
@@ -1396,7 +1440,7 @@ TEST_CASE("an area rule or climbable glob that matches nothing is warned about",
   const std::string prefix = "level.obj: agent " + agent.settings.name + ": ";
   // Climbable globs are checked only for an agent that can climb.
   CHECK(baked->agents[0].warnings ==
-        std::vector<std::string>{prefix + "area rule 0 (label 'lava*') matches no surface label of the mesh and changes nothing",
+        std::vector<std::string>{prefix + "area rule 0 (label 'lava*') matches no surface label of the mesh and no link priced by its label, and changes nothing",
                                  prefix + "area rule 2 (tag 'level/pit*') matches no surface tag of the mesh and changes nothing"});
   profile.agents[0].settings.can_climb = true;
   baked = nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "level.obj");

@@ -410,6 +410,28 @@ TEST_CASE("on-demand search: a link left out for landing in an inf area does not
   CHECK(found == 3);
 }
 
+TEST_CASE("on-demand search: a link priced by its label costs what the bake's does", "[nav][ondemand]") {
+  test::MeshBuilder level;
+  level.floor(0, 0, 40, 12, 0).box({18, 0, 0}, {20, 2, 12});  // a wall across the whole floor
+  nav::AgentProfile agent = test::testAgent();
+  agent.settings.cell_size = 0.3;
+  agent.links.push_back({{15, 0, 6}, {23, 0, 6}, "gate", -1, true, ""});
+  agent.areas.push_back({"gate", "", "gated", 4.0});
+  const nav::BakedAgent baked = test::bakeOne(level.mesh(), agent);
+  REQUIRE(baked.graph.customLinkCount() == 2);
+  const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+  const sim::QueryIndex index(level.mesh());
+  nav::SearchState baked_state, lazy_state;
+  const sim::Vec3 a{3, 0, 3}, b{35, 0, 9};
+  const nav::PathResult expected = nav::findLayeredPath(view, a, b, {}, baked_state);
+  auto lazy = nav::findOnDemandPath(level.mesh(), index, agent, a, b, {}, wholeLevel(), lazy_state);
+  REQUIRE(expected.ok());
+  REQUIRE(lazy.ok());
+  REQUIRE(lazy->path.ok());
+  CHECK(expected.cost > 4.0 * 8.0);  // the link's 8 m at 4 per metre, not 8
+  CHECK(lazy->path.cost == Approx(expected.cost).epsilon(1e-9));
+}
+
 TEST_CASE("on-demand search: a coarse region that misses an endpoint's floor does not answer for the floor below", "[nav][ondemand]") {
   // A pillar whose top is narrower than a coarse region's cells: no column centre of such a
   // region falls on it, so the goal over it snapped to the ground beside the pillar and the
