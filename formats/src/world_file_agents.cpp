@@ -28,11 +28,10 @@ Status put(const h5::Location& at, const char* name, const std::vector<T, Alloca
   return h5::writeArray<T>(at, name, std::span<const T>(values), columns);
 }
 
-Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked) {
+Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, const nav::AgentProfile& profile);
+
+Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked, bool check, const sim::Aabb* geometry_bounds) {
   const std::string& name = baked.profile.settings.name;
-  auto group = h5::createGroup(agents, name);
-  if (!group) return group.error();
-  const h5::Location at = agents.child(*group, name);
   const nav::LayeredGraph& g = baked.graph;
   nav::BakeProfile single;
   single.agents.push_back(baked.profile);
@@ -40,6 +39,28 @@ Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked) {
   // Readable back through --profile (checkStoredProfileSize refuses such a profile before a bake).
   if (toml.size() > kMaxProfileFileBytes)
     return Error::badInput("agent " + name + ": its settings written out as TOML take more than the 16 MiB a profile may have");
+  // Nothing the reader would refuse is written (a library caller's graph with a NaN edge cost, a
+  // neighbour past the nodes, or an agent named "bad name!" was written, then refused on reading):
+  // the stored profile parses back to this agent, and the graph passes the reader's checks.
+  if (check) {
+    const h5::Location named{H5I_INVALID_HID, agents.file, agents.childPath(name)};
+    const std::string refused = named.self() + ": cannot write: ";
+    auto parsed = parseProfile(toml, "agent '" + name + "'");
+    if (!parsed) return Error::badInput(refused + parsed.error().message);
+    if (parsed->agents.size() != 1 || parsed->agents[0].settings.name != name)
+      return Error::badInput(refused + "its settings do not read back as one agent of that name");
+    if (std::string problem = g.validate(); !problem.empty()) return Error::badInput(refused + problem);
+    if (geometry_bounds != nullptr) {
+      const nav::GridFrame expected = nav::makeGridFrame(*geometry_bounds, g.grid.cell_size);
+      if (g.grid.origin_x != expected.origin_x || g.grid.origin_z != expected.origin_z ||
+          g.grid.width_cells != expected.width_cells || g.grid.depth_cells != expected.depth_cells)
+        return Error::badInput(refused + "the column grid does not cover the geometry as a bake lays it (baked over another mesh)");
+    }
+    if (Status s = checkBakedValues(named, g, baked.profile); !s) return Error::badInput(s.error().message + " (not written)");
+  }
+  auto group = h5::createGroup(agents, name);
+  if (!group) return group.error();
+  const h5::Location at = agents.child(*group, name);
   if (auto s = h5::writeStringAttribute(at, "profile", toml, h5::kMaxProfileBytes); !s) return s;
   if (auto s = h5::writeInt32Attribute(at, "component_count", static_cast<std::int32_t>(g.component_count)); !s) return s;
   if (auto s = h5::writeInt32Attribute(at, "region_count", static_cast<std::int32_t>(g.region_count)); !s) return s;
@@ -447,7 +468,8 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
 
 }  // namespace
 
-Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAgent>& agents) {
+Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAgent>& agents, bool check,
+                       const sim::Aabb* geometry_bounds) {
   if (agents.empty()) return Ok{};
   auto group = h5::createGroup(root, "navigation");
   if (!group) return group.error();
@@ -459,7 +481,7 @@ Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAge
   if (!agents_group) return agents_group.error();
   const h5::Location at = navigation.child(*agents_group, "agents");
   for (const nav::BakedAgent& agent : agents)
-    if (auto s = writeAgent(at, agent); !s) return s;
+    if (auto s = writeAgent(at, agent, check, geometry_bounds); !s) return s;
   return Ok{};
 }
 

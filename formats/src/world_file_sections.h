@@ -11,7 +11,10 @@
 namespace strata::formats::detail {
 
 /// Writes the root attribute and every section into an open, empty file.
-Status writeWorldContents(const h5::Location& root, const World& world);
+Status writeWorldContents(const h5::Location& root, const World& world, bool check_agents = true);
+/// writeWorldFile without the agents' checks: for tests of the reader, which must refuse a file
+/// edited by hand (a value no bake writes, its checksums recomputed).
+Status writeWorldFileUnchecked(const std::filesystem::path& path, const World& world);
 /// Checks the root attribute and reads every section of an open file (the agents `options` asks for).
 Result<World> readWorldContents(const h5::Location& root, const WorldReadOptions& options = {});
 
@@ -29,7 +32,11 @@ Result<sim::TriangleMesh> readGeometry(const h5::Location& root);
 /// (every link a custom link), from version 2 it is required. With `geometry_bounds`, an agent's
 /// column grid must be the one a bake lays over them (makeGridFrame), checked before any
 /// per-column array is read (a grid of 4e8 columns edited in cost seconds and gigabytes first).
-Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAgent>& agents);
+/// `check`: refuse (BadInput) an agent whose graph or settings readNavigation would refuse, before
+/// writing it (writeWorldFile always checks; tests write damaged files without).
+/// With `check`, each agent's column grid must also be the one a bake lays over `geometry_bounds`.
+Status writeNavigation(const h5::Location& root, const std::vector<nav::BakedAgent>& agents, bool check = true,
+                       const sim::Aabb* geometry_bounds = nullptr);
 Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, const WorldReadOptions& options = {},
                                                     std::int32_t schema_version = kWorldSchemaVersion,
                                                     const sim::Aabb* geometry_bounds = nullptr);

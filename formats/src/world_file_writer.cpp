@@ -32,11 +32,12 @@ namespace strata::formats {
 
 namespace detail {
 
-Status writeWorldContents(const h5::Location& root, const World& world) {
+Status writeWorldContents(const h5::Location& root, const World& world, bool check_agents) {
   if (auto s = h5::writeInt32Attribute(root, "schema_version", kWorldSchemaVersion); !s) return s;
   if (auto s = writeMetadata(root, world.provenance); !s) return s;
   if (auto s = writeGeometry(root, world.geometry); !s) return s;
-  return writeNavigation(root, world.agents);
+  const sim::Aabb bounds = world.geometry.bounds();
+  return writeNavigation(root, world.agents, check_agents, &bounds);
 }
 
 }  // namespace detail
@@ -59,7 +60,9 @@ int syncPath(const std::filesystem::path& path, bool directory) {
 
 }  // namespace
 
-Status writeWorldFile(const std::filesystem::path& path, const World& world) {
+namespace {
+
+Status writeWorld(const std::filesystem::path& path, const World& world, bool check_agents) {
   const std::string name = path.string();
   if (path.empty() || !path.has_filename())
     return Error::badInput((name.empty() ? std::string("world file") : name) + ": output path names no file");
@@ -91,7 +94,7 @@ Status writeWorldFile(const std::filesystem::path& path, const World& world) {
     h5::File file(H5Fcreate(temporary_name.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()));
     if (!file) return Error::runtime(name + ": cannot create temporary file " + temporary_name + h5::errorSuffix());
     const h5::Location root{file.get(), name, "/"};
-    if (auto s = detail::writeWorldContents(root, world); !s) return s;
+    if (auto s = detail::writeWorldContents(root, world, check_agents); !s) return s;
     if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 || !file.close())
       return Error::runtime(name + ": cannot flush " + temporary_name + h5::errorSuffix());
   }
@@ -104,6 +107,14 @@ Status writeWorldFile(const std::filesystem::path& path, const World& world) {
   if (const int error = syncPath(directory, true); error != 0)
     return Error::runtime(name + ": written, but cannot sync directory '" + directory.string() + "': " + errnoText(error));
   return Ok{};
+}
+
+}  // namespace
+
+Status writeWorldFile(const std::filesystem::path& path, const World& world) { return writeWorld(path, world, true); }
+
+Status detail::writeWorldFileUnchecked(const std::filesystem::path& path, const World& world) {
+  return writeWorld(path, world, false);
 }
 
 }  // namespace strata::formats

@@ -5,6 +5,7 @@
 // Dijkstra, "A note on two problems in connexion with graphs" (1959); the open set is the
 // search core's binary heap without decrease-key.
 
+#include <cmath>
 #include <limits>
 
 #include "grid_graph.h"
@@ -13,6 +14,7 @@
 namespace strata::nav {
 
 std::optional<DistanceField> distanceField(Grid& grid, const sim::Vec3& origin, double max_distance) {
+  if (std::isnan(max_distance)) return std::nullopt;  // no limit at all: it flooded without one
   const auto cell = grid.worldToCell(origin);
   if (!cell || !grid.isWalkable(cell->x, cell->z)) return std::nullopt;
   const double cell_size = grid.settings().cell_size;

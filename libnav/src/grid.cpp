@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 namespace strata::nav {
 
@@ -98,7 +99,8 @@ bool Grid::stepAllowed(std::uint32_t from_key, std::uint32_t to_key) {
 }
 
 std::optional<sim::Vec3> Grid::nearestWalkable(const sim::Vec3& position, int max_rings) {
-  if (!std::isfinite(position.x) || !std::isfinite(position.z)) return std::nullopt;
+  // An infinite coordinate clamps as a far one does (it returned nullopt); NaN has no place.
+  if (std::isnan(position.x) || std::isnan(position.z)) return std::nullopt;
   // The point clamped into the grid's rectangle (in cells), then its cell.
   const double fx = std::clamp((position.x - settings_.origin.x) / settings_.cell_size, 0.0, static_cast<double>(width()));
   const double fz = std::clamp((position.z - settings_.origin.z) / settings_.cell_size, 0.0, static_cast<double>(depth()));
@@ -255,6 +257,19 @@ std::span<const std::uint32_t> Grid::linksFrom(std::uint32_t k) const {
   return {link_order_.data() + (lo - link_order_.begin()), static_cast<std::size_t>(hi - lo)};
 }
 
+namespace {
+
+// The cell of a probed centre, within the grid: with a cell size tiny against the origin the
+// centre's coordinates round, and floor((centre - origin) / cell) gave the width itself (a
+// heightmap read past its end).
+std::pair<int, int> probedCell(const GridSettings& s, const sim::Vec3& center) {
+  const double x = std::floor((center.x - s.origin.x) / s.cell_size), z = std::floor((center.z - s.origin.z) / s.cell_size);
+  return {static_cast<int>(std::clamp(x, 0.0, static_cast<double>(s.width_cells - 1))),
+          static_cast<int>(std::clamp(z, 0.0, static_cast<double>(s.depth_cells - 1)))};
+}
+
+}  // namespace
+
 Result<Grid> makeAsciiGrid(const std::vector<std::string>& rows, GridSettings settings) {
   if (rows.empty() || rows.front().empty()) return Error::badInput("ascii grid: no rows");
   for (std::size_t r = 0; r < rows.size(); ++r)
@@ -265,8 +280,7 @@ Result<Grid> makeAsciiGrid(const std::vector<std::string>& rows, GridSettings se
   settings.depth_cells = static_cast<int>(rows.size());
   const GridSettings s = settings;
   return Grid::create(settings, [rows, s](const sim::Vec3& center) {
-    const int x = static_cast<int>(std::floor((center.x - s.origin.x) / s.cell_size));
-    const int z = static_cast<int>(std::floor((center.z - s.origin.z) / s.cell_size));
+    const auto [x, z] = probedCell(s, center);
     const char c = rows[static_cast<std::size_t>(z)][static_cast<std::size_t>(x)];
     CellProbe probe;
     if (c == '.' || c == 'G' || c == 'S') {
@@ -285,11 +299,10 @@ Result<Grid> makeHeightmapGrid(std::vector<double> heights, GridSettings setting
                            std::to_string(settings.width_cells) + " x " + std::to_string(settings.depth_cells) + " cells");
   const GridSettings s = settings;
   return Grid::create(settings, [heights = std::move(heights), s](const sim::Vec3& center) {
-    const int x = static_cast<int>(std::floor((center.x - s.origin.x) / s.cell_size));
-    const int z = static_cast<int>(std::floor((center.z - s.origin.z) / s.cell_size));
+    const auto [x, z] = probedCell(s, center);
     const double h = heights[static_cast<std::size_t>(z) * static_cast<std::size_t>(s.width_cells) + static_cast<std::size_t>(x)];
     CellProbe probe;
-    if (!std::isnan(h)) {
+    if (std::isfinite(h)) {  // NaN blocks, and so does an infinite height (it was walkable at origin.y)
       probe.walkable = true;
       probe.ground_y = h;
     }

@@ -131,6 +131,9 @@ std::vector<Waypoint> buildWaypoints(Grid& grid, const std::vector<NodeId>& cell
   waypoints.back().position = request.goal;
 
   if (request.waypoint_spacing > 0 && std::isfinite(request.waypoint_spacing)) {
+    // At most 16 points per cell crossed: a spacing of 1e-9 m put points on one leg until the
+    // process ran out of memory (t += spacing stopped growing t).
+    const double spacing = std::max(request.waypoint_spacing, grid.settings().cell_size / 16);
     std::vector<Waypoint> spaced;
     spaced.push_back(waypoints.front());
     for (std::size_t i = 1; i < waypoints.size(); ++i) {
@@ -138,7 +141,8 @@ std::vector<Waypoint> buildWaypoints(Grid& grid, const std::vector<NodeId>& cell
       const Waypoint& b = waypoints[i];
       if (b.action == MoveAction::Walk) {
         const double d = std::hypot(b.position.x - a.position.x, b.position.z - a.position.z);
-        for (double t = request.waypoint_spacing; t < d - 1e-9; t += request.waypoint_spacing) {
+        for (int64_t k = 1; static_cast<double>(k) * spacing < d - 1e-9; ++k) {
+          const double t = static_cast<double>(k) * spacing;
           Waypoint mid;
           mid.position = a.position + (b.position - a.position) * (t / d);
           if (const auto cell = grid.worldToCell(mid.position); cell && grid.isWalkable(cell->x, cell->z)) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace strata::nav {
@@ -76,6 +77,12 @@ std::array<int32_t, 2> LayeredGraph::nodeColumn(uint32_t node) const {
 }
 
 sim::Vec3 LayeredGraph::nodePosition(uint32_t node) const {
+  // kNoNode (a snap that found nothing) or any id past the nodes: no position (it was read out
+  // of bounds), as the other accessors answer false or -1 for such ids.
+  if (node >= height.size()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {nan, nan, nan};
+  }
   const auto column = nodeColumn(node);
   return {grid.centerX(column[0]), static_cast<double>(height[node]), grid.centerZ(column[1])};
 }

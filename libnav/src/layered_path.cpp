@@ -38,7 +38,7 @@ Status SnapSettings::validate() const {
 Status LayeredSearchSettings::validate() const {
   if (Status s = limits.validate(); !s) return s;
   if (Status s = snap.validate(); !s) return s;
-  if (!std::isfinite(waypoint_spacing) || waypoint_spacing < 0 || (waypoint_spacing > 0 && waypoint_spacing < 0.05))
+  if (!std::isfinite(waypoint_spacing) || waypoint_spacing < 0 || (waypoint_spacing > 0 && waypoint_spacing < kMinWaypointSpacing))
     return Error::badInput("waypoint_spacing must be 0 (none) or a finite number >= 0.05 (metres)");
   return Ok{};
 }

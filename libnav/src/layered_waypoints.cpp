@@ -110,6 +110,9 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
 
 std::vector<Waypoint> spaceWaypoints(const LayeredSearchGraph& view, std::vector<Waypoint> points, double spacing) {
   if (!(spacing > 0) || points.empty()) return points;
+  // Settings below the documented limit (validate(): 0 or >= 0.05 m) count as the limit: a
+  // library caller's 1e-7 m put a billion points on one leg and ended in std::bad_alloc.
+  spacing = std::max(spacing, kMinWaypointSpacing);
   const LayeredGraph& graph = view.graph();
   std::vector<Waypoint> spaced;
   spaced.push_back(points.front());

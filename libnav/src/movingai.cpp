@@ -286,6 +286,12 @@ Status checkScenarios(const MovingAiMap& map, const std::vector<MovingAiScenario
 }
 
 Result<Grid> makeMovingAiGrid(const MovingAiMap& map) {
+  // The struct's fields are public: a passable array of another size than the map's cells was
+  // read past its end when the grid was rasterized.
+  if (map.width > 0 && map.height > 0 &&
+      map.passable.size() != static_cast<std::size_t>(map.width) * static_cast<std::size_t>(map.height))
+    return Error::badInput("Moving AI map: passable holds " + std::to_string(map.passable.size()) + " cells, the map " +
+                           std::to_string(map.width) + " x " + std::to_string(map.height));
   GridSettings settings;
   settings.width_cells = map.width;
   settings.depth_cells = map.height;

@@ -28,7 +28,7 @@ Result<double> fieldValueAt(const LayeredGraph& graph, const std::string& name, 
 
 std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId origin, double max_cost) {
   std::vector<float> distance(graph.nodeCount(), std::numeric_limits<float>::infinity());
-  if (origin >= graph.nodeCount()) return distance;
+  if (origin >= graph.nodeCount() || std::isnan(max_cost)) return distance;  // a NaN limit reaches nothing
   std::vector<double> best(graph.nodeCount(), std::numeric_limits<double>::infinity());
   const double reach = fieldReach(max_cost);
   using Entry = std::pair<double, NodeId>;

@@ -486,6 +486,12 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
     return Error::badInput("on-demand search: only the astar method runs without a baked graph (got " +
                            std::string(methodName(settings.method)) + ")");
   OnDemandPath answer;
+  // An endpoint that is no point (NaN, inf) snaps to nothing, as in findLayeredPath (it was NoPath).
+  const auto finite = [](const sim::Vec3& p) { return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z); };
+  if (!finite(from) || !finite(to)) {
+    answer.path.failure = finite(from) ? PathFailure::NoGoalNode : PathFailure::NoStartNode;
+    return answer;
+  }
   if (!(std::hypot(to.x - from.x, to.z - from.z) <= settings.limits.max_horizontal_distance)) {
     answer.path.failure = PathFailure::NoPath;  // no region is built (answer.regions stays 0)
     return answer;

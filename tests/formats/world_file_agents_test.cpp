@@ -4,12 +4,17 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <iterator>
+#include <limits>
+
 #include "hdf5_handles.h"
 #include "strata/formats/profile.h"
 #include "strata/formats/world_file.h"
 #include "strata/nav/bake.h"
 #include "test_support.h"
 #include "world_file_fixtures.h"
+#include "world_file_sections.h"
 
 using namespace strata;
 using strata::test::TempDir;
@@ -95,6 +100,36 @@ TEST_CASE("world reader: one agent is read as a full read gives it, alone", "[fo
   CHECK(ghost.error().kind == ErrorKind::BadInput);
   CHECK(ghost.error().message ==
         path.string() + ": no agent 'ghost' (agents: " + first_name + ", " + second_name + ")");
+}
+
+TEST_CASE("world writer: what the reader would refuse is not written", "[formats][world_file][validation]") {
+  // An audit: a library caller's graph with a NaN edge cost, a neighbour past the nodes, or an
+  // agent named "bad name!" was written, then refused by readWorldFile.
+  TempDir dir;
+  const auto path = dir / "w.h5";
+  const formats::World good = twoAgentWorld();
+  REQUIRE(formats::writeWorldFile(path, good).ok());
+  REQUIRE(formats::readWorldFile(path).ok());
+  std::filesystem::remove(path);
+  auto refused = [&](const formats::World& world, const std::string& words) {
+    const Status written = formats::writeWorldFile(path, world);
+    REQUIRE_FALSE(written.ok());
+    CHECK(written.error().kind == ErrorKind::BadInput);
+    CHECK_THAT(written.error().message, Catch::Contains(words));
+    CHECK_FALSE(std::filesystem::exists(path));
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator{}) == 0);
+  };
+  formats::World world = good;
+  std::size_t slot = 0;
+  while (world.agents[0].graph.edge_kind[slot] == static_cast<uint8_t>(nav::EdgeKind::None)) ++slot;
+  world.agents[0].graph.edge_cost[slot] = std::numeric_limits<float>::quiet_NaN();
+  refused(world, "edge_cost");
+  world = good;
+  world.agents[0].graph.neighbor[slot] = 99999999;
+  refused(world, "w.h5: /navigation/agents/walker: cannot write: ");
+  world = good;
+  world.agents[1].profile.settings.name = "bad name!";
+  refused(world, "cannot write: ");
 }
 
 TEST_CASE("world reader: profiles only, every agent, no graph", "[formats][world_file]") {
@@ -400,7 +435,9 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     g.grid.origin_x += g.grid.cell_size;
     expected = "/navigation/agents/walker/grid_cells: the column grid does not cover the geometry as a bake lays it";
   }
-  REQUIRE(formats::writeWorldFile(path, world).ok());
+  // The writer refuses such a world (the next test); the file is made as an editor would.
+  CHECK_FALSE(formats::writeWorldFile(path, world).ok());
+  REQUIRE(formats::detail::writeWorldFileUnchecked(path, world).ok());
   auto read = formats::readWorldFile(path);
   REQUIRE_FALSE(read.ok());
   CHECK(read.error().kind == ErrorKind::BadInput);

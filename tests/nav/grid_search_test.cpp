@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include <random>
 
 #include "grid_fixtures.h"
@@ -397,6 +399,69 @@ TEST_CASE("grid waypoints: area boundaries kept, spacing along walking segments"
   REQUIRE(spaced.waypoints.size() == 5);  // 0.5, 3.5, 6.5, 9.5, 10.5
   CHECK(spaced.waypoints[1].position.x == Approx(3.5));
   CHECK(spaced.length == Approx(10.0));
+}
+
+TEST_CASE("grid search: a tiny waypoint spacing counts as 1/16 of a cell", "[nav][grid]") {
+  // An audit: 1e-9 m stopped `t += spacing` from growing and filled memory (std::bad_alloc).
+  Grid open = ascii({"........"});
+  GridPathRequest request;
+  request.method = SearchMethod::AStar;
+  request.start = at(0, 0);
+  request.goal = at(7, 0);
+  for (const double spacing : {1e-9, 1e-300, 1.0 / 16}) {
+    request.waypoint_spacing = spacing;
+    const PathResult spaced = findGridPath(open, request);
+    REQUIRE(spaced.ok());
+    CHECK(spaced.waypoints.size() == 7 * 16 + 1);  // a point every 1/16 cell along the 7 cells, the goal last
+    CHECK(spaced.waypoints.back().position == request.goal);
+  }
+}
+
+TEST_CASE("grid: heightmap cells of infinite height are blocked - probes stay on the grid", "[nav][grid]") {
+  GridSettings settings;
+  settings.width_cells = 3;
+  settings.depth_cells = 1;
+  settings.cell_size = 1;
+  auto wall = makeHeightmapGrid({0.0, std::numeric_limits<double>::infinity(), 0.0}, settings);
+  REQUIRE(wall.ok());
+  CHECK_FALSE(wall->isWalkable(1, 0));  // it was walkable at origin.y
+  GridPathRequest request;
+  request.method = SearchMethod::AStar;
+  request.start = {0.5, 0, 0.5};
+  request.goal = {2.5, 0, 0.5};
+  CHECK(findGridPath(*wall, request).failure == PathFailure::NoPath);
+  // A cell size tiny against the origin: the centres round, and the probe's cell index came out
+  // as the width (read past the heights' end); it stays on the grid now.
+  settings.origin = {1e6, 0, 0};
+  settings.cell_size = 7e-11;
+  auto tiny = makeHeightmapGrid({1.0, 2.0, 3.0}, settings);
+  REQUIRE(tiny.ok());
+  for (int x = 0; x < 3; ++x) {
+    const auto y = tiny->groundY(x, 0);
+    REQUIRE(y.has_value());
+    CHECK(*y >= 1.0);
+    CHECK(*y <= 3.0);
+  }
+}
+
+TEST_CASE("grid distanceField: a NaN limit gives no field - it flooded without a limit", "[nav][grid][field]") {
+  Grid row = ascii({"....."});
+  CHECK_FALSE(distanceField(row, at(0, 0), std::numeric_limits<double>::quiet_NaN()).has_value());
+  const auto limited = distanceField(row, at(0, 0), 1.0);
+  REQUIRE(limited.has_value());
+  CHECK(limited->at(1, 0).has_value());
+  CHECK_FALSE(limited->at(2, 0).has_value());
+}
+
+TEST_CASE("grid nearestWalkable: an infinite coordinate clamps to the edge - NaN finds nothing", "[nav][grid]") {
+  Grid row = ascii({"....."});
+  const auto far = row.nearestWalkable({std::numeric_limits<double>::infinity(), 0, 0.5});
+  REQUIRE(far.has_value());
+  CHECK(far->x == Approx(4.5));
+  const auto near = row.nearestWalkable({-std::numeric_limits<double>::infinity(), 0, 0.5});
+  REQUIRE(near.has_value());
+  CHECK(near->x == Approx(0.5));
+  CHECK_FALSE(row.nearestWalkable({std::numeric_limits<double>::quiet_NaN(), 0, 0.5}).has_value());
 }
 
 TEST_CASE("grid search: start and goal in one cell give two waypoints", "[nav][grid]") {

@@ -124,6 +124,22 @@ TEST_CASE("layered A*: corners are kept around a wall", "[nav][layered]") {
   }
 }
 
+TEST_CASE("layered search: a spacing under the limit counts as the limit - nodePosition of no node is NaN", "[nav][layered]") {
+  LayeredBuilder b(10, 1);
+  b.fromAscii({".........."});
+  const auto g = b.build();
+  LayeredSearchSettings s;
+  s.waypoint_spacing = 1e-7;  // validate() refuses it; the search no longer fills memory with points
+  CHECK_FALSE(s.validate().ok());
+  const auto r = run(g, {0.5, 0, 0.5}, {9.5, 0, 0.5}, s);
+  REQUIRE(r.ok());
+  CHECK(r.waypoints.size() == static_cast<std::size_t>(9.0 / kMinWaypointSpacing + 1.5));
+  // A snap that found nothing gives kNoNode; its position is NaN, not a read out of bounds.
+  const sim::Vec3 none = g.nodePosition(kNoNode);
+  CHECK(std::isnan(none.x));
+  CHECK(std::isnan(g.nodePosition(static_cast<uint32_t>(g.nodeCount())).y));
+}
+
 TEST_CASE("layered search: NoStartNode and NoGoalNode", "[nav][layered][failure]") {
   // Floors only in the left half; the right half is void.
   LayeredBuilder b(10, 2);

@@ -24,6 +24,20 @@ TEST_CASE("movingai: a map parses with its passable characters", "[nav][movingai
   CHECK(grid->bitmap() != nullptr);  // fully rasterized
 }
 
+TEST_CASE("movingai: a map struct whose passable array is not width x height is refused", "[nav][movingai]") {
+  // An audit: the grid read past the end of a short array (valgrind) and returned ok.
+  MovingAiMap bad;
+  bad.width = 3;
+  bad.height = 3;
+  bad.passable = {1, 1};
+  const auto grid = makeMovingAiGrid(bad);
+  REQUIRE_FALSE(grid.ok());
+  CHECK(grid.error().kind == ErrorKind::BadInput);
+  CHECK_THAT(grid.error().message, Catch::Contains("passable holds 2 cells, the map 3 x 3"));
+  bad.passable.assign(9, 1);
+  CHECK(makeMovingAiGrid(bad).ok());
+}
+
 TEST_CASE("movingai: malformed maps name the file and line", "[nav][movingai]") {
   auto error = [](const std::string& text) {
     const auto map = parseMovingAiMap(text, "bad.map");

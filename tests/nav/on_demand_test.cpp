@@ -218,6 +218,22 @@ TEST_CASE("on-demand search: an endpoint snaps as in the bake whatever the margi
   }
 }
 
+TEST_CASE("on-demand search: an endpoint that is no point is NoStartNode or NoGoalNode, as baked", "[nav][ondemand]") {
+  test::MeshBuilder level;
+  level.floor(-5, -5, 5, 5, 0);
+  const nav::AgentProfile agent = test::testAgent();
+  const sim::QueryIndex index(level.mesh());
+  nav::SearchState state;
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  auto start = nav::findOnDemandPath(level.mesh(), index, agent, {nan, 0, 0}, {1, 0, 1}, {}, {}, state);
+  REQUIRE(start.ok());
+  CHECK(start->path.failure == nav::PathFailure::NoStartNode);
+  auto goal = nav::findOnDemandPath(level.mesh(), index, agent, {0, 0, 0}, {inf, 0, 1}, {}, {}, state);
+  REQUIRE(goal.ok());
+  CHECK(goal->path.failure == nav::PathFailure::NoGoalNode);
+  CHECK(goal->regions == 0);
+}
+
 TEST_CASE("on-demand search: a link reaching beyond the region is left out, not an error", "[nav][ondemand]") {
   // An elevator from the ground to a slab 40 m up; a route on the ground never reaches that
   // height (the region's vertical extent), so the link is the region's limit, as one whose ends

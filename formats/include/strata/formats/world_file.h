@@ -41,8 +41,9 @@ struct World {
 /// Writes `world` to `path` atomically: a temporary file beside the target, flushed, then
 /// renamed. On failure nothing exists at `path` that was not there before. The same world always
 /// gives the same bytes. Errors: BadInput when the world breaks a TriangleMesh invariant or a
-/// provenance record is malformed (64-hex SHA-256, JSON options) or the directory does not
-/// exist; Runtime for I/O failures. Concurrent writers of one `path` each rename a whole file
+/// provenance record is malformed (64-hex SHA-256, JSON options), an agent's graph or settings
+/// would not pass readWorldFile's checks (LayeredGraph::validate(), the baked values, a profile
+/// that reads back to the agent), or the directory does not exist; Runtime for I/O failures. Concurrent writers of one `path` each rename a whole file
 /// into place (the last one wins). The agents must have been baked over `world.geometry` itself
 /// (nav::bakeWorld of that mesh): readWorldFile refuses an agent whose column grid is not the
 /// one a bake lays over the stored geometry's bounds.

@@ -129,8 +129,9 @@ class Grid {
   /// Clamps a point into bounds, then searches outward ring by ring (ring 0 is the cell itself)
   /// for the walkable cell centre closest to the clamped point (a nearer ring's hit is not taken
   /// while a farther ring may still hold a closer centre); nullopt when no ring up to `max_rings`
-  /// has one. The answer's Y is the cell's surface height. Rings past the farthest grid edge are
-  /// not walked, so any limit (INT_MAX: the whole grid) costs at most the grid's cells.
+  /// has one (and for a NaN coordinate; an infinite one clamps to the edge). The answer's Y is the
+  /// cell's surface height. Rings past the farthest grid edge are not walked, so any limit
+  /// (INT_MAX: the whole grid) costs at most the grid's cells.
   std::optional<sim::Vec3> nearestWalkable(const sim::Vec3& position, int max_rings = 8);
 
   /// Feet: can an agent walk straight from cell 0 to cell 1? A Bresenham cell walk (symmetric:
@@ -204,7 +205,7 @@ class Grid {
 /// Fails when the rows are empty or ragged.
 Result<Grid> makeAsciiGrid(const std::vector<std::string>& rows, GridSettings settings = {});
 
-/// A grid from a heightmap in metres (row-major, z * width + x); NaN cells are blocked.
+/// A grid from a heightmap in metres (row-major, z * width + x); NaN and infinite cells are blocked.
 /// `settings.width_cells` / `depth_cells` give the size and must match `heights.size()`.
 Result<Grid> makeHeightmapGrid(std::vector<double> heights, GridSettings settings);
 

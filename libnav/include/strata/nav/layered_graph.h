@@ -256,7 +256,8 @@ struct LayeredGraph {
   uint32_t columnEnd(int32_t x, int32_t z) const { return column_offsets[grid.columnIndex(x, z) + 1]; }
   /// Column (x, z) of a node (binary search over column_offsets).
   std::array<int32_t, 2> nodeColumn(uint32_t node) const;
-  /// World position of a node: its column centre at its floor height.
+  /// World position of a node: its column centre at its floor height; NaN coordinates for
+  /// kNoNode or any id past the nodes.
   sim::Vec3 nodePosition(uint32_t node) const;
   /// Edge kind of slot (node, direction).
   EdgeKind edgeKind(uint32_t node, int direction) const {

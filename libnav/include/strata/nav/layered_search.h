@@ -47,6 +47,10 @@ struct SnapSettings {
   Status validate() const;
 };
 
+/// The smallest waypoint spacing of a layered request, metres (LayeredSearchSettings::validate()
+/// refuses a smaller one; the search itself counts a smaller one as this).
+inline constexpr double kMinWaypointSpacing = 0.05;
+
 /// Settings of one layered path request.
 struct LayeredSearchSettings {
   SearchMethod method = SearchMethod::AStar;  ///< AStar, Theta, Direct or Corridor

@@ -64,6 +64,7 @@ Status checkScenarios(const MovingAiMap& map, const std::vector<MovingAiScenario
 const MovingAiScenario* firstScenarioOfOtherMap(const std::vector<MovingAiScenario>& scenarios, std::string_view map_file);
 
 /// A grid over the map: cell size 1, origin (0, 0, 0), no heights; every cell is probed at once
+/// (BadInput when `passable` does not hold width x height cells)
 /// so the grid can be searched from several threads.
 Result<Grid> makeMovingAiGrid(const MovingAiMap& map);
 /// The world position of a cell centre on a grid from makeMovingAiGrid.

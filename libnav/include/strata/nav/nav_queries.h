@@ -110,7 +110,8 @@ Result<double> fieldValueAt(const LayeredGraph& graph, const std::string& name, 
                             const SnapSettings& snap);
 
 /// The spec's distanceField on demand: Dijkstra route cost from `origin` over every edge of the
-/// graph (walk, jump, drop, climb, links), stopping at `max_cost` (nodes beyond stay +inf).
+/// graph (walk, jump, drop, climb, links), stopping at `max_cost` (nodes beyond stay +inf; every
+/// node, the origin too, when `max_cost` is NaN).
 /// One float per node.
 std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId origin, double max_cost);
 
