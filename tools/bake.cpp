@@ -114,7 +114,7 @@ int runBake(BakeCommandOptions& options) {
   const fs::path output(options.output);
   // Before any work: the output's directory exists, it is not a directory, device or FIFO, and it
   // is neither the input nor the profile.
-  if (const int code = checkOutput(options.output, {options.input, options.profile}); code != kExitOk) return code;
+  if (const int code = checkWorldOutput(options.output, {options.input, options.profile}); code != kExitOk) return code;
 
   nav::BakeProfile profile = nav::BakeProfile::defaults();
   if (!options.profile.empty()) {
@@ -234,7 +234,7 @@ std::function<int()> setupBake(CLI::App& app) {
       "(imported with --scale/--up) or a world file from strata import. Parallel and deterministic: the file is "
       "byte-identical at any --threads.");
   sub->add_option("INPUT", options->input, "a mesh file (.obj .gltf .glb .fbx .ply .stl) or a world file (.h5)")->required();
-  sub->add_option("-o,--output", options->output, "the world file to write (HDF5, written atomically; a symbolic link is written through; never an input, a directory or a device)")->required();
+  sub->add_option("-o,--output", options->output, "the world file to write (HDF5: a .h5 or .hdf5 name; written atomically; a symbolic link is written through; never an input, a directory or a device)")->required();
   sub->add_option("--profile", options->profile,
                   "bake profile (TOML, [agent.NAME] tables; see strata-bake(1) and docs/parameters.md); default: one "
                   "agent 'default' (radius 0.3 m, height 1.8 m, max_slope 45, step_height 0.4 m)")

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "command.h"
@@ -70,6 +71,29 @@ int checkOutput(const std::string& output, const std::vector<std::string>& input
       for (std::filesystem::path& companion : formats::meshCompanionFiles(input)) files.push_back(std::move(companion));
   }
   if (auto checked = formats::checkOutputPath(output, files); !checked) return reportError(checked.error());
+  return kExitOk;
+}
+
+int checkWorldOutput(const std::string& output, const std::vector<std::string>& inputs) {
+  if (const int code = checkOutput(output, inputs); code != kExitOk) return code;
+  const auto worldName = [](const std::filesystem::path& path) {
+    std::string extension = path.extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+    return extension == ".h5" || extension == ".hdf5";
+  };
+  const std::filesystem::path path(output);
+  const auto refuse = [&](const std::filesystem::path& name, const std::string& what) {
+    const std::string extension = name.extension().string();
+    return badInput(output + ": " + what + (extension.empty() ? std::string(" has no extension") : " ends in '" + printable(extension) + "'") +
+                    ": a world file is written to a .h5 (or .hdf5) name, so that a mistyped -o never replaces a mesh, a profile "
+                    "or another file");
+  };
+  if (!worldName(path)) return refuse(path, "the name");
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path, ec)) {
+    const std::filesystem::path target = std::filesystem::canonical(path, ec);
+    if (!ec && !worldName(target)) return refuse(target, "the symbolic link's target " + printable(target.string()));
+  }
   return kExitOk;
 }
 

@@ -31,6 +31,10 @@ void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::
 /// and the files those make the importer read (an OBJ's .mtl, a glTF's .bin: a write over one
 /// would break the mesh). Returns the error line's exit code, or kExitOk.
 int checkOutput(const std::string& output, const std::vector<std::string>& inputs);
+/// checkOutput for a world file (import, bake): also refuses an output whose name, or whose
+/// symbolic link's target, does not end in .h5 or .hdf5 (any case): `bake src.h5 -o src.glb` wrote
+/// a world file over the source mesh, and `-o tower.toml` over the profile.
+int checkWorldOutput(const std::string& output, const std::vector<std::string>& inputs);
 
 /// The chosen agent (effective profile and graph). Errors name the input file. With `geometry`,
 /// the world's triangles are stored there too (the file's /geometry, or the imported mesh).

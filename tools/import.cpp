@@ -71,7 +71,7 @@ int runImport(ImportCommandOptions& options) {
   // Refuse to overwrite an input, and catch a missing output directory before the work.
   namespace fs = std::filesystem;
   const fs::path output(options.output);
-  if (const int code = checkOutput(options.output, options.inputs); code != kExitOk) return code;
+  if (const int code = checkWorldOutput(options.output, options.inputs); code != kExitOk) return code;
 
   std::vector<fs::path> paths(options.inputs.begin(), options.inputs.end());
   auto imported = formats::importMeshes(paths, options.import);
@@ -114,7 +114,7 @@ std::function<int()> setupImport(CLI::App& app) {
       "then parsed by Assimp in a sandboxed child process; NaN/inf or out-of-range coordinates and indices are "
       "errors, zero-area triangles, points and lines are dropped. Nothing is written unless every file imports.");
   sub->add_option("MESH", options->inputs, "mesh files to import and merge, in order")->required();
-  sub->add_option("-o,--output", options->output, "the world file to write (HDF5, written atomically; a symbolic link is written through; never an input, a directory or a device)")->required();
+  sub->add_option("-o,--output", options->output, "the world file to write (HDF5: a .h5 or .hdf5 name; written atomically; a symbolic link is written through; never an input, a directory or a device)")->required();
   sub->add_option("--scale", options->import.scale,
                   "uniform scale applied after unit conversion (e.g. 0.05 for Cube-engine maps); > 0")
       ->default_val(1.0)

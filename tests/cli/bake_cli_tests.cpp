@@ -2,6 +2,8 @@
 // runs (byte compare), world-file inputs, profile errors and exit codes, and `strata info`.
 
 #include <catch2/catch.hpp>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -268,11 +270,47 @@ TEST_CASE("a bake that runs out of memory names the agent and its cell size, exi
 }
 #endif
 
+TEST_CASE("bake and import write .h5 names only: a mistyped -o never replaces a mesh or a profile", "[cli][bake][output]") {
+  // A new user's session: bake src.h5 -o src.glb wrote HDF5 over the source mesh (exit 0), and
+  // -o tower.toml over the profile.
+  TempDir dir;
+  const auto mesh = (dir / "src.obj").string(), profile = (dir / "p.toml").string();
+  std::filesystem::copy_file(sample("maze.obj"), mesh);
+  std::ofstream(profile) << "[agent.a]\n";
+  const std::string mesh_bytes = strata::test::readFile(mesh), profile_bytes = strata::test::readFile(profile);
+  for (const std::string& output : {mesh, profile, (dir / "new.glb").string(), (dir / "noext").string()}) {
+    INFO(output);
+    auto r = runStrata({"bake", mesh, "--profile", profile, "-o", output});
+    CHECK(r.exit_code == 2);
+    // (an input as the output is refused before its name: "never an input")
+    if (output != mesh && output != profile) CHECK_THAT(r.err, Catch::Contains("a world file is written to a .h5 (or .hdf5) name"));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    r = runStrata({"import", mesh, "-o", output});
+    CHECK(r.exit_code == 2);
+  }
+  CHECK(strata::test::readFile(mesh) == mesh_bytes);
+  CHECK(strata::test::readFile(profile) == profile_bytes);
+  // A .h5 link to a file of another name is refused too; a .h5 link to a .h5 file is written through.
+  std::filesystem::create_symlink(mesh, dir / "link.h5");
+  auto linked = runStrata({"bake", mesh, "-o", (dir / "link.h5").string()});
+  CHECK(linked.exit_code == 2);
+  CHECK(strata::test::readFile(mesh) == mesh_bytes);
+  REQUIRE(runStrata({"import", mesh, "-o", (dir / "real.h5").string()}).exit_code == 0);
+  std::filesystem::create_symlink(dir / "real.h5", dir / "alias.H5");
+  CHECK(runStrata({"bake", mesh, "-o", (dir / "alias.H5").string()}).exit_code == 0);
+}
+
 TEST_CASE("a world file is known by its content, whatever its name", "[cli][bake]") {
-  // bake -o accepts any name; every command that reads worlds must read it back.
+  // bake -o writes a .h5 name only (a mistyped -o replaced a mesh); a world copied or renamed
+  // to any name must still read back in every command.
   TempDir dir;
   const auto world = (dir / "maze.world").string();
-  REQUIRE(runStrata({"bake", sample("maze.obj"), "-o", world}).exit_code == 0);
+  auto refused = runStrata({"bake", sample("maze.obj"), "-o", world});
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("maze.world: the name ends in '.world': a world file is written to a .h5 (or .hdf5) name"));
+  CHECK_FALSE(std::filesystem::exists(world));
+  REQUIRE(runStrata({"bake", sample("maze.obj"), "-o", (dir / "maze.HDF5").string()}).exit_code == 0);
+  std::filesystem::rename(dir / "maze.HDF5", world);
   CHECK(runStrata({"info", world}).exit_code == 0);
   CHECK(runStrata({"path", world, "--from", "0.6,0,0.6", "--to", "5,0,5"}).exit_code == 0);
   CHECK(runStrata({"query", world, "component", "--at", "0.6,0,0.6", "--to", "5,0,5"}).exit_code == 0);
