@@ -8,6 +8,7 @@
 // comes first is the step (compared cross-multiplied, in integers), both at once when the
 // segment passes exactly through a column corner: a diagonal step.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -32,6 +33,32 @@ class ColumnLine {
     // Direction index by (step_z + 1) * 3 + step_x + 1 (see kDirectionDx).
     static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
     return kDirectionOfStep[(step_z_ + 1) * 3 + step_x_ + 1];
+  }
+
+  /// Calls visit(direction) for each diagonal direction from the current column's centre into
+  /// whose quadrant of the column the segment passes (open quadrants: a segment along the
+  /// centre's row or column enters none); false as soon as visit returns false. The part of the
+  /// segment in that quadrant lies in the square between the centre and the three column centres
+  /// in that direction, which the agent crosses safely only when the diagonal walk edge there
+  /// exists (its four columns' standing boxes are free, and with cell_size <= 2 * radius they
+  /// cover every box centred in that square). Exact: the times along the segment at which it
+  /// crosses the column's sides and centre lines are compared in integers.
+  template <class Visit>
+  bool forEachQuadrant(Visit&& visit) const {
+    if (nx_ == 0 || nz_ == 0) return true;
+    // Times scaled by 2 * nx * nz: the centre lines at Tu, Tw; the column's sides at (2i -/+ 1) nz
+    // and (2j -/+ 1) nx, clipped to the segment [0, 2 nx nz].
+    const int64_t tu = 2 * ix_ * nz_, tw = 2 * iz_ * nx_;
+    const int64_t tin = std::max<int64_t>({(2 * ix_ - 1) * nz_, (2 * iz_ - 1) * nx_, 0});
+    const int64_t tout = std::min<int64_t>({(2 * ix_ + 1) * nz_, (2 * iz_ + 1) * nx_, 2 * nx_ * nz_});
+    // Direction index by (dz + 1) * 3 + dx + 1 (see kDirectionDx).
+    static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
+    auto direction = [&](int qx, int qz) { return kDirectionOfStep[(qz * sz_ + 1) * 3 + qx * sx_ + 1]; };
+    if (tin < std::min(tu, tw) && !visit(direction(-1, -1))) return false;
+    if (std::max(tin, tu) < std::min(tout, tw) && !visit(direction(1, -1))) return false;
+    if (std::max(tin, tw) < std::min(tout, tu) && !visit(direction(-1, 1))) return false;
+    if (tout > std::max(tu, tw) && !visit(direction(1, 1))) return false;
+    return true;
   }
 
   /// The last step's column offsets: -1, 0 or 1.

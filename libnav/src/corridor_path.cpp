@@ -198,6 +198,13 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   CorridorFloor here = floors[a];
   double run_cost = areaCostOf(view, a), run_start = 0, run_rise = 0, sum = 0;
   ColumnLine line(dx, dz);
+  // The agent off its column's centre (LayeredSearchGraph::walkColumns): each quadrant the
+  // segment passes through needs the diagonal walk step there.
+  const auto quadrantsFree = [&](NodeId n) {
+    return line.forEachQuadrant(
+        [&](int d) { return walk_step[static_cast<std::size_t>(n) * kDirectionCount + static_cast<std::size_t>(d)] != CorridorIndex::kNoWalkStep; });
+  };
+  if (!quadrantsFree(a)) return false;
   while (!line.done()) {
     const int direction = line.step();
     const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + static_cast<std::size_t>(direction);
@@ -217,6 +224,7 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
     run_rise += rise;
     current = next;
     here = there;
+    if (!quadrantsFree(current)) return false;
   }
   sum += length * (1 - run_start) * run_cost + 0.5 * run_rise * run_cost;
   cost = sum;

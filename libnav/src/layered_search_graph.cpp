@@ -96,6 +96,15 @@ bool LayeredSearchGraph::walkColumns(NodeId a, NodeId b, Visit&& visit) const {
   if (a >= g.nodeCount() || b >= g.nodeCount()) return false;
   ColumnLine line(node_x_[b] - node_x_[a], node_z_[b] - node_z_[a]);
   NodeId current = a;
+  // Off its column's centre the agent must fit too: every quadrant of a column the segment
+  // passes through needs the diagonal walk edge there (ColumnLine::forEachQuadrant; a line past
+  // a wall's end came 0.07 m closer to it than the agent's radius, an audit).
+  const auto quadrantsFree = [&](NodeId n) {
+    return line.forEachQuadrant([&](int d) {
+      return static_cast<EdgeKind>(g.edge_kind[static_cast<std::size_t>(n) * kDirectionCount + d]) == EdgeKind::Walk;
+    });
+  };
+  if (!quadrantsFree(current)) return false;
   while (!line.done()) {
     const int direction = line.step();
     const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + direction;
@@ -107,6 +116,7 @@ bool LayeredSearchGraph::walkColumns(NodeId a, NodeId b, Visit&& visit) const {
       return false;
     if (!visit(current, next, line)) return false;
     current = next;
+    if (!quadrantsFree(current)) return false;
   }
   return current == b;
 }

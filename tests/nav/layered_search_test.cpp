@@ -383,12 +383,16 @@ TEST_CASE("layered Theta*: a straight line hidden behind diagonal steps is still
   // 45-degree line through a column corner, which the line test refuses, so Theta* never tried
   // the start's line to the goal and walked the staircase (1.5 m on a 0.3 m grid against the
   // line's 1.08; a hunt found it).
-  std::vector<std::string> rows = {".#####", "..####", "#..###", "##.###", "######", "######", "######", "######"};
-  LayeredBuilder stairs(6, 8);
+  // Since the line test also asks for room off the column centres (the diagonal walk edge of
+  // every quadrant the line passes through), a one-column staircase has no straight line: the
+  // agent's body would clip the walls beside it. The staircase is wider here, so
+  // the line is walkable (a band five columns wide along it).
+  std::vector<std::string> rows = {"...#####", "....####", "....####", ".....###", ".....###", "#.....##", "##.....#", "##.....#"};
+  LayeredBuilder stairs(8, 8);
   stairs.fromAscii(rows);
   const auto g = stairs.build();
-  const auto t = run(g, {0.5, 0, 0.5}, {2.5, 0, 3.5}, method(SearchMethod::Theta));
-  const auto d = run(g, {0.5, 0, 0.5}, {2.5, 0, 3.5}, method(SearchMethod::Direct));
+  const auto t = run(g, {0.5, 0, 0.5}, {3.5, 0, 5.5}, method(SearchMethod::Theta));
+  const auto d = run(g, {0.5, 0, 0.5}, {3.5, 0, 5.5}, method(SearchMethod::Direct));
   REQUIRE(d.ok());
   REQUIRE(t.ok());
   CHECK(t.length == Approx(d.length));
@@ -397,6 +401,44 @@ TEST_CASE("layered Theta*: a straight line hidden behind diagonal steps is still
   const AgentSettings agent;
   const LayeredSearchGraph view(g, agent);
   for (std::size_t i = 1; i < t.nodes.size(); ++i) CHECK(view.walkLine(t.nodes[i - 1], t.nodes[i], false));
+  // The one-column staircase: no straight line (Direct is Blocked), Theta* keeps to lines the
+  // test passes, no longer than A*.
+  LayeredBuilder narrow(6, 8);
+  narrow.fromAscii({".#####", "..####", "#..###", "##.###", "######", "######", "######", "######"});
+  const auto n = narrow.build();
+  CHECK(run(n, {0.5, 0, 0.5}, {2.5, 0, 3.5}, method(SearchMethod::Direct)).failure == PathFailure::Blocked);
+  const auto nt = run(n, {0.5, 0, 0.5}, {2.5, 0, 3.5}, method(SearchMethod::Theta));
+  const auto na = run(n, {0.5, 0, 0.5}, {2.5, 0, 3.5});
+  REQUIRE(nt.ok());
+  REQUIRE(na.ok());
+  CHECK(nt.length <= na.length + 1e-9);
+  const LayeredSearchGraph narrow_view(n, agent);
+  for (std::size_t i = 1; i < nt.nodes.size(); ++i) CHECK(narrow_view.walkLine(nt.nodes[i - 1], nt.nodes[i], false));
+}
+
+TEST_CASE("layered line test: a line that passes a wall's end closer than a column's centre is blocked", "[nav][layered]") {
+  // The agent fits at column centres; between them, a line off the centres needs the room the
+  // diagonal walk edges stand for. A wall stands in column 2 of rows 1 and 2: the line from
+  // (0, 0) to (6, 1) stays in row 0 until x = 3 (every column it enters has a node and a walk
+  // edge from the one before), but passes column (2, 0) above its centre, beside the wall's end,
+  // where neither diagonal walk edge exists.
+  LayeredBuilder b(7, 3);
+  b.fromAscii({".......", "..#....", "..#...."});
+  const auto g = b.build();
+  const AgentSettings agent;
+  const LayeredSearchGraph view(g, agent);
+  const NodeId from = g.findNode(0, 0, 0, 0.1, 0.1), to = g.findNode(6, 1, 0, 0.1, 0.1), along = g.findNode(6, 0, 0, 0.1, 0.1);
+  REQUIRE(from != kNoNode);
+  REQUIRE(to != kNoNode);
+  REQUIRE(along != kNoNode);
+  CHECK_FALSE(view.walkLine(from, to, false));
+  CHECK(view.walkLine(from, along, false));  // along the row beside the wall: at the centres
+  std::vector<NodeId> nodes;
+  CHECK_FALSE(view.lineNodes(from, to, nodes));
+  // Past the wall's end (from x = 3 on) the same slope is clear.
+  const NodeId past = g.findNode(3, 0, 0, 0.1, 0.1);
+  REQUIRE(past != kNoNode);
+  CHECK(view.walkLine(past, g.findNode(6, 1, 0, 0.1, 0.1), false));
 }
 
 TEST_CASE("layered Theta*: a shortcut costs the heights it climbs, so a ridge is walked round", "[nav][layered][theta]") {
