@@ -17,7 +17,12 @@ namespace strata::nav {
 class ColumnLine {
  public:
   ColumnLine(int64_t dx, int64_t dz)
-      : nx_(std::abs(dx)), nz_(std::abs(dz)), sx_(dx > 0 ? 1 : -1), sz_(dz > 0 ? 1 : -1) {}
+      : nx_(std::abs(dx)), nz_(std::abs(dz)), sx_(dx > 0 ? 1 : -1), sz_(dz > 0 ? 1 : -1) {
+    // The mirrored quadrants (-,-), (+,-), (-,+), (+,+) as direction bits of this segment.
+    static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
+    const int qx[4] = {-1, 1, -1, 1}, qz[4] = {-1, -1, 1, 1};
+    for (int q = 0; q < 4; ++q) quadrant_bit_[q] = 1u << kDirectionOfStep[(qz[q] * sz_ + 1) * 3 + qx[q] * sx_ + 1];
+  }
 
   /// True when the walk has reached the end column.
   bool done() const { return ix_ == nx_ && iz_ == nz_; }
@@ -25,40 +30,37 @@ class ColumnLine {
   /// Advances one column (not when done()); returns the step's direction index (kDirectionDx /
   /// kDirectionDz of it are stepX() / stepZ()).
   int step() {
-    const int64_t decision = (1 + 2 * ix_) * nz_ - (1 + 2 * iz_) * nx_;
+    // (1 + 2 ix) nz - (1 + 2 iz) nx, from the scaled centre-line times kept up to date.
+    const int64_t decision = tu_ + nz_ - tw_ - nx_;
     step_x_ = 0, step_z_ = 0;
-    if (decision == 0) step_x_ = sx_, step_z_ = sz_, ++ix_, ++iz_;
-    else if (decision < 0) step_x_ = sx_, ++ix_;
-    else step_z_ = sz_, ++iz_;
+    if (decision == 0) step_x_ = sx_, step_z_ = sz_, ++ix_, ++iz_, tu_ += 2 * nz_, tw_ += 2 * nx_;
+    else if (decision < 0) step_x_ = sx_, ++ix_, tu_ += 2 * nz_;
+    else step_z_ = sz_, ++iz_, tw_ += 2 * nx_;
     // Direction index by (step_z + 1) * 3 + step_x + 1 (see kDirectionDx).
     static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
     return kDirectionOfStep[(step_z_ + 1) * 3 + step_x_ + 1];
   }
 
-  /// Calls visit(direction) for each diagonal direction from the current column's centre into
-  /// whose quadrant of the column the segment passes (open quadrants: a segment along the
-  /// centre's row or column enters none); false as soon as visit returns false. The part of the
-  /// segment in that quadrant lies in the square between the centre and the three column centres
-  /// in that direction, which the agent crosses safely only when the diagonal walk edge there
-  /// exists (its four columns' standing boxes are free, and with cell_size <= 2 * radius they
-  /// cover every box centred in that square). Exact: the times along the segment at which it
-  /// crosses the column's sides and centre lines are compared in integers.
-  template <class Visit>
-  bool forEachQuadrant(Visit&& visit) const {
-    if (nx_ == 0 || nz_ == 0) return true;
-    // Times scaled by 2 * nx * nz: the centre lines at Tu, Tw; the column's sides at (2i -/+ 1) nz
-    // and (2j -/+ 1) nx, clipped to the segment [0, 2 nx nz].
-    const int64_t tu = 2 * ix_ * nz_, tw = 2 * iz_ * nx_;
-    const int64_t tin = std::max<int64_t>({(2 * ix_ - 1) * nz_, (2 * iz_ - 1) * nx_, 0});
-    const int64_t tout = std::min<int64_t>({(2 * ix_ + 1) * nz_, (2 * iz_ + 1) * nx_, 2 * nx_ * nz_});
-    // Direction index by (dz + 1) * 3 + dx + 1 (see kDirectionDx).
-    static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
-    auto direction = [&](int qx, int qz) { return kDirectionOfStep[(qz * sz_ + 1) * 3 + qx * sx_ + 1]; };
-    if (tin < std::min(tu, tw) && !visit(direction(-1, -1))) return false;
-    if (std::max(tin, tu) < std::min(tout, tw) && !visit(direction(1, -1))) return false;
-    if (std::max(tin, tw) < std::min(tout, tu) && !visit(direction(-1, 1))) return false;
-    if (tout > std::max(tu, tw) && !visit(direction(1, 1))) return false;
-    return true;
+  /// The diagonal directions from the current column's centre into whose quadrant of the column
+  /// the segment passes (open quadrants: a segment along the centre's row or column enters none),
+  /// as a mask with bit d for direction d (kDirectionDx). The part of the segment in such a
+  /// quadrant lies in the square between the centre and the three column centres in that
+  /// direction, which the agent crosses safely only when the diagonal walk edge there exists (its
+  /// four columns' standing boxes are free, and with cell_size <= 2 * radius they cover every box
+  /// centred in that square). Exact: the times along the segment at which it crosses the
+  /// column's sides and centre lines are compared in integers; branch-free.
+  unsigned quadrantMask() const {
+    if (nx_ == 0 || nz_ == 0) return 0;
+    // Times scaled by 2 * nx * nz: the centre lines at tu = 2 i nz, tw = 2 j nx; the column's
+    // sides at tu -/+ nz and tw -/+ nx, clipped to the segment [0, 2 nx nz].
+    const int64_t tu = tu_, tw = tw_;
+    const int64_t tin = std::max<int64_t>({tu - nz_, tw - nx_, 0});
+    const int64_t tout = std::min<int64_t>({tu + nz_, tw + nx_, end_});
+    const unsigned back = tin < std::min(tu, tw);                         // (-, -)
+    const unsigned x_only = std::max(tin, tu) < std::min(tout, tw);      // (+, -)
+    const unsigned z_only = std::max(tin, tw) < std::min(tout, tu);      // (-, +)
+    const unsigned ahead = tout > std::max(tu, tw);                       // (+, +)
+    return (back * quadrant_bit_[0]) | (x_only * quadrant_bit_[1]) | (z_only * quadrant_bit_[2]) | (ahead * quadrant_bit_[3]);
   }
 
   /// The last step's column offsets: -1, 0 or 1.
@@ -76,6 +78,9 @@ class ColumnLine {
   int sx_, sz_;
   int64_t ix_ = 0, iz_ = 0;
   int step_x_ = 0, step_z_ = 0;
+  int64_t tu_ = 0, tw_ = 0;  ///< 2 ix nz and 2 iz nx: the current column's centre lines, in time scaled by 2 nx nz
+  int64_t end_ = 2 * nx_ * nz_;
+  unsigned quadrant_bit_[4] = {};
 };
 
 }  // namespace strata::nav

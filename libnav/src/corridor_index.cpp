@@ -326,7 +326,7 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
   floors_.resize(nodes);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 4096), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t n = range.begin(); n != range.end(); ++n) {
-      floors_[n] = {g.height[n], g.area[n]};
+      floors_[n] = {g.height[n], g.area[n], 0};
       const auto c = view.column(static_cast<NodeId>(n));
       for (int d = 0; d < kDirectionCount; ++d) {
         const std::size_t slot = n * kDirectionCount + static_cast<std::size_t>(d);
@@ -340,6 +340,7 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
           }
         }
         walk_step_[slot] = step;
+        if (step != kNoWalkStep) floors_[n].walks = static_cast<uint8_t>(floors_[n].walks | (1u << d));
       }
     }
   });

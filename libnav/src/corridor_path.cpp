@@ -163,6 +163,12 @@ double areaCostOf(const LayeredSearchGraph& view, NodeId node) {
 // (`landed` tells which). The cost is summed per run of one area (length share times the area
 // cost, plus half the height changes times the cost of the area they enter), so the parameter
 // along the line is only computed where the area changes.
+// kRoom: also the room test off the column centres (ColumnLine::quadrantMask). A segment of the
+// funnel's route needs none: it runs inside the rectangles' and portal strips' closed sets of
+// column centres, a rectilinear polygon with corners on column centres, so every square between
+// four column centres that it crosses lies in one rectangle or strip, whose nodes' diagonal walk
+// edges all exist (corridor_index.cpp).
+template <bool kRoom = true>
 bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, std::vector<AreaCrossing>& crossings,
                  NodeId& landed) {
   const LayeredSearchGraph& view = index.view();
@@ -200,11 +206,12 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   ColumnLine line(dx, dz);
   // The agent off its column's centre (LayeredSearchGraph::walkColumns): each quadrant the
   // segment passes through needs the diagonal walk step there.
-  const auto quadrantsFree = [&](NodeId n) {
-    return line.forEachQuadrant(
-        [&](int d) { return walk_step[static_cast<std::size_t>(n) * kDirectionCount + static_cast<std::size_t>(d)] != CorridorIndex::kNoWalkStep; });
+  // Most nodes have all four diagonal steps (directions 1, 3, 5, 7): one byte tells.
+  constexpr uint8_t kAllDiagonals = 0xAA;
+  const auto quadrantsFree = [&](const CorridorFloor& floor) {
+    return (line.quadrantMask() & ~unsigned(floor.walks | uint8_t(~kAllDiagonals))) == 0;  // branch-free
   };
-  if (!quadrantsFree(a)) return false;
+  if (kRoom && !quadrantsFree(here)) return false;
   while (!line.done()) {
     const int direction = line.step();
     const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + static_cast<std::size_t>(direction);
@@ -224,7 +231,7 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
     run_rise += rise;
     current = next;
     here = there;
-    if (!quadrantsFree(current)) return false;
+    if (kRoom && !quadrantsFree(here)) return false;
   }
   sum += length * (1 - run_start) * run_cost + 0.5 * run_rise * run_cost;
   cost = sum;
@@ -628,7 +635,8 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
           s.crossing_offsets[kept] = static_cast<uint32_t>(s.crossings.size());
           double leg = 0;
           NodeId landed = kNoNode;
-          const bool walked = walkSegment(index, nodes[kept - 1], nodes[i], leg, s.crossings, landed);
+          // A segment of the funnel's route (no shortcut from corner kept - 1 held): in the corridor.
+          const bool walked = walkSegment<false>(index, nodes[kept - 1], nodes[i], leg, s.crossings, landed);
           // On a twin of the corner aimed at: carry on from there, unless a special edge leaves
           // from the corner itself.
           const bool special_next = i + 1 < nodes.size() && !walking(i + 1);
@@ -676,7 +684,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         }
         double leg = 0;
         NodeId landed = kNoNode;
-        walkSegment(index, nodes[i - 1], nodes[i], leg, s.crossings, landed);
+        walkSegment<false>(index, nodes[i - 1], nodes[i], leg, s.crossings, landed);  // passed above
         cost += leg;
       }
       s.crossing_offsets[nodes.size()] = static_cast<uint32_t>(s.crossings.size());

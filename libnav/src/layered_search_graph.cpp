@@ -100,9 +100,10 @@ bool LayeredSearchGraph::walkColumns(NodeId a, NodeId b, Visit&& visit) const {
   // passes through needs the diagonal walk edge there (ColumnLine::forEachQuadrant; a line past
   // a wall's end came 0.07 m closer to it than the agent's radius, an audit).
   const auto quadrantsFree = [&](NodeId n) {
-    return line.forEachQuadrant([&](int d) {
-      return static_cast<EdgeKind>(g.edge_kind[static_cast<std::size_t>(n) * kDirectionCount + d]) == EdgeKind::Walk;
-    });
+    const uint8_t* kinds = g.edge_kind.data() + static_cast<std::size_t>(n) * kDirectionCount;
+    unsigned walks = 0;
+    for (int d = 1; d < kDirectionCount; d += 2) walks |= unsigned(static_cast<EdgeKind>(kinds[d]) == EdgeKind::Walk) << d;
+    return (line.quadrantMask() & ~walks) == 0;
   };
   if (!quadrantsFree(current)) return false;
   while (!line.done()) {

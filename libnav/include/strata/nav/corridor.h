@@ -61,6 +61,7 @@ struct CorridorRect {
 struct CorridorFloor {
   float height = 0;   ///< floor height, metres
   uint16_t area = 0;  ///< area id
+  uint8_t walks = 0;  ///< bit d: a walk step in direction d (walkSteps()), so the line walk's room test reads one byte
 };
 
 /// One edge of the rectangle graph: a portal to an adjacent rectangle, or a special edge.
