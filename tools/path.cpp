@@ -156,7 +156,10 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method, const std
         fmt::print("  {}:{}: length {:.8f}, optimal {}\n", printable(options.scen), s.line, rows[i].length, s.optimal);
     }
   }
-  return mismatches == 0 && failures == 0 ? kExitOk : kExitRuntime;
+  // A mismatch (or a search that failed where the file has a route) means Strata is wrong: 1.
+  // Searches stopped by the budget the user gave are negative answers, as in world mode: 3.
+  if (mismatches > 0) return kExitRuntime;
+  return failures == 0 ? kExitOk : kExitNegative;
 }
 
 std::function<int()> setupPath(CLI::App& app) {
@@ -171,8 +174,8 @@ std::function<int()> setupPath(CLI::App& app) {
       "Map mode: a Moving AI map (.map, 'type octile') and --scen: run every scenario and report\n"
       "mismatches against the optimal lengths and the time per query.\n"
       "Exit codes: 0 every scenario answered with a matching length, 1 a mismatch or a failed\n"
-      "search (Strata is wrong), 2 bad usage or a malformed .map/.scen (the message names file\n"
-      "and line).");
+      "search (Strata is wrong), 3 no mismatch but searches stopped by --budget, 2 bad usage or\n"
+      "a malformed .map/.scen (the message names file and line).");
   sub->add_option("INPUT", options->input, "A Moving AI .map file, or a world: a .h5 world file, or a mesh file baked in memory (see the World options)")->required();
   sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map")->check(fileName());
   sub->add_option("--method", options->method,

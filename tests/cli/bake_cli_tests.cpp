@@ -300,6 +300,20 @@ TEST_CASE("bake and import write .h5 names only: a mistyped -o never replaces a 
   CHECK(runStrata({"bake", mesh, "-o", (dir / "alias.H5").string()}).exit_code == 0);
 }
 
+TEST_CASE("a bake that finds no walkable floor says so, naming the mesh's size", "[cli][bake]") {
+  // A new user's ceiling (a plane facing down) baked to 0 nodes with no word.
+  TempDir dir;
+  const auto mesh = (dir / "ceiling.obj").string();
+  std::ofstream(mesh) << "v 0 3 0\nv 0 3 4\nv 5 3 0\nv 5 3 4\nf 1 3 2\nf 3 4 2\n";
+  auto r = runStrata({"bake", mesh, "-o", (dir / "c.h5").string(), "--json"});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("ceiling.obj: agent default: no walkable floor (0 nodes) on a mesh of 5 x 0 x 4 m"));
+  CHECK(nlohmann::json::parse(r.out)["agents"][0]["nodes"] == 0);
+  // A floor: no such warning.
+  auto floor = runStrata({"bake", sample("maze.obj"), "-o", (dir / "m.h5").string()});
+  CHECK(floor.err.find("no walkable floor") == std::string::npos);
+}
+
 TEST_CASE("a world file is known by its content, whatever its name", "[cli][bake]") {
   // bake -o writes a .h5 name only (a mistyped -o replaced a mesh); a world copied or renamed
   // to any name must still read back in every command.

@@ -171,12 +171,12 @@ TEST_CASE("strata path --scen --budget bounds every search, theta's exactness ch
         if (r.value("failure", "") == "BudgetExhausted") ++exhausted, marked += r.contains("mismatch");
       }
       CHECK(over == 0);
-      // A search the budget stopped is a failure, not a length mismatch; either exits 1.
+      // A search the budget stopped is a failure, not a length mismatch: exit 3 (a mismatch: 1).
       if (std::string(budget) == "10") CHECK(exhausted > 0);
       CHECK(marked == 0);
       CHECK(doc["failures"] == exhausted);
       CHECK(doc["mismatches"].get<int>() + exhausted <= doc["scenarios"].get<int>());
-      CHECK(run.exit_code == (exhausted > 0 || doc["mismatches"].get<int>() > 0 ? 1 : 0));
+      CHECK(run.exit_code == (doc["mismatches"].get<int>() > 0 ? 1 : exhausted > 0 ? 3 : 0));
     }
   }
 }
