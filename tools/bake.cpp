@@ -224,8 +224,8 @@ int runBake(BakeCommandOptions& options) {
     fmt::print("  agent {}: cell {} m, {}, {}, {}, {}, {}, {}, {}\n", printable(agent["name"].get<std::string>()),
                agent["cell_size"].get<double>(), counted(agent["columns"].get<std::size_t>(), "column"),
                counted(agent["nodes"].get<std::size_t>(), "node"), counted(agent["edges"].get<std::size_t>(), "edge"),
-               counted(agent["components"].get<std::uint32_t>(), "component"),
                counted(agent["links"].get<std::size_t>(), "link"), counted(agent["second_jumps"].get<std::size_t>(), "second jump"),
+               counted(agent["components"].get<std::uint32_t>(), "component"),  // strata info's order
                counted(agent["fields"].size(), "field"));
   fmt::print("timings (ms):");
   for (const auto& [stage, ms] : timings.items()) fmt::print(" {} {:.1f}", stage, ms.get<double>());

@@ -72,12 +72,14 @@ nlohmann::ordered_json describe(const formats::World& world, const std::string& 
     nlohmann::ordered_json entry = nlohmann::ordered_json::object();
     entry["name"] = agent.profile.settings.name;
     entry["cell_size"] = g.grid.cell_size;
+    entry["grid"] = {g.grid.width_cells, g.grid.depth_cells};  // the members of strata bake --json, in its order
     entry["columns"] = g.grid.columnCount();
     entry["nodes"] = g.nodeCount();
     entry["edges"] = g.edgeCount();
     entry["links"] = g.customLinkCount();
     entry["second_jumps"] = g.secondJumpCount();
     entry["components"] = g.component_count;
+    entry["regions"] = g.region_count;
     entry["fields"] = nlohmann::ordered_json::array();  // the names, as strata bake --json lists them
     for (const nav::RouteField& field : g.fields) entry["fields"].push_back(field.name);
     agents.push_back(std::move(entry));

@@ -49,6 +49,9 @@ TEST_CASE("strata bake writes a world with per-agent counts and stage timings", 
   CHECK(described["agents"][0]["nodes"] == agent["nodes"]);
   CHECK(described["agents"][0]["edges"] == agent["edges"]);
   CHECK(described["agents"][0]["fields"] == agent["fields"]);  // the names in both, not a count in one
+  auto untimed = agent;
+  untimed.erase("timings_ms");
+  CHECK(described["agents"][0] == untimed);  // every member of bake's entry but its timings (grid, regions)
   auto text = runStrata({"info", out});
   CHECK_THAT(text.out, Catch::Contains("human  cell 0.3 m"));
 }
