@@ -209,7 +209,7 @@ std::function<int()> setupPath(CLI::App& app) {
     std::string piped;
     if (!std::filesystem::is_regular_file(options->input, ec)) {
       std::ifstream in(options->input, std::ios::binary);
-      if (!in) return badInput(options->input + ": cannot open file");
+      if (!in) return reportError(Error::cannotOpen(options->input));
       piped.resize(256);
       in.read(piped.data(), static_cast<std::streamsize>(piped.size()));
       piped.resize(static_cast<std::size_t>(in.gcount()));
@@ -236,7 +236,7 @@ std::function<int()> setupPath(CLI::App& app) {
       if (sub->count(world_only) > 0)
         return badInput(options->input + ": " + world_only + " applies to worlds, not to Moving AI maps");
     const std::string head = piped.empty() ? readHead(options->input, 256) : piped.substr(0, 256);
-    if (head.empty() && !std::ifstream(options->input)) return badInput(options->input + ": cannot open file");
+    if (head.empty() && !std::ifstream(options->input)) return reportError(Error::cannotOpen(options->input));
     if (!nav::looksLikeMovingAiMap(head))
       return badInput(options->input + ":1: not a Moving AI map (expected 'type octile' on the first line)");
     if (options->scen.empty()) return badInput(options->input + ": a Moving AI map needs --scen FILE.scen");

@@ -158,7 +158,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   if (!options.output.empty())
     if (const int code = checkOutput(options.output, {input, options.profile, options.batch}); code != kExitOk) return code;
   std::ifstream in(options.batch, std::ios::binary);
-  if (!in) return badInput(options.batch + ": cannot open file");
+  if (!in) return reportError(Error::cannotOpen(options.batch));
   AgentCache cache(input, options.profile);
   // The input first, whatever the requests hold (an empty batch on a file that is no world used
   // to succeed, and a world's error was blamed on the first request). From a world file, the

@@ -36,7 +36,7 @@ std::string extensionList() {
 
 Result<std::vector<std::uint8_t>> readBytes(const fs::path& path, const std::string& display_name) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::badInput(display_name + ": cannot open the file");
+  if (!in) return Error::cannotOpen(display_name, path.string());
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
   if (size < 0) return Error::runtime(display_name + ": cannot determine the file size");

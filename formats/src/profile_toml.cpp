@@ -480,7 +480,7 @@ Result<nav::BakeProfile> loadProfile(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory, not a profile");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::badInput(path.string() + ": cannot open profile");
+  if (!in) return Error::cannotOpen(path.string());
   // Read at most one byte past the limit: /dev/zero or a huge file is refused, not read whole.
   constexpr std::size_t kLimit = kMaxProfileFileBytes;
   std::string text(kLimit + 1, '\0');

@@ -78,7 +78,7 @@ Result<std::vector<RenderPath>> readPathLines(const std::filesystem::path& path)
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error::badInput(fmt::format("{}: is a directory", path.string()));
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::badInput(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+  if (!in) return Error::cannotOpen(path.string());
   std::vector<RenderPath> paths;
   std::string line;
   std::size_t line_number = 0;

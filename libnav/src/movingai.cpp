@@ -60,7 +60,7 @@ Result<std::string> readText(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::badInput(path.string() + ": cannot open file");
+  if (!in) return Error::cannotOpen(path.string());
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) return Error::runtime(path.string() + ": read error");

@@ -145,7 +145,7 @@ TEST_CASE("strata path --scen: malformed input exits 2 naming file and line", "[
 
   run = runStrata({"path", map, "--scen", (dir / "missing.scen").string()});
   CHECK(run.exit_code == 2);
-  CHECK(run.err.find("missing.scen: cannot open file") != std::string::npos);
+  CHECK(run.err.find("missing.scen: no such file") != std::string::npos);
 
   run = runStrata({"path", map, "--scen", scen, "--method", "dijkstra"});
   CHECK(run.exit_code == 2);

@@ -26,6 +26,12 @@ struct Error {
 
   static Error badInput(std::string message) { return {ErrorKind::BadInput, std::move(message)}; }
   static Error runtime(std::string message) { return {ErrorKind::Runtime, std::move(message)}; }
+  /// BadInput "<name>: <why>" for a file that could not be opened for reading, in the words every
+  /// command uses: "no such file", "is a directory", else the system's reason (call it right
+  /// after the failed open: it reads errno).
+  static Error cannotOpen(const std::string& name) { return cannotOpen(name, name); }
+  /// The same for the file at `path`, named `name` in the message.
+  static Error cannotOpen(const std::string& name, const std::string& path);
 };
 
 /// Either a value or an Error. Deliberately small: `ok()`, `value()`, `error()`.
