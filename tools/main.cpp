@@ -36,6 +36,14 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+// The command whose --help shows a subcommand's options: a query kind's own page
+// ("query WORLD nearest") when one was given, as its options (--at, --radius) are listed there.
+static std::string usageOf(const CLI::App* sub) {
+  for (const CLI::App* kind : sub->get_subcommands({}))
+    if (kind->parsed() && !kind->get_name().empty()) return sub->get_name() + " WORLD " + kind->get_name();  // not an option group
+  return sub->get_name();
+}
+
 int main(int argc, char** argv) {
   using namespace strata::cli;
   CLI::App app{"strata: offline navigation toolchain (import, bake, path, query).\n"
@@ -196,7 +204,7 @@ int main(int argc, char** argv) {
     // One line, as every other error: the problem, then where the usage is.
     std::string help = "strata --help";
     for (const CLI::App* sub : app.get_subcommands())
-      if (sub->parsed()) help = "strata " + sub->get_name() + " --help";
+      if (sub->parsed()) help = "strata " + usageOf(sub) + " --help";
     for (char& c : message)
       if (c == '\n' || c == '\r') c = ' ';
     strata::cli::toStderr(fmt::format("strata: error: {} (usage: {})\n", message, help));
@@ -215,7 +223,7 @@ int main(int argc, char** argv) {
   try {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) {
-        setUsageCommand(sub->get_name());
+        setUsageCommand(usageOf(sub));
         // errno after the command is a leftover of its own work: only what the flush sets counts.
         return flushed([&] {
           const int code = run();

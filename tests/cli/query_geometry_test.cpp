@@ -108,7 +108,7 @@ TEST_CASE("query overlap and cast on a mesh input - bad input exits 2", "[cli][q
   auto far = runStrata({"query", tower(), "cast", "--sphere", "0.5", "--from", "-1e308,10,0", "--to", "1e308,-10,0"});
   CHECK(far.exit_code == 2);
   CHECK(far.err == "strata: error: --from: coordinates and sizes beyond 1e15 m are refused (the world lies within 1e6 m of "
-                   "the origin), got '-1e308,10,0' (usage: strata query --help)\n");
+                   "the origin), got '-1e308,10,0' (usage: strata query WORLD cast --help)\n");
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"ray", "--from", "0,2e30,0", "--dir", "0,-1,0", "--max", "1e31"},
         {"overlap", "--sphere", "0,2e30,0,2e30"}, {"overlap", "--box", "0,0,0,1e16,1,1"},

@@ -71,11 +71,11 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       // Flags too (CLI11 let them repeat silently), on the command and on a query kind.
       {{"path", "x.h5", "--json", "--from", "0,0,0", "--to", "2,2,2", "--json"}, "--json: given 2 times; give it once (usage: strata path --help)"},
       {{"bake", "x.obj", "-o", "y.h5", "--in-process", "--in-process"}, "--in-process: given 2 times; give it once (usage: strata bake --help)"},
-      {{"query", "x.h5", "nearest", "--at", "0,0,0", "--json", "--json"}, "--json: given 2 times; give it once (usage: strata query --help)"},
+      {{"query", "x.h5", "nearest", "--at", "0,0,0", "--json", "--json"}, "--json: given 2 times; give it once (usage: strata query WORLD nearest --help)"},
       {{"bak"}, "unknown subcommand 'bak' (did you mean 'bake'?) (usage: strata --help)"},
       // In the order typed (CLI11 lists them reversed), and where an option of the kind belongs.
       {{"query", "x.h5", "field", "--at", "1,0,1", "--from", "1,0,1", "--to", "2,0,2"},
-       "unexpected arguments: --from 1,0,1 --to 2,0,2 (usage: strata query --help)"},
+       "unexpected arguments: --from 1,0,1 --to 2,0,2 (usage: strata query WORLD field --help)"},
       {{"query", "x.obj", "--profile", "p.toml", "field", "--at", "0,0,0", "--name", "f"},
        "unexpected arguments: --profile p.toml (--profile is an option of 'field': give it after 'field')"},
       {{"bake", "x.obj", "-o", "y.h5", "extra1", "extra2"}, "unexpected arguments: extra1 extra2 (usage: strata bake --help)"},
@@ -187,7 +187,7 @@ TEST_CASE("usage errors: an empty or hexadecimal point is a bad value, not a mis
        "--threads applies to --batch only (usage: strata path --help)"},
       {{"path", tower, "--profile", profile, "--from", "0,0,25", "--to", "0,8,-4", "--spacing", "0.01"},
        "--spacing: '0.01' is neither 0 (none) nor a finite number >= 0.05 (metres) (usage: strata path --help)"},
-      {{"query", tower, "nearest", "--at", "1,2"}, "--at: expected X,Y,Z (three finite numbers), got '1,2' (usage: strata query --help)"},
+      {{"query", tower, "nearest", "--at", "1,2"}, "--at: expected X,Y,Z (three finite numbers), got '1,2' (usage: strata query WORLD nearest --help)"},
       {{"bake", tower, "-o", "y.h5", "--up", "w"}, "--up: 'w' is not one of: y, z (usage: strata bake --help)"},
       {{"import", tower, "-o", "y.h5", "--up", ""}, "--up: '' is not one of: y, z (usage: strata import --help)"},
   });
