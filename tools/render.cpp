@@ -4,6 +4,7 @@
 // nav::findLayeredPath) and --paths (JSON lines of `strata path --batch`). See strata-render(1)
 // and docs/rendering.md.
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <charconv>
@@ -87,6 +88,17 @@ int runRender(const RenderCommandOptions& options) {
   auto agent = loadBakedAgent(options.input);
   if (!agent) return reportError(agent.error());
   settings.title = "agent " + agent->profile.settings.name;
+  // Routes of another agent (a batch's lines name theirs) are not drawn over this one's graph.
+  {
+    const std::string& name = agent->profile.settings.name;
+    const auto other = [&](const formats::RenderPath& p) { return !p.agent.empty() && p.agent != name; };
+    const auto left_out = static_cast<std::size_t>(std::count_if(paths.begin(), paths.end(), other));
+    if (left_out > 0) {
+      warn(fmt::format("{}: {} of other agents left out (the picture is agent {}'s; --agent picks another)",
+                       printable(options.path_results), counted(left_out, "route"), printable(name)));
+      paths.erase(std::remove_if(paths.begin(), paths.end(), other), paths.end());
+    }
+  }
 
   int exit_code = kExitOk;
   nav::SearchState state;

@@ -103,6 +103,7 @@ Result<std::vector<RenderPath>> readPathLines(const std::filesystem::path& path)
     const nlohmann::json& waypoints = doc["waypoints"];
     if (!waypoints.is_array()) return located("\"waypoints\" is not an array");
     RenderPath render_path;
+    if (doc.contains("agent") && doc["agent"].is_string()) render_path.agent = doc["agent"].get<std::string>();
     for (std::size_t i = 0; i < waypoints.size(); ++i) {
       const nlohmann::json& w = waypoints[i];
       if (!w.is_object()) return located(fmt::format("waypoint {}: expected an object", i));

@@ -39,7 +39,10 @@ TEST_CASE("strata render writes SVG, one band, a field colouring and --paths ove
   {
     std::ofstream results(dir / "results.jsonl");
     results << R"({"id":0,"waypoints":[{"x":0,"y":0,"z":25,"action":"walk"},{"x":0,"y":0,"z":17,"action":"walk"},{"x":0,"y":4,"z":9,"action":"walk"}]})"
-            << "\n" << R"({"id":1,"status":"no_path","waypoints":[]})" << "\n";
+            << "\n" << R"({"id":1,"status":"no_path","waypoints":[]})" << "\n"
+            // Another agent's route (a batch over a world of several agents): not drawn, counted.
+            << R"({"agent":"giant","waypoints":[{"x":0,"y":0,"z":25},{"x":0,"y":0,"z":17}]})" << "\n"
+            << R"({"agent":"human","waypoints":[{"x":0,"y":0,"z":25},{"x":0,"y":0,"z":17}]})" << "\n";
   }
   const auto out = dir / "bridge.svg";
   const auto run = test::runStrata({"render", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", out.string(),
@@ -47,7 +50,8 @@ TEST_CASE("strata render writes SVG, one band, a field colouring and --paths ove
                                     (dir / "results.jsonl").string(), "--width", "640"});
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK_THAT(run.out, Catch::Contains("1 panel,") && Catch::Contains("1 path"));
+  CHECK_THAT(run.out, Catch::Contains("1 panel,") && Catch::Contains("2 paths"));
+  CHECK_THAT(run.err, Catch::Contains("results.jsonl: 1 route of other agents left out (the picture is agent human's"));
   const std::string svg = test::readFile(out);
   CHECK_THAT(svg, Catch::Contains("width=\"640\"") && Catch::Contains(">layer 1<"));
   CHECK_THAT(svg, !Catch::Contains(">layer 0<"));

@@ -47,6 +47,7 @@ struct RenderWaypoint {
 /// A path to overlay.
 struct RenderPath {
   std::vector<RenderWaypoint> waypoints;  ///< in travel order
+  std::string agent;                      ///< the result line's "agent" (readPathLines); empty when it names none
 };
 
 /// A world rectangle in the X/Z plane.
