@@ -133,6 +133,9 @@ int runBake(BakeCommandOptions& options) {
   nlohmann::ordered_json timings;
   formats::World world;
   const auto import_start = Clock::now();
+  // What the import dropped (a mesh input; a world file's geometry was imported before): told as
+  // strata import tells it.
+  std::size_t degenerate_dropped = 0, non_triangles_dropped = 0;
   if (isWorldFile(options.input)) {
     // Its agents are baked anew: their stored graphs are not read.
     auto read = formats::readWorldFile(options.input, {formats::WorldReadOptions::Agents::ProfilesOnly, {}});
@@ -143,6 +146,8 @@ int runBake(BakeCommandOptions& options) {
     auto imported = formats::importMeshes({fs::path(options.input)}, options.import);
     if (!imported) return reportError(imported.error());
     for (const std::string& warning : imported->stats.warnings) warn(warning);
+    degenerate_dropped = imported->stats.degenerate_dropped;
+    non_triangles_dropped = imported->stats.non_triangles_dropped;
     world.geometry = std::move(imported->mesh);
     world.provenance.inputs = imported->inputs;
     nlohmann::json import_options;
@@ -204,6 +209,8 @@ int runBake(BakeCommandOptions& options) {
   nlohmann::ordered_json doc;
   doc["output"] = options.output;
   doc["threads"] = threads;
+  doc["degenerate_dropped"] = degenerate_dropped;
+  doc["non_triangles_dropped"] = non_triangles_dropped;
   doc["timings_ms"] = timings;
   doc["agents"] = nlohmann::ordered_json::array();
   for (const nav::BakedAgent& agent : world.agents) {
@@ -227,6 +234,8 @@ int runBake(BakeCommandOptions& options) {
                counted(agent["links"].get<std::size_t>(), "link"), counted(agent["second_jumps"].get<std::size_t>(), "second jump"),
                counted(agent["components"].get<std::uint32_t>(), "component"),  // strata info's order
                counted(agent["fields"].size(), "field"));
+  if (degenerate_dropped > 0 || non_triangles_dropped > 0)
+    fmt::print("dropped {} degenerate triangles and {} points/lines\n", degenerate_dropped, non_triangles_dropped);
   fmt::print("timings (ms):");
   for (const auto& [stage, ms] : timings.items()) fmt::print(" {} {:.1f}", stage, ms.get<double>());
   fmt::print("\n");
@@ -253,7 +262,7 @@ std::function<int()> setupBake(CLI::App& app) {
       ->default_val(0)
       ->transform(integerRange(0, 1024));
   sub->add_flag("--json", options->json,
-                "print one JSON document: output, threads, timings_ms (import, index, columns, edges, links, "
+                "print one JSON document: output, threads, degenerate_dropped and non_triangles_dropped (by the import of a mesh INPUT; 0 for a world), timings_ms (import, index, columns, edges, links, "
                 "clearance, components, fields, total = the bake itself, write; index is built only for climbing agents) and agents: per agent name, cell_size, "
                 "grid (column counts along x and z), columns, nodes, edges (second jumps included), links (custom), second_jumps, components, regions, fields and its own "
                 "timings_ms");

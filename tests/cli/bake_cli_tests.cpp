@@ -317,6 +317,24 @@ TEST_CASE("a bake that finds no walkable floor says so, naming the mesh's size",
   CHECK(floor.err.find("no walkable floor") == std::string::npos);
 }
 
+TEST_CASE("bake of a mesh tells what its import dropped, as strata import does", "[cli][bake]") {
+  TempDir dir;
+  const auto mesh = (dir / "deg.obj").string();
+  // A floor of two triangles and one of zero area (three points on a line).
+  std::ofstream(mesh) << "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 0 4\nv 4 0 4\nv 4 0 0\nf 1 2 3\nf 1 4 5\nf 1 5 6\n";
+  auto json = runStrata({"bake", mesh, "-o", (dir / "d.h5").string(), "--json"});
+  REQUIRE(json.exit_code == 0);
+  const auto doc = nlohmann::json::parse(json.out);
+  CHECK(doc["degenerate_dropped"] == 1);
+  CHECK(doc["non_triangles_dropped"] == 0);
+  auto text = runStrata({"bake", mesh, "-o", (dir / "d.h5").string()});
+  CHECK_THAT(text.out, Catch::Contains("dropped 1 degenerate triangles and 0 points/lines\n"));
+  // A world file input: its geometry was imported before; nothing dropped now.
+  auto again = runStrata({"bake", (dir / "d.h5").string(), "-o", (dir / "e.h5").string(), "--json"});
+  REQUIRE(again.exit_code == 0);
+  CHECK(nlohmann::json::parse(again.out)["degenerate_dropped"] == 0);
+}
+
 TEST_CASE("a world file is known by its content, whatever its name", "[cli][bake]") {
   // bake -o writes a .h5 name only (a mistyped -o replaced a mesh); a world copied or renamed
   // to any name must still read back in every command.
