@@ -30,6 +30,14 @@ Status put(const h5::Location& at, const char* name, const std::vector<T, Alloca
 
 Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, const nav::AgentProfile& profile);
 
+// Whether `grid` is the column grid a bake lays over geometry of these bounds (the writer and
+// the reader refuse any other: its columns would answer for the wrong ground).
+bool laidOver(const nav::GridFrame& grid, const sim::Aabb& bounds) {
+  const nav::GridFrame expected = nav::makeGridFrame(bounds, grid.cell_size);
+  return grid.origin_x == expected.origin_x && grid.origin_z == expected.origin_z &&
+         grid.width_cells == expected.width_cells && grid.depth_cells == expected.depth_cells;
+}
+
 Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked, bool check, const sim::Aabb* geometry_bounds) {
   const std::string& name = baked.profile.settings.name;
   const nav::LayeredGraph& g = baked.graph;
@@ -50,12 +58,8 @@ Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked, bool
     if (parsed->agents.size() != 1 || parsed->agents[0].settings.name != name)
       return Error::badInput(refused + "its settings do not read back as one agent of that name");
     if (std::string problem = g.validate(); !problem.empty()) return Error::badInput(refused + problem);
-    if (geometry_bounds != nullptr) {
-      const nav::GridFrame expected = nav::makeGridFrame(*geometry_bounds, g.grid.cell_size);
-      if (g.grid.origin_x != expected.origin_x || g.grid.origin_z != expected.origin_z ||
-          g.grid.width_cells != expected.width_cells || g.grid.depth_cells != expected.depth_cells)
-        return Error::badInput(refused + "the column grid does not cover the geometry as a bake lays it (baked over another mesh)");
-    }
+    if (geometry_bounds != nullptr && !laidOver(g.grid, *geometry_bounds))
+      return Error::badInput(refused + "the column grid does not cover the geometry as a bake lays it (baked over another mesh)");
     if (Status s = checkBakedValues(named, g, baked.profile); !s) return Error::badInput(s.error().message + " (not written)");
   }
   auto group = h5::createGroup(agents, name);
@@ -363,9 +367,7 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   if (geometry_bounds != nullptr) {
     // The bake lays each agent's column grid over the geometry's bounds: a grid that does not is
     // not this geometry's (columns would answer for the wrong ground).
-    const nav::GridFrame expected = nav::makeGridFrame(*geometry_bounds, g.grid.cell_size);
-    if (g.grid.origin_x != expected.origin_x || g.grid.origin_z != expected.origin_z ||
-        g.grid.width_cells != expected.width_cells || g.grid.depth_cells != expected.depth_cells)
+    if (!laidOver(g.grid, *geometry_bounds))
       return Error::badInput(at.where("grid_cells") + ": the column grid does not cover the geometry as a bake lays it");
   }
   if (auto s = get(at, "column_offsets", g.column_offsets, 0, g.grid.columnCount() + 1); !s) return s.error();

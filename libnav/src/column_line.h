@@ -19,7 +19,6 @@ class ColumnLine {
   ColumnLine(int64_t dx, int64_t dz)
       : nx_(std::abs(dx)), nz_(std::abs(dz)), sx_(dx > 0 ? 1 : -1), sz_(dz > 0 ? 1 : -1) {
     // The mirrored quadrants (-,-), (+,-), (-,+), (+,+) as direction bits of this segment.
-    static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
     const int qx[4] = {-1, 1, -1, 1}, qz[4] = {-1, -1, 1, 1};
     for (int q = 0; q < 4; ++q) quadrant_bit_[q] = 1u << kDirectionOfStep[(qz[q] * sz_ + 1) * 3 + qx[q] * sx_ + 1];
   }
@@ -36,8 +35,6 @@ class ColumnLine {
     if (decision == 0) step_x_ = sx_, step_z_ = sz_, ++ix_, ++iz_, tu_ += 2 * nz_, tw_ += 2 * nx_;
     else if (decision < 0) step_x_ = sx_, ++ix_, tu_ += 2 * nz_;
     else step_z_ = sz_, ++iz_, tw_ += 2 * nx_;
-    // Direction index by (step_z + 1) * 3 + step_x + 1 (see kDirectionDx).
-    static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
     return kDirectionOfStep[(step_z_ + 1) * 3 + step_x_ + 1];
   }
 
@@ -74,6 +71,8 @@ class ColumnLine {
   }
 
  private:
+  /// Direction index by (dz + 1) * 3 + dx + 1 for column offsets dx, dz (see kDirectionDx).
+  static constexpr int kDirectionOfStep[9] = {5, 6, 7, 4, 0, 0, 3, 2, 1};
   int64_t nx_, nz_;
   int sx_, sz_;
   int64_t ix_ = 0, iz_ = 0;

@@ -205,12 +205,9 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   double run_cost = areaCostOf(view, a), run_start = 0, run_rise = 0, sum = 0;
   ColumnLine line(dx, dz);
   // The agent off its column's centre (LayeredSearchGraph::walkColumns): each quadrant the
-  // segment passes through needs the diagonal walk step there.
-  // Most nodes have all four diagonal steps (directions 1, 3, 5, 7): one byte tells.
-  constexpr uint8_t kAllDiagonals = 0xAA;
-  const auto quadrantsFree = [&](const CorridorFloor& floor) {
-    return (line.quadrantMask() & ~unsigned(floor.walks | uint8_t(~kAllDiagonals))) == 0;  // branch-free
-  };
+  // segment passes through needs the diagonal walk step there (the mask holds diagonal bits
+  // only; the floor's byte of walk steps answers it, branch-free).
+  const auto quadrantsFree = [&](const CorridorFloor& floor) { return (line.quadrantMask() & ~unsigned(floor.walks)) == 0; };
   if (kRoom && !quadrantsFree(here)) return false;
   while (!line.done()) {
     const int direction = line.step();

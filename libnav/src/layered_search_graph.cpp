@@ -97,7 +97,7 @@ bool LayeredSearchGraph::walkColumns(NodeId a, NodeId b, Visit&& visit) const {
   ColumnLine line(node_x_[b] - node_x_[a], node_z_[b] - node_z_[a]);
   NodeId current = a;
   // Off its column's centre the agent must fit too: every quadrant of a column the segment
-  // passes through needs the diagonal walk edge there (ColumnLine::forEachQuadrant; a line past
+  // passes through needs the diagonal walk edge there (ColumnLine::quadrantMask; a line past
   // a wall's end came 0.07 m closer to it than the agent's radius, an audit).
   const auto quadrantsFree = [&](NodeId n) {
     const uint8_t* kinds = g.edge_kind.data() + static_cast<std::size_t>(n) * kDirectionCount;
