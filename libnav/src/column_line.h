@@ -16,6 +16,10 @@ namespace strata::nav {
 
 class ColumnLine {
  public:
+  /// The bits of the diagonal directions (1, 3, 5, 7; see kDirectionDx): the only ones
+  /// quadrantMask() sets.
+  static constexpr unsigned kDiagonalBits = 0xAAu;
+
   ColumnLine(int64_t dx, int64_t dz)
       : nx_(std::abs(dx)), nz_(std::abs(dz)), sx_(dx > 0 ? 1 : -1), sz_(dz > 0 ? 1 : -1) {
     // The mirrored quadrants (-,-), (+,-), (-,+), (+,+) as direction bits of this segment.

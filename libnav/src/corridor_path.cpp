@@ -207,7 +207,12 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   // The agent off its column's centre (LayeredSearchGraph::walkColumns): each quadrant the
   // segment passes through needs the diagonal walk step there (the mask holds diagonal bits
   // only; the floor's byte of walk steps answers it, branch-free).
-  const auto quadrantsFree = [&](const CorridorFloor& floor) { return (line.quadrantMask() & ~unsigned(floor.walks)) == 0; };
+  // A floor with all four diagonal steps (most floors away from walls) passes whatever the mask,
+  // so the mask is only computed beside a wall.
+  const auto quadrantsFree = [&](const CorridorFloor& floor) {
+    const unsigned missing = ~unsigned(floor.walks) & ColumnLine::kDiagonalBits;
+    return missing == 0 || (line.quadrantMask() & missing) == 0;
+  };
   if (kRoom && !quadrantsFree(here)) return false;
   while (!line.done()) {
     const int direction = line.step();
