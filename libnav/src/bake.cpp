@@ -189,6 +189,18 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   result.profile = agent;
   AgentSettings& settings = result.profile.settings;
   settings.cell_size = settings.effectiveCellSize();
+  // The walking line test leaves room off the column centres through the diagonal walk edges,
+  // whose standing boxes cover the squares between centres only up to twice the radius
+  // (docs/search.md, "The walking line test").
+  if (settings.cell_size > 2 * settings.radius) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "%s: agent %s: cell_size %g m is more than twice the radius (%g m): standing room is tested at column "
+                  "centres, so any-angle routes and line tests may pass obstacles closer than the radius between them; "
+                  "use cell_size <= %g m",
+                  source.c_str(), settings.name.c_str(), settings.cell_size, settings.radius, 2 * settings.radius);
+    result.warnings.emplace_back(text);
+  }
   LayeredGraph& graph = result.graph;
   // The mesh bounds, once and in parallel (min / max: the same as mesh.bounds()).
   const sim::Aabb bounds = tbb::parallel_reduce(

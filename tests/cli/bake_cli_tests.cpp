@@ -317,6 +317,25 @@ TEST_CASE("a bake that finds no walkable floor says so, naming the mesh's size",
   CHECK(floor.err.find("no walkable floor") == std::string::npos);
 }
 
+TEST_CASE("a cell wider than twice the radius is baked with a warning about the line test", "[cli][bake]") {
+  // The walking line test leaves room between column centres through the diagonal walk edges,
+  // which stand for the agent's box everywhere between centres only up to cell_size = 2 * radius.
+  TempDir dir;
+  const auto profile = (dir / "wide.toml").string(), out = (dir / "w.h5").string();
+  std::ofstream(profile) << "[agent.wide]\nradius = 0.2\ncell_size = 0.5\n[agent.fits]\nradius = 0.25\ncell_size = 0.5\n";
+  auto r = runStrata({"bake", sample("maze.obj"), "--profile", profile, "-o", out});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("strata: warning: " + sample("maze.obj") +
+                                    ": agent wide: cell_size 0.5 m is more than twice the radius (0.2 m)") &&
+                        Catch::Contains("use cell_size <= 0.4 m\n"));
+  CHECK(r.err.find("agent fits:") == std::string::npos);
+  CHECK(std::filesystem::exists(out));
+  // The default cell (the radius) never warns.
+  auto plain = runStrata({"bake", sample("maze.obj"), "-o", out});
+  CHECK(plain.exit_code == 0);
+  CHECK(plain.err.find("twice the radius") == std::string::npos);
+}
+
 TEST_CASE("bake of a mesh tells what its import dropped, as strata import does", "[cli][bake]") {
   TempDir dir;
   const auto mesh = (dir / "deg.obj").string();
