@@ -101,9 +101,10 @@ bool LayeredSearchGraph::walkColumns(NodeId a, NodeId b, Visit&& visit) const {
   // a wall's end came 0.07 m closer to it than the agent's radius, an audit).
   const auto quadrantsFree = [&](NodeId n) {
     const uint8_t* kinds = g.edge_kind.data() + static_cast<std::size_t>(n) * kDirectionCount;
-    unsigned walks = 0;
-    for (int d = 1; d < kDirectionCount; d += 2) walks |= unsigned(static_cast<EdgeKind>(kinds[d]) == EdgeKind::Walk) << d;
-    return (line.quadrantMask() & ~walks) == 0;
+    unsigned missing = 0;  // diagonal directions without a walk edge
+    for (int d = 1; d < kDirectionCount; d += 2) missing |= unsigned(static_cast<EdgeKind>(kinds[d]) != EdgeKind::Walk) << d;
+    // A node with all four (most nodes away from walls) passes whatever the mask.
+    return missing == 0 || (line.quadrantMask() & missing) == 0;
   };
   if (!quadrantsFree(current)) return false;
   while (!line.done()) {
