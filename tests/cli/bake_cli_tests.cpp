@@ -301,6 +301,21 @@ TEST_CASE("bake and import write .h5 names only: a mistyped -o never replaces a 
   REQUIRE(runStrata({"import", mesh, "-o", (dir / "real.h5").string()}).exit_code == 0);
   std::filesystem::create_symlink(dir / "real.h5", dir / "alias.H5");
   CHECK(runStrata({"bake", mesh, "-o", (dir / "alias.H5").string()}).exit_code == 0);
+  // A dangling link names the file the write would create (it wrote a world file as victim.glb),
+  // through a chain of links and a relative target too.
+  std::filesystem::create_symlink("victim.glb", dir / "dangling.h5");
+  std::filesystem::create_symlink(dir / "dangling.h5", dir / "chain.h5");
+  for (const char* name : {"dangling.h5", "chain.h5"}) {
+    INFO(name);
+    auto dangling = runStrata({"bake", mesh, "-o", (dir / name).string()});
+    CHECK(dangling.exit_code == 2);
+    CHECK_THAT(dangling.err, Catch::Contains("the symbolic link's target") && Catch::Contains("victim.glb"));
+    CHECK(runStrata({"import", mesh, "-o", (dir / name).string()}).exit_code == 2);
+    CHECK_FALSE(std::filesystem::exists(dir / "victim.glb"));
+  }
+  std::filesystem::create_symlink("fresh.h5", dir / "to_fresh.h5");
+  CHECK(runStrata({"import", mesh, "-o", (dir / "to_fresh.h5").string()}).exit_code == 0);
+  CHECK(std::filesystem::is_regular_file(dir / "fresh.h5"));
 }
 
 TEST_CASE("a bake that finds no walkable floor says so, naming the mesh's size", "[cli][bake]") {
