@@ -107,7 +107,7 @@ Result<World> readWorldFile(const std::filesystem::path& path, const WorldReadOp
   if (std::filesystem::is_directory(status)) return Error::badInput(name + ": is a directory, not a world file");
   if (!std::filesystem::is_regular_file(status)) return Error::badInput(name + ": not a regular file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::badInput(name + ": cannot open for reading");
+  if (!in) return Error::cannotOpen(name, path.string());
   in.seekg(0, std::ios::end);
   const std::streamoff end = in.tellg();
   if (end <= 0) return Error::badInput(name + ": empty file (0 bytes); " + kNotAWorld);

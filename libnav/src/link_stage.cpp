@@ -65,15 +65,23 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
                             where(graph.nodePosition(from)) + in + ": the link leads nowhere and is left out");
       continue;
     }
+    // A link whose label names an area of infinite cost is no candidate (the spec's rule): left
+    // out, with a warning (it was dropped silently, its label still listed).
+    const double cost = customLinkCost(profile, spec, label_rules[i]);
+    if (!std::isfinite(cost)) {
+      if (warnings != nullptr)
+        warnings->push_back(name + ": its label matches area rule " + std::to_string(label_rules[i]) + ", whose area '" +
+                            profile.areas[static_cast<std::size_t>(label_rules[i])].area +
+                            "' costs inf (never entered): the link is left out");
+      continue;
+    }
     auto label_it = std::find(graph.link_labels.begin(), graph.link_labels.end(), spec.label);
     if (label_it == graph.link_labels.end()) label_it = graph.link_labels.insert(graph.link_labels.end(), spec.label);
     const auto label = static_cast<uint32_t>(label_it - graph.link_labels.begin());
-    // A link whose label names an area of infinite cost is no candidate (the spec's rule).
-    const double cost = customLinkCost(profile, spec, label_rules[i]);
     // An area of infinite cost is never entered, through a link either: a direction that lands
     // in one is left out (a two-way link into it keeps only its way out).
-    const bool forward = std::isfinite(cost) && detail::enterableArea(graph.area_costs, graph.area[to]),
-               backward = std::isfinite(cost) && spec.bidirectional && detail::enterableArea(graph.area_costs, graph.area[from]);
+    const bool forward = detail::enterableArea(graph.area_costs, graph.area[to]),
+               backward = spec.bidirectional && detail::enterableArea(graph.area_costs, graph.area[from]);
     if (forward) graph.links.push_back({from, to, static_cast<float>(cost), label, static_cast<uint32_t>(i), backward});
     if (backward) graph.links.push_back({to, from, static_cast<float>(cost), label, static_cast<uint32_t>(i), forward});
     if (forward || backward) {

@@ -362,7 +362,7 @@ TEST_CASE("bake of a mesh tells what its import dropped, as strata import does",
   CHECK(doc["degenerate_dropped"] == 1);
   CHECK(doc["non_triangles_dropped"] == 0);
   auto text = runStrata({"bake", mesh, "-o", (dir / "d.h5").string()});
-  CHECK_THAT(text.out, Catch::Contains("dropped 1 degenerate triangles and 0 points/lines\n"));
+  CHECK_THAT(text.out, Catch::Contains("dropped 1 degenerate triangle and 0 points/lines\n"));
   // A world file input: its geometry was imported before; nothing dropped now.
   auto again = runStrata({"bake", (dir / "d.h5").string(), "-o", (dir / "e.h5").string(), "--json"});
   REQUIRE(again.exit_code == 0);

@@ -1374,6 +1374,12 @@ TEST_CASE("a link without a cost is priced by its label's area rule - inf leaves
   baked = bakeOne(level.mesh(), agent);
   CHECK(baked.graph.customLinkCount() == 0);
   CHECK(baked.graph.component_count == 2);
+  // ... with a warning that says so (it was silent, its label still listed).
+  CHECK(baked.graph.link_labels.empty());
+  CHECK(std::count_if(baked.warnings.begin(), baked.warnings.end(), [](const std::string& w) {
+          return w.find("link 0 ('zipline'): its label matches area rule 0, whose area 'zips' costs inf (never entered): "
+                        "the link is left out") != std::string::npos;
+        }) == 1);
   // A label no rule matches: the straight-line length.
   agent.areas.clear();
   agent.links[0].label = "ladder";
