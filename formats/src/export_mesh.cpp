@@ -373,6 +373,9 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   }
   std::sort(produced.begin(), produced.end());
   std::stable_partition(produced.begin(), produced.end(), [&](const auto& p) { return p.first != staged; });
+  // A signal between two renames would leave a new companion beside the old main file: the
+  // renames run with the cleanup signals held back (delivered after the last one).
+  const SignalsDeferred deferred;
   for (const auto& [file, target] : produced) {
     keepModeOf(target, file);
     std::filesystem::rename(file, target, ec);

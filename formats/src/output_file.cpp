@@ -70,7 +70,17 @@ void removeFolderInHandler(const char* path) {
   ::rmdir(path);
 }
 
+// SignalsDeferred: while the depth is above 0 the handler only notes its signal (lock-free
+// atomics, async-signal-safe).
+std::atomic<int> g_defer_depth{0};
+std::atomic<int> g_pending_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
 extern "C" void removeTemporariesAndDie(int sig) {
+  if (g_defer_depth.load(std::memory_order_acquire) > 0) {
+    g_pending_signal.store(sig, std::memory_order_release);
+    return;
+  }
   for (Slot& slot : g_slots) {
     if (slot.state.load(std::memory_order_acquire) != kLive) continue;
     if (slot.folder)
@@ -256,6 +266,15 @@ void TemporaryFile::commit() {
   releaseSlot(slot_);
   slot_ = -1;
   committed_ = true;
+}
+
+SignalsDeferred::SignalsDeferred() { g_defer_depth.fetch_add(1, std::memory_order_acq_rel); }
+
+SignalsDeferred::~SignalsDeferred() {
+  if (g_defer_depth.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // A signal that came meanwhile is acted on now (one that comes after the decrement runs the
+  // handler in full itself).
+  if (const int sig = g_pending_signal.exchange(0, std::memory_order_acq_rel); sig != 0) removeTemporariesAndDie(sig);
 }
 
 }  // namespace strata::formats

@@ -250,6 +250,38 @@ TEST_CASE("temporary file: the signal handler removes live files and folders, no
   CHECK(fs::exists(dir / "kept.txt"));
 }
 
+TEST_CASE("temporary file: a signal while SignalsDeferred lives waits for its end", "[formats][output][atomic]") {
+  // A glTF export moves its .bin and then its .gltf into place: a SIGTERM between the two left
+  // the new .bin beside the old .gltf (a hunt, with a slowed rename).
+  TempDir dir;
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGTERM, SIG_DFL);
+    formats::TemporaryFile file(dir / "f.tmp");
+    writeText(file.path(), "x");
+    {
+      const formats::SignalsDeferred outer;
+      {
+        const formats::SignalsDeferred inner;  // nests
+        ::raise(SIGTERM);
+        writeText(dir / "after-raise", "1");
+      }
+      writeText(dir / "after-inner", "1");
+    }  // the process ends here, by SIGTERM, its temporaries removed
+    writeText(dir / "after-outer", "1");
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);
+  CHECK(fs::exists(dir / "after-raise"));
+  CHECK(fs::exists(dir / "after-inner"));
+  CHECK_FALSE(fs::exists(dir / "after-outer"));
+  CHECK_FALSE(fs::exists(dir / "f.tmp"));
+}
+
 TEST_CASE("temporary file: an ignored signal stays ignored", "[formats][output]") {
   TempDir dir;
   const pid_t child = fork();

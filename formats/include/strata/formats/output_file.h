@@ -72,4 +72,18 @@ class TemporaryFile {
   bool committed_ = false;
 };
 
+/// While one lives, SIGINT, SIGTERM and SIGHUP wait: the TemporaryFile handler (whichever
+/// thread the kernel picks to run it) notes the signal and returns, and the last
+/// SignalsDeferred to go acts on it then (removes the live temporaries and ends the process by
+/// that signal). For a writer that moves several files into place, so that a signal between
+/// two renames cannot leave one new file beside an old one (a glTF's new .bin beside its old
+/// .gltf). Nests; no effect on a signal the program ignores or handles itself.
+class SignalsDeferred {
+ public:
+  SignalsDeferred();
+  ~SignalsDeferred();
+  SignalsDeferred(const SignalsDeferred&) = delete;
+  SignalsDeferred& operator=(const SignalsDeferred&) = delete;
+};
+
 }  // namespace strata::formats
