@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -46,6 +47,11 @@ static std::string usageOf(const CLI::App* sub) {
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
+  // A pipe whose reader has gone (`strata path ... --json | head -c 10`) and a file past the
+  // file-size limit (ulimit -f) are write errors like any other (exit 1, one line, temporaries
+  // removed), not a silent death by SIGPIPE (141) or SIGXFSZ (153) that left temporaries behind.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"strata: offline navigation toolchain (import, bake, path, query).\n"
                "Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input, 3 negative answer.",
                "strata"};
@@ -97,6 +103,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return flushed([&] { return app.exit(e); });
   } catch (const CLI::CallForVersion& e) {
+    // --version is strata's own: query's kinds fall through to query and query to strata, so
+    // `strata query W nearest --at 0,0,0 --version` printed the version and ran nothing (exit 0).
+    for (const CLI::App* sub : app.get_subcommands())
+      if (sub->parsed()) {
+        strata::cli::toStderr(fmt::format("strata: error: --version is an option of strata, not of '{}' (strata --version)\n",
+                                          sub->get_name()));
+        return kExitBadInput;
+      }
     return flushed([&] { return app.exit(e); });
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();

@@ -36,6 +36,9 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
   checkRefused({
       {{"bake", "x.obj", "-o", "y.h5", "--scale", "0"}, "--scale: '0' is not a finite number > 0 (usage: strata bake --help)"},
       {{"bake", "x.obj", "-o", "y.h5", "--scale", "nan"}, "--scale: 'nan' is not a finite number > 0"},
+      // strata's own --version, given after a query kind, printed the version and ran nothing.
+      {{"query", "w.h5", "nearest", "--at", "0,0,0", "--version"}, "--version is an option of strata, not of 'query' (strata --version)"},
+      {{"query", "--version"}, "--version is an option of strata, not of 'query'"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads", "abc"}, "--threads: 'abc' is not an integer from 0 to 1024"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads", "2.5"}, "--threads: '2.5' is not an integer from 0 to 1024"},
       {{"import", "x.obj", "-o", "y.h5", "--timeout", "1e9"}, "--timeout: '1e9' is not a number > 0 and <= 86400"},
@@ -131,6 +134,26 @@ TEST_CASE("output that cannot be written is a runtime failure, not a success", "
       CHECK_THAT(r.err, Catch::EndsWith(std::string(redirect) == " > /dev/full" ? "No space left on device\n"
                                                                                : "Bad file descriptor\n"));
     }
+}
+
+TEST_CASE("a pipe closed early and the file-size limit are write errors: exit 1, one line, no temporary", "[cli][usage]") {
+  // Both ended the process by a signal (SIGPIPE 141, SIGXFSZ 153) without a word, and the size
+  // limit left a partial temporary beside the output.
+  const std::string strata = "'" + strata::test::strataBinary().string() + "'";
+  const std::string map = (strata::test::sharedData() / "movingai" / "8room_000.map").string();
+  // More than a pipe's buffer of JSON (2,140 scenarios) into a reader that reads none.
+  auto piped = strata::test::runProgram(
+      {"/bin/bash", "-c", "set -o pipefail; " + strata + " path '" + map + "' --scen '" + map + ".scen' --json | true"});
+  CHECK(piped.exit_code == 1);
+  CHECK(piped.err == "strata: error: standard output: Broken pipe\n");
+  strata::test::TempDir dir;
+  const std::string out = (dir / "d.h5").string();
+  const std::string mesh = (strata::test::sharedData() / "meshes" / "recast" / "dungeon.obj").string();
+  auto limited = strata::test::runProgram({"/bin/sh", "-c", "ulimit -f 20; " + strata + " bake '" + mesh + "' -o '" + out + "'"});
+  CHECK(limited.exit_code == 1);
+  CHECK_THAT(limited.err, Catch::StartsWith("strata: error: " + out + ": ") && Catch::EndsWith("File too large)\n"));
+  CHECK(std::count(limited.err.begin(), limited.err.end(), '\n') == 1);
+  CHECK(std::filesystem::is_empty(dir.path()));  // neither the world nor a temporary
 }
 
 TEST_CASE("a stderr that cannot be written changes neither the work nor the exit code", "[cli][usage]") {
