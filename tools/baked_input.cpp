@@ -74,21 +74,25 @@ int checkOutput(const std::string& output, const std::vector<std::string>& input
   return kExitOk;
 }
 
-int checkWorldOutput(const std::string& output, const std::vector<std::string>& inputs) {
+int checkNamedOutput(const std::string& output, const std::vector<std::string>& inputs, const std::vector<std::string>& extensions,
+                     const std::string& what) {
   if (const int code = checkOutput(output, inputs); code != kExitOk) return code;
-  const auto worldName = [](const std::filesystem::path& path) {
+  const auto named = [&](const std::filesystem::path& path) {
     std::string extension = path.extension().string();
     std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
-    return extension == ".h5" || extension == ".hdf5";
+    return std::find(extensions.begin(), extensions.end(), extension) != extensions.end();
   };
+  std::string names = extensions.front();
+  for (std::size_t i = 1; i < extensions.size(); ++i) names += (i == 1 ? " (or " : ", ") + extensions[i];
+  if (extensions.size() > 1) names += ")";
   const std::filesystem::path path(output);
-  const auto refuse = [&](const std::filesystem::path& name, const std::string& what) {
+  const auto refuse = [&](const std::filesystem::path& name, const std::string& which) {
     const std::string extension = name.extension().string();
-    return badInput(output + ": " + what + (extension.empty() ? std::string(" has no extension") : " ends in '" + printable(extension) + "'") +
-                    ": a world file is written to a .h5 (or .hdf5) name, so that a mistyped -o never replaces a mesh, a profile "
+    return badInput(output + ": " + which + (extension.empty() ? std::string(" has no extension") : " ends in '" + printable(extension) + "'") +
+                    ": " + what + " written to a " + names + " name, so that a mistyped -o never replaces a mesh, a profile "
                     "or another file");
   };
-  if (!worldName(path)) return refuse(path, "the name");
+  if (!named(path)) return refuse(path, "the name");
   // A symbolic link is written through: the name that counts is the last link's target, which
   // need not exist yet (a dangling link's target is the file the write creates).
   std::error_code ec;
@@ -99,9 +103,13 @@ int checkWorldOutput(const std::string& output, const std::vector<std::string>& 
     target = next.is_absolute() ? next : target.parent_path() / next;
   }
   target = target.lexically_normal();
-  if (target != path.lexically_normal() && !worldName(target))
+  if (target != path.lexically_normal() && !named(target))
     return refuse(target, "the symbolic link's target " + printable(target.string()));
   return kExitOk;
+}
+
+int checkWorldOutput(const std::string& output, const std::vector<std::string>& inputs) {
+  return checkNamedOutput(output, inputs, {".h5", ".hdf5"}, "a world file is");
 }
 
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry) {

@@ -35,6 +35,11 @@ int checkOutput(const std::string& output, const std::vector<std::string>& input
 /// symbolic link's target, does not end in .h5 or .hdf5 (any case): `bake src.h5 -o src.glb` wrote
 /// a world file over the source mesh, and `-o tower.toml` over the profile.
 int checkWorldOutput(const std::string& output, const std::vector<std::string>& inputs);
+/// checkOutput that also refuses an output whose name, or whose symbolic link's target, does not
+/// end in one of `extensions` (lower case, with the dot; compared in any case). `what` starts
+/// the reason: "a world file is" -> "a world file is written to a .h5 (or .hdf5) name, ...".
+int checkNamedOutput(const std::string& output, const std::vector<std::string>& inputs, const std::vector<std::string>& extensions,
+                     const std::string& what);
 
 /// The chosen agent (effective profile and graph). Errors name the input file. With `geometry`,
 /// the world's triangles are stored there too (the file's /geometry, or the imported mesh).

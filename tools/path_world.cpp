@@ -156,7 +156,10 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   if (std::filesystem::is_directory(options.batch, ec)) return badInput(options.batch + ": is a directory");
   // Before any work: the results file can be written and is none of the inputs.
   if (!options.output.empty())
-    if (const int code = checkOutput(options.output, {input, options.profile, options.batch}); code != kExitOk) return code;
+    if (const int code = checkNamedOutput(options.output, {input, options.profile, options.batch}, {".jsonl", ".ndjson", ".json"},
+                                          "batch results are");
+        code != kExitOk)
+      return code;
   std::ifstream in(options.batch, std::ios::binary);
   if (!in) return reportError(Error::cannotOpen(options.batch));
   AgentCache cache(input, options.profile);
@@ -368,7 +371,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
                     "\"method\", \"budget\", \"spacing\", \"closest\" (override the options for that request; any other\n"
                     "member is an error)")
       ->check(fileName());
-  group->add_option("-o,--output", options->output, "Batch results file (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
+  group->add_option("-o,--output", options->output, "Batch results file: a .jsonl (or .ndjson, .json) name (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
   group->add_option("--threads", options->threads, "Batch worker threads (0 = all hardware threads); with --batch only")
       ->default_str("0")
       ->transform(integerRange(0, 1024));

@@ -435,6 +435,22 @@ TEST_CASE("strata path --batch -o: never an input, a directory, a device or a mi
   CHECK(r.exit_code == 0);
   CHECK(std::filesystem::is_symlink(dir / "results.jsonl"));
   CHECK_THAT(strata::test::readFile(dir / "results-v1.jsonl"), Catch::Contains("\"found\":true"));
+  // A results name only (.jsonl, .ndjson, .json, any case): a hunt's mistyped -o replaced a
+  // profile that the command did not read, and any other file could go the same way.
+  { std::ofstream(dir / "other.toml") << "[agent.a]\n"; }
+  for (const char* name : {"other.toml", "notes", "fresh.txt"}) {
+    INFO(name);
+    r = batch(requests, (dir / name).string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("batch results are written to a .jsonl (or .ndjson, .json) name"));
+  }
+  CHECK(strata::test::readFile(dir / "other.toml") == "[agent.a]\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "fresh.txt"));
+  std::filesystem::create_symlink("other.toml", dir / "to_profile.jsonl");
+  r = batch(requests, (dir / "to_profile.jsonl").string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("the symbolic link's target"));
+  for (const char* name : {"r.JSON", "r.ndjson"}) CHECK(batch(requests, (dir / name).string()).exit_code == 0);
 }
 
 TEST_CASE("strata path and query: a point far off the grid snaps to nothing, baked or on demand", "[cli][path][layered]") {
