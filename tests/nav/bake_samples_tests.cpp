@@ -221,8 +221,12 @@ TEST_CASE("maze: the sealed room is its own component", "[nav][bake][samples]") 
   CHECK(g.canReach(entrance, exit));
   CHECK(g.canReach(exit, entrance));
   CHECK(g.region[entrance] == g.region[exit]);
-  // Wall tops are floors too (a 0.1 m top has standing room above it) and drop into the sealed
-  // room, so it shares a component with the maze; but nothing outside reaches it.
+  // Wall tops are floors too (a 0.1 m top has standing room above it); with max_drop 1.5 they
+  // drop nowhere (the walls are 2 m tall), so the sealed room is its own component: a path into
+  // it is rejected by component, in O(1) (with the 2 m drops it shared the maze's component
+  // through the wall tops, rejected by region instead).
+  CHECK(g.component[sealed] != g.component[entrance]);
+  CHECK(g.component[entrance] == g.component[exit]);
   CHECK_FALSE(g.canReach(entrance, sealed));
   CHECK_FALSE(g.canReach(sealed, entrance));
   CHECK(g.validate().empty());
