@@ -1,15 +1,18 @@
 // strata path: route queries. With a Moving AI map (`type octile`) and `--scen`, runs every
 // scenario through the grid search and reports mismatches against the optimal lengths and the
-// time per query.
+// time per query; with --from X,Y and --to X,Y, answers one request on the map. Worlds:
+// path_world.cpp.
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -162,6 +165,67 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method, const std
   return failures == 0 ? kExitOk : kExitNegative;
 }
 
+// "X,Y": a map cell's column and row (two integers, as in a .scen file; spaces around each
+// number are dropped).
+std::optional<std::array<int, 2>> parseCell(const std::string& text) {
+  const auto values = parseNumbers(text, 2);
+  if (!values) return std::nullopt;
+  std::array<int, 2> cell{};
+  for (int i = 0; i < 2; ++i) {
+    const double v = (*values)[static_cast<std::size_t>(i)];
+    if (v != std::floor(v) || std::fabs(v) > 1e9) return std::nullopt;
+    cell[static_cast<std::size_t>(i)] = static_cast<int>(v);
+  }
+  return cell;
+}
+
+// Map mode, one request: --from X,Y --to X,Y (cells). Waypoints in map coordinates: cell (x, y)
+// spans x..x+1 across and y..y+1 down, its centre at (x + 0.5, y + 0.5).
+int runMapQuery(const PathOptions& options, nav::SearchMethod method, const std::string& text, const WorldPathOptions& world) {
+  const auto from = parseCell(world.from), to = parseCell(world.to);
+  if (!from) return badInput("--from: expected a map cell X,Y (two integers: column and row, as in a .scen file), got '" + world.from + "'");
+  if (!to) return badInput("--to: expected a map cell X,Y (two integers: column and row, as in a .scen file), got '" + world.to + "'");
+  auto map = text.empty() ? nav::loadMovingAiMap(options.input) : nav::parseMovingAiMap(text, options.input);
+  if (!map) return reportError(map.error());
+  auto grid = nav::makeMovingAiGrid(*map);
+  if (!grid) return reportError(Error::badInput(options.input + ": " + grid.error().message));
+  nav::GridPathRequest request;
+  request.method = method;
+  request.start = nav::movingAiCellCenter((*from)[0], (*from)[1]);
+  request.goal = nav::movingAiCellCenter((*to)[0], (*to)[1]);
+  request.max_expansions = options.budget;
+  request.use_jump_points = !options.no_jump_points;
+  request.waypoint_spacing = world.spacing;
+  const nav::PathResult r = nav::findGridPath(*grid, request);
+  if (options.json) {
+    nlohmann::ordered_json doc;
+    doc["map"] = options.input;
+    doc["from"] = {(*from)[0], (*from)[1]};
+    doc["to"] = {(*to)[0], (*to)[1]};
+    doc["found"] = r.ok();
+    doc["reason"] = std::string(nav::failureName(r.failure));
+    doc["method"] = std::string(nav::methodName(method));
+    doc["length"] = r.length;
+    doc["cost"] = r.cost;
+    doc["expansions"] = r.expansions;
+    nlohmann::ordered_json points = nlohmann::ordered_json::array();
+    for (const nav::Waypoint& w : r.waypoints) points.push_back({w.position.x, w.position.z});
+    doc["waypoints"] = std::move(points);
+    fmt::print("{}\n", printedJson(doc));
+  } else {
+    fmt::print("result: {}\nmap: {}\nmethod: {}\n", r.ok() ? "found" : std::string(nav::failureName(r.failure)),
+               printable(options.input), nav::methodName(method));
+    if (r.ok()) fmt::print("length: {:.6f} cells\n", r.length);
+    fmt::print("expansions: {}\n", r.expansions);
+    if (r.ok()) {
+      fmt::print("waypoints: {} (x, y: map coordinates, cell centres at .5)\n", r.waypoints.size());
+      for (std::size_t i = 0; i < r.waypoints.size(); ++i)
+        fmt::print("  {:>3}  {:10.3f} {:10.3f}\n", i, r.waypoints[i].position.x, r.waypoints[i].position.z);
+    }
+  }
+  return r.ok() ? kExitOk : kExitNegative;
+}
+
 std::function<int()> setupPath(CLI::App& app) {
   auto options = std::make_shared<PathOptions>();
   CLI::App* sub = app.add_subcommand(
@@ -175,13 +239,17 @@ std::function<int()> setupPath(CLI::App& app) {
       "mismatches against the optimal lengths and the time per query.\n"
       "Exit codes: 0 every scenario answered with a matching length, 1 a mismatch or a failed\n"
       "search (Strata is wrong), 3 no mismatch but searches stopped by --budget, 2 bad usage or\n"
-      "a malformed .map/.scen (the message names file and line).");
+      "a malformed .map/.scen (the message names file and line).\n"
+      "A map and --from X,Y --to X,Y (cells: column, row): one request; waypoints in map\n"
+      "coordinates, length, cost, expansions and the reason. Exit codes: 0 a route, 3 no route\n"
+      "(StartOutsideGrid, GoalOutsideGrid, StartBlocked, GoalBlocked, NoPath, BudgetExhausted,\n"
+      "Blocked), 2 bad usage or input.");
   sub->add_option("INPUT", options->input, "A Moving AI .map file, or a world: a .h5 world file, or a mesh file baked in memory (see the World options)")->required();
   sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map")->check(fileName());
   sub->add_option("--method", options->method,
                   "astar (8-connected, octile, no corner cutting; exact), theta (any-angle Theta*; on a\n"
-                  "map a mismatch is a route longer than the 8-connected optimum), direct (worlds only: one\n"
-                  "straight line, each area crossed costing its share),\n"
+                  "map a mismatch is a route longer than the 8-connected optimum), direct (one straight\n"
+                  "line, each area crossed costing its share; on a map one --from/--to request only),\n"
                   "corridor (worlds only: A* over a rectangle decomposition + string pulling; fast, any-angle,\n"
                   "walkable, not guaranteed optimal) or interval (worlds only: corridor with the rectangles\n"
                   "chosen by an exact interval search and corners tightened, or corridor's route when cheaper;\n"
@@ -194,7 +262,8 @@ std::function<int()> setupPath(CLI::App& app) {
       ->transform(integerRange(0, std::numeric_limits<long long>::max()));
   sub->add_flag("--json", options->json,
                 "Print one JSON document. A map: scenarios, mismatches, failures, mean_us, p99_us and results in\n"
-                ".scen order. A world: found, reason, agent, method, answered_by, length, cost, expansions,\n"
+                ".scen order. A map request: map, from, to, found, reason, method, length, cost, expansions,\n"
+                "waypoints ([x, y] pairs). A world: found, reason, agent, method, answered_by, length, cost, expansions,\n"
                 "waypoints (and on_demand with --on-demand). --batch always writes JSON lines");
   sub->add_flag("--no-jump-points", options->no_jump_points,
                 "Run astar on the plain search core instead of the jump point search fast path (maps only;\n"
@@ -228,21 +297,28 @@ std::function<int()> setupPath(CLI::App& app) {
     if (method && (*method == nav::SearchMethod::Corridor || *method == nav::SearchMethod::Interval))
       return badInput("--method: " + std::string(nav::methodName(*method)) +
                       " searches baked worlds only; a Moving AI map takes " + nav::methodNames(kMapMethods));
-    if (!method || *method == nav::SearchMethod::Direct)
-      return badInput("--method: expected " + nav::methodNames(kMapMethods) + ", got '" + options->method + "'");
+    const bool single = sub->count("--from") > 0 || sub->count("--to") > 0;
+    if (!method || (*method == nav::SearchMethod::Direct && !single))
+      return badInput("--method: expected " + nav::methodNames(kMapMethods) + (single ? " or direct" : "") + ", got '" +
+                      options->method + "'" + (method ? " (direct takes one request: --from and --to)" : ""));
     // The world options have no meaning on a map: say so rather than ignore them.
-    for (const char* world_only : {"--from", "--to", "--agent", "--profile", "--spacing", "--closest", "--batch", "--output",
-                                   "--threads", "--on-demand", "--margin"})
+    for (const char* world_only : {"--agent", "--profile", "--closest", "--batch", "--output", "--threads", "--on-demand", "--margin"})
       if (sub->count(world_only) > 0)
         return badInput(options->input + ": " + world_only + " applies to worlds, not to Moving AI maps");
+    if (single && !options->scen.empty()) return badInput(options->input + ": give either --scen or --from/--to, not both");
+    if (single && (sub->count("--from") == 0 || sub->count("--to") == 0))
+      return badInput(options->input + ": a request on a map needs both --from X,Y and --to X,Y");
+    if (!single && sub->count("--spacing") > 0)
+      return badInput(options->input + ": --spacing applies to one request (--from/--to), not to --scen");
     const std::string head = piped.empty() ? readHead(options->input, 256) : piped.substr(0, 256);
     if (head.empty() && !std::ifstream(options->input)) return reportError(Error::cannotOpen(options->input));
     if (!nav::looksLikeMovingAiMap(head))
       return badInput(options->input + ":1: not a Moving AI map (expected 'type octile' on the first line)");
-    if (options->scen.empty()) return badInput(options->input + ": a Moving AI map needs --scen FILE.scen");
+    if (options->scen.empty() && !single)
+      return badInput(options->input + ": a Moving AI map needs --scen FILE.scen, or --from X,Y and --to X,Y");
     if (piped.empty())  // a piped map was checked before its rows were read
       if (const int code = checkMapMemory(options->input, head); code != kExitOk) return code;
-    return runScenarios(*options, *method, piped);
+    return single ? runMapQuery(*options, *method, piped, *world) : runScenarios(*options, *method, piped);
   };
 }
 

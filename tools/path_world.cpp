@@ -354,8 +354,8 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
 std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   auto options = std::make_shared<WorldPathOptions>();
   auto group = sub->add_option_group("World", "Routes over a baked world (a .h5 world file, or a mesh baked in memory); errors with a Moving AI map");
-  group->add_option("--from", options->from, "Start X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoStartNode)");
-  group->add_option("--to", options->to, "Goal X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoGoalNode)");
+  group->add_option("--from", options->from, "Start X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoStartNode); on a Moving AI map the start cell X,Y (column, row)");
+  group->add_option("--to", options->to, "Goal X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoGoalNode); on a Moving AI map the goal cell X,Y (column, row)");
   group->add_option("--agent", options->agent,
                     "Agent name (default: the first agent of the world; only the agents used are read)")
       ->check(agentName());

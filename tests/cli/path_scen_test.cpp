@@ -1,5 +1,6 @@
 // Black-box tests of `strata path MAP.map --scen FILE.scen`: summary and JSON output, exit codes
-// (0 all matching, 1 a mismatch, 2 malformed input naming file and line).
+// (0 all matching, 1 a mismatch, 2 malformed input naming file and line); and of one request on
+// a map (`--from X,Y --to X,Y`: exit 0 a route, 3 a failure reason).
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -9,7 +10,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <limits>
+#include <queue>
+#include <random>
 #include <thread>
 
 #include "test_support.h"
@@ -239,4 +244,138 @@ TEST_CASE("strata path --scen: a map larger than memory is refused from its head
   meminfo >> key >> kib;  // "MemTotal: N kB"
   if (key == "MemTotal:" && kib * 1024 < 15.0 * 4294836225.0)
     CHECK_THAT(r.err, Catch::StartsWith("strata: error: " + (dir / "huge.map").string() + ": a map of 4294836225 cells needs about"));
+}
+
+namespace {
+
+// Octile distances from (sx, sy) by Dijkstra: 8-connected, a diagonal step only when both side
+// cells are free (no corner cutting); '.' is free. Infinity where unreachable.
+std::vector<double> octileDistances(const std::vector<std::string>& rows, int sx, int sy) {
+  const int h = int(rows.size()), w = int(rows[0].size());
+  std::vector<double> d(std::size_t(w * h), std::numeric_limits<double>::infinity());
+  using Item = std::pair<double, int>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
+  d[std::size_t(sy * w + sx)] = 0;
+  open.push({0, sy * w + sx});
+  auto free = [&](int x, int y) { return x >= 0 && y >= 0 && x < w && y < h && rows[std::size_t(y)][std::size_t(x)] == '.'; };
+  while (!open.empty()) {
+    const auto [g, c] = open.top();
+    open.pop();
+    if (g > d[std::size_t(c)]) continue;
+    const int x = c % w, y = c / w;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        if ((dx == 0 && dy == 0) || !free(x + dx, y + dy)) continue;
+        if (dx != 0 && dy != 0 && (!free(x + dx, y) || !free(x, y + dy))) continue;
+        const double next = g + (dx != 0 && dy != 0 ? std::sqrt(2.0) : 1.0);
+        if (next < d[std::size_t((y + dy) * w + x + dx)]) {
+          d[std::size_t((y + dy) * w + x + dx)] = next;
+          open.push({next, (y + dy) * w + x + dx});
+        }
+      }
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("strata path MAP --from X,Y --to X,Y: one request, lengths against an independent Dijkstra", "[cli][path][grid]") {
+  TempDir dir;
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 4; ++trial) {
+    const int w = 9 + trial, h = 7;
+    std::vector<std::string> rows(std::size_t(h), std::string(std::size_t(w), '.'));
+    std::bernoulli_distribution wall(0.25);
+    for (auto& row : rows)
+      for (char& c : row) c = wall(rng) ? '@' : '.';
+    std::string text = "type octile\nheight " + std::to_string(h) + "\nwidth " + std::to_string(w) + "\nmap\n";
+    for (const auto& row : rows) text += row + "\n";
+    const auto map = (dir / ("m" + std::to_string(trial) + ".map")).string();
+    write(map, text);
+    for (int q = 0; q < 8; ++q) {
+      const int sx = int(rng() % unsigned(w)), sy = int(rng() % unsigned(h)), gx = int(rng() % unsigned(w)), gy = int(rng() % unsigned(h));
+      const std::string from = std::to_string(sx) + "," + std::to_string(sy), to = std::to_string(gx) + "," + std::to_string(gy);
+      INFO(text << from << " -> " << to);
+      const bool start_free = rows[std::size_t(sy)][std::size_t(sx)] == '.', goal_free = rows[std::size_t(gy)][std::size_t(gx)] == '.';
+      const double optimal = start_free ? octileDistances(rows, sx, sy)[std::size_t(gy * w + gx)] : 0;
+      const auto astar = runStrata({"path", map, "--from", from, "--to", to, "--json"});
+      const auto theta = runStrata({"path", map, "--from", from, "--to", to, "--json", "--method", "theta"});
+      const auto a = nlohmann::json::parse(astar.out), t = nlohmann::json::parse(theta.out);
+      const std::string expected = !start_free ? "StartBlocked" : !goal_free ? "GoalBlocked" : std::isinf(optimal) ? "NoPath" : "None";
+      CHECK(a["reason"] == expected);
+      CHECK(t["reason"] == expected);
+      CHECK(astar.exit_code == (expected == "None" ? 0 : 3));
+      CHECK(theta.exit_code == astar.exit_code);
+      if (expected != "None") continue;
+      CHECK(a["length"].get<double>() == Approx(optimal).margin(1e-9));
+      CHECK(t["length"].get<double>() <= a["length"].get<double>() + 1e-9);
+      // The exact endpoints (cell centres) first and last; every waypoint on a free cell.
+      for (const auto* doc : {&a, &t}) {
+        const auto& points = (*doc)["waypoints"];
+        REQUIRE(points.size() >= 1);
+        CHECK(points.front() == nlohmann::json::array({sx + 0.5, sy + 0.5}));
+        CHECK(points.back() == nlohmann::json::array({gx + 0.5, gy + 0.5}));
+        for (const auto& p : points)
+          CHECK(rows[std::size_t(std::floor(p[1].get<double>()))][std::size_t(std::floor(p[0].get<double>()))] == '.');
+      }
+    }
+  }
+}
+
+TEST_CASE("strata path MAP --from X,Y --to X,Y: every grid failure reason exits 3", "[cli][path][grid]") {
+  TempDir dir;
+  const auto map = (dir / "t.map").string();
+  // A wall down column 2 (rows 0..2) and a sealed cell at (5, 0).
+  write(map, "type octile\nheight 4\nwidth 7\nmap\n..@..@.\n..@..@@\n..@....\n.......\n");
+  struct Case {
+    std::vector<std::string> args;
+    std::string reason;
+  };
+  const std::vector<Case> cases{
+      {{"--from", "-1,0", "--to", "4,0"}, "StartOutsideGrid"},
+      {{"--from", "0,0", "--to", "7,0"}, "GoalOutsideGrid"},
+      {{"--from", "2,0", "--to", "4,0"}, "StartBlocked"},
+      {{"--from", "0,0", "--to", "2,1"}, "GoalBlocked"},
+      {{"--from", "0,0", "--to", "6,0"}, "NoPath"},
+      {{"--from", "0,0", "--to", "4,0", "--budget", "2"}, "BudgetExhausted"},
+      {{"--from", "0,0", "--to", "4,0", "--method", "direct"}, "Blocked"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.reason);
+    std::vector<std::string> args{"path", map};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.push_back("--json");
+    const auto r = runStrata(args);
+    CHECK(r.exit_code == 3);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["reason"] == c.reason);
+    CHECK(doc["found"] == false);
+    CHECK(doc["waypoints"].empty());
+    args.pop_back();  // the text output names the reason too
+    const auto text = runStrata(args);
+    CHECK(text.exit_code == 3);
+    CHECK_THAT(text.out, Catch::StartsWith("result: " + c.reason + "\n"));
+  }
+  // A straight line that is free: direct answers with the two cell centres.
+  auto r = runStrata({"path", map, "--from", "0,0", "--to", "1,3", "--method", "direct", "--json"});
+  CHECK(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["length"].get<double>() == Approx(std::sqrt(10.0)));
+  // Usage: cells are integers; both ends; not with --scen; direct only for one request.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused{
+      {{"--from", "0.5,0", "--to", "1,1"}, "--from: expected a map cell X,Y (two integers: column and row"},
+      {{"--from", "0,0,0", "--to", "1,1"}, "--from: expected a map cell X,Y"},
+      {{"--from", "0,0"}, "a request on a map needs both --from X,Y and --to X,Y"},
+      {{"--from", "0,0", "--to", "1,1", "--scen", map}, "give either --scen or --from/--to, not both"},
+      {{"--from", "0,0", "--to", "1,1", "--agent", "a"}, "--agent applies to worlds, not to Moving AI maps"},
+      {{"--scen", map, "--method", "direct"}, "--method: expected astar or theta, got 'direct' (direct takes one request"},
+      {{"--scen", map, "--spacing", "1"}, "--spacing applies to one request (--from/--to), not to --scen"},
+  };
+  for (const auto& [extra, message] : refused) {
+    INFO(message);
+    std::vector<std::string> args{"path", map};
+    args.insert(args.end(), extra.begin(), extra.end());
+    r = runStrata(args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(message));
+  }
 }
