@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -28,6 +29,8 @@ namespace {
 
 // The methods a Moving AI map takes (the others search baked worlds).
 constexpr nav::SearchMethod kMapMethods[] = {nav::SearchMethod::AStar, nav::SearchMethod::Theta};
+// ... and those of one request on a map (--from/--to).
+constexpr nav::SearchMethod kMapRequestMethods[] = {nav::SearchMethod::AStar, nav::SearchMethod::Theta, nav::SearchMethod::Direct};
 
 struct PathOptions {
   std::string input;
@@ -165,16 +168,19 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method, const std
   return failures == 0 ? kExitOk : kExitNegative;
 }
 
-// "X,Y": a map cell's column and row (two integers, as in a .scen file; spaces around each
-// number are dropped).
+// "X,Y": a map cell's column and row, two whole numbers written in digits (an optional '-', as
+// in a .scen file; spaces around each are dropped) that fit an int: '1e3', '3.0' and '+3' are
+// not cells.
 std::optional<std::array<int, 2>> parseCell(const std::string& text) {
-  const auto values = parseNumbers(text, 2);
-  if (!values) return std::nullopt;
+  const std::size_t comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos) return std::nullopt;
   std::array<int, 2> cell{};
   for (int i = 0; i < 2; ++i) {
-    const double v = (*values)[static_cast<std::size_t>(i)];
-    if (v != std::floor(v) || std::fabs(v) > 1e9) return std::nullopt;
-    cell[static_cast<std::size_t>(i)] = static_cast<int>(v);
+    const std::string digits = trimmedSpaces(i == 0 ? text.substr(0, comma) : text.substr(comma + 1));
+    const char* first = digits.data();
+    const char* last = digits.data() + digits.size();
+    const auto [end, ec] = std::from_chars(first, last, cell[static_cast<std::size_t>(i)]);
+    if (digits.empty() || ec != std::errc() || end != last) return std::nullopt;
   }
   return cell;
 }
@@ -183,8 +189,12 @@ std::optional<std::array<int, 2>> parseCell(const std::string& text) {
 // spans x..x+1 across and y..y+1 down, its centre at (x + 0.5, y + 0.5).
 int runMapQuery(const PathOptions& options, nav::SearchMethod method, const std::string& text, const WorldPathOptions& world) {
   const auto from = parseCell(world.from), to = parseCell(world.to);
-  if (!from) return badInput("--from: expected a map cell X,Y (two integers: column and row, as in a .scen file), got '" + world.from + "'");
-  if (!to) return badInput("--to: expected a map cell X,Y (two integers: column and row, as in a .scen file), got '" + world.to + "'");
+  const std::string cell_text = " (two whole numbers from -2147483648 to 2147483647, in digits: column and row, as in a .scen file)";
+  if (!from) return badInput("--from: expected a map cell X,Y" + cell_text + ", got '" + world.from + "'");
+  if (!to) return badInput("--to: expected a map cell X,Y" + cell_text + ", got '" + world.to + "'");
+  // As in world mode (and in the map's units, cells): 0 or at least 0.05.
+  if (!(world.spacing == 0 || world.spacing >= 0.05))
+    return badInput(fmt::format("--spacing: '{}' is neither 0 (none) nor a finite number >= 0.05 (cells on a map)", world.spacing));
   auto map = text.empty() ? nav::loadMovingAiMap(options.input) : nav::parseMovingAiMap(text, options.input);
   if (!map) return reportError(map.error());
   auto grid = nav::makeMovingAiGrid(*map);
@@ -215,7 +225,7 @@ int runMapQuery(const PathOptions& options, nav::SearchMethod method, const std:
   } else {
     fmt::print("result: {}\nmap: {}\nmethod: {}\n", r.ok() ? "found" : std::string(nav::failureName(r.failure)),
                printable(options.input), nav::methodName(method));
-    if (r.ok()) fmt::print("length: {:.6f} cells\n", r.length);
+    if (r.ok()) fmt::print("length: {:.6f} cells\ncost: {:.6f}\n", r.length, r.cost);
     fmt::print("expansions: {}\n", r.expansions);
     if (r.ok()) {
       fmt::print("waypoints: {} (x, y: map coordinates, cell centres at .5)\n", r.waypoints.size());
@@ -294,13 +304,13 @@ std::function<int()> setupPath(CLI::App& app) {
     if (piped.empty() && isWorldPathInput(options->input))
       return runWorldPath(*sub, options->input, options->method, options->budget, options->json, *world);
     const auto method = nav::parseMethod(options->method);
-    if (method && (*method == nav::SearchMethod::Corridor || *method == nav::SearchMethod::Interval))
-      return badInput("--method: " + std::string(nav::methodName(*method)) +
-                      " searches baked worlds only; a Moving AI map takes " + nav::methodNames(kMapMethods));
     const bool single = sub->count("--from") > 0 || sub->count("--to") > 0;
+    if (method && (*method == nav::SearchMethod::Corridor || *method == nav::SearchMethod::Interval))
+      return badInput("--method: " + std::string(nav::methodName(*method)) + " searches baked worlds only; a Moving AI map takes " +
+                      (single ? nav::methodNames(kMapRequestMethods) : nav::methodNames(kMapMethods)));
     if (!method || (*method == nav::SearchMethod::Direct && !single))
-      return badInput("--method: expected " + nav::methodNames(kMapMethods) + (single ? " or direct" : "") + ", got '" +
-                      options->method + "'" + (method ? " (direct takes one request: --from and --to)" : ""));
+      return badInput("--method: expected " + (single ? nav::methodNames(kMapRequestMethods) : nav::methodNames(kMapMethods)) +
+                      ", got '" + options->method + "'" + (method ? " (direct takes one request: --from and --to)" : ""));
     // The world options have no meaning on a map: say so rather than ignore them.
     for (const char* world_only : {"--agent", "--profile", "--closest", "--batch", "--output", "--threads", "--on-demand", "--margin"})
       if (sub->count(world_only) > 0)

@@ -353,7 +353,7 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
 
 std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   auto options = std::make_shared<WorldPathOptions>();
-  auto group = sub->add_option_group("World", "Routes over a baked world (a .h5 world file, or a mesh baked in memory); errors with a Moving AI map");
+  auto group = sub->add_option_group("World", "Routes over a baked world (a .h5 world file, or a mesh baked in memory); errors with a Moving AI map, but for --from, --to and --spacing of one request on it");
   group->add_option("--from", options->from, "Start X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoStartNode); on a Moving AI map the start cell X,Y (column, row)");
   group->add_option("--to", options->to, "Goal X,Y,Z in metres (snaps to the floor below it within 1 m horizontally, else NoGoalNode); on a Moving AI map the goal cell X,Y (column, row)");
   group->add_option("--agent", options->agent,
@@ -361,7 +361,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
       ->check(agentName());
   group->add_option("--profile", options->profile, "Bake profile (.toml) when INPUT is a mesh instead of a world file; with --on-demand, also with a world (its agents' profiles then unused)")->check(fileName());
   group->add_option("--spacing", options->spacing,
-                    "Extra waypoints at most this far apart horizontally along walking legs, metres (0 = none; else >= 0.05)")
+                    "Extra waypoints at most this far apart horizontally along walking legs, metres (cells on a map; 0 = none; else >= 0.05)")
       ->default_str("0")
       ->transform(nonNegativeNumber());
   group->add_flag("--closest", options->closest,

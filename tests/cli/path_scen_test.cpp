@@ -356,13 +356,23 @@ TEST_CASE("strata path MAP --from X,Y --to X,Y: every grid failure reason exits 
     CHECK(text.exit_code == 3);
     CHECK_THAT(text.out, Catch::StartsWith("result: " + c.reason + "\n"));
   }
+  // The largest int is a cell (off this map), spaces around a number are dropped.
+  auto r = runStrata({"path", map, "--from", "2147483647,0", "--to", " 1 , 1 ", "--json"});
+  CHECK(r.exit_code == 3);
+  CHECK(nlohmann::json::parse(r.out)["reason"] == "StartOutsideGrid");
   // A straight line that is free: direct answers with the two cell centres.
-  auto r = runStrata({"path", map, "--from", "0,0", "--to", "1,3", "--method", "direct", "--json"});
+  r = runStrata({"path", map, "--from", "0,0", "--to", "1,3", "--method", "direct", "--json"});
   CHECK(r.exit_code == 0);
   CHECK(nlohmann::json::parse(r.out)["length"].get<double>() == Approx(std::sqrt(10.0)));
   // Usage: cells are integers; both ends; not with --scen; direct only for one request.
   const std::vector<std::pair<std::vector<std::string>, std::string>> refused{
-      {{"--from", "0.5,0", "--to", "1,1"}, "--from: expected a map cell X,Y (two integers: column and row"},
+      {{"--from", "0.5,0", "--to", "1,1"}, "--from: expected a map cell X,Y (two whole numbers from -2147483648 to 2147483647"},
+      {{"--from", "1e3,0", "--to", "1,1"}, "--from: expected a map cell X,Y"},
+      {{"--from", "+3,0", "--to", "1,1"}, "--from: expected a map cell X,Y"},
+      {{"--from", "0,0", "--to", "2147483648,1"}, "--to: expected a map cell X,Y"},
+      {{"--from", "1e-400,0", "--to", "1,1"}, "--from: expected a map cell X,Y"},
+      {{"--from", "0,0", "--to", "1,1", "--spacing", "0.01"}, "--spacing: '0.01' is neither 0 (none) nor a finite number >= 0.05 (cells on a map)"},
+      {{"--from", "0,0", "--to", "1,1", "--method", "corridor"}, "a Moving AI map takes astar, theta or direct"},
       {{"--from", "0,0,0", "--to", "1,1"}, "--from: expected a map cell X,Y"},
       {{"--from", "0,0"}, "a request on a map needs both --from X,Y and --to X,Y"},
       {{"--from", "0,0", "--to", "1,1", "--scen", map}, "give either --scen or --from/--to, not both"},
