@@ -103,13 +103,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return flushed([&] { return app.exit(e); });
   } catch (const CLI::CallForVersion& e) {
-    // --version is strata's own: query's kinds fall through to query and query to strata, so
-    // `strata query W nearest --at 0,0,0 --version` printed the version and ran nothing (exit 0).
-    for (const CLI::App* sub : app.get_subcommands())
-      if (sub->parsed()) {
-        strata::cli::toStderr(fmt::format("strata: error: --version is an option of strata, not of '{}' (strata --version)\n",
-                                          sub->get_name()));
-        return kExitBadInput;
+    // --version is strata's own, given before the subcommand: query's kinds fall through to
+    // query and query to strata, so `strata query W nearest --at 0,0,0 --version` printed the
+    // version and ran nothing (exit 0). strata's own options take no values, so its subcommand
+    // is the first word that is not an option.
+    int first_word = argc;
+    for (int i = 1; i < argc && first_word == argc; ++i)
+      if (argv[i][0] != '-') first_word = i;
+    for (int i = first_word + 1; i < argc; ++i)
+      if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-V") == 0) {
+        for (const CLI::App* sub : app.get_subcommands())
+          if (sub->parsed())
+            return badInput(fmt::format("--version is an option of strata, not of '{}': strata --version (usage: strata {} --help)",
+                                        sub->get_name(), sub->get_name()));
       }
     return flushed([&] { return app.exit(e); });
   } catch (const CLI::ParseError& e) {

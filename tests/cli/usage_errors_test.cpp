@@ -37,7 +37,7 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"bake", "x.obj", "-o", "y.h5", "--scale", "0"}, "--scale: '0' is not a finite number > 0 (usage: strata bake --help)"},
       {{"bake", "x.obj", "-o", "y.h5", "--scale", "nan"}, "--scale: 'nan' is not a finite number > 0"},
       // strata's own --version, given after a query kind, printed the version and ran nothing.
-      {{"query", "w.h5", "nearest", "--at", "0,0,0", "--version"}, "--version is an option of strata, not of 'query' (strata --version)"},
+      {{"query", "w.h5", "nearest", "--at", "0,0,0", "--version"}, "--version is an option of strata, not of 'query': strata --version"},
       {{"query", "--version"}, "--version is an option of strata, not of 'query'"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads", "abc"}, "--threads: 'abc' is not an integer from 0 to 1024"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads", "2.5"}, "--threads: '2.5' is not an integer from 0 to 1024"},
@@ -239,6 +239,12 @@ TEST_CASE("--help and --version answer however often they are given (other flags
   r = runStrata({"-V", "-V"});
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("strata "));
+  // Before a subcommand --version is strata's and answers (after one it is refused, above).
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--version", "info", "x.h5"}, {"-V", "path", "t.map", "--from", "0,0"}}) {
+    r = runStrata(args);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("strata "));
+  }
 }
 
 TEST_CASE("numbers may have spaces around them, as each number of a point - other whitespace is refused", "[cli][usage]") {
