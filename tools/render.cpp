@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string>
@@ -40,7 +42,16 @@ struct RenderCommandOptions {
 
 int runRender(const RenderCommandOptions& options) {
   const std::string& file = options.input.input;
-  if (const int code = checkOutput(options.output, {file, options.input.profile, options.path_results}); code != kExitOk) return code;
+  // A .png or .svg name, and through a symbolic link a target of the same type (a link pic.svg
+  // -> profile.toml had the profile replaced by a picture); another extension is refused when
+  // the picture is written ("unknown picture type").
+  std::string type = std::filesystem::path(options.output).extension().string();
+  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  const std::vector<std::string> inputs{file, options.input.profile, options.path_results};
+  if (const int code = type == ".png" || type == ".svg" ? checkNamedOutput(options.output, inputs, {type}, "a picture is")
+                                                        : checkOutput(options.output, inputs);
+      code != kExitOk)
+    return code;
   formats::RenderSettings settings;
   if (!formats::parseRenderChannel(options.color, settings.field_name).has_value())
     return badInput(fmt::format("{}: --color {}: use height, area, clearance, component or field:NAME", file, options.color));

@@ -158,6 +158,19 @@ TEST_CASE("strata render: bad input exits 2 with one line naming the file and th
   const auto jpg = test::runStrata({"render", tower, "--profile", profile, "-o", (dir / "x.jpg").string()});
   CHECK(jpg.exit_code == 2);
   CHECK_THAT(jpg.err, Catch::Contains("x.jpg: unknown picture type"));
+  // Through a symbolic link, the file written must be a picture of that type too: a link to a
+  // profile had the profile replaced by an SVG (a dangling one made a PNG named .h5).
+  { std::ofstream(dir / "keep.toml") << "[agent.a]\n"; }
+  std::filesystem::create_symlink("keep.toml", dir / "pic.svg");
+  std::filesystem::create_symlink("made.h5", dir / "pic.png");
+  for (const char* link : {"pic.svg", "pic.png"}) {
+    INFO(link);
+    const auto r = test::runStrata({"render", tower, "--profile", profile, "-o", (dir / link).string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("the symbolic link's target") && Catch::Contains("a picture is written to a ."));
+  }
+  CHECK(test::readFile(dir / "keep.toml") == "[agent.a]\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "made.h5"));
   {
     std::ofstream bad(dir / "bad.jsonl");
     bad << R"({"waypoints":[{"x":1}]})" << "\n";
