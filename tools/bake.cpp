@@ -235,7 +235,8 @@ int runBake(BakeCommandOptions& options) {
                counted(agent["components"].get<std::uint32_t>(), "component"),  // strata info's order
                counted(agent["fields"].size(), "field"));
   if (degenerate_dropped > 0 || non_triangles_dropped > 0)
-    fmt::print("dropped {} and {} points/lines\n", counted(degenerate_dropped, "degenerate triangle"), non_triangles_dropped);
+    fmt::print("dropped {} and {}\n", counted(degenerate_dropped, "degenerate triangle"),
+               counted(non_triangles_dropped, "point/line", "points/lines"));
   fmt::print("timings (ms):");
   for (const auto& [stage, ms] : timings.items()) fmt::print(" {} {:.1f}", stage, ms.get<double>());
   fmt::print("\n");

@@ -99,8 +99,8 @@ int runImport(ImportCommandOptions& options) {
   fmt::print("bounds min ({}, {}, {}) max ({}, {}, {}) metres, Y up\n", min[0].get<double>(), min[1].get<double>(),
              min[2].get<double>(), max[0].get<double>(), max[1].get<double>(), max[2].get<double>());
   if (imported->stats.degenerate_dropped > 0 || imported->stats.non_triangles_dropped > 0)
-    fmt::print("dropped {} and {} points/lines\n", counted(imported->stats.degenerate_dropped, "degenerate triangle"),
-               imported->stats.non_triangles_dropped);
+    fmt::print("dropped {} and {}\n", counted(imported->stats.degenerate_dropped, "degenerate triangle"),
+               counted(imported->stats.non_triangles_dropped, "point/line", "points/lines"));
   return kExitOk;
 }
 

@@ -79,7 +79,11 @@ static_assert(std::atomic<int>::is_always_lock_free);
 extern "C" void removeTemporariesAndDie(int sig) {
   if (g_defer_depth.load(std::memory_order_acquire) > 0) {
     g_pending_signal.store(sig, std::memory_order_release);
-    return;
+    // The deferral may have ended (on another thread) between the test and the store, after its
+    // end looked for a pending signal: whichever of the two takes the signal back acts on it.
+    if (g_defer_depth.load(std::memory_order_acquire) > 0) return;
+    sig = g_pending_signal.exchange(0, std::memory_order_acq_rel);
+    if (sig == 0) return;  // taken by the deferral's end, which acts on it
   }
   for (Slot& slot : g_slots) {
     if (slot.state.load(std::memory_order_acquire) != kLive) continue;
