@@ -186,6 +186,13 @@ int main(int argc, char** argv) {
                                   : fmt::format("{}: unknown kind '{}' (one of: {})", sub->get_name(), typed, choices);
       }
     }
+    // A missing positional is reported before arguments nobody takes: `strata info --bogus`
+    // said only "FILE is required". Name both.
+    if (message.size() > 12 && message.compare(message.size() - 12, 12, " is required") == 0) {
+      std::string typed;
+      for (const std::string& word : app.remaining(true)) typed += (typed.empty() ? "" : " ") + word;
+      if (!typed.empty()) message += "; unexpected arguments: " + typed;
+    }
     // CLI11's extras message lists the arguments in reverse ("2,0,2 --to 1,0,1 --from"): give them
     // in the order typed, and say where an option of the kind given before it belongs.
     if (message.rfind("The following argument", 0) == 0 && message.find("not expected") != std::string::npos) {

@@ -82,6 +82,8 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"query", "x.obj", "--profile", "p.toml", "field", "--at", "0,0,0", "--name", "f"},
        "unexpected arguments: --profile p.toml (--profile is an option of 'field': give it after 'field')"},
       {{"bake", "x.obj", "-o", "y.h5", "extra1", "extra2"}, "unexpected arguments: extra1 extra2 (usage: strata bake --help)"},
+      // A missing input and an unknown option: both named (only the input was).
+      {{"info", "--bogus"}, "FILE is required; unexpected arguments: --bogus (usage: strata info --help)"},
   });
 }
 
