@@ -10,7 +10,9 @@
 #include <assimp/material.h>
 #include <assimp/mesh.h>
 #include <assimp/scene.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -374,8 +376,23 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   std::sort(produced.begin(), produced.end());
   std::stable_partition(produced.begin(), produced.end(), [&](const auto& p) { return p.first != staged; });
   // A signal between two renames would leave a new companion beside the old main file: the
-  // renames run with the cleanup signals held back (delivered after the last one).
+  // renames run with the cleanup signals held back (delivered after the last one). Another
+  // export to the same name at once would do the same: the renames run under an exclusive lock
+  // of the target's directory (flock, advisory: Strata's writers take it, others need not).
   const SignalsDeferred deferred;
+  struct DirectoryLock {
+    int fd = -1;
+    ~DirectoryLock() {
+      if (fd >= 0) ::close(fd);  // releases the lock
+    }
+  } lock;
+  if (produced.size() > 1) {
+    const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+    lock.fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lock.fd >= 0)
+      while (::flock(lock.fd, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
   for (const auto& [file, target] : produced) {
     keepModeOf(target, file);
     std::filesystem::rename(file, target, ec);

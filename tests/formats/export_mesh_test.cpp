@@ -8,8 +8,15 @@
 #include <assimp/mesh.h>
 #include <assimp/scene.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
 #include <set>
+#include <thread>
 #include <string>
 #include <tuple>
 
@@ -191,4 +198,31 @@ TEST_CASE("an export larger than the memory limit is refused before the mesh is 
     settings.memory_limit_bytes += 1;  // exactly the estimate: written
     CHECK(formats::exportDebugMesh(dir / name, graph, settings).ok());
   }
+}
+
+TEST_CASE("a glTF export moves its two files under a lock of their folder", "[formats][export][atomic]") {
+  // Two exports to one name at once left the .gltf of one beside the .bin of the other (a hunt,
+  // with a slowed rename): the renames run under an exclusive flock of the target's folder.
+  test::TempDir dir;
+  const nav::LayeredGraph graph = graphWithEdges();
+  const int held = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(held >= 0);
+  REQUIRE(::flock(held, LOCK_EX) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(held);  // the inherited descriptor shares the held lock: only the parent's holds it
+    _exit(formats::exportDebugMesh(dir / "e.gltf", graph).ok() ? 0 : 1);
+  }
+  // The child writes its files, then waits for the lock before moving them.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK_FALSE(std::filesystem::exists(dir / "e.gltf"));
+  CHECK_FALSE(std::filesystem::exists(dir / "e.bin"));
+  ::close(held);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(std::filesystem::exists(dir / "e.gltf"));
+  CHECK(std::filesystem::exists(dir / "e.bin"));
 }
