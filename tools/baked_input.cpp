@@ -59,7 +59,7 @@ void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::
   sub->add_option("--profile", options.profile, "bake profile (TOML) for a mesh WORLD (default: the default profile)")->check(fileName());
 }
 
-int checkOutput(const std::string& output, const std::vector<std::string>& inputs) {
+int checkOutput(const std::string& output, const std::vector<std::string>& inputs, std::filesystem::path* target) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   const bool exists = std::filesystem::exists(output, ec);
@@ -70,13 +70,16 @@ int checkOutput(const std::string& output, const std::vector<std::string>& input
     if (exists)
       for (std::filesystem::path& companion : formats::meshCompanionFiles(input)) files.push_back(std::move(companion));
   }
-  if (auto checked = formats::checkOutputPath(output, files); !checked) return reportError(checked.error());
+  auto checked = formats::checkOutputPath(output, files);
+  if (!checked) return reportError(checked.error());
+  if (target != nullptr) *target = *checked;
   return kExitOk;
 }
 
 int checkNamedOutput(const std::string& output, const std::vector<std::string>& inputs, const std::vector<std::string>& extensions,
                      const std::string& what) {
-  if (const int code = checkOutput(output, inputs); code != kExitOk) return code;
+  std::filesystem::path target;  // the file written: through symbolic links, the last one's target (which need not exist)
+  if (const int code = checkOutput(output, inputs, &target); code != kExitOk) return code;
   const auto named = [&](const std::filesystem::path& path) {
     std::string extension = path.extension().string();
     std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -93,18 +96,8 @@ int checkNamedOutput(const std::string& output, const std::vector<std::string>& 
                     "or another file");
   };
   if (!named(path)) return refuse(path, "the name");
-  // A symbolic link is written through: the name that counts is the last link's target, which
-  // need not exist yet (a dangling link's target is the file the write creates).
-  std::error_code ec;
-  std::filesystem::path target = path;
-  for (int hops = 0; hops < 40 && std::filesystem::is_symlink(target, ec); ++hops) {
-    const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
-    if (ec) break;
-    target = next.is_absolute() ? next : target.parent_path() / next;
-  }
-  target = target.lexically_normal();
-  if (target != path.lexically_normal() && !named(target))
-    return refuse(target, "the symbolic link's target " + printable(target.string()));
+  if (target.lexically_normal() != path.lexically_normal() && !named(target))
+    return refuse(target, "the symbolic link's target " + printable(target.lexically_normal().string()));
   return kExitOk;
 }
 

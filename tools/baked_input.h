@@ -4,6 +4,7 @@
 // profile), exactly as `strata bake` would bake it. Also the output check every writing command
 // makes before its work (checkOutput).
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,9 @@ void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::
 /// Checks `output` before any work (formats::checkOutputPath) against the command's input files
 /// and the files those make the importer read (an OBJ's .mtl, a glTF's .bin: a write over one
 /// would break the mesh). Returns the error line's exit code, or kExitOk.
-int checkOutput(const std::string& output, const std::vector<std::string>& inputs);
+/// `target`, when given, receives the file the write replaces or creates (through symbolic
+/// links, the last one's target).
+int checkOutput(const std::string& output, const std::vector<std::string>& inputs, std::filesystem::path* target = nullptr);
 /// checkOutput for a world file (import, bake): also refuses an output whose name, or whose
 /// symbolic link's target, does not end in .h5 or .hdf5 (any case): `bake src.h5 -o src.glb` wrote
 /// a world file over the source mesh, and `-o tower.toml` over the profile.
