@@ -193,13 +193,15 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   // whose standing boxes cover the squares between centres only up to twice the radius
   // (docs/search.md, "The walking line test").
   if (settings.cell_size > 2 * settings.radius) {
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "%s: agent %s: cell_size %g m is more than twice the radius (%g m): standing room is tested at column "
-                  "centres, so any-angle routes and line tests may pass obstacles closer than the radius between them; "
-                  "use cell_size <= %g m",
-                  source.c_str(), settings.name.c_str(), settings.cell_size, settings.radius, 2 * settings.radius);
-    result.warnings.emplace_back(text);
+    // (The numbers formatted alone: the source path can be any length.)
+    char cell[32], radius[32], limit[32];
+    std::snprintf(cell, sizeof cell, "%g", settings.cell_size);
+    std::snprintf(radius, sizeof radius, "%g", settings.radius);
+    std::snprintf(limit, sizeof limit, "%g", 2 * settings.radius);
+    result.warnings.push_back(source + ": agent " + settings.name + ": cell_size " + cell +
+                              " m is more than twice the radius (" + radius +
+                              " m): standing room is tested at column centres, so any-angle routes and line tests may "
+                              "pass obstacles closer than the radius between them; use cell_size <= " + limit + " m");
   }
   LayeredGraph& graph = result.graph;
   // The mesh bounds, once and in parallel (min / max: the same as mesh.bounds()).

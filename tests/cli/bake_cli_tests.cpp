@@ -345,6 +345,14 @@ TEST_CASE("a cell wider than twice the radius is baked with a warning about the 
                         Catch::Contains("use cell_size <= 0.4 m\n"));
   CHECK(r.err.find("agent fits:") == std::string::npos);
   CHECK(std::filesystem::exists(out));
+  // Whole after a long path (a fixed buffer cut it short in a deep checkout).
+  const auto deep = dir / std::string(200, 'd');
+  std::filesystem::create_directory(deep);
+  std::filesystem::copy_file(sample("maze.obj"), deep / "maze.obj");
+  auto far = runStrata({"bake", (deep / "maze.obj").string(), "--profile", profile, "-o", out});
+  CHECK(far.exit_code == 0);
+  CHECK_THAT(far.err, Catch::Contains((deep / "maze.obj").string() + ": agent wide: cell_size 0.5 m") &&
+                          Catch::Contains("use cell_size <= 0.4 m\n"));
   // The default cell (the radius) never warns.
   auto plain = runStrata({"bake", sample("maze.obj"), "-o", out});
   CHECK(plain.exit_code == 0);
