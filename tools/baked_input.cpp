@@ -81,9 +81,7 @@ int checkNamedOutput(const std::string& output, const std::vector<std::string>& 
   std::filesystem::path target;  // the file written: through symbolic links, the last one's target (which need not exist)
   if (const int code = checkOutput(output, inputs, &target); code != kExitOk) return code;
   const auto named = [&](const std::filesystem::path& path) {
-    std::string extension = path.extension().string();
-    std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
-    return std::find(extensions.begin(), extensions.end(), extension) != extensions.end();
+    return std::find(extensions.begin(), extensions.end(), formats::lowerExtension(path)) != extensions.end();
   };
   std::string names = extensions.front();
   for (std::size_t i = 1; i < extensions.size(); ++i) names += (i == 1 ? " (or " : ", ") + extensions[i];

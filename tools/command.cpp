@@ -13,6 +13,8 @@
 #include <functional>
 #include <limits>
 
+#include "strata/formats/output_file.h"
+
 namespace strata::cli {
 
 std::vector<Command>& commandRegistry() {
@@ -228,9 +230,7 @@ bool isWorldFile(const std::string& path) {
   // readers refuse anything else with their own message.
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec) && readHead(path, 8) == std::string("\x89HDF\r\n\x1a\n", 8)) return true;
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".h5";
+  return formats::lowerExtension(path) == ".h5";
 }
 
 CLI::Validator oneOf(const std::vector<std::string>& words) {

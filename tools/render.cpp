@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -18,6 +17,7 @@
 
 #include "baked_input.h"
 #include "command.h"
+#include "strata/formats/output_file.h"
 #include "strata/formats/render.h"
 #include "strata/nav/layered_search.h"
 
@@ -45,8 +45,7 @@ int runRender(const RenderCommandOptions& options) {
   // A .png or .svg name, and through a symbolic link a target of the same type (a link pic.svg
   // -> profile.toml had the profile replaced by a picture); another extension is refused when
   // the picture is written ("unknown picture type").
-  std::string type = std::filesystem::path(options.output).extension().string();
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  const std::string type = formats::lowerExtension(options.output);
   const std::vector<std::string> inputs{file, options.input.profile, options.path_results};
   if (const int code = type == ".png" || type == ".svg" ? checkNamedOutput(options.output, inputs, {type}, "a picture is")
                                                         : checkOutput(options.output, inputs);

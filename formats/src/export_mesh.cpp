@@ -196,12 +196,6 @@ aiMesh* makeLineMesh(const std::vector<Segment>& segments) {
   return mesh;
 }
 
-std::string lowerExtension(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
 }  // namespace
 
 std::string ExportSettings::validate() const {

@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -270,6 +272,12 @@ void TemporaryFile::commit() {
   releaseSlot(slot_);
   slot_ = -1;
   committed_ = true;
+}
+
+std::string lowerExtension(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
 }
 
 SignalsDeferred::SignalsDeferred() { g_defer_depth.fetch_add(1, std::memory_order_acq_rel); }

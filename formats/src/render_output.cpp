@@ -18,15 +18,6 @@
 #include "strata/formats/render.h"
 
 namespace strata::formats {
-namespace {
-
-std::string lowerExtension(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
-}  // namespace
 
 Status writeFileAtomically(const std::filesystem::path& path, const std::string& bytes) {
   auto checked = checkOutputPath(path);

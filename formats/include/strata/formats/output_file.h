@@ -72,6 +72,10 @@ class TemporaryFile {
   bool committed_ = false;
 };
 
+/// The path's extension in lower case, with its dot (".png"; "" when it has none): the writers
+/// pick formats by it and the tools check output names with it.
+std::string lowerExtension(const std::filesystem::path& path);
+
 /// While one lives, SIGINT, SIGTERM and SIGHUP wait: the TemporaryFile handler (whichever
 /// thread the kernel picks to run it) notes the signal and returns, and the last
 /// SignalsDeferred to go acts on it then (removes the live temporaries and ends the process by
