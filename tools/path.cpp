@@ -22,6 +22,7 @@
 #include "path_world.h"
 #include "strata/formats/machine_memory.h"
 #include "strata/nav/grid_search.h"
+#include "strata/nav/layered_search.h"
 #include "strata/nav/movingai.h"
 
 namespace strata::cli {
@@ -192,9 +193,10 @@ int runMapQuery(const PathOptions& options, nav::SearchMethod method, const std:
   const std::string cell_text = " (two whole numbers from -2147483648 to 2147483647, in digits: column and row, as in a .scen file)";
   if (!from) return badInput("--from: expected a map cell X,Y" + cell_text + ", got '" + world.from + "'");
   if (!to) return badInput("--to: expected a map cell X,Y" + cell_text + ", got '" + world.to + "'");
-  // As in world mode (and in the map's units, cells): 0 or at least 0.05.
-  if (!(world.spacing == 0 || world.spacing >= 0.05))
-    return badInput(fmt::format("--spacing: '{}' is neither 0 (none) nor a finite number >= 0.05 (cells on a map)", world.spacing));
+  // As in world mode (and in the map's units, cells): 0 or at least kMinWaypointSpacing.
+  if (!(world.spacing == 0 || world.spacing >= nav::kMinWaypointSpacing))
+    return badInput(fmt::format("--spacing: '{}' is neither 0 (none) nor a finite number >= {} (cells on a map)", world.spacing,
+                                nav::kMinWaypointSpacing));
   auto map = text.empty() ? nav::loadMovingAiMap(options.input) : nav::parseMovingAiMap(text, options.input);
   if (!map) return reportError(map.error());
   auto grid = nav::makeMovingAiGrid(*map);
