@@ -265,8 +265,9 @@ std::function<int()> setupPath(CLI::App& app) {
                   "corridor (worlds only: A* over a rectangle decomposition + string pulling; fast, any-angle,\n"
                   "walkable, not guaranteed optimal) or interval (worlds only: corridor with the rectangles\n"
                   "chosen by an exact interval search and corners tightened, or corridor's route when cheaper;\n"
-                  "slower, routes as short as theta's); corridor and interval need one area cost and no link\n"
-                  "cheaper than walking, else theta answers (and the output says so: answered_by)")
+                  "slower, routes as short as theta's); corridor charges areas of different costs per rectangle;\n"
+                  "interval needs one area cost, and both no link cheaper than walking, else theta answers\n"
+                  "(and the output says so: answered_by)")
       ->default_str("astar");
   sub->add_option("--budget", options->budget,
                   "Node expansions per search before it gives up (BudgetExhausted); 0 = unlimited. Default:\n"

@@ -310,7 +310,11 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
       edges_.push_back(e);
     }
 
-  // 5. One area cost for all rectangles (those of a finite cost)?
+  // 5. One area cost for all rectangles (those of a finite cost)? And the cheapest.
+  for (const CorridorRect& r : rects_) {
+    const double cost = g.area_costs[r.area];
+    if (std::isfinite(cost)) min_area_cost_ = std::min(min_area_cost_, cost);
+  }
   for (const CorridorRect& r : rects_) {
     const double cost = g.area_costs[r.area];
     if (!std::isfinite(cost)) continue;

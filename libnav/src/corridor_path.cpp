@@ -74,6 +74,7 @@ struct Scratch {
   std::vector<AreaCrossing> crossings;   // area changes along the walking segments, in route order
   std::vector<AreaCrossing> probe;       // crossings of trial walks (discarded)
   std::vector<uint32_t> crossing_offsets; // per route node i: crossings of segment i-1 -> i start here
+  std::vector<double> segment_cost;  // per route node i: the cost of the pulled segment i-1 -> i (areas of different costs only)
   std::vector<NodeId> nodes;         // the route's nodes while it is built (copied out at its size)
   std::vector<Waypoint> points;      // its waypoints, likewise
 
@@ -114,8 +115,37 @@ FunnelPoint pointOf(const LayeredSearchGraph& view, NodeId node) {
   return {c[0], c[1], node};
 }
 
+// Where on the portal line (across = 0 there; `a` and `b` along it, at distances d1 and d2 > 0
+// from it) the way a -> p -> b costs least at rate r1 before the line and r2 after it (Snell's
+// law: r1 sin(t1) = r2 sin(t2)), clamped to [lo, hi]: the derivative of the convex cost, found
+// by Newton steps kept inside a bracket that bisection narrows.
+double refractedEntry(double a, double d1, double b, double d2, double r1, double r2, double lo, double hi) {
+  auto slope = [&](double t, double& curvature) {
+    const double u1 = t - a, u2 = t - b;
+    const double s1 = std::sqrt(u1 * u1 + d1 * d1), s2 = std::sqrt(u2 * u2 + d2 * d2);
+    curvature = r1 * d1 * d1 / (s1 * s1 * s1) + r2 * d2 * d2 / (s2 * s2 * s2);
+    return r1 * u1 / s1 + r2 * u2 / s2;
+  };
+  double curvature = 0;
+  if (slope(lo, curvature) >= 0) return lo;
+  if (slope(hi, curvature) <= 0) return hi;
+  double left = lo, right = hi, t = std::clamp(a + (b - a) * d1 / (d1 + d2), lo, hi);  // the equal-rate crossing
+  for (int k = 0; k < 8 && right - left > 0.05; ++k) {
+    const double f = slope(t, curvature);
+    if (f > 0) right = t;
+    else left = t;
+    const double next = t - f / curvature;
+    t = next > left && next < right ? next : 0.5 * (left + right);
+  }
+  return t;
+}
+
 // The entry point of portal `e` for a route at (x, z) heading to (gx, gz), column coordinates.
-void portalEntry(const CorridorEdge& e, double x, double z, double gx, double gz, double& ex, double& ez) {
+// kRated (where areas differ in cost): the route costs `here_rate` per column up to the portal
+// and `rest_rate` after it, and the point is where the way to the goal costs least.
+template <bool kRated = false>
+void portalEntry(const CorridorEdge& e, double x, double z, double gx, double gz, double& ex, double& ez,
+                 double here_rate = 1, double rest_rate = 1) {
   const bool along_z = e.direction == 0 || e.direction == 4;  // E / W sides run along Z
   const int step = (e.direction == 0 || e.direction == 2) ? 1 : -1;
   const double across_here = along_z ? x : z, along_here = along_z ? z : x;
@@ -123,10 +153,15 @@ void portalEntry(const CorridorEdge& e, double x, double z, double gx, double gz
   const double along_goal = along_z ? gz : gx;
   const double middle = e.line + 0.5 * step;
   if ((across_here - middle) * (across_goal - middle) > 0) across_goal = 2 * middle - across_goal;  // goal behind: reflect
-  const double denominator = across_goal - across_here;
   double along = along_here;
-  if (std::fabs(denominator) > 1e-12) along = along_here + (middle - across_here) / denominator * (along_goal - along_here);
-  along = std::clamp(along, static_cast<double>(e.lo), static_cast<double>(e.hi));
+  if (kRated && here_rate != rest_rate) {
+    along = refractedEntry(along_here, std::fabs(middle - across_here), along_goal, std::fabs(across_goal - middle), here_rate,
+                           rest_rate, e.lo, e.hi);
+  } else {
+    const double denominator = across_goal - across_here;
+    if (std::fabs(denominator) > 1e-12) along = along_here + (middle - across_here) / denominator * (along_goal - along_here);
+    along = std::clamp(along, static_cast<double>(e.lo), static_cast<double>(e.hi));
+  }
   const double across = e.line + step;
   ex = along_z ? across : along;
   ez = along_z ? along : across;
@@ -322,16 +357,18 @@ PathResult failed(PathFailure reason, int64_t expansions, SearchMethod method) {
   return r;
 }
 
-}  // namespace
-
-PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goal, const sim::Vec3& from,
-                            const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state,
-                            CorridorStats* stats) {
+// findCorridorPath's body.
+PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, const sim::Vec3& from, const sim::Vec3& to,
+                         const LayeredSearchSettings& settings, SearchState& state, CorridorStats* stats) {
   const LayeredSearchGraph& view = index.view();
-  if (!index.costIsLength()) {
-    // Routes chosen and pulled by length are not the cheap ones here (corridor.h): an audit
-    // found corridor routes through a dear area the cheap route goes round (2.3-17.8x A*'s
-    // cost), round a whole maze and through lava (1.9x), and past a cheap link (8.6x).
+  const bool in_plane = settings.method == SearchMethod::Interval;
+  // Where areas differ in cost, the rectangle search charges each rectangle its area's cost and
+  // the route is pulled area by area (see below); the interval method's plane has no costs, so
+  // Theta* answers for it, and where a link is cheaper than walking for both (the rectangle
+  // graph leaves out links inside one rectangle, and a route's straight legs would walk past
+  // them).
+  const bool uniform = index.costIsLength();
+  if ((in_plane && !uniform) || index.cheapLinks()) {
     if (stats) stats->fell_back = true, stats->corridor_rects = 0;
     LayeredSearchSettings theta = settings;
     theta.method = SearchMethod::Theta;
@@ -353,6 +390,12 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   // route the search would pull taut anyway (no route is shorter, none crosses cheaper ground):
   // one line test first spares the search. (Height changes are charged either way.)
   bool straight = start_rect == goal_rect;
+  // Inside one rectangle the straight line is the route at the cheapest rate; in a dearer one a
+  // route out over cheaper ground and back in can cost less, so the
+  // rectangle search runs from the start's rectangle with the straight line as the route to
+  // beat, and keeps the best way back into it (`loop`).
+  const bool loop = straight && !uniform && view.areaCost(start) > per_metre;
+  if (loop) straight = false;
   double straight_cost = -1;  // >= 0: the line was walked (checked and costed) here
   if (!straight && g.area[start] == g.area[goal] && view.areaCost(start) == per_metre) {
     s.crossings.clear();
@@ -363,8 +406,8 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   }
   // The interval method: the interval search (corridor_search.h) finds the rectangles of the
   // shortest route in their plane, and corners are tightened after.
-  const bool in_plane = settings.method == SearchMethod::Interval;
   bool routed = false;
+  float loop_x = 0, loop_z = 0;  // loop: where the chain's last edge enters the start's rectangle
   if (!straight && in_plane) {
     const detail::RouteSearch route = detail::searchIntervals(index, start, goal, index.uniformAreaCost(),
                                                               settings.limits.max_expansions, s.chain);
@@ -373,10 +416,11 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   }
   if (!straight && !routed) {
     // The corridor method, or the interval method when the interval search found no route
-    // within the budget: A* over rectangles. Every rectangle a route enters costs per_metre (the
-    // route's cost is its length: costIsLength() above), so one scale turns column units into
-    // cost; only the start's rectangle can lie in an area of infinite cost (never entered), and
-    // leaving it is charged per_metre as well.
+    // within the budget: A* over rectangles. The way from a rectangle's entry point to the next
+    // entry point (or take-off) is charged at the rectangle's area cost, as Detour charges a
+    // polygon's stretch at its area's cost; where every area costs the same (costIsLength())
+    // that is per_metre everywhere. Only the start's rectangle can lie in an area of infinite
+    // cost (never entered); leaving it is charged per_metre.
     s.chain.clear();
     s.begin(index.rectCount());
     {
@@ -386,20 +430,33 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       s.push({float(distance(r.x - gx, r.z - gz) * cell * per_metre), start_rect});
     }
     const CorridorEdge* edges_base = index.edgesOf(0).data();
-    const double scale = cell * per_metre;
-    const double h_scale = scale * kHeuristicWeight;
+    const double h_scale = cell * per_metre * kHeuristicWeight;
+    const std::vector<float>& area_costs = g.area_costs;
+    auto scaleOf = [&](uint32_t rect) {  // cost of one column's length in the rectangle
+      if (uniform) return cell * per_metre;
+      const double c = area_costs[index.rects()[rect].area];
+      return (std::isfinite(c) ? c : per_metre) * cell;
+    };
     // Dead ends that do not hold the goal are left out (CorridorIndex::deadEnd), except when the
     // closest rectangle is wanted should the goal be out of reach.
     const bool prune_dead_ends = !settings.return_closest;
     uint32_t closest = start_rect;
     double closest_h = std::numeric_limits<double>::infinity();
     bool found = false, budget = false;
+    // loop: the best way found back into the start's rectangle (none: the straight line).
+    double loop_cost = std::numeric_limits<double>::infinity();
+    uint32_t loop_edge = kNoNode, loop_parent = kNoNode;
+    if (loop) {
+      const auto c = view.column(start);
+      loop_cost = distance(c[0] - gx, c[1] - gz) * scaleOf(start_rect);
+    }
     while (!s.heap.empty()) {
       const Entry top = s.pop();
+      if (loop && top.f >= loop_cost) break;  // nothing left can beat the best way
       Record& current = s.touch(top.rect);
       if (current.closed) continue;
       current.closed = true;
-      if (top.rect == goal_rect) {
+      if (top.rect == goal_rect && !loop) {
         found = true;
         break;
       }
@@ -409,6 +466,8 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       }
       ++expansions;
       const double x = current.x, z = current.z, g_here = current.g;
+      const double scale = scaleOf(top.rect);
+      const double rest_scale = cell * per_metre;  // the heuristic's rate: what the rest of the way costs at least
       if (settings.return_closest) {  // the rectangle nearest to the goal (distance to its columns)
         const CorridorRect& rect = index.rects()[top.rect];
         const double dx = std::clamp(gx, double(rect.x0), double(rect.x1)) - gx;
@@ -451,11 +510,14 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         const CorridorEdge& e = *chosen;
         if (prune_dead_ends && index.deadEnd(top.rect, e.to_rect, goal_rect)) continue;
         Record& next = s.touch(e.to_rect);
-        if (next.closed) continue;
+        if (next.closed && !(loop && e.to_rect == goal_rect)) continue;
         double ex, ez, cost;
         double g_next;
+        const double next_scale = e.to_rect == top.rect ? scale : scaleOf(e.to_rect);
         if (e.portal) {
-          portalEntry(e, x, z, gx, gz, ex, ez);
+          // Into the goal's rectangle the rest of the way is the straight line in it, at its rate.
+          if (uniform) portalEntry(e, x, z, gx, gz, ex, ez);
+          else portalEntry<true>(e, x, z, gx, gz, ex, ez, scale, e.to_rect == goal_rect ? next_scale : rest_scale);
           cost = distance(ex - x, ez - z) * scale;
           g_next = g_here + cost;
         } else {
@@ -465,13 +527,22 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
           // (Only worth a look when the take-off is more than a step from the entry point.)
           if (parent != nullptr && (e.lo - x) * (e.lo - x) + (e.hi - z) * (e.hi - z) > 2.5) {
             double px, pz;
-            portalEntry(*entered, parent->x, parent->z, e.lo, e.hi, px, pz);
-            g_next = std::min(g_next, parent->g + distance(px - parent->x, pz - parent->z) * scale +
+            const double parent_scale = scaleOf(current.parent);
+            if (uniform) portalEntry(*entered, parent->x, parent->z, e.lo, e.hi, px, pz);
+            else portalEntry<true>(*entered, parent->x, parent->z, e.lo, e.hi, px, pz, parent_scale, scale);
+            g_next = std::min(g_next, parent->g + distance(px - parent->x, pz - parent->z) * parent_scale +
                                           distance(e.lo - px, e.hi - pz) * scale + e.cost);
           }
         }
         double h = 0;
-        if (e.to_rect == goal_rect) g_next += distance(ex - gx, ez - gz) * scale;
+        if (e.to_rect == goal_rect) g_next += distance(ex - gx, ez - gz) * next_scale;
+        if (loop && e.to_rect == goal_rect) {  // back into the start's rectangle, whose record is the start's
+          if (g_next < loop_cost) {
+            loop_cost = g_next, loop_x = float(ex), loop_z = float(ez);
+            loop_edge = static_cast<uint32_t>(&e - edges_base), loop_parent = top.rect;
+          }
+          continue;
+        }
         // A rectangle keeps one entry point. When one entry can walk to the other inside the
         // (convex) rectangle for less than the other was reached, it is the better one whatever
         // lies ahead. Otherwise neither is, and the one whose route can still be shortest wins:
@@ -482,7 +553,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         const double key = g_next + rest * cell * per_metre;
         bool better = key < next.key;
         if (next.g < std::numeric_limits<double>::infinity() && e.to_rect != goal_rect) {
-          const double between = distance(ex - next.x, ez - next.z) * cell * per_metre;
+          const double between = distance(ex - next.x, ez - next.z) * next_scale;
           if (g_next >= next.g + between) better = false;      // the kept entry reaches this one cheaper
           else if (next.g >= g_next + between) better = true;  // this one reaches the kept entry cheaper
         }
@@ -496,6 +567,16 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       }
     }
     uint32_t last_rect = goal_rect;
+    if (loop) {  // (within the budget or not: the best way found, the straight line at worst)
+      found = true;
+      if (loop_edge == kNoNode) {
+        straight = true;  // no chain
+        last_rect = start_rect;
+      } else {
+        s.chain.push_back(edges_base + loop_edge);
+        last_rect = loop_parent;
+      }
+    }
     if (!found) {
       const PathFailure reason = budget ? PathFailure::BudgetExhausted : PathFailure::NoPath;
       if (!settings.return_closest) return failed(reason, expansions, settings.method);
@@ -544,9 +625,34 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     if (s.portals.size() < 2 * s.chain.size() + 2) s.portals.resize(2 * s.chain.size() + 2);
     s.portal_count = 0;
     s.addPortal({pointOf(view, start), pointOf(view, start)});
+    uint32_t rect = start_rect;  // the rectangle the chain is in
     for (const CorridorEdge* e : s.chain) {
+      const uint32_t from_rect = rect;
+      rect = e->to_rect;
       if (e->portal) {
-        addPortal(*e, [&](const FunnelPortal& p) { s.addPortal(p); });
+        const auto& rects = index.rects();
+        if (uniform || g.area_costs[rects[from_rect].area] == g.area_costs[rects[rect].area]) {
+          addPortal(*e, [&](const FunnelPortal& p) { s.addPortal(p); });
+          continue;
+        }
+        // Into an area of another cost: a string pulled by length through both would cut across
+        // the dearer one wherever the corridor lets it be shortest. The route crosses the
+        // portal by one step at the rectangle search's entry point (the column pair of the run
+        // nearest to it), where the search charged the change of cost: this leg ends on the near
+        // side, the next starts on the far side, each pulled inside its own area; the greedy
+        // shortcuts below then drop corners only where the straight line costs no more.
+        // (The last edge of a loop enters the start's rectangle, whose record is the start's.)
+        const bool back_in = loop && e == s.chain.back();
+        const float entry_x = back_in ? loop_x : s.records[rect].x, entry_z = back_in ? loop_z : s.records[rect].z;
+        const int32_t far_x = int32_t(std::lround(entry_x)), far_z = int32_t(std::lround(entry_z));
+        const bool along_z = e->direction == 0 || e->direction == 4;
+        const int32_t back = (e->direction == 0 || e->direction == 2) ? -1 : 1;  // from the far side to the near one
+        const NodeId near_side = index.nodeAt(from_rect, along_z ? far_x + back : far_x, along_z ? far_z : far_z + back);
+        const NodeId far_side = index.nodeAt(rect, far_x, far_z);
+        s.addPortal({pointOf(view, near_side), pointOf(view, near_side)});
+        appendLeg();
+        s.portal_count = 0;
+        s.addPortal({pointOf(view, far_side), pointOf(view, far_side)});
         continue;
       }
       if (e->action == MoveAction::Walk) {  // a one-way or corner walk edge: a one-column portal
@@ -599,10 +705,23 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     // the following walking corners while the line to the one after passes the line test (ending
     // exactly on that corner). The same pass checks every walking segment it keeps with the line
     // test and sums the costs (special edges cost what the graph says): a successful shortcut's
-    // walk is kept for its segment, so no line is walked twice.
+    // walk is kept for its segment, so no line is walked twice. Where areas differ in cost, a
+    // shortcut must also cost no more than the two segments it replaces (a shorter line can
+    // cross a dear area the route went round), so those segments are costed first.
     {
       std::vector<NodeId>& nodes = s.nodes;
       auto walking = [&](std::size_t i) { return s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0; };
+      if (!uniform) {
+        s.segment_cost.assign(nodes.size(), 0.0);
+        for (std::size_t i = 1; i < nodes.size(); ++i) {
+          if (!walking(i)) continue;
+          s.probe.clear();
+          double leg = 0;
+          NodeId landed = kNoNode;
+          const bool walked = walkSegment<false>(index, nodes[i - 1], nodes[i], leg, s.probe, landed) && landed == nodes[i];
+          s.segment_cost[i] = walked ? leg : std::numeric_limits<double>::infinity();  // (a twin: checked when kept)
+        }
+      }
       s.crossings.clear();
       s.crossing_offsets.assign(nodes.size() + 1, 0);
       // A verified walk from the last kept corner to corner `pending` (its crossings are the tail
@@ -615,7 +734,10 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
           const std::size_t mark = s.crossings.size();
           double leg = 0;
           NodeId landed = kNoNode;
-          if (walkSegment(index, nodes[kept - 1], nodes[i + 1], leg, s.crossings, landed) && landed == nodes[i + 1]) {
+          // Corner i was reached from corner kept - 1 by the verified shortcut or (kept - 1 == i - 1)
+          // by the pulled segment.
+          if (walkSegment(index, nodes[kept - 1], nodes[i + 1], leg, s.crossings, landed) && landed == nodes[i + 1] &&
+              (uniform || leg <= (pending == i ? pending_cost : s.segment_cost[i]) + s.segment_cost[i + 1])) {
             if (pending != 0) {  // supersedes the shorter verified walk
               s.crossings.erase(s.crossings.begin() + static_cast<std::ptrdiff_t>(pending_crossings),
                                 s.crossings.begin() + static_cast<std::ptrdiff_t>(mark));
@@ -745,6 +867,14 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   }
   result.length = horizontalLength(result.waypoints);
   return result;
+}
+
+}  // namespace
+
+PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goal, const sim::Vec3& from,
+                            const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state,
+                            CorridorStats* stats) {
+  return corridorQuery(index, start, goal, from, to, settings, state, stats);
 }
 
 }  // namespace strata::nav

@@ -113,11 +113,11 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
   // is wanted (spec: "If the search makes progress but does not reach the goal, it can return
   // ClosestNoPath with the closest discovered route").
   if (!settings.return_closest && view.provablyUnreachable(start, goal)) return failure(PathFailure::NoPath, settings.method);
-  // Corridor and interval where a route's cost is not its length (areas of different costs,
-  // links cheaper than walking): Theta* answers (corridor.h), once (not once per method the
-  // interval method runs).
-  if ((settings.method == SearchMethod::Corridor || settings.method == SearchMethod::Interval) &&
-      !view.corridor().costIsLength()) {
+  // The interval method where a route's cost is not its length (areas of different costs,
+  // links cheaper than walking), the corridor method where links are cheaper than walking:
+  // Theta* answers (corridor.h), once (not once per method the interval method runs).
+  if ((settings.method == SearchMethod::Interval && !view.corridor().costIsLength()) ||
+      (settings.method == SearchMethod::Corridor && view.corridor().cheapLinks())) {
     LayeredSearchSettings theta = settings;
     theta.method = SearchMethod::Theta;
     return findLayeredPath(view, from, to, theta, state);

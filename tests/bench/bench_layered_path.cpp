@@ -24,6 +24,11 @@
 // STRATA_BENCH_MESHES=PATH[@SCALE][,PATH[@SCALE]...] runs these meshes instead of the Recast
 // samples (any format `strata import` reads, scaled by SCALE; a relative PATH is taken from the
 // working directory), e.g. the real meshes of the shared data.
+// STRATA_BENCH_AREAS=COST (> 1) gives both sides areas of different costs: the mesh's bounds cut
+// into 5 x 5 boxes, the 12 of one checkerboard colour an area of that cost (a modifier volume
+// for Strata, rcMarkBoxArea and the query filter's area cost for Recast / Detour); the summary
+// then adds a line per mesh with the mean cost of the corridor routes against Theta*'s and A*'s
+// and how many corridor requests Theta* answered.
 
 #include <benchmark/benchmark.h>
 
@@ -71,6 +76,31 @@ int pairCount() {
   return count;
 }
 
+// STRATA_BENCH_AREAS: the cost of the checkerboard area, 0 when off.
+double benchAreaCost() {
+  static const double cost = [] {
+    const char* text = std::getenv("STRATA_BENCH_AREAS");
+    const double c = text != nullptr ? std::atof(text) : 0.0;
+    return c > 1 ? c : 0.0;
+  }();
+  return cost;
+}
+
+// The boxes of the checkerboard area over the mesh's bounds (empty when off).
+std::vector<sim::Aabb> benchAreaBoxes(const sim::Aabb& bounds) {
+  std::vector<sim::Aabb> boxes;
+  if (benchAreaCost() == 0) return boxes;
+  constexpr int kCells = 5;
+  const double sx = (bounds.max.x - bounds.min.x) / kCells, sz = (bounds.max.z - bounds.min.z) / kCells;
+  for (int i = 0; i < kCells; ++i)
+    for (int j = 0; j < kCells; ++j)
+      if ((i + j) % 2 == 1)
+        boxes.push_back({{bounds.min.x + i * sx, bounds.min.y - 1, bounds.min.z + j * sz},
+                         {bounds.min.x + (i + 1) * sx, bounds.max.y + 1, bounds.min.z + (j + 1) * sz}});
+  return boxes;
+}
+constexpr unsigned char kDearArea = 2;  // Recast's area id of the checkerboard area
+
 struct DetourMesh {
   dtNavMesh* mesh = nullptr;
   dtNavMeshQuery* query = nullptr;
@@ -116,6 +146,11 @@ std::unique_ptr<DetourMesh> buildDetour(const sim::TriangleMesh& m) {
   rcBuildCompactHeightfield(&ctx, cfg.walkableHeight, cfg.walkableClimb, *hf, *chf);
   rcFreeHeightField(hf);
   rcErodeWalkableArea(&ctx, cfg.walkableRadius, *chf);
+  for (const sim::Aabb& box : benchAreaBoxes(m.bounds())) {
+    const float lo[3] = {float(box.min.x), float(box.min.y), float(box.min.z)};
+    const float hi[3] = {float(box.max.x), float(box.max.y), float(box.max.z)};
+    rcMarkBoxArea(&ctx, lo, hi, kDearArea, *chf);
+  }
   rcBuildDistanceField(&ctx, *chf);
   rcBuildRegions(&ctx, *chf, 0, cfg.minRegionArea, cfg.mergeRegionArea);
   rcContourSet* cset = rcAllocContourSet();
@@ -126,7 +161,7 @@ std::unique_ptr<DetourMesh> buildDetour(const sim::TriangleMesh& m) {
   rcBuildPolyMeshDetail(&ctx, *pmesh, *chf, cfg.detailSampleDist, cfg.detailSampleMaxError, *dmesh);
   rcFreeCompactHeightfield(chf);
   rcFreeContourSet(cset);
-  for (int i = 0; i < pmesh->npolys; ++i) pmesh->flags[i] = pmesh->areas[i] == RC_WALKABLE_AREA ? 1 : 0;
+  for (int i = 0; i < pmesh->npolys; ++i) pmesh->flags[i] = pmesh->areas[i] != RC_NULL_AREA ? 1 : 0;
   dtNavMeshCreateParams params{};
   params.verts = pmesh->verts;
   params.vertCount = pmesh->nverts;
@@ -166,6 +201,7 @@ struct DetourAnswer {
   bool ok = false;
   double length = 0;  // horizontal length of the straight path
   double moved = 0;   // horizontal distance findNearestPoly moved the two endpoints, summed
+  double cost = 0;    // with STRATA_BENCH_AREAS: each straight-path leg's horizontal length times its polygon's area cost
 };
 
 DetourAnswer detourPath(const DetourMesh& d, const sim::Vec3& a, const sim::Vec3& b) {
@@ -174,6 +210,7 @@ DetourAnswer detourPath(const DetourMesh& d, const sim::Vec3& a, const sim::Vec3
   static thread_local std::vector<unsigned char> flags(1024);
   static thread_local std::vector<dtPolyRef> straight_refs(1024);
   dtQueryFilter filter;
+  if (benchAreaCost() > 0) filter.setAreaCost(kDearArea, float(benchAreaCost()));
   const float extents[3] = {float(kCell * 2), 1.0f, float(kCell * 2)};
   const float pa[3] = {float(a.x), float(a.y), float(a.z)}, pb[3] = {float(b.x), float(b.y), float(b.z)};
   dtPolyRef ra = 0, rb = 0;
@@ -187,10 +224,22 @@ DetourAnswer detourPath(const DetourMesh& d, const sim::Vec3& a, const sim::Vec3
   const dtStatus status = d.query->findPath(ra, rb, na, nb, &filter, polys.data(), &count, int(polys.size()));
   if (dtStatusFailed(status) || count == 0 || polys[std::size_t(count - 1)] != rb) return answer;
   int points = 0;
-  d.query->findStraightPath(na, nb, polys.data(), count, straight.data(), flags.data(), straight_refs.data(), &points, 1024);
+  // With areas, a vertex where the straight path crosses into another area (so each leg lies in
+  // the polygon of its first vertex), for its cost.
+  const int options = benchAreaCost() > 0 ? DT_STRAIGHTPATH_AREA_CROSSINGS : 0;
+  d.query->findStraightPath(na, nb, polys.data(), count, straight.data(), flags.data(), straight_refs.data(), &points, 1024,
+                            options);
   answer.ok = points >= 2;
-  for (int i = 1; i < points; ++i)
-    answer.length += std::hypot(straight[3 * i] - straight[3 * (i - 1)], straight[3 * i + 2] - straight[3 * (i - 1) + 2]);
+  for (int i = 1; i < points; ++i) {
+    const double leg = std::hypot(straight[3 * i] - straight[3 * (i - 1)], straight[3 * i + 2] - straight[3 * (i - 1) + 2]);
+    answer.length += leg;
+    if (options != 0) {
+      const dtMeshTile* tile = nullptr;
+      const dtPoly* poly = nullptr;
+      d.mesh->getTileAndPolyByRefUnsafe(straight_refs[std::size_t(i - 1)], &tile, &poly);
+      answer.cost += leg * filter.getAreaCost(poly->getArea());
+    }
+  }
   return answer;
 }
 
@@ -235,6 +284,8 @@ std::unique_ptr<Scene> loadScene(const std::filesystem::path& path, double scale
   nav::AgentSettings& a = profile.agents.front().settings;
   a.radius = kRadius, a.height = kHeight, a.step_height = kStep, a.max_slope = kSlope, a.cell_size = kCell;
   a.can_jump = false;  // Recast's navmesh has no jumps: compare like with like
+  for (const sim::Aabb& box : benchAreaBoxes(imported->mesh.bounds()))
+    profile.agents.front().modifiers.push_back({box, "dear", benchAreaCost()});
   auto t = std::chrono::steady_clock::now();
   auto baked = nav::bakeWorld(imported->mesh, profile, nav::BakeOptions{}, path.string());
   scene->bake_ms = msSince(t);
@@ -284,6 +335,18 @@ void benchDetour(benchmark::State& st, const Scene* scene) {
   }
 }
 
+// A route's cost as Detour counts it: each leg's horizontal length times the cost of its area
+// (a waypoint carries the area of the leg after it: the area entered at an area crossing).
+double horizontalCost(const Scene& s, const nav::PathResult& r) {
+  const auto& costs = s.agent.graph.area_costs;
+  double sum = 0;
+  for (std::size_t i = 1; i < r.waypoints.size(); ++i) {
+    const sim::Vec3 &a = r.waypoints[i - 1].position, &b = r.waypoints[i].position;
+    sum += std::hypot(b.x - a.x, b.z - a.z) * costs[r.waypoints[i - 1].area];
+  }
+  return sum;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -321,6 +384,9 @@ void summary() {
     const auto astar = settingsFor(nav::SearchMethod::AStar), theta = settingsFor(nav::SearchMethod::Theta),
                corridor = settingsFor(nav::SearchMethod::Corridor), interval = settingsFor(nav::SearchMethod::Interval);
     double len_a = 0, len_t = 0, len_c = 0, len_d = 0, exp_c = 0, len_i = 0, exp_i = 0, moved_d = 0;
+    double cost_a = 0, cost_t = 0, cost_c = 0;  // with STRATA_BENCH_AREAS
+    double hcost_c = 0, hcost_d = 0;            // horizontal costs (Detour's measure) of the corridor and Detour routes
+    int fell_back = 0;
     const double skipped = std::numeric_limits<double>::quiet_NaN();  // printed as nan
     if (quick) len_a = len_t = skipped;
     for (const auto& p : s.pairs) {
@@ -328,12 +394,22 @@ void summary() {
       if (!quick) len_t += nav::findLayeredPath(*s.view, p.first, p.second, theta, state).length;
       const nav::PathResult c = nav::findLayeredPath(*s.view, p.first, p.second, corridor, state);
       len_c += c.length;
+      if (benchAreaCost() > 0) {
+        cost_c += c.cost;
+        fell_back += c.answered_by != nav::SearchMethod::Corridor;
+        cost_a += nav::findLayeredPath(*s.view, p.first, p.second, astar, state).cost;
+        cost_t += nav::findLayeredPath(*s.view, p.first, p.second, theta, state).cost;
+      }
       exp_c += double(c.expansions) / double(s.pairs.size());
       const nav::PathResult i = nav::findLayeredPath(*s.view, p.first, p.second, interval, state);
       len_i += i.length;
       exp_i += double(i.expansions) / double(s.pairs.size());
       const DetourAnswer d = detourPath(*s.detour, p.first, p.second);
       len_d += d.length;
+      if (benchAreaCost() > 0) {
+        hcost_d += d.cost;
+        hcost_c += horizontalCost(s, c);
+      }
       moved_d += d.moved;
     }
     const double us_a = quick ? skipped : perQueryMicros(s, [&](const auto& p) { nav::findLayeredPath(*s.view, p.first, p.second, astar, state); });
@@ -377,6 +453,10 @@ void summary() {
                 s.name.c_str(), s.pairs.size(), s.bake_ms, s.recast_ms, s.corridor_ms, s.rects, exp_c, us_a, us_t, us_c, us_d,
                 us_c / us_d, len_a / len_d, len_t / len_d, len_c / len_d, b1, b2, ab.speedup, c1, c2, cb.speedup, exp_i, us_i, us_i / us_d,
                 len_i / len_d, s.dead_ends, moved_d / double(s.pairs.size()), len_c / (len_d + moved_d));
+    if (benchAreaCost() > 0)
+      std::printf("%-11s areas of cost %.2f: corridor cost / Theta* cost %.5f, / A* cost %.5f; horizontal cost corridor / Detour %.5f; "
+                  "Theta* answered %d of %zu corridor requests\n",
+                  s.name.c_str(), benchAreaCost(), cost_c / cost_t, cost_c / cost_a, hcost_c / hcost_d, fell_back, s.pairs.size());
   }
   std::printf("corr_ms / rects = corridor index build time and rectangle count; corr_exp = mean rectangles expanded "
               "per corridor query; t_ratio = corridor_us / detour_us "

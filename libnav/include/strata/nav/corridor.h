@@ -32,6 +32,7 @@
 /// adjacent column; heights and areas side by side: 40 bytes per node).
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -115,10 +116,15 @@ class CorridorIndex {
   /// The area cost shared by every rectangle of a finite area cost, 0 when they differ.
   double uniformAreaCost() const { return uniform_area_cost_; }
   /// True when a route's cost is its length times one rate: one area cost for every rectangle
-  /// and no link cheaper per metre than walking (LayeredSearchGraph::costPerMetre). Only then do
-  /// the rectangle search and the string pulling, which minimise length, give cheap routes; the
-  /// corridor and interval methods answer with Theta* otherwise.
+  /// and no link cheaper per metre than walking (LayeredSearchGraph::costPerMetre). Otherwise
+  /// the corridor method charges each rectangle its area's cost and pulls the route area by
+  /// area (findCorridorPath), unless cheapLinks(), and the interval method, whose plane has no
+  /// costs, answers with Theta*.
   bool costIsLength() const { return uniform_area_cost_ > 0 && view_->costPerMetre() == uniform_area_cost_; }
+  /// True when a link costs less per metre of its span than walking the cheapest area
+  /// (LayeredSearchGraph::costPerMetre is below it). The rectangle graph leaves out links that
+  /// start and end in one rectangle, so the corridor method answers with Theta* then.
+  bool cheapLinks() const { return view_->costPerMetre() < min_area_cost_; }
   /// True when rectangle `to`, entered from its neighbour `from`, leads into a dead end (a part
   /// of the rectangle graph joined to the rest only through `from`, without special edges) that
   /// does not hold rectangle `goal`: no shortest route to `goal` goes there.
@@ -154,6 +160,7 @@ class CorridorIndex {
   NodeArray<uint8_t> walk_step_;         // per node * 8 + direction (walkSteps())
   NodeArray<CorridorFloor> floors_;      // per node
   double uniform_area_cost_ = 0;
+  double min_area_cost_ = std::numeric_limits<double>::infinity();  // cheapest finite area cost of a rectangle
   std::vector<uint32_t> dead_parent_;    // per rectangle: the neighbour a dead end hangs from (itself at a tree's top; ~0u: not in one)
   std::vector<uint32_t> dead_first_;     // per rectangle: depth-first number of its dead-end subtree (0: none)
   std::vector<uint32_t> dead_end_;       // per rectangle: one past its subtree's numbers
@@ -183,16 +190,20 @@ void pullString(std::span<const FunnelPortal> portals, std::vector<FunnelPoint>&
 
 /// What a corridor query did beyond its result (tests and benchmarks).
 struct CorridorStats {
-  bool fell_back = false;     ///< Theta* answered instead: a walking leg failed the line test, or !costIsLength()
+  bool fell_back = false;     ///< Theta* answered instead: a walking leg failed the line test, cheapLinks(), or the interval method and !costIsLength()
   std::size_t corridor_rects = 0;  ///< rectangles in the chosen corridor
 };
 
 /// The corridor query between two snapped nodes (`findLayeredPath` with SearchMethod::Corridor
 /// calls it after snapping and the O(1) rejection). `from` / `to` are the exact endpoints of
 /// the waypoints. Uses a per-thread scratch state; `state` serves the Theta* fallback only.
-/// Where areas differ in cost or a link is cheaper than walking (!index.costIsLength()), the
-/// answer is Theta*'s: a corridor chosen and pulled by length crossed dear areas the cost-optimal
-/// route goes round, and walked past cheap links.
+/// Where areas differ in cost (!index.costIsLength()), the rectangle search charges the way across each rectangle at its area's cost (as Detour's
+/// findPath charges polygons), the string is pulled separately on each side of a change of area
+/// cost (from and to the search's entry point on that portal), and a greedy shortcut is taken
+/// only where it costs no more than the corners it drops. Not optimal (like Detour's): the
+/// crossing point is the search's; see docs/search.md for the figures. The interval method
+/// answers with Theta* there, and so does the corridor method where a link is cheaper per metre
+/// than walking (index.cheapLinks()).
 PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goal, const sim::Vec3& from,
                             const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state,
                             CorridorStats* stats = nullptr);

@@ -113,8 +113,8 @@ struct PathResult {
   double length = 0;                        ///< horizontal length of the waypoint polyline (metres)
   std::int64_t expansions = 0;              ///< nodes expanded by the search
   /// The method that answered: the one asked for, except where another answers for it (corridor
-  /// and interval hand a layered request to Theta when a route's cost is not its length or a
-  /// walking leg fails the line test; grids answer both as AStar; the interval method's answer
+  /// and interval hand a layered request to Theta with a link cheaper than walking, interval
+  /// also where areas differ in cost, either when a walking leg fails the line test; grids answer both as AStar; the interval method's answer
   /// may be the corridor method's route, see SearchMethod::Interval).
   SearchMethod answered_by = SearchMethod::AStar;
   /// True on success.
