@@ -687,6 +687,42 @@ TEST_CASE("corridor and interval: random graphs with heights, areas, jumps and l
   }
 }
 
+TEST_CASE("corridor: random floors with patches of three area costs against A*", "[nav][layered][corridor][property]") {
+  // Patches (random boxes) of areas costing 3 and 1000 on a floor of cost 1 with walls: the
+  // corridor method's own routes (no cheap links) are walkable with real special edges (checkPair)
+  // and on average cost at most 10 % more than A*'s; a route through the 1000-cost area where
+  // A*'s avoids it would blow that (measured: 0.99, any-angle against 8-connected).
+  std::mt19937 rng(29);
+  SearchState state;
+  PropertyTotals totals;
+  for (int trial = 0; trial < 20; ++trial) {
+    constexpr int kSide = 40;
+    std::vector<std::string> rows(kSide, std::string(kSide, '.'));
+    std::uniform_int_distribution<int> coord(0, kSide - 1), size(2, 12), kind(0, 2);
+    for (int k = 0; k < 10; ++k) {
+      const int x0 = coord(rng), z0 = coord(rng), w = size(rng), h = size(rng), what = kind(rng);
+      for (int z = z0; z < std::min(kSide, z0 + h); ++z)
+        for (int x = x0; x < std::min(kSide, x0 + w); ++x)
+          rows[std::size_t(z)][std::size_t(x)] = what == 0 ? '#' : (what == 1 ? 'a' : 'b');
+    }
+    LayeredBuilder b(kSide, kSide);
+    b.area_costs = {1.0f, 3.0f, 1000.0f};
+    b.fromAscii(rows);
+    const auto g = b.build();
+    if (g.nodeCount() < 2) continue;
+    const LayeredSearchGraph view(g, defaultAgent());
+    REQUIRE_FALSE(view.corridor().cheapLinks());
+    std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
+    for (int q = 0; q < 25; ++q)
+      checkPair(view, g.nodePosition(pick(rng)), g.nodePosition(pick(rng)), state, totals, false, 20 * 999.0);
+  }
+  INFO("corridor / A* cost " << totals.corridor_cost / totals.astar_cost);
+  WARN("patches of three area costs: corridor / A* cost " << totals.corridor_cost / totals.astar_cost << " over " << totals.found
+                                                           << " routes");
+  CHECK(totals.found > 300);
+  CHECK(totals.corridor_cost <= 1.10 * totals.astar_cost);
+}
+
 TEST_CASE("corridor: samples, Recast and real meshes, walkable routes wherever A* finds one", "[nav][layered][corridor][property]") {
   struct Case {
     std::filesystem::path mesh, profile;
