@@ -315,6 +315,13 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
     const double cost = g.area_costs[r.area];
     if (std::isfinite(cost)) min_area_cost_ = std::min(min_area_cost_, cost);
   }
+  // The cheapest custom link per metre of its span (as LayeredSearchGraph's heuristic rate).
+  for (const OffMeshLink& link : g.links) {
+    if (link.kind != EdgeKind::Link || link.from_node >= nodes || link.to_node >= nodes) continue;
+    const auto a = view.column(link.from_node), b = view.column(link.to_node);
+    const double span = std::hypot(double(b[0] - a[0]), double(b[1] - a[1])) * g.grid.cell_size;
+    if (span > 0) min_link_rate_ = std::min(min_link_rate_, std::max(0.0, double(link.cost)) / span);
+  }
   for (const CorridorRect& r : rects_) {
     const double cost = g.area_costs[r.area];
     if (!std::isfinite(cost)) continue;

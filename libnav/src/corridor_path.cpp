@@ -376,7 +376,9 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
   }
   const LayeredGraph& g = view.graph();
   const double cell = g.grid.cell_size;
-  const double per_metre = view.costPerMetre();
+  // The rate a route pays per metre at least: where areas differ, the cheapest area a floor has
+  // (the graph's own rate also counts areas no floor has, and links, which are not cheaper here).
+  const double per_metre = uniform || !std::isfinite(index.cheapestAreaCost()) ? view.costPerMetre() : index.cheapestAreaCost();
   Scratch& s = scratch();
   s.chain.clear();
   const uint32_t start_rect = index.rectOf(start), goal_rect = index.rectOf(goal);
@@ -439,7 +441,8 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
     };
     // Dead ends that do not hold the goal are left out (CorridorIndex::deadEnd), except when the
     // closest rectangle is wanted should the goal be out of reach.
-    const bool prune_dead_ends = !settings.return_closest;
+    // (Nor in a loop: a cheap part hanging off the start's dear rectangle can be the way round.)
+    const bool prune_dead_ends = !settings.return_closest && !loop;
     uint32_t closest = start_rect;
     double closest_h = std::numeric_limits<double>::infinity();
     bool found = false, budget = false;
@@ -452,8 +455,8 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
     }
     while (!s.heap.empty()) {
       const Entry top = s.pop();
-      if (loop && top.f >= loop_cost) break;  // nothing left can beat the best way
       Record& current = s.touch(top.rect);
+      if (loop && current.key >= loop_cost) break;  // nothing left can beat the best way (unweighted)
       if (current.closed) continue;
       current.closed = true;
       if (top.rect == goal_rect && !loop) {
@@ -467,7 +470,6 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
       ++expansions;
       const double x = current.x, z = current.z, g_here = current.g;
       const double scale = scaleOf(top.rect);
-      const double rest_scale = cell * per_metre;  // the heuristic's rate: what the rest of the way costs at least
       if (settings.return_closest) {  // the rectangle nearest to the goal (distance to its columns)
         const CorridorRect& rect = index.rects()[top.rect];
         const double dx = std::clamp(gx, double(rect.x0), double(rect.x1)) - gx;
@@ -515,10 +517,20 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
         double g_next;
         const double next_scale = e.to_rect == top.rect ? scale : scaleOf(e.to_rect);
         if (e.portal) {
-          // Into the goal's rectangle the rest of the way is the straight line in it, at its rate.
-          if (uniform) portalEntry(e, x, z, gx, gz, ex, ez);
-          else portalEntry<true>(e, x, z, gx, gz, ex, ez, scale, e.to_rect == goal_rect ? next_scale : rest_scale);
-          cost = distance(ex - x, ez - z) * scale;
+          if (uniform) {
+            portalEntry(e, x, z, gx, gz, ex, ez);
+            cost = distance(ex - x, ez - z) * scale;
+          } else {
+            // Snell's law at the portal, the rest of the way taken at the entered rectangle's rate
+            // (so a dear rectangle is entered where it is crossed shortest, not on the line to
+            // the goal). The way there is charged as the route goes: inside this rectangle to the
+            // portal line beside the entry point, then half a column across at the entered rate.
+            portalEntry<true>(e, x, z, gx, gz, ex, ez, scale, next_scale);
+            const bool along_z = e.direction == 0 || e.direction == 4;
+            const double back = (e.direction == 0 || e.direction == 2) ? -0.5 : 0.5;
+            const double lx = along_z ? ex + back : ex, lz = along_z ? ez : ez + back;
+            cost = distance(lx - x, lz - z) * scale + 0.5 * next_scale;
+          }
           g_next = g_here + cost;
         } else {
           ex = e.line, ez = e.to_z;
@@ -567,7 +579,7 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
       }
     }
     uint32_t last_rect = goal_rect;
-    if (loop) {  // (within the budget or not: the best way found, the straight line at worst)
+    if (loop && !budget) {  // the best way found, the straight line at worst
       found = true;
       if (loop_edge == kNoNode) {
         straight = true;  // no chain
@@ -718,8 +730,9 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
           s.probe.clear();
           double leg = 0;
           NodeId landed = kNoNode;
-          const bool walked = walkSegment<false>(index, nodes[i - 1], nodes[i], leg, s.probe, landed) && landed == nodes[i];
-          s.segment_cost[i] = walked ? leg : std::numeric_limits<double>::infinity();  // (a twin: checked when kept)
+          const bool walked = walkSegment<false>(index, nodes[i - 1], nodes[i], leg, s.probe, landed);
+          // (On a twin of the corner: its cost is close enough for the comparison; checked when kept.)
+          s.segment_cost[i] = walked ? leg : std::numeric_limits<double>::infinity();
         }
       }
       s.crossings.clear();

@@ -438,6 +438,72 @@ TEST_CASE("corridor and interval: where areas differ in cost, no route across a 
   CHECK(straight.cost == Approx(16.0));
 }
 
+TEST_CASE("corridor: areas of different costs, the cases a review found", "[nav][layered][corridor]") {
+  SearchState state;
+  auto exactCost = [&](const LayeredSearchGraph& view, const sim::Vec3& a, const sim::Vec3& b) {
+    const PathResult r = answerWith(view, a, b, SearchMethod::AStar, state);
+    REQUIRE(r.ok());
+    return r.cost;
+  };
+  {
+    // A dear area (x >= 10, z >= 5, cost 10) beside a wall (z 5, x 0..9): the corridor entered it
+    // on the straight line to the goal (the rest of the way taken at the cheapest rate) and
+    // crossed it diagonally, 3x A*'s cost; the rest is now taken at the entered area's rate.
+    std::vector<std::string> rows(20, std::string(20, '.'));
+    for (int x = 0; x < 10; ++x) rows[5][std::size_t(x)] = '#';
+    for (int z = 5; z < 20; ++z)
+      for (int x = 10; x < 20; ++x) rows[std::size_t(z)][std::size_t(x)] = 'a';
+    LayeredBuilder b(20, 20);
+    b.area_costs = {1.0f, 10.0f};
+    b.fromAscii(rows);
+    const auto g = b.build();
+    const LayeredSearchGraph view(g, defaultAgent());
+    const sim::Vec3 from{9.5, 0, 19.5}, to{19.5, 0, 2.5};
+    const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
+    REQUIRE(r.ok());
+    CHECK(r.answered_by == SearchMethod::Corridor);
+    CHECK(r.cost <= 1.1 * exactCost(view, from, to));
+  }
+  {
+    // Start and goal in a mud row (cost 10) whose cheap way round is a pocket joined to the
+    // rest only through the mud: dead-end pruning cut it off (5.4x A*'s cost).
+    std::vector<std::string> rows(14, std::string(20, '.'));
+    rows[10] = "#########..#########";
+    rows[11] = std::string(20, 'a');
+    LayeredBuilder b(20, 14);
+    b.area_costs = {1.0f, 10.0f};
+    b.fromAscii(rows);
+    const auto g = b.build();
+    const LayeredSearchGraph view(g, defaultAgent());
+    const sim::Vec3 from{1.5, 0, 11.5}, to{18.5, 0, 11.5};
+    const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
+    REQUIRE(r.ok());
+    CHECK(r.cost <= 1.1 * exactCost(view, from, to));
+    // With a budget of one rectangle the loop search gives up like the others (it answered the
+    // straight line through the mud as found).
+    LayeredSearchSettings tight = corridorSettings();
+    tight.limits.max_expansions = 1;
+    const PathResult cut = findLayeredPath(view, from, to, tight, state);
+    CHECK(cut.failure == PathFailure::BudgetExhausted);
+  }
+  {
+    // Every floor in "grass" (cost 2), area 0 (cost 1) on no floor, no links: the graph's own
+    // rate counts the unused cheaper area, which made the corridor hand the request to Theta*.
+    LayeredBuilder b(20, 20);
+    b.area_costs = {1.0f, 2.0f};
+    b.fromAscii(std::vector<std::string>(20, std::string(20, 'a')));
+    const auto g = b.build();
+    const LayeredSearchGraph view(g, defaultAgent());
+    CHECK_FALSE(view.corridor().cheapLinks());
+    CHECK(view.corridor().cheapestAreaCost() == 2.0);
+    const sim::Vec3 from{2.5, 0, 2.5}, to{17.5, 0, 17.5};
+    const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
+    REQUIRE(r.ok());
+    CHECK(r.answered_by == SearchMethod::Corridor);
+    CHECK(r.cost == Approx(2 * 15 * std::sqrt(2.0)));
+  }
+}
+
 TEST_CASE("corridor and interval: a link cheaper than walking sends the request to Theta*", "[nav][layered][corridor]") {
   // One open floor is one rectangle: start and goal in it were answered by the straight line
   // (0 expansions), past a link along the side that costs 0.5 for 28 m (an audit: 26.1 against

@@ -121,10 +121,14 @@ class CorridorIndex {
   /// area (findCorridorPath), unless cheapLinks(), and the interval method, whose plane has no
   /// costs, answers with Theta*.
   bool costIsLength() const { return uniform_area_cost_ > 0 && view_->costPerMetre() == uniform_area_cost_; }
-  /// True when a link costs less per metre of its span than walking the cheapest area
-  /// (LayeredSearchGraph::costPerMetre is below it). The rectangle graph leaves out links that
-  /// start and end in one rectangle, so the corridor method answers with Theta* then.
-  bool cheapLinks() const { return view_->costPerMetre() < min_area_cost_; }
+  /// True when a custom link costs less per metre of its span than walking the cheapest area a
+  /// rectangle has. The rectangle graph leaves out links that start and end in one rectangle,
+  /// so the corridor method answers with Theta* then.
+  bool cheapLinks() const { return min_link_rate_ < min_area_cost_; }
+  /// The cheapest finite area cost of a rectangle (infinity when none): what a route pays per
+  /// metre at least when !cheapLinks() (areas no floor has do not count, unlike
+  /// LayeredSearchGraph::costPerMetre).
+  double cheapestAreaCost() const { return min_area_cost_; }
   /// True when rectangle `to`, entered from its neighbour `from`, leads into a dead end (a part
   /// of the rectangle graph joined to the rest only through `from`, without special edges) that
   /// does not hold rectangle `goal`: no shortest route to `goal` goes there.
@@ -161,6 +165,7 @@ class CorridorIndex {
   NodeArray<CorridorFloor> floors_;      // per node
   double uniform_area_cost_ = 0;
   double min_area_cost_ = std::numeric_limits<double>::infinity();  // cheapest finite area cost of a rectangle
+  double min_link_rate_ = std::numeric_limits<double>::infinity();  // cheapest custom link cost per metre of span
   std::vector<uint32_t> dead_parent_;    // per rectangle: the neighbour a dead end hangs from (itself at a tree's top; ~0u: not in one)
   std::vector<uint32_t> dead_first_;     // per rectangle: depth-first number of its dead-end subtree (0: none)
   std::vector<uint32_t> dead_end_;       // per rectangle: one past its subtree's numbers
