@@ -321,6 +321,10 @@ CorridorIndex::CorridorIndex(const LayeredSearchGraph& view, const CorridorSetti
     const auto a = view.column(link.from_node), b = view.column(link.to_node);
     const double span = std::hypot(double(b[0] - a[0]), double(b[1] - a[1])) * g.grid.cell_size;
     if (span > 0) min_link_rate_ = std::min(min_link_rate_, std::max(0.0, double(link.cost)) / span);
+    // A link inside one rectangle is no edge of the rectangle graph: cheaper than walking its
+    // span there, only a route by the graph's own edges finds it.
+    const uint32_t r = rect_of_[link.from_node];
+    if (r == rect_of_[link.to_node] && double(link.cost) < span * double(g.area_costs[rects_[r].area])) inner_cheap_link_ = true;
   }
   for (const CorridorRect& r : rects_) {
     const double cost = g.area_costs[r.area];

@@ -357,9 +357,11 @@ PathResult failed(PathFailure reason, int64_t expansions, SearchMethod method) {
   return r;
 }
 
-// findCorridorPath's body.
-PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, const sim::Vec3& from, const sim::Vec3& to,
-                         const LayeredSearchSettings& settings, SearchState& state, CorridorStats* stats) {
+}  // namespace
+
+PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goal, const sim::Vec3& from,
+                            const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state,
+                            CorridorStats* stats) {
   const LayeredSearchGraph& view = index.view();
   const bool in_plane = settings.method == SearchMethod::Interval;
   // Where areas differ in cost, the rectangle search charges each rectangle its area's cost and
@@ -376,9 +378,9 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
   }
   const LayeredGraph& g = view.graph();
   const double cell = g.grid.cell_size;
-  // The rate a route pays per metre at least: where areas differ, the cheapest area a floor has
-  // (the graph's own rate also counts areas no floor has, and links, which are not cheaper here).
-  const double per_metre = uniform || !std::isfinite(index.cheapestAreaCost()) ? view.costPerMetre() : index.cheapestAreaCost();
+  // The rate a route pays per metre at least: the cheapest area a floor has (the graph's own rate
+  // also counts areas no floor has, and links, which are not cheaper here).
+  const double per_metre = std::isfinite(index.cheapestAreaCost()) ? index.cheapestAreaCost() : view.costPerMetre();
   Scratch& s = scratch();
   s.chain.clear();
   const uint32_t start_rect = index.rectOf(start), goal_rect = index.rectOf(goal);
@@ -455,8 +457,10 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
     }
     while (!s.heap.empty()) {
       const Entry top = s.pop();
+      // Nothing left can beat the best way: every key (cost plus the unweighted rest) is at least
+      // the weighted priority over the heuristic's weight.
+      if (loop && top.f >= kHeuristicWeight * loop_cost) break;
       Record& current = s.touch(top.rect);
-      if (loop && current.key >= loop_cost) break;  // nothing left can beat the best way (unweighted)
       if (current.closed) continue;
       current.closed = true;
       if (top.rect == goal_rect && !loop) {
@@ -591,7 +595,8 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
     }
     if (!found) {
       const PathFailure reason = budget ? PathFailure::BudgetExhausted : PathFailure::NoPath;
-      if (!settings.return_closest) return failed(reason, expansions, settings.method);
+      // (A loop's closest rectangle would be the start's, which holds the goal.)
+      if (!settings.return_closest || loop) return failed(reason, expansions, settings.method);
       // The route ends on the closest rectangle's node nearest to the goal.
       const CorridorRect& rect = index.rects()[closest];
       end = index.nodeAt(closest, std::clamp(goal_column[0], rect.x0, rect.x1), std::clamp(goal_column[1], rect.z0, rect.z1));
@@ -880,14 +885,6 @@ PathResult corridorQuery(const CorridorIndex& index, NodeId start, NodeId goal, 
   }
   result.length = horizontalLength(result.waypoints);
   return result;
-}
-
-}  // namespace
-
-PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goal, const sim::Vec3& from,
-                            const sim::Vec3& to, const LayeredSearchSettings& settings, SearchState& state,
-                            CorridorStats* stats) {
-  return corridorQuery(index, start, goal, from, to, settings, state, stats);
 }
 
 }  // namespace strata::nav

@@ -502,6 +502,70 @@ TEST_CASE("corridor: areas of different costs, the cases a review found", "[nav]
     CHECK(r.answered_by == SearchMethod::Corridor);
     CHECK(r.cost == Approx(2 * 15 * std::sqrt(2.0)));
   }
+  {
+    // All floors in one area of cost 3 (area 0, cost 1, on no floor) walled into rooms: the same
+    // routes as the same world at cost 1, three times the cost (the unused cheaper area sent such
+    // worlds down the mixed-cost path, whose routes differed: a second review).
+    std::vector<std::string> rows(24, std::string(24, 'a'));
+    for (int z = 0; z < 20; ++z) rows[std::size_t(z)][8] = '#';
+    for (int x = 4; x < 24; ++x) rows[14][std::size_t(x)] = '#';
+    for (int z = 4; z < 24; ++z) rows[std::size_t(z)][16] = '#';
+    LayeredBuilder dear(24, 24), plain(24, 24);
+    dear.area_costs = {1.0f, 3.0f};
+    plain.area_costs = {1.0f, 1.0f};
+    dear.fromAscii(rows);
+    plain.fromAscii(rows);
+    const auto gd = dear.build(), gp = plain.build();
+    const LayeredSearchGraph vd(gd, defaultAgent()), vp(gp, defaultAgent());
+    CHECK(vd.corridor().costIsLength());
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<uint32_t> pick(0, uint32_t(gd.nodeCount() - 1));
+    for (int q = 0; q < 40; ++q) {
+      const sim::Vec3 a = gd.nodePosition(pick(rng)), b = gd.nodePosition(pick(rng));
+      const PathResult rd = answerWith(vd, a, b, SearchMethod::Corridor, state), rp = answerWith(vp, a, b, SearchMethod::Corridor, state);
+      REQUIRE(rd.ok() == rp.ok());
+      if (!rd.ok()) continue;
+      CHECK(rd.nodes == rp.nodes);
+      CHECK(rd.cost == Approx(3 * rp.cost));
+    }
+  }
+  {
+    // A link inside one dear rectangle (a mud row, cost 10), cheaper than walking its span there
+    // but dearer per metre than the cheapest area: the rectangle graph leaves it out, so Theta*
+    // answers (the corridor walked the mud: 180 against 20).
+    std::vector<std::string> rows(4, std::string(20, '.'));
+    rows[0] = std::string(20, 'a');
+    rows[1] = std::string(20, '#');
+    LayeredBuilder b(20, 4);
+    b.area_costs = {1.0f, 10.0f};
+    b.fromAscii(rows);
+    auto g = b.build();
+    LayeredBuilder::addLink(g, g.columnBegin(1, 0), g.columnBegin(19, 0), 20.0f);
+    LayeredBuilder::computeComponents(g);
+    const LayeredSearchGraph view(g, defaultAgent());
+    CHECK(view.corridor().cheapLinks());
+    const sim::Vec3 from{1.5, 0, 0.5}, to{19.5, 0, 0.5};
+    const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
+    REQUIRE(r.ok());
+    CHECK(r.answered_by == SearchMethod::Theta);
+    CHECK(r.cost <= 1.01 * exactCost(view, from, to));
+  }
+  {
+    // A loop search out of its budget with --closest: BudgetExhausted (its closest rectangle was
+    // the start's, which holds the goal: a "closest" route ending on the goal).
+    std::vector<std::string> rows(6, std::string(20, '.'));
+    rows[2] = std::string(20, 'a');
+    LayeredBuilder b(20, 6);
+    b.area_costs = {1.0f, 10.0f};
+    b.fromAscii(rows);
+    const auto g = b.build();
+    const LayeredSearchGraph view(g, defaultAgent());
+    LayeredSearchSettings tight = corridorSettings();
+    tight.limits.max_expansions = 1;
+    tight.return_closest = true;
+    const PathResult r = findLayeredPath(view, {1.5, 0, 2.5}, {18.5, 0, 2.5}, tight, state);
+    CHECK(r.failure == PathFailure::BudgetExhausted);
+  }
 }
 
 TEST_CASE("corridor and interval: a link cheaper than walking sends the request to Theta*", "[nav][layered][corridor]") {

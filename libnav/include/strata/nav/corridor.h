@@ -120,11 +120,13 @@ class CorridorIndex {
   /// the corridor method charges each rectangle its area's cost and pulls the route area by
   /// area (findCorridorPath), unless cheapLinks(), and the interval method, whose plane has no
   /// costs, answers with Theta*.
-  bool costIsLength() const { return uniform_area_cost_ > 0 && view_->costPerMetre() == uniform_area_cost_; }
+  /// (Areas no floor has do not count.)
+  bool costIsLength() const { return uniform_area_cost_ > 0 && !(min_link_rate_ < uniform_area_cost_); }
   /// True when a custom link costs less per metre of its span than walking the cheapest area a
-  /// rectangle has. The rectangle graph leaves out links that start and end in one rectangle,
-  /// so the corridor method answers with Theta* then.
-  bool cheapLinks() const { return min_link_rate_ < min_area_cost_; }
+  /// rectangle has, or a link that starts and ends in one rectangle costs less than walking its
+  /// span there (the rectangle graph leaves such links out): the corridor method answers with
+  /// Theta* then.
+  bool cheapLinks() const { return min_link_rate_ < min_area_cost_ || inner_cheap_link_; }
   /// The cheapest finite area cost of a rectangle (infinity when none): what a route pays per
   /// metre at least when !cheapLinks() (areas no floor has do not count, unlike
   /// LayeredSearchGraph::costPerMetre).
@@ -166,6 +168,7 @@ class CorridorIndex {
   double uniform_area_cost_ = 0;
   double min_area_cost_ = std::numeric_limits<double>::infinity();  // cheapest finite area cost of a rectangle
   double min_link_rate_ = std::numeric_limits<double>::infinity();  // cheapest custom link cost per metre of span
+  bool inner_cheap_link_ = false;        // a link inside one rectangle cheaper than walking its span there
   std::vector<uint32_t> dead_parent_;    // per rectangle: the neighbour a dead end hangs from (itself at a tree's top; ~0u: not in one)
   std::vector<uint32_t> dead_first_;     // per rectangle: depth-first number of its dead-end subtree (0: none)
   std::vector<uint32_t> dead_end_;       // per rectangle: one past its subtree's numbers
