@@ -659,3 +659,38 @@ TEST_CASE("strata path --batch reads only the agents its requests name", "[cli][
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("no agent 'zz' (agents: first, second)"));
 }
+
+TEST_CASE("strata path --method corridor: a way out of a mud row and back never costs more than the line through it", "[cli][path][layered][corridor]") {
+  // A review's world: a floor slab (z -10 .. 1.6) with a wall along z 0 .. 0.4 save a doorway
+  // (x 9 .. 11) and a mud band (z 0.5 .. 1.6, cost 10) north of it. Start and goal lie in the
+  // mud; the loop search chose a way out through the doorway and back that, once pulled,
+  // cost 181 against the straight line's 180.
+  strata::test::TempDir dir;
+  {
+    std::ofstream obj(dir / "mud.obj");
+    int vertices = 0;
+    auto box = [&](double x0, double y0, double z0, double x1, double y1, double z1) {
+      const double xs[2] = {x0, x1}, ys[2] = {y0, y1}, zs[2] = {z0, z1};
+      for (int i = 0; i < 8; ++i) obj << "v " << xs[i & 1] << ' ' << ys[(i >> 1) & 1] << ' ' << zs[(i >> 2) & 1] << '\n';
+      // Faces by corner index (bit 0 x, bit 1 y, bit 2 z), outward.
+      const int faces[6][4] = {{2, 6, 7, 3}, {0, 1, 5, 4}, {0, 2, 3, 1}, {4, 5, 7, 6}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+      for (const auto& f : faces)
+        obj << "f " << vertices + f[0] + 1 << ' ' << vertices + f[1] + 1 << ' ' << vertices + f[2] + 1 << ' ' << vertices + f[3] + 1 << '\n';
+      vertices += 8;
+    };
+    box(0, -0.2, -10, 20, 0, 1.6);
+    box(0, 0, 0, 9, 2, 0.4);
+    box(11, 0, 0, 20, 2, 0.4);
+  }
+  std::ofstream(dir / "mud.toml") << "[agent.a]\nradius = 0.3\nheight = 1.8\ncell_size = 0.5\nstep_height = 0.4\nmax_slope = 45.0\n"
+                                     "[[agent.a.modifiers]]\nmin = [0.0, -1.0, 0.5]\nmax = [20.0, 1.0, 1.6]\narea = \"mud\"\ncost = 10.0\n";
+  auto cost = [&](const char* method) {
+    const auto r = runStrata({"path", (dir / "mud.obj").string(), "--profile", (dir / "mud.toml").string(), "--from", "1,0,0.75", "--to",
+                              "19,0,0.75", "--method", method, "--json"});
+    REQUIRE(r.exit_code == 0);
+    return Json::parse(r.out)["cost"].get<double>();
+  };
+  const double line = cost("direct"), corridor = cost("corridor");
+  CHECK(corridor <= line + 1e-9);
+  CHECK(corridor <= 1.05 * cost("astar"));
+}

@@ -551,6 +551,36 @@ TEST_CASE("corridor: areas of different costs, the cases a review found", "[nav]
     CHECK(r.cost <= 1.01 * exactCost(view, from, to));
   }
   {
+    // Start and goal in one mud row (cost 10), random walls in the cheap rows beside it: the
+    // loop search's way out and back in never costs more than the straight line through the mud
+    // (a review found 181 against 180: the search's estimate of the crossings).
+    std::mt19937 rng(41);
+    std::uniform_int_distribution<int> column(0, 29), row(0, 10);
+    int loops = 0;
+    for (int trial = 0; trial < 30; ++trial) {
+      std::vector<std::string> rows(11, std::string(30, '.'));
+      rows[5] = std::string(30, 'a');
+      for (int k = 0; k < 25; ++k) {
+        const int z = row(rng);
+        if (z != 5) rows[std::size_t(z)][std::size_t(column(rng))] = '#';
+      }
+      LayeredBuilder b(30, 11);
+      b.area_costs = {1.0f, 10.0f};
+      b.fromAscii(rows);
+      const auto g = b.build();
+      const LayeredSearchGraph view(g, defaultAgent());
+      const sim::Vec3 from{column(rng) + 0.5, 0, 5.5}, to{column(rng) + 0.5, 0, 5.5};
+      const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
+      const PathResult line = answerWith(view, from, to, SearchMethod::Direct, state);
+      REQUIRE(r.ok());
+      REQUIRE(line.ok());
+      CHECK(r.cost <= line.cost + 1e-9);
+      CHECK(r.cost <= 1.25 * exactCost(view, from, to));
+      loops += r.waypoints.size() > 2;
+    }
+    CHECK(loops > 10);  // most of them leave the mud
+  }
+  {
     // A loop search out of its budget with --closest: BudgetExhausted (its closest rectangle was
     // the start's, which holds the goal: a "closest" route ending on the goal).
     std::vector<std::string> rows(6, std::string(20, '.'));
