@@ -370,7 +370,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   // graph leaves out links inside one rectangle, and a route's straight legs would walk past
   // them).
   const bool uniform = index.costIsLength();
-  if ((in_plane && !uniform) || index.cheapLinks()) {
+  if (index.answersWithTheta(settings.method)) {
     if (stats) stats->fell_back = true, stats->corridor_rects = 0;
     LayeredSearchSettings theta = settings;
     theta.method = SearchMethod::Theta;

@@ -116,8 +116,8 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
   // The interval method where a route's cost is not its length (areas of different costs,
   // links cheaper than walking), the corridor method where links are cheaper than walking:
   // Theta* answers (corridor.h), once (not once per method the interval method runs).
-  if ((settings.method == SearchMethod::Interval && !view.corridor().costIsLength()) ||
-      (settings.method == SearchMethod::Corridor && view.corridor().cheapLinks())) {
+  if ((settings.method == SearchMethod::Corridor || settings.method == SearchMethod::Interval) &&
+      view.corridor().answersWithTheta(settings.method)) {
     LayeredSearchSettings theta = settings;
     theta.method = SearchMethod::Theta;
     return findLayeredPath(view, from, to, theta, state);

@@ -131,6 +131,12 @@ class CorridorIndex {
   /// metre at least when !cheapLinks() (areas no floor has do not count, unlike
   /// LayeredSearchGraph::costPerMetre).
   double cheapestAreaCost() const { return min_area_cost_; }
+  /// True when a request by `method` (Corridor or Interval) is answered with Theta* on this
+  /// index: with cheapLinks(), and for the interval method, whose plane has no costs, also
+  /// where !costIsLength().
+  bool answersWithTheta(SearchMethod method) const {
+    return cheapLinks() || (method == SearchMethod::Interval && !costIsLength());
+  }
   /// True when rectangle `to`, entered from its neighbour `from`, leads into a dead end (a part
   /// of the rectangle graph joined to the rest only through `from`, without special edges) that
   /// does not hold rectangle `goal`: no shortest route to `goal` goes there.
