@@ -8,7 +8,8 @@
 // the goal where it crosses the run, reflected when the goal lies behind the portal, clamped to
 // the run), which keeps corridors closer to the taut route than portal midpoints do. Entering the
 // goal rectangle adds the straight distance to the goal. The heuristic is the straight distance
-// to the goal times the cheapest cost per metre. A rectangle is expanded at most once.
+// to the goal times the cheapest cost per metre. A rectangle is expanded at most once, except one
+// of a dearer area than the cheapest, once per edge it is entered by (see `dear` below).
 //
 // The corridor then becomes legs: from the start (or the landing of a special edge) through the
 // portals (each portal is two funnel portals, the source side and the destination side of its
@@ -25,6 +26,7 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <type_traits>
 
 #include "strata/nav/corridor.h"
 
@@ -52,6 +54,14 @@ struct Record {
   bool closed = false;
 };
 
+// The first entry point of a rectangle that was expanded (rectangles of dear areas, which keep a
+// record per entering edge).
+struct Expanded {
+  double g = 0;
+  float x = 0, z = 0;
+  uint32_t stamp = 0;
+};
+
 struct Entry {
   float f;  // float keeps entries at 8 bytes; the order of the heap is still deterministic
   uint32_t rect;
@@ -62,9 +72,11 @@ struct Later {
 
 struct Scratch {
   std::vector<Record> records;
+  std::vector<Expanded> expanded;  // per rectangle
   BinaryHeap<Entry, Later> heap;
   uint32_t generation = 0;
   std::vector<const CorridorEdge*> chain;
+  std::vector<std::array<float, 2>> chain_entry;  // per chain edge: the search's entry point (column coordinates)
   std::vector<FunnelPortal> portals;  // the current leg's portals: the first portal_count
   std::size_t portal_count = 0;
   void addPortal(const FunnelPortal& p) { portals[portal_count++] = p; }  // sized per query
@@ -78,10 +90,12 @@ struct Scratch {
   std::vector<NodeId> nodes;         // the route's nodes while it is built (copied out at its size)
   std::vector<Waypoint> points;      // its waypoints, likewise
 
-  void begin(std::size_t rects) {
-    if (records.size() < rects) records.resize(rects);
+  void begin(std::size_t expanded_needed, std::size_t records_needed) {
+    if (records.size() < records_needed) records.resize(records_needed);
+    if (expanded.size() < expanded_needed) expanded.resize(expanded_needed);
     if (++generation == 0) {
       for (Record& r : records) r.stamp = 0;
+      for (Expanded& e : expanded) e.stamp = 0;
       generation = 1;
     }
     heap.clear();
@@ -433,7 +447,11 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     // that is per_metre everywhere. Only the start's rectangle can lie in an area of infinite
     // cost (never entered); leaving it is charged per_metre.
     s.chain.clear();
-    s.begin(index.rectCount());
+    // Records 0 .. rect_count - 1 are the rectangles; where areas differ in cost, then one per
+    // edge, for the rectangles of dear areas, which keep a record per edge they are entered by
+    // (below), and a first expanded entry per rectangle.
+    const uint32_t rect_count = static_cast<uint32_t>(index.rectCount());
+    s.begin(uniform ? 0 : rect_count, uniform ? rect_count : rect_count + index.edgeCount());
     {
       const auto c = view.column(start);
       Record& r = s.touch(start_rect);
@@ -448,9 +466,21 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       const double c = area_costs[index.rects()[rect].area];
       return (std::isfinite(c) ? c : per_metre) * cell;
     };
+    // A rectangle keeps one record, but the cheap way through a rectangle of a dearer area than
+    // the cheapest can step out over cheaper ground and back in further on (a mud strip with
+    // floor beside it, leading to a room at its end: the mud was walked at 4.6x A*'s cost, a
+    // review), as many times as the cheap ground is broken. So a dear rectangle keeps a record
+    // per edge it is entered by (record rect_count + the edge's index): the start's rectangle
+    // can be entered again, the goal's passed through, a dear one in between crossed twice.
+    const double cheapest_scale = cell * per_metre;
+    auto dear = [&](uint32_t rect) { return !uniform && scaleOf(rect) > cheapest_scale; };
+    auto rectOf = [&](uint32_t record) { return record < rect_count ? record : edges_base[record - rect_count].to_rect; };
     // Dead ends that do not hold the goal are left out (CorridorIndex::deadEnd), except when the
     // closest rectangle is wanted should the goal be out of reach.
     // (Nor in a loop: a cheap part hanging off the start's dear rectangle can be the way round.)
+    // (Nor off a dear rectangle, below: the way out through a dead end and back in can be the
+    // cheap way along it. Off a rectangle of the cheapest area it never is: the rectangle is
+    // convex, and its straight line is no dearer than any way out and back.)
     const bool prune_dead_ends = !settings.return_closest && !loop;
     uint32_t closest = start_rect;
     double closest_h = std::numeric_limits<double>::infinity();
@@ -462,133 +492,163 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       const auto c = view.column(start);
       loop_cost = std::min(loop_straight, distance(c[0] - gx, c[1] - gz) * scaleOf(start_rect));
     }
-    while (!s.heap.empty()) {
-      const Entry top = s.pop();
-      // Nothing left can beat the best way: every key (cost plus the unweighted rest) is at least
-      // the weighted priority over the heuristic's weight.
-      if (loop && top.f >= kHeuristicWeight * loop_cost) break;
-      Record& current = s.touch(top.rect);
-      if (current.closed) continue;
-      current.closed = true;
-      if (top.rect == goal_rect && !loop) {
-        found = true;
-        break;
-      }
-      if (settings.limits.max_expansions > 0 && expansions >= settings.limits.max_expansions) {
-        budget = true;
-        break;
-      }
-      ++expansions;
-      const double x = current.x, z = current.z, g_here = current.g;
-      const double scale = scaleOf(top.rect);
-      if (settings.return_closest) {  // the rectangle nearest to the goal (distance to its columns)
-        const CorridorRect& rect = index.rects()[top.rect];
-        const double dx = std::clamp(gx, double(rect.x0), double(rect.x1)) - gx;
-        const double dz = std::clamp(gz, double(rect.z0), double(rect.z1)) - gz;
-        const double d = distance(dx, dz);
-        if (d < closest_h) closest_h = d, closest = top.rect;
-      }
-      // The rectangle was entered through a portal at the point in line with the goal; a special
-      // edge elsewhere in it is better reached by entering through that portal aimed at its
-      // take-off instead (the parent is closed, so its record is final).
-      const Record* parent = nullptr;
-      const CorridorEdge* entered = nullptr;
-      if (current.parent != kNoNode && current.edge != kNoNode && edges_base[current.edge].portal) {
-        parent = &s.records[current.parent];
-        entered = edges_base + current.edge;
-      }
-      const std::span<const CorridorEdge> out = index.edgesOf(top.rect);
-      for (std::size_t k = 0; k < out.size(); ++k) {
-        const CorridorEdge* chosen = &out[k];
-        if (!chosen->portal) {
-          // A rectangle along a ledge has a drop (or jump) edge per column, side by side in the
-          // index into each rectangle below. Of such a run only the edge whose way looks shortest
-          // is relaxed: entry point to take-off plus landing to goal, both octile distances (no
-          // square root), plus its cost. (Relaxing each took 2.3x Detour's time per query on
-          // zdm2 for routes 0.02 % shorter: docs/performance.md.)
-          std::size_t end = k + 1;
-          while (end < out.size() && !out[end].portal && out[end].to_rect == chosen->to_rect && out[end].action == chosen->action)
-            ++end;
-          if (end - k > 1) {
-            using detail::octile;
-            double best = std::numeric_limits<double>::infinity();
-            for (std::size_t j = k; j < end; ++j) {
-              const CorridorEdge& c = out[j];
-              const double way = octile(c.lo - x, c.hi - z) + octile(c.line - gx, c.to_z - gz) + c.cost / scale;
-              if (way < best) best = way, chosen = &c;
+    // The search loop, compiled twice: where areas differ in cost (kAreas) and where they do
+    // not, which then pays nothing for the records of dear rectangles.
+    auto searchLoop = [&](auto areas) {
+      constexpr bool kAreas = decltype(areas)::value;
+      while (!s.heap.empty()) {
+        const Entry top = s.pop();
+        // Nothing left can beat the best way: every key (cost plus the unweighted rest) is at least
+        // the weighted priority over the heuristic's weight.
+        if (loop && top.f >= kHeuristicWeight * loop_cost) break;
+        Record& current = s.touch(top.rect);
+        if (current.closed) continue;
+        current.closed = true;
+        if (top.rect == goal_rect && !loop) {
+          found = true;
+          break;
+        }
+        const double x = current.x, z = current.z, g_here = current.g;
+        const uint32_t here = kAreas ? rectOf(top.rect) : top.rect;
+        const double scale = kAreas ? scaleOf(here) : cheapest_scale;
+        if (kAreas && dear(here)) {
+          // Another entry into a dear rectangle already expanded is worth expanding only where it
+          // was reached for less than walking to it inside the rectangle from the first.
+          Expanded& first = s.expanded[here];
+          if (first.stamp != s.generation) first = {g_here, float(x), float(z), s.generation};
+          else if (first.g + distance(first.x - x, first.z - z) * scale <= g_here) continue;
+        }
+        if (settings.limits.max_expansions > 0 && expansions >= settings.limits.max_expansions) {
+          budget = true;
+          break;
+        }
+        ++expansions;
+        if (settings.return_closest) {  // the rectangle nearest to the goal (distance to its columns)
+          const CorridorRect& rect = index.rects()[here];
+          const double dx = std::clamp(gx, double(rect.x0), double(rect.x1)) - gx;
+          const double dz = std::clamp(gz, double(rect.z0), double(rect.z1)) - gz;
+          const double d = distance(dx, dz);
+          if (d < closest_h) closest_h = d, closest = top.rect;
+        }
+        // The rectangle was entered through a portal at the point in line with the goal; a special
+        // edge elsewhere in it is better reached by entering through that portal aimed at its
+        // take-off instead (the parent is closed, so its record is final).
+        const Record* parent = nullptr;
+        const CorridorEdge* entered = nullptr;
+        if (current.parent != kNoNode && current.edge != kNoNode && edges_base[current.edge].portal) {
+          parent = &s.records[current.parent];
+          entered = edges_base + current.edge;
+        }
+        const std::span<const CorridorEdge> out = index.edgesOf(here);
+        for (std::size_t k = 0; k < out.size(); ++k) {
+          const CorridorEdge* chosen = &out[k];
+          if (!chosen->portal) {
+            // A rectangle along a ledge has a drop (or jump) edge per column, side by side in the
+            // index into each rectangle below. Of such a run only the edge whose way looks shortest
+            // is relaxed: entry point to take-off plus landing to goal, both octile distances (no
+            // square root), plus its cost. (Relaxing each took 2.3x Detour's time per query on
+            // zdm2 for routes 0.02 % shorter: docs/performance.md.)
+            std::size_t end = k + 1;
+            while (end < out.size() && !out[end].portal && out[end].to_rect == chosen->to_rect && out[end].action == chosen->action)
+              ++end;
+            if (end - k > 1) {
+              using detail::octile;
+              double best = std::numeric_limits<double>::infinity();
+              for (std::size_t j = k; j < end; ++j) {
+                const CorridorEdge& c = out[j];
+                const double way = octile(c.lo - x, c.hi - z) + octile(c.line - gx, c.to_z - gz) + c.cost / scale;
+                if (way < best) best = way, chosen = &c;
+              }
+              k = end - 1;
             }
-            k = end - 1;
           }
-        }
-        const CorridorEdge& e = *chosen;
-        if (prune_dead_ends && index.deadEnd(top.rect, e.to_rect, goal_rect)) continue;
-        Record& next = s.touch(e.to_rect);
-        if (next.closed && !(loop && e.to_rect == goal_rect)) continue;
-        double ex, ez, cost;
-        double g_next;
-        const double next_scale = e.to_rect == top.rect ? scale : scaleOf(e.to_rect);
-        if (e.portal) {
-          if (uniform) {
-            portalEntry(e, x, z, gx, gz, ex, ez);
-            cost = distance(ex - x, ez - z) * scale;
+          const CorridorEdge& e = *chosen;
+          if (prune_dead_ends && index.deadEnd(here, e.to_rect, goal_rect) && !(kAreas && scale > cheapest_scale)) continue;
+          const double next_scale = !kAreas || e.to_rect == here ? scale : scaleOf(e.to_rect);
+          const bool into_dear = kAreas && next_scale > cheapest_scale;
+          // (A dear rectangle's own record until it is expanded, then one per edge; the goal's
+          // rectangle is entered for the goal's record and, dear, for one per edge to go on from.)
+          const uint32_t to = into_dear && (e.to_rect == goal_rect || s.touch(e.to_rect).closed)
+                                  ? rect_count + static_cast<uint32_t>(&e - edges_base)
+                                  : e.to_rect;
+          if (e.to_rect != goal_rect && s.touch(to).closed) continue;
+          double ex, ez, cost;
+          double g_next;
+          if (e.portal) {
+            if (!kAreas) {
+              portalEntry(e, x, z, gx, gz, ex, ez);
+              cost = distance(ex - x, ez - z) * scale;
+            } else {
+              // Snell's law at the portal, the rest of the way taken at the entered rectangle's rate
+              // (so a dear rectangle is entered where it is crossed shortest, not on the line to
+              // the goal). The way there is charged as the route goes: inside this rectangle to the
+              // portal line beside the entry point, then half a column across at the entered rate.
+              portalEntry<true>(e, x, z, gx, gz, ex, ez, scale, next_scale);
+              const bool along_z = e.direction == 0 || e.direction == 4;
+              const double back = (e.direction == 0 || e.direction == 2) ? -0.5 : 0.5;
+              const double lx = along_z ? ex + back : ex, lz = along_z ? ez : ez + back;
+              cost = distance(lx - x, lz - z) * scale + 0.5 * next_scale;
+            }
+            g_next = g_here + cost;
           } else {
-            // Snell's law at the portal, the rest of the way taken at the entered rectangle's rate
-            // (so a dear rectangle is entered where it is crossed shortest, not on the line to
-            // the goal). The way there is charged as the route goes: inside this rectangle to the
-            // portal line beside the entry point, then half a column across at the entered rate.
-            portalEntry<true>(e, x, z, gx, gz, ex, ez, scale, next_scale);
-            const bool along_z = e.direction == 0 || e.direction == 4;
-            const double back = (e.direction == 0 || e.direction == 2) ? -0.5 : 0.5;
-            const double lx = along_z ? ex + back : ex, lz = along_z ? ez : ez + back;
-            cost = distance(lx - x, lz - z) * scale + 0.5 * next_scale;
+            ex = e.line, ez = e.to_z;
+            cost = distance(e.lo - x, e.hi - z) * scale + e.cost;
+            g_next = g_here + cost;
+            // (Only worth a look when the take-off is more than a step from the entry point.)
+            if (parent != nullptr && (e.lo - x) * (e.lo - x) + (e.hi - z) * (e.hi - z) > 2.5) {
+              double px, pz;
+              const double parent_scale = kAreas ? scaleOf(rectOf(current.parent)) : scale;
+              if (!kAreas) portalEntry(*entered, parent->x, parent->z, e.lo, e.hi, px, pz);
+              else portalEntry<true>(*entered, parent->x, parent->z, e.lo, e.hi, px, pz, parent_scale, scale);
+              g_next = std::min(g_next, parent->g + distance(px - parent->x, pz - parent->z) * parent_scale +
+                                            distance(e.lo - px, e.hi - pz) * scale + e.cost);
+            }
           }
-          g_next = g_here + cost;
-        } else {
-          ex = e.line, ez = e.to_z;
-          cost = distance(e.lo - x, e.hi - z) * scale + e.cost;
-          g_next = g_here + cost;
-          // (Only worth a look when the take-off is more than a step from the entry point.)
-          if (parent != nullptr && (e.lo - x) * (e.lo - x) + (e.hi - z) * (e.hi - z) > 2.5) {
-            double px, pz;
-            const double parent_scale = scaleOf(current.parent);
-            if (uniform) portalEntry(*entered, parent->x, parent->z, e.lo, e.hi, px, pz);
-            else portalEntry<true>(*entered, parent->x, parent->z, e.lo, e.hi, px, pz, parent_scale, scale);
-            g_next = std::min(g_next, parent->g + distance(px - parent->x, pz - parent->z) * parent_scale +
-                                          distance(e.lo - px, e.hi - pz) * scale + e.cost);
+          if (loop && e.to_rect == goal_rect) {  // back into the start's rectangle, whose record is the start's
+            const double whole = g_next + distance(ex - gx, ez - gz) * next_scale;
+            if (whole < loop_cost) {
+              loop_cost = whole, loop_x = float(ex), loop_z = float(ez);
+              loop_edge = static_cast<uint32_t>(&e - edges_base), loop_parent = top.rect;
+            }
           }
-        }
-        double h = 0;
-        if (e.to_rect == goal_rect) g_next += distance(ex - gx, ez - gz) * next_scale;
-        if (loop && e.to_rect == goal_rect) {  // back into the start's rectangle, whose record is the start's
-          if (g_next < loop_cost) {
-            loop_cost = g_next, loop_x = float(ex), loop_z = float(ez);
-            loop_edge = static_cast<uint32_t>(&e - edges_base), loop_parent = top.rect;
-          }
-          continue;
-        }
-        // A rectangle keeps one entry point. When one entry can walk to the other inside the
-        // (convex) rectangle for less than the other was reached, it is the better one whatever
-        // lies ahead. Otherwise neither is, and the one whose route can still be shortest wins:
-        // reached cost plus the straight rest to the goal (a strip entered cheaply at its far end
-        // can cost more in all than one entered dearer right in line with the goal). In the goal
-        // rectangle the key is the whole cost.
-        const double rest = e.to_rect == goal_rect ? 0.0 : distance(ex - gx, ez - gz);
-        const double key = g_next + rest * cell * per_metre;
-        bool better = key < next.key;
-        if (next.g < std::numeric_limits<double>::infinity() && e.to_rect != goal_rect) {
-          const double between = distance(ex - next.x, ez - next.z) * next_scale;
-          if (g_next >= next.g + between) better = false;      // the kept entry reaches this one cheaper
-          else if (next.g >= g_next + between) better = true;  // this one reaches the kept entry cheaper
-        }
-        if (better) {
-          h = rest * h_scale;
-          next.g = g_next, next.key = key, next.x = float(ex), next.z = float(ez);
-          next.parent = top.rect;
-          next.edge = static_cast<uint32_t>(&e - edges_base);
-          s.push({float(g_next + h), e.to_rect});
+          // A rectangle keeps one entry point. When one entry can walk to the other inside the
+          // (convex) rectangle for less than the other was reached, it is the better one whatever
+          // lies ahead. Otherwise neither is, and the one whose route can still be shortest wins:
+          // reached cost plus the straight rest to the goal (a strip entered cheaply at its far end
+          // can cost more in all than one entered dearer right in line with the goal). In the goal
+          // rectangle the key is the whole cost.
+          auto relax = [&](uint32_t record, bool at_goal) __attribute__((always_inline)) {
+            Record& next = s.touch(record);
+            if (next.closed) return;
+            const double rest = distance(ex - gx, ez - gz);
+            const double g_record = at_goal ? g_next + rest * next_scale : g_next;
+            if (kAreas && record >= rect_count) {  // (as at expansion: another entry of a dear rectangle already expanded)
+              const Expanded& first = s.expanded[e.to_rect];
+              if (first.stamp == s.generation && first.g + distance(first.x - ex, first.z - ez) * next_scale <= g_record) return;
+            }
+            const double key = at_goal ? g_record : g_record + rest * cell * per_metre;
+            bool better = key < next.key;
+            if (next.g < std::numeric_limits<double>::infinity() && !at_goal) {
+              const double between = distance(ex - next.x, ez - next.z) * next_scale;
+              if (g_record >= next.g + between) better = false;      // the kept entry reaches this one cheaper
+              else if (next.g >= g_record + between) better = true;  // this one reaches the kept entry cheaper
+            }
+            if (better) {
+              next.g = g_record, next.key = key, next.x = float(ex), next.z = float(ez);
+              next.parent = top.rect;
+              next.edge = static_cast<uint32_t>(&e - edges_base);
+              s.push({float(g_record + (at_goal ? 0.0 : rest * h_scale)), record});
+            }
+          };
+          // Into the goal's rectangle: the goal's record (in a loop the best way back, above), and
+          // where the rectangle is dear, its record for this edge to go on from.
+          if (e.to_rect == goal_rect && !loop) relax(goal_rect, true);
+          if (!kAreas ? e.to_rect != goal_rect : (e.to_rect != goal_rect || to != goal_rect)) relax(to, false);
         }
       }
-    }
+    };
+    if (uniform) searchLoop(std::false_type{});
+    else searchLoop(std::true_type{});
     uint32_t last_rect = goal_rect;
     if (loop && !budget) {  // the best way found, the straight line at worst
       found = true;
@@ -605,15 +665,22 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
       // (A loop's closest rectangle would be the start's, which holds the goal.)
       if (!settings.return_closest || loop) return failed(reason, expansions, settings.method);
       // The route ends on the closest rectangle's node nearest to the goal.
-      const CorridorRect& rect = index.rects()[closest];
-      end = index.nodeAt(closest, std::clamp(goal_column[0], rect.x0, rect.x1), std::clamp(goal_column[1], rect.z0, rect.z1));
+      const CorridorRect& rect = index.rects()[rectOf(closest)];
+      end = index.nodeAt(rectOf(closest), std::clamp(goal_column[0], rect.x0, rect.x1), std::clamp(goal_column[1], rect.z0, rect.z1));
       if (end == kNoNode || end == start || !(view.heuristic(end, goal, false) < view.heuristic(start, goal, false)))
         return failed(reason, expansions, settings.method);
       failure = PathFailure::ClosestNoPath;
       last_rect = closest;
     }
-    for (uint32_t r = last_rect; r != start_rect; r = s.records[r].parent) s.chain.push_back(edges_base + s.records[r].edge);
+    // (The entry points are read where the area cost changes along the chain.)
+    s.chain_entry.clear();
+    if (loop && !straight) s.chain_entry.push_back({loop_x, loop_z});  // the loop's last edge enters the start's record
+    for (uint32_t r = last_rect; r != start_rect; r = s.records[r].parent) {
+      s.chain.push_back(edges_base + s.records[r].edge);
+      if (!uniform) s.chain_entry.push_back({s.records[r].x, s.records[r].z});
+    }
     std::reverse(s.chain.begin(), s.chain.end());
+    std::reverse(s.chain_entry.begin(), s.chain_entry.end());
   }
   if (stats) stats->corridor_rects = s.chain.size() + 1, stats->fell_back = false;
 
@@ -650,7 +717,8 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     s.portal_count = 0;
     s.addPortal({pointOf(view, start), pointOf(view, start)});
     uint32_t rect = start_rect;  // the rectangle the chain is in
-    for (const CorridorEdge* e : s.chain) {
+    for (std::size_t link = 0; link < s.chain.size(); ++link) {
+      const CorridorEdge* e = s.chain[link];
       const uint32_t from_rect = rect;
       rect = e->to_rect;
       if (e->portal) {
@@ -665,9 +733,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         // nearest to it), where the search charged the change of cost: this leg ends on the near
         // side, the next starts on the far side, each pulled inside its own area; the greedy
         // shortcuts below then drop corners only where the straight line costs no more.
-        // (The last edge of a loop enters the start's rectangle, whose record is the start's.)
-        const bool back_in = loop && e == s.chain.back();
-        const float entry_x = back_in ? loop_x : s.records[rect].x, entry_z = back_in ? loop_z : s.records[rect].z;
+        const float entry_x = s.chain_entry[link][0], entry_z = s.chain_entry[link][1];
         const int32_t far_x = int32_t(std::lround(entry_x)), far_z = int32_t(std::lround(entry_z));
         const bool along_z = e->direction == 0 || e->direction == 4;
         const int32_t back = (e->direction == 0 || e->direction == 2) ? -1 : 1;  // from the far side to the near one

@@ -598,6 +598,50 @@ TEST_CASE("corridor: areas of different costs, the cases a review found", "[nav]
   }
 }
 
+TEST_CASE("corridor: a dear start or goal rectangle left over cheaper ground and entered again", "[nav][layered][corridor]") {
+  // A mud row (cost 10) with a cheap row beside it along most of its length, leading to a room
+  // reached only through the mud at the far end. From a start in the mud the cheap way steps out
+  // onto the cheap row, walks it, and steps back into the mud to reach the room; the rectangle
+  // search entered each rectangle once, so the route walked the mud (4.6x A*'s cost, a review).
+  // The same from the room to a goal in the mud, and with random walls in the cheap row, round
+  // each of which the route steps into the mud and out again.
+  SearchState state;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> column(0, 22);
+  PropertyTotals totals;
+  int left_the_mud = 0, trials = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    std::vector<std::string> rows(8, "#########################.....");
+    rows[0] = ".........................#####";
+    rows[1] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    if (trial > 0)  // walls in the cheap row: the route steps into the mud round each
+      for (int k = 0; k < trial % 4; ++k) rows[0][std::size_t(column(rng))] = '#';
+    LayeredBuilder b(30, 8);
+    b.area_costs = {1.0f, 10.0f};
+    b.fromAscii(rows);
+    const auto g = b.build();
+    const LayeredSearchGraph view(g, defaultAgent());
+    const sim::Vec3 mud{column(rng) + 0.5, 0, 1.5}, room{27.5, 0, 5.5};
+    for (const bool from_mud : {true, false}) {
+      const sim::Vec3 from = from_mud ? mud : room, to = from_mud ? room : mud;
+      const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
+      const PathResult best = answerWith(view, from, to, SearchMethod::AStar, state);
+      REQUIRE(r.ok());
+      REQUIRE(best.ok());
+      CHECK(r.answered_by == SearchMethod::Corridor);
+      INFO("trial " << trial << " from " << from.x << "," << from.z << " to " << to.x << "," << to.z);
+      // (Stepping out of the mud costs the corridor half a column of mud, 5, where a walk edge
+      // charges the cheap row it lands on; back in, likewise the other way.)
+      CHECK(r.cost <= 1.1 * best.cost + 10);
+      checkPair(view, from, to, state, totals, false, 20 * 9.0);
+      ++trials;
+      for (const Waypoint& w : r.waypoints) left_the_mud += w.position.z < 1.0 ? 1 : 0;
+    }
+  }
+  CHECK(trials == 48);
+  CHECK(left_the_mud > 24);
+}
+
 TEST_CASE("corridor and interval: a link cheaper than walking sends the request to Theta*", "[nav][layered][corridor]") {
   // One open floor is one rectangle: start and goal in it were answered by the straight line
   // (0 expansions), past a link along the side that costs 0.5 for 28 m (an audit: 26.1 against

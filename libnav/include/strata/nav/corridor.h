@@ -107,6 +107,8 @@ class CorridorIndex {
   std::size_t portalCount() const { return portal_count_; }
   /// Number of special edges.
   std::size_t specialCount() const { return edges_.size() - portal_count_; }
+  /// Every edge, portals and special edges.
+  std::size_t edgeCount() const { return edges_.size(); }
   /// The node of rectangle `rect` in column (x, z) (its twin cluster's lowest node), kNoNode when
   /// the column is outside it.
   NodeId nodeAt(uint32_t rect, int32_t x, int32_t z) const;
