@@ -33,6 +33,7 @@
 #include "binary_heap.h"
 #include "column_line.h"
 #include "corridor_search.h"
+#include "end_legs.h"
 #include "search_rates.h"
 
 namespace strata::nav {
@@ -918,8 +919,9 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   result.cost = cost;
 
   // Waypoints: the exact start, every corner and special edge end, the points where a walking
-  // segment enters another area, the exact end (plus the end nodes when an endpoint snapped
-  // from another column, as in the other methods).
+  // segment enters another area, the exact end (plus the end nodes unless an endpoint lies on
+  // its node's column and the leg from it is a clear walk, as in the other methods:
+  // layered_waypoints.cpp).
   const GridFrame& grid = g.grid;
   auto centre = [&](NodeId n) {
     const auto c = view.column(n);
@@ -932,10 +934,20 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   const sim::Vec3 end_point = end == goal ? to : centre(end);
   const std::size_t count = s.nodes.size();
   const NodeId first = s.nodes.front(), last = s.nodes.back();
+  auto walkingLeg = [&](std::size_t i) { return s.actions[i] == MoveAction::Walk && s.special_cost[i] == 0; };
+  detail::EndCentres ends;  // (end_legs.h)
+  if (count > 1)
+    ends = detail::endCentres(view, from, first, s.nodes[1], walkingLeg(1), end_point, last, s.nodes[count - 2], walkingLeg(count - 1));
+  const bool drop_start = ends.drop_start, drop_end = ends.drop_goal;
   std::vector<Waypoint>& points = s.points;
   points.clear();
   points.push_back({{from.x, g.height[first], from.z}, MoveAction::Walk, g.area[first]});
-  if (count > 1 && !sameColumn(first, from)) points.push_back({centre(first), MoveAction::Walk, g.area[first]});
+  if (count > 1 && !drop_start) points.push_back({centre(first), MoveAction::Walk, g.area[first]});
+  // Both endpoints on one node: through its centre unless both lie on its column and its whole
+  // square is free.
+  if (count == 1 && (from.x != end_point.x || from.z != end_point.z) &&
+      !(sameColumn(first, from) && sameColumn(first, end_point) && view.squareFree(first)))
+    points.push_back({centre(first), MoveAction::Walk, g.area[first]});
   for (std::size_t i = 1; i < count; ++i) {
     const sim::Vec3 a = centre(s.nodes[i - 1]), b = centre(s.nodes[i]);
     for (uint32_t k = s.crossing_offsets[i]; k < s.crossing_offsets[i + 1]; ++k) {
@@ -952,7 +964,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   }
   MoveAction final_action = count > 1 ? s.actions[count - 1] : MoveAction::Walk;
   const int32_t final_link = final_action == MoveAction::Link ? g.linkLabel(s.nodes[count - 2], last) : -1;
-  if (count > 1 && !sameColumn(last, end_point)) {
+  if (count > 1 && !drop_end) {
     points.push_back({centre(last), final_action, g.area[last], final_link});
     final_action = MoveAction::Walk;
   }

@@ -21,6 +21,7 @@
 #include <limits>
 #include <utility>
 
+#include "end_legs.h"
 #include "strata/nav/corridor.h"
 #include "strata/nav/layered_search.h"
 #include "strata/nav/nav_queries.h"
@@ -94,16 +95,23 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
       const auto c = view.column(n);
       return grid.onColumn(c[0], c[1], p.x, p.z);
     };
+    // The end nodes' centres go where the line from the exact point is clear (end_legs.h).
+    detail::EndCentres ends;
+    if (start != goal) ends = detail::endCentres(view, from, start, goal, true, to, goal, start, true);
+    const bool drop_start = ends.drop_start, drop_goal = ends.drop_goal;
     std::vector<Waypoint>& points = result.waypoints;
     points.push_back({{from.x, graph.height[start], from.z}, MoveAction::Walk, graph.area[start]});
-    if (start != goal && !sameColumn(start, from)) points.push_back({centre(start), MoveAction::Walk, graph.area[start]});
+    if (start != goal && !drop_start) points.push_back({centre(start), MoveAction::Walk, graph.area[start]});
+    if (start == goal && (from.x != to.x || from.z != to.z) &&
+        !(sameColumn(start, from) && sameColumn(start, to) && view.squareFree(start)))
+      points.push_back({centre(start), MoveAction::Walk, graph.area[start]});  // one node: through its centre unless its square is free
     const sim::Vec3 a = centre(start), b = centre(goal);
     for (const auto& c : crossings) {
       sim::Vec3 p = a + (b - a) * c.t;
       p.y = graph.height[c.node];
       points.push_back({p, MoveAction::Walk, graph.area[c.node]});
     }
-    if (start != goal && !sameColumn(goal, to)) points.push_back({centre(goal), MoveAction::Walk, graph.area[goal]});
+    if (start != goal && !drop_goal) points.push_back({centre(goal), MoveAction::Walk, graph.area[goal]});
     points.push_back({{to.x, graph.height[goal], to.z}, MoveAction::Walk, graph.area[goal]});
     if (settings.waypoint_spacing > 0) points = spaceWaypoints(view, std::move(points), settings.waypoint_spacing);
     result.length = horizontalLength(result.waypoints);

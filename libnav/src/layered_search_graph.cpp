@@ -167,6 +167,44 @@ bool LayeredSearchGraph::lineNodes(NodeId a, NodeId b, std::vector<NodeId>& node
   });
 }
 
+bool LayeredSearchGraph::quarterCorners(const sim::Vec3& point, NodeId n, NodeId (&corners)[4]) const {
+  const LayeredGraph& g = *graph_;
+  if (n >= g.nodeCount()) return false;
+  const auto c = column(n);
+  const int sx = point.x < g.grid.centerX(c[0]) ? -1 : 1, sz = point.z < g.grid.centerZ(c[1]) ? -1 : 1;
+  corners[0] = n, corners[1] = corners[2] = corners[3] = kNoNode;
+  for (int d = 0; d < kDirectionCount; ++d) {
+    const int dx = kDirectionDx[std::size_t(d)], dz = kDirectionDz[std::size_t(d)];
+    const int slot = (dx == sx && dz == 0) ? 1 : (dx == 0 && dz == sz) ? 2 : (dx == sx && dz == sz) ? 3 : 0;
+    if (slot != 0 && g.edgeKind(n, d) == EdgeKind::Walk) corners[slot] = g.neighborOf(n, d);
+  }
+  return corners[1] != kNoNode && corners[2] != kNoNode && corners[3] != kNoNode;
+}
+
+bool LayeredSearchGraph::walkLineFrom(const sim::Vec3& point, NodeId from, NodeId to) const {
+  NodeId corners[4];
+  if (to >= nodeCount() || !quarterCorners(point, from, corners)) return false;
+  for (const NodeId n : corners)
+    if (!walkLine(n, to, false)) return false;
+  return true;
+}
+
+bool LayeredSearchGraph::walkLineBetween(const sim::Vec3& point, NodeId from, const sim::Vec3& end, NodeId to) const {
+  NodeId a[4], b[4];
+  if (!quarterCorners(point, from, a) || !quarterCorners(end, to, b)) return false;
+  for (const NodeId m : a)
+    for (const NodeId n : b)
+      if (!walkLine(m, n, false)) return false;
+  return true;
+}
+
+bool LayeredSearchGraph::squareFree(NodeId n) const {
+  if (n >= nodeCount()) return false;
+  for (int d = 1; d < kDirectionCount; d += 2)
+    if (graph_->edgeKind(n, d) != EdgeKind::Walk) return false;
+  return true;
+}
+
 bool LayeredSearchGraph::walkLine(NodeId a, NodeId b, bool same_cost_only) const {
   if (a >= nodeCount() || b >= nodeCount()) return false;
   const double max_cost = std::max(areaCost(a), areaCost(b));

@@ -2,8 +2,12 @@
 // edges, costs, and waypoints"): backtracked node chain in, waypoints out.
 //
 //  - The exact start comes first and the exact goal last, at the surface height of the node they
-//    snapped to. When an endpoint snapped from another column, that node is kept as well, so the
-//    first and last legs stay on walkable ground.
+//    snapped to. The node an endpoint snapped to is kept as well (so the first and last legs stay
+//    on walkable ground) unless the endpoint lies on its column and the leg from it, a walk, is
+//    clear by LayeredSearchGraph::walkLineFrom: off the column centre the line to the next corner
+//    can pass closer to a wall than the one from the centre (an audit: 0.07 m inside the radius
+//    at a wall's end), and a jump or drop is taken from its take-off column, not from beside it
+//    (a jump from the exact start was 0.2 m longer than jump_distance).
 //  - An inner node is kept when it is a corner (the column step changes direction), when the
 //    action changes (the take-off and the landing of a jump, drop, climb or link), or at an area
 //    boundary (both sides of it). Straight walking runs collapse to their ends. A walking leg
@@ -18,6 +22,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "end_legs.h"
 #include "strata/nav/layered_search.h"
 #include "strata/nav/nav_queries.h"
 
@@ -49,7 +54,9 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
   const NodeId first_node = nodes.front(), last_node = nodes.back();
 
   points.push_back({{from.x, graph.height[first_node], from.z}, MoveAction::Walk, graph.area[first_node]});
-  if (!sameColumnAs(view, first_node, from) && last > 0) points.push_back(waypointAt(graph, first_node, MoveAction::Walk));
+  // The start's node; dropped below when the first leg is clear from the exact start.
+  if (last > 0) points.push_back(waypointAt(graph, first_node, MoveAction::Walk));
+  std::size_t first_kept = 0, last_kept = 0;  // the first and last inner nodes kept (0: none)
   const GridFrame& grid = graph.grid;
   auto centre = [&](NodeId n) {
     const auto c = view.column(n);
@@ -90,6 +97,8 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
       keep = dx1 * dz2 - dz1 * dx2 != 0 || dx1 * dx2 + dz1 * dz2 <= 0;
     }
     if (keep) {
+      if (first_kept == 0) first_kept = i;
+      last_kept = i;
       points.push_back(waypointAt(graph, node, action(i)));
       if (action(i) == MoveAction::Link) points.back().link = graph.linkLabel(prev, node);
     }
@@ -97,7 +106,21 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
   if (last > 0) addCrossings(last);
   MoveAction final_action = last > 0 ? action(last) : MoveAction::Walk;
   const int32_t final_link = final_action == MoveAction::Link ? graph.linkLabel(nodes[last - 1], last_node) : -1;
-  if (!sameColumnAs(view, last_node, to) && last > 0) {
+  // An endpoint's node centre goes where the leg from the exact point is clear (end_legs.h).
+  const std::size_t first_end = first_kept != 0 ? first_kept : last;  // the first leg's far end
+  detail::EndCentres ends;
+  if (last > 0)
+    ends = detail::endCentres(view, from, first_node, nodes[first_end], action(first_end) == MoveAction::Walk, to, last_node,
+                              nodes[last_kept], final_action == MoveAction::Walk);
+  const bool drop_start = ends.drop_start, drop_goal = ends.drop_goal;
+  if (drop_start) points.erase(points.begin() + 1);
+  // Both endpoints on one node: through its centre unless both lie on its column and its whole
+  // square is free.
+  const bool apart = from.x != to.x || from.z != to.z;
+  if (last == 0 && apart &&
+      !(sameColumnAs(view, first_node, from) && sameColumnAs(view, first_node, to) && view.squareFree(first_node)))
+    points.push_back(waypointAt(graph, first_node, MoveAction::Walk));
+  if (!drop_goal && last > 0) {
     points.push_back(waypointAt(graph, last_node, final_action));
     points.back().link = final_link;
     final_action = MoveAction::Walk;

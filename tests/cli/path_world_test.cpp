@@ -660,6 +660,39 @@ TEST_CASE("strata path --batch reads only the agents its requests name", "[cli][
   CHECK_THAT(r.err, Catch::Contains("no agent 'zz' (agents: first, second)"));
 }
 
+TEST_CASE("strata path: an endpoint off its column centre keeps the centre where the leg from it is not clear", "[cli][path][layered]") {
+  // An audit: from 0.2 m off its column centre, the line to the next corner passed the end of
+  // the maze's east wall 0.07 m closer than the radius (the line from the centre clears it), and
+  // on course a jump over the gap from the exact start was 2.69 m, past jump_distance (2.5 m).
+  for (const char* method : {"astar", "theta", "corridor", "interval", "direct"}) {
+    INFO(method);
+    const auto r = path("maze", {"--from", "13.51,0,-0.8", "--to", "13.79,0,13", "--method", method, "--json"});
+    REQUIRE(r.exit_code == 0);
+    const Json doc = Json::parse(r.out);
+    const auto& w = doc["waypoints"];
+    REQUIRE(w.size() >= 3);
+    // The second waypoint is the start's column centre, within half a cell of the start.
+    CHECK(std::fabs(w[1]["position"][0].get<double>() - 13.51) < 0.2);
+    CHECK(std::fabs(w[1]["position"][2].get<double>() + 0.8) < 0.2);
+  }
+  for (const char* method : {"astar", "theta", "corridor"}) {
+    INFO(method);
+    const auto r = path("course", {"--from", "33.61,0,3.61", "--to", "36.29,0,3.89", "--method", method, "--json"});
+    REQUIRE(r.exit_code == 0);
+    const Json doc = Json::parse(r.out);
+    const auto& w = doc["waypoints"];
+    bool jumped = false;
+    for (std::size_t i = 1; i < w.size(); ++i) {
+      if (w[i]["action"] != "jump") continue;
+      jumped = true;
+      const double dx = w[i]["position"][0].get<double>() - w[i - 1]["position"][0].get<double>();
+      const double dz = w[i]["position"][2].get<double>() - w[i - 1]["position"][2].get<double>();
+      CHECK(std::hypot(dx, dz) <= 2.5 + 1e-9);
+    }
+    CHECK(jumped);
+  }
+}
+
 TEST_CASE("strata path --method corridor: a way out of a mud row and back never costs more than the line through it", "[cli][path][layered][corridor]") {
   // A review's world: a floor slab (z -10 .. 1.6) with a wall along z 0 .. 0.4 save a doorway
   // (x 9 .. 11) and a mud band (z 0.5 .. 1.6, cost 10) north of it. Start and goal lie in the

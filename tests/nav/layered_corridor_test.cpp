@@ -230,11 +230,18 @@ TEST_CASE("corridor: an open floor is one rectangle and a route inside it is one
   for (const CorridorRect& rect : small.rects()) CHECK((rect.x1 - rect.x0 < 4 && rect.z1 - rect.z0 < 4));
   capped.max_side_cells = -1;
   CHECK_FALSE(capped.validate());
-  const auto r = run(g, {0.3, 0, 0.4}, {9.6, 0, 5.5});
+  const auto r = run(g, {0.7, 0, 0.6}, {9.4, 0, 5.2});
   REQUIRE(r.ok());
   CHECK(r.waypoints.size() == 2);
   CHECK(r.expansions == 0);
-  CHECK(r.length == Approx(std::hypot(9.3, 5.1)));
+  CHECK(r.length == Approx(std::hypot(8.7, 4.6)));
+  // Endpoints beyond the outer columns' centres (towards the floor's edge, where the line test's
+  // model knows no free space) keep their columns' centres: the route runs between them.
+  const auto edge = run(g, {0.3, 0, 0.4}, {9.6, 0, 5.5});
+  REQUIRE(edge.ok());
+  REQUIRE(edge.waypoints.size() == 4);
+  CHECK(edge.waypoints[1].position.x == 0.5);
+  CHECK(edge.waypoints[2].position.x == 9.5);
 }
 
 TEST_CASE("corridor: columns of more floors than a byte can index still walk", "[nav][layered][corridor]") {

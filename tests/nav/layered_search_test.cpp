@@ -87,6 +87,83 @@ TEST_CASE("layered search: endpoints on column borders need no leg to a column c
   CHECK(off.waypoints[1].position.x == Approx(0.5));
 }
 
+TEST_CASE("layered search: legs from endpoints off their column centres stay in the line test's free space (oracle)",
+          "[nav][layered][property]") {
+  // The line test's model of where the agent may stand (LayeredSearchGraph::walkLine): column
+  // centres joined by walk edges, and the squares between four column centres whose diagonal
+  // walk edge exists. On a flat single floor built from ASCII that is: a point strictly inside
+  // the square between four centres is free when the four columns are all floor, a point on the
+  // line between two centres when both are. Every walking leg of every method's route, sampled,
+  // must be free, except the leg from an exact endpoint to its own column's centre (the
+  // request's point, wherever it is). An audit found the leg from an exact start 0.2 m off its
+  // column centre cutting past a wall's end that the line from the centre clears.
+  std::mt19937 rng(11);
+  constexpr int kSide = 24;
+  int legs_from_points = 0, routes = 0;
+  for (int map = 0; map < 12; ++map) {
+    std::vector<std::string> rows(kSide, std::string(kSide, '.'));
+    std::uniform_int_distribution<int> cell(0, kSide - 1), len(1, 6), coin(0, 1);
+    for (int k = 0; k < 14; ++k) {  // wall segments, along X or Z
+      const int x0 = cell(rng), z0 = cell(rng), n = len(rng), along_x = coin(rng);
+      for (int i = 0; i < n; ++i) {
+        const int x = along_x ? x0 + i : x0, z = along_x ? z0 : z0 + i;
+        if (x < kSide && z < kSide) rows[std::size_t(z)][std::size_t(x)] = '#';
+      }
+    }
+    LayeredBuilder b(kSide, kSide);
+    b.fromAscii(rows);
+    const auto g = b.build();
+    auto floorAt = [&](long x, long z) {
+      return x >= 0 && z >= 0 && x < kSide && z < kSide && rows[std::size_t(z)][std::size_t(x)] == '.';
+    };
+    auto free = [&](double px, double pz) {
+      const double u = px - 0.5, v = pz - 0.5;  // in column-centre coordinates
+      const long i = long(std::floor(u)), j = long(std::floor(v));
+      const double fu = u - double(i), fv = v - double(j);
+      const bool on_u = fu < 1e-9 || fu > 1 - 1e-9, on_v = fv < 1e-9 || fv > 1 - 1e-9;
+      const long ci = std::lround(u), cj = std::lround(v);
+      if (on_u && on_v) return floorAt(ci, cj);
+      if (on_u) return floorAt(ci, j) && floorAt(ci, j + 1);
+      if (on_v) return floorAt(i, cj) && floorAt(i + 1, cj);
+      return floorAt(i, j) && floorAt(i + 1, j) && floorAt(i, j + 1) && floorAt(i + 1, j + 1);
+    };
+    std::uniform_real_distribution<double> offset(0.02, 0.98);
+    for (int q = 0; q < 40; ++q) {
+      int sx, sz, gx, gz;
+      do sx = cell(rng), sz = cell(rng);
+      while (!floorAt(sx, sz));
+      do gx = cell(rng), gz = cell(rng);
+      while (!floorAt(gx, gz));
+      const sim::Vec3 from{sx + offset(rng), 0, sz + offset(rng)}, to{gx + offset(rng), 0, gz + offset(rng)};
+      const sim::Vec3 start_centre{sx + 0.5, 0, sz + 0.5}, goal_centre{gx + 0.5, 0, gz + 0.5};
+      for (const SearchMethod m : {SearchMethod::AStar, SearchMethod::Theta, SearchMethod::Direct, SearchMethod::Corridor,
+                                   SearchMethod::Interval}) {
+        const auto r = run(g, from, to, method(m));
+        if (!r.ok()) continue;
+        ++routes;
+        const auto& w = r.waypoints;
+        REQUIRE(w.size() >= 2);
+        for (std::size_t k = 1; k < w.size(); ++k) {
+          const sim::Vec3 &a = w[k - 1].position, &c = w[k].position;
+          if (k == 1 && c.x == start_centre.x && c.z == start_centre.z) continue;             // to the start's centre
+          if (k + 1 == w.size() && a.x == goal_centre.x && a.z == goal_centre.z) continue;  // from the goal's centre
+          legs_from_points += (k == 1) + (k + 1 == w.size());
+          bool clear = true;
+          for (int t = 0; t <= 400 && clear; ++t) {
+            const double f = t / 400.0;
+            clear = free(a.x + (c.x - a.x) * f, a.z + (c.z - a.z) * f);
+          }
+          INFO("map " << map << " method " << static_cast<int>(m) << " leg " << k << " from " << a.x << "," << a.z << " to "
+                      << c.x << "," << c.z);
+          CHECK(clear);
+        }
+      }
+    }
+  }
+  CHECK(routes > 1500);
+  CHECK(legs_from_points > 1000);  // most endpoints still go straight on
+}
+
 TEST_CASE("layered search: a start equal to the goal is a route of two waypoints at that point", "[nav][layered]") {
   // As on grids: the exact start first and the exact goal last, even when they are one point
   // (docs/search.md, Results), with length and cost 0, for every method.

@@ -29,6 +29,23 @@ nav::OnDemandSettings wholeLevel() {
   return settings;
 }
 
+// The waypoints without a walking waypoint within half a cell of an exact endpoint (the
+// centre of the column it snapped to). The waypoint pass keeps that centre unless the leg from
+// the exact point is clear by the line test (end_legs.h), which reads columns beside the route:
+// the bake has them all, an on-demand search only those it built, so it keeps the centre more
+// often. Everything else must be the bake's.
+std::vector<nav::Waypoint> withoutEndCentres(const nav::PathResult& r, double cell) {
+  std::vector<nav::Waypoint> w = r.waypoints;
+  auto near = [&](const nav::Waypoint& a, const nav::Waypoint& b) {
+    return std::fabs(a.position.x - b.position.x) <= cell / 2 + 1e-9 && std::fabs(a.position.z - b.position.z) <= cell / 2 + 1e-9;
+  };
+  if (w.size() > 2 && w[w.size() - 2].action == nav::MoveAction::Walk && w.back().action == nav::MoveAction::Walk &&
+      near(w[w.size() - 2], w.back()))
+    w.erase(w.end() - 2);
+  if (w.size() > 2 && w[1].action == nav::MoveAction::Walk && near(w[0], w[1])) w.erase(w.begin() + 1);
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("on-demand search finds the baked search's costs on every sample", "[nav][ondemand]") {
@@ -312,9 +329,10 @@ TEST_CASE("on-demand search jumps a pit within max_drop as the bake does", "[nav
     REQUIRE(lazy.ok());
     REQUIRE(lazy->path.ok());
     CHECK(lazy->path.cost == Approx(expected.cost).epsilon(1e-9));
-    REQUIRE(lazy->path.waypoints.size() == expected.waypoints.size());
-    for (std::size_t i = 0; i < expected.waypoints.size(); ++i)
-      CHECK(lazy->path.waypoints[i].action == expected.waypoints[i].action);
+    const auto lazy_points = withoutEndCentres(lazy->path, baked.graph.grid.cell_size);
+    const auto baked_points = withoutEndCentres(expected, baked.graph.grid.cell_size);
+    REQUIRE(lazy_points.size() == baked_points.size());
+    for (std::size_t i = 0; i < baked_points.size(); ++i) CHECK(lazy_points[i].action == baked_points[i].action);
   }
 }
 
@@ -384,11 +402,13 @@ TEST_CASE("on-demand search jumps a chasm across the diagonal as the bake does",
   REQUIRE(lazy->path.ok());
   CHECK(lazy->region.grid.cell_size == baked.graph.grid.cell_size);
   CHECK(lazy->path.cost == expected.cost);
-  REQUIRE(lazy->path.waypoints.size() == expected.waypoints.size());
-  for (std::size_t i = 0; i < expected.waypoints.size(); ++i) {
-    CHECK(lazy->path.waypoints[i].action == expected.waypoints[i].action);
-    CHECK(lazy->path.waypoints[i].position.x == expected.waypoints[i].position.x);
-    CHECK(lazy->path.waypoints[i].position.z == expected.waypoints[i].position.z);
+  const auto lazy_points = withoutEndCentres(lazy->path, baked.graph.grid.cell_size);
+  const auto baked_points = withoutEndCentres(expected, baked.graph.grid.cell_size);
+  REQUIRE(lazy_points.size() == baked_points.size());
+  for (std::size_t i = 0; i < baked_points.size(); ++i) {
+    CHECK(lazy_points[i].action == baked_points[i].action);
+    CHECK(lazy_points[i].position.x == baked_points[i].position.x);
+    CHECK(lazy_points[i].position.z == baked_points[i].position.z);
   }
 }
 
@@ -420,7 +440,8 @@ TEST_CASE("on-demand search: a link left out for landing in an inf area does not
     ++found;
     CHECK(lazy->region.grid.cell_size == g.grid.cell_size);
     CHECK(lazy->path.cost == Approx(expected.cost).epsilon(1e-9));
-    CHECK(lazy->path.length == Approx(expected.length).epsilon(1e-9));
+    CHECK(nav::horizontalLength(withoutEndCentres(lazy->path, g.grid.cell_size)) ==
+          Approx(nav::horizontalLength(withoutEndCentres(expected, g.grid.cell_size))).epsilon(1e-9));
     CHECK(lazy->path.expansions == expected.expansions);
   }
   CHECK(found == 3);

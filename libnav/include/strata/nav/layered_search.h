@@ -100,6 +100,22 @@ class LayeredSearchGraph {
   /// The walking line test of lineOfSight; `same_cost_only` = false drops the area rule (the
   /// `los` query, Direct).
   bool walkLine(NodeId a, NodeId b, bool same_cost_only) const;
+  /// True when walking straight from `point`, a point on node `from`'s column off its centre, to
+  /// node `to`'s centre stays where walkLine's model lets the agent stand: the quarter of the
+  /// column the point lies in is free (`from`'s diagonal walk edge towards the point) and
+  /// walkLine(·, to, false) holds from each corner of that quarter (`from` and its three
+  /// neighbours towards the point), so the hull of the quarter and `to` is free (an obstacle
+  /// between two of the lines would have to cross one). The waypoint passes drop an endpoint's
+  /// column centre only then (an audit: from 0.2 m off a column centre the line to the next
+  /// corner came 0.07 m closer to a wall's end than the radius).
+  bool walkLineFrom(const sim::Vec3& point, NodeId from, NodeId to) const;
+  /// The same for a walk from `point` on node `from`'s column to `end` on node `to`'s column, both
+  /// off their centres: both quarters free and walkLine(·, ·, false) from each corner of the
+  /// one to each corner of the other.
+  bool walkLineBetween(const sim::Vec3& point, NodeId from, const sim::Vec3& end, NodeId to) const;
+  /// True when node n has its four diagonal walk edges: its column's whole square is free in
+  /// walkLine's model (a straight walk between two points on it stays there).
+  bool squareFree(NodeId n) const;
   /// Where a walked line enters another area: at parameter t along it, onto `node`.
   struct AreaCrossing {
     double t;
@@ -141,6 +157,11 @@ class LayeredSearchGraph {
   const CorridorIndex& corridor() const;
 
  private:
+  // The four corners of the quarter of node n's column that `point` lies in (n, then its
+  // neighbours towards the point along X, along Z, and diagonally); false when a neighbour is not
+  // joined by a walk edge (the quarter is not free).
+  bool quarterCorners(const sim::Vec3& point, NodeId n, NodeId (&corners)[4]) const;
+
   // The column walk of walkLine and walkLineCost: from a towards b, one walk edge into the next
   // column per step of the line; `visit(current, next, line)` may stop it (false). True when every
   // step was a walk edge into the expected column, none was stopped, and the walk ended on b.

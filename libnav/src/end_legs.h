@@ -1,0 +1,68 @@
+#pragma once
+// Internal: whether a route's first and last waypoints after the exact endpoints may leave out
+// the centres of the nodes the endpoints snapped to (layeredWaypoints, the corridor method's
+// waypoints and Direct's share the rule; docs/search.md, "Results").
+//
+// An endpoint's node centre is kept when the point lies off that node's column (snapped from
+// beside it); when the leg from it is not a walk (a jump, drop, climb or link is taken between
+// column centres: from the exact point a jump could exceed jump_distance); and when the straight
+// leg from the exact point to the next corner is not clear by the line test's model: clear when
+// the point lies on the line from the next corner through the centre (the leg is the leg from the
+// centre plus the leg to it), or by LayeredSearchGraph::walkLineFrom (an audit found a leg from a
+// start 0.2 m off its column centre passing a wall's end 0.07 m closer than the radius). With no
+// corner between the two ends, both go only when the line from point to point is clear
+// (walkLineBetween, or all four points on one line). A point at its column's centre needs no
+// centre waypoint whatever the leg.
+
+#include <cmath>
+
+#include "strata/nav/layered_search.h"
+
+namespace strata::nav::detail {
+
+struct EndCentres {
+  bool drop_start = false, drop_goal = false;
+};
+
+// c lies on the segment from p to q (horizontally, within rounding).
+inline bool between(const sim::Vec3& p, const sim::Vec3& c, const sim::Vec3& q) {
+  const double ax = c.x - p.x, az = c.z - p.z, bx = q.x - c.x, bz = q.z - c.z;
+  const double scale = std::hypot(ax, az) * std::hypot(bx, bz);
+  return std::fabs(ax * bz - az * bx) <= 1e-9 * scale && ax * bx + az * bz >= 0;
+}
+
+// `first` / `last`: the nodes the exact `from` / `to` snapped to (different nodes);
+// `after_first` / `before_last`: the route's next corner after the first node and the one before
+// the last (each other's ends when no corner lies between); `*_walks`: those legs are walks.
+inline EndCentres endCentres(const LayeredSearchGraph& view, const sim::Vec3& from, NodeId first, NodeId after_first,
+                             bool first_walks, const sim::Vec3& to, NodeId last, NodeId before_last, bool last_walks) {
+  const GridFrame& grid = view.graph().grid;
+  auto centre = [&](NodeId n) {
+    const auto c = view.column(n);
+    return sim::Vec3{grid.centerX(c[0]), 0.0, grid.centerZ(c[1])};
+  };
+  auto onColumn = [&](NodeId n, const sim::Vec3& p) {
+    const auto c = view.column(n);
+    return grid.onColumn(c[0], c[1], p.x, p.z);
+  };
+  auto atCentre = [&](NodeId n, const sim::Vec3& p) {
+    const sim::Vec3 c = centre(n);
+    return p.x == c.x && p.z == c.z;
+  };
+  auto clear = [&](const sim::Vec3& p, NodeId node, NodeId next, bool walks) {
+    if (!onColumn(node, p)) return false;
+    if (atCentre(node, p)) return true;
+    return walks && (between(p, centre(node), centre(next)) || view.walkLineFrom(p, node, next));
+  };
+  EndCentres out;
+  out.drop_start = clear(from, first, after_first, first_walks);
+  out.drop_goal = clear(to, last, before_last, last_walks);
+  if (after_first == last && out.drop_start && out.drop_goal && !atCentre(first, from) && !atCentre(last, to)) {
+    const bool line = (between(from, centre(first), centre(last)) && between(centre(first), centre(last), to)) ||
+                      view.walkLineBetween(from, first, to, last);
+    if (!line) out.drop_goal = false;
+  }
+  return out;
+}
+
+}  // namespace strata::nav::detail
