@@ -649,6 +649,47 @@ TEST_CASE("corridor: a dear start or goal rectangle left over cheaper ground and
   CHECK(left_the_mud > 24);
 }
 
+TEST_CASE("corridor: a dear rectangle between two rooms, with a cheap row beside it broken by walls", "[nav][layered][corridor]") {
+  // A second review: with one record per dear rectangle until it was expanded, the entry into a
+  // mud strip from the cheap row near its far end lost to the entry at the near end on the key
+  // alone and was dropped, and the route walked the mud (2.5-3.5x A*'s cost). Rooms at both
+  // ends of two mud rows (cost 10), a cheap row beside them cut by random walls; routes from
+  // room to room both ways.
+  SearchState state;
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int> column(3, 26), room_z(0, 5);
+  PropertyTotals totals;
+  int routes = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    std::vector<std::string> rows(6, "..########################..");
+    rows[1] = "............................";
+    rows[2] = "..aaaaaaaaaaaaaaaaaaaaaaaa..";
+    rows[3] = "..aaaaaaaaaaaaaaaaaaaaaaaa..";
+    for (int k = 0; k < 1 + trial % 3; ++k) rows[1][std::size_t(column(rng))] = '#';
+    LayeredBuilder b(28, 6);
+    b.area_costs = {1.0f, 10.0f};
+    b.fromAscii(rows);
+    const auto g = b.build();
+    const LayeredSearchGraph view(g, defaultAgent());
+    const sim::Vec3 west{0.5, 0, room_z(rng) + 0.5}, east{27.5, 0, room_z(rng) + 0.5};
+    for (const bool eastwards : {true, false}) {
+      const sim::Vec3 from = eastwards ? west : east, to = eastwards ? east : west;
+      const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
+      const PathResult best = answerWith(view, from, to, SearchMethod::AStar, state);
+      REQUIRE(r.ok());
+      REQUIRE(best.ok());
+      INFO("trial " << trial << (eastwards ? " eastwards" : " westwards"));
+      CHECK(r.answered_by == SearchMethod::Corridor);
+      // (Each step into the mud round a wall and back costs the corridor up to a column of mud
+      // where A*'s edges charge the cheap row they land on: 10 a wall.)
+      CHECK(r.cost <= 1.1 * best.cost + 10 * (1 + trial % 3));
+      checkPair(view, from, to, state, totals, false, 20 * 9.0);
+      ++routes;
+    }
+  }
+  CHECK(routes == 60);
+}
+
 TEST_CASE("corridor and interval: a link cheaper than walking sends the request to Theta*", "[nav][layered][corridor]") {
   // One open floor is one rectangle: start and goal in it were answered by the straight line
   // (0 expansions), past a link along the side that costs 0.5 for 28 m (an audit: 26.1 against
