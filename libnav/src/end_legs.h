@@ -8,7 +8,8 @@
 // column centres: from the exact point a jump could exceed jump_distance); and when the straight
 // leg from the exact point to the next corner is not clear by the line test's model: clear when
 // the point lies on the line from the next corner through the centre (the leg is the leg from the
-// centre plus the leg to it), or by LayeredSearchGraph::walkLineFrom (an audit found a leg from a
+// centre plus the leg to it) or between the centre and the next corner (a part of that leg), or by
+// LayeredSearchGraph::walkLineFrom (an audit found a leg from a
 // start 0.2 m off its column centre passing a wall's end 0.07 m closer than the radius). With no
 // corner between the two ends, both go only when the line from point to point is clear
 // (walkLineBetween, or all four points on one line). A point at its column's centre needs no
@@ -24,11 +25,14 @@ struct EndCentres {
   bool drop_start = false, drop_goal = false;
 };
 
-// c lies on the segment from p to q (horizontally, within rounding).
-inline bool between(const sim::Vec3& p, const sim::Vec3& c, const sim::Vec3& q) {
-  const double ax = c.x - p.x, az = c.z - p.z, bx = q.x - c.x, bz = q.z - c.z;
-  const double scale = std::hypot(ax, az) * std::hypot(bx, bz);
-  return std::fabs(ax * bz - az * bx) <= 1e-9 * scale && ax * bx + az * bz >= 0;
+// p lies on the line through a and b (horizontally, within rounding; a != b), at parameter
+// `along` (0 at a, 1 at b).
+inline bool onLine(const sim::Vec3& a, const sim::Vec3& b, const sim::Vec3& p, double& along) {
+  const double dx = b.x - a.x, dz = b.z - a.z, px = p.x - a.x, pz = p.z - a.z;
+  const double length2 = dx * dx + dz * dz;
+  if (!(length2 > 0)) return false;
+  along = (dx * px + dz * pz) / length2;
+  return std::fabs(dx * pz - dz * px) <= 1e-9 * std::sqrt(length2) * std::hypot(px, pz);
 }
 
 // `first` / `last`: the nodes the exact `from` / `to` snapped to (different nodes);
@@ -52,13 +56,18 @@ inline EndCentres endCentres(const LayeredSearchGraph& view, const sim::Vec3& fr
   auto clear = [&](const sim::Vec3& p, NodeId node, NodeId next, bool walks) {
     if (!onColumn(node, p)) return false;
     if (atCentre(node, p)) return true;
-    return walks && (between(p, centre(node), centre(next)) || view.walkLineFrom(p, node, next));
+    double along = 0;
+    return walks && ((onLine(centre(node), centre(next), p, along) && along <= 1) || view.walkLineFrom(p, node, next));
   };
   EndCentres out;
   out.drop_start = clear(from, first, after_first, first_walks);
   out.drop_goal = clear(to, last, before_last, last_walks);
   if (after_first == last && out.drop_start && out.drop_goal && !atCentre(first, from) && !atCentre(last, to)) {
-    const bool line = (between(from, centre(first), centre(last)) && between(centre(first), centre(last), to)) ||
+    // Both on the line between the centres, the start before the goal: the leg from point to
+    // point lies in the legs to and from the centres and the one between them.
+    double along_from = 0, along_to = 0;
+    const bool line = (onLine(centre(first), centre(last), from, along_from) && onLine(centre(first), centre(last), to, along_to) &&
+                       along_from <= along_to) ||
                       view.walkLineBetween(from, first, to, last);
     if (!line) out.drop_goal = false;
   }

@@ -164,6 +164,27 @@ TEST_CASE("layered search: legs from endpoints off their column centres stay in 
   CHECK(legs_from_points > 1000);  // most endpoints still go straight on
 }
 
+TEST_CASE("layered search: in a corridor one column wide an endpoint on the centre line goes straight on", "[nav][layered]") {
+  // A review: a start between its column's centre and the next corner (on the line the route
+  // walks from the centre) got the centre as a waypoint, so the route stepped back 0.075 m and
+  // passed the start again; likewise a goal short of its centre. The leg from such a point is a
+  // part of the leg from the centre.
+  LayeredBuilder b(12, 3);
+  b.fromAscii({"############", "............", "############"});
+  const auto g = b.build();
+  for (const SearchMethod m : {SearchMethod::AStar, SearchMethod::Theta, SearchMethod::Direct, SearchMethod::Corridor,
+                               SearchMethod::Interval}) {
+    for (const auto& [from, to] : {std::pair{sim::Vec3{2.7, 0, 1.5}, sim::Vec3{8.2, 0, 1.5}},
+                                   {sim::Vec3{2.3, 0, 1.5}, sim::Vec3{8.8, 0, 1.5}}, {sim::Vec3{9.1, 0, 1.5}, sim::Vec3{2.05, 0, 1.5}}}) {
+      INFO("method " << static_cast<int>(m) << " from " << from.x << " to " << to.x);
+      const auto r = run(g, from, to, method(m));
+      REQUIRE(r.ok());
+      CHECK(r.waypoints.size() == 2);
+      CHECK(r.length == Approx(std::fabs(to.x - from.x)));
+    }
+  }
+}
+
 TEST_CASE("layered search: a start equal to the goal is a route of two waypoints at that point", "[nav][layered]") {
   // As on grids: the exact start first and the exact goal last, even when they are one point
   // (docs/search.md, Results), with length and cost 0, for every method.
