@@ -470,11 +470,10 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     // A rectangle keeps one record, but the cheap way through a rectangle of a dearer area than
     // the cheapest can step out over cheaper ground and back in further on (a mud strip with
     // floor beside it, leading to a room at its end: the mud was walked at 4.6x A*'s cost, a
-    // review), as many times as the cheap ground is broken. So a dear rectangle keeps a record
-    // per edge it is entered by (record rect_count + the edge's index): the start's rectangle
+    // review), as many times as the cheap ground is broken. So a dear rectangle (its scale above
+    // cheapest_scale) keeps a record per edge it is entered by (record rect_count + the edge's index): the start's rectangle
     // can be entered again, the goal's passed through, a dear one in between crossed twice.
     const double cheapest_scale = cell * per_metre;
-    auto dear = [&](uint32_t rect) { return !uniform && scaleOf(rect) > cheapest_scale; };
     auto rectOf = [&](uint32_t record) { return record < rect_count ? record : edges_base[record - rect_count].to_rect; };
     // Dead ends that do not hold the goal are left out (CorridorIndex::deadEnd), except when the
     // closest rectangle is wanted should the goal be out of reach.
@@ -512,7 +511,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
         const double x = current.x, z = current.z, g_here = current.g;
         const uint32_t here = kAreas ? rectOf(top.rect) : top.rect;
         const double scale = kAreas ? scaleOf(here) : cheapest_scale;
-        if (kAreas && dear(here)) {
+        if (kAreas && scale > cheapest_scale) {
           // Another entry into a dear rectangle already expanded is worth expanding only where it
           // was reached for less than walking to it inside the rectangle from the first.
           Expanded& first = s.expanded[here];
@@ -927,10 +926,6 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     const auto c = view.column(n);
     return sim::Vec3{grid.centerX(c[0]), static_cast<double>(g.height[n]), grid.centerZ(c[1])};
   };
-  auto sameColumn = [&](NodeId n, const sim::Vec3& p) {
-    const auto c = view.column(n);
-    return grid.onColumn(c[0], c[1], p.x, p.z);
-  };
   const sim::Vec3 end_point = end == goal ? to : centre(end);
   const std::size_t count = s.nodes.size();
   const NodeId first = s.nodes.front(), last = s.nodes.back();
@@ -943,10 +938,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   points.clear();
   points.push_back({{from.x, g.height[first], from.z}, MoveAction::Walk, g.area[first]});
   if (count > 1 && !drop_start) points.push_back({centre(first), MoveAction::Walk, g.area[first]});
-  // Both endpoints on one node: through its centre unless both lie on its column and its whole
-  // square is free.
-  if (count == 1 && (from.x != end_point.x || from.z != end_point.z) &&
-      !(sameColumn(first, from) && sameColumn(first, end_point) && view.squareFree(first)))
+  if (count == 1 && detail::oneNodeThroughCentre(view, first, from, end_point))
     points.push_back({centre(first), MoveAction::Walk, g.area[first]});
   for (std::size_t i = 1; i < count; ++i) {
     const sim::Vec3 a = centre(s.nodes[i - 1]), b = centre(s.nodes[i]);

@@ -45,6 +45,8 @@ inline EndCentres endCentres(const LayeredSearchGraph& view, const sim::Vec3& fr
     const auto c = view.column(n);
     return sim::Vec3{grid.centerX(c[0]), 0.0, grid.centerZ(c[1])};
   };
+  // (A point on a column border lies on both columns and snaps to the lower node id, which
+  // columnX may not name: onColumn counts the sides.)
   auto onColumn = [&](NodeId n, const sim::Vec3& p) {
     const auto c = view.column(n);
     return grid.onColumn(c[0], c[1], p.x, p.z);
@@ -72,6 +74,15 @@ inline EndCentres endCentres(const LayeredSearchGraph& view, const sim::Vec3& fr
     if (!line) out.drop_goal = false;
   }
   return out;
+}
+
+// Start and goal snapped to one node: true when the route must pass through its centre, that
+// is unless the two points are one, or both lie on its column and its whole square is free.
+inline bool oneNodeThroughCentre(const LayeredSearchGraph& view, NodeId node, const sim::Vec3& from, const sim::Vec3& to) {
+  if (from.x == to.x && from.z == to.z) return false;
+  const auto c = view.column(node);
+  const GridFrame& grid = view.graph().grid;
+  return !(grid.onColumn(c[0], c[1], from.x, from.z) && grid.onColumn(c[0], c[1], to.x, to.z) && view.squareFree(node));
 }
 
 }  // namespace strata::nav::detail

@@ -91,10 +91,6 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
       const auto c = view.column(n);
       return sim::Vec3{grid.centerX(c[0]), static_cast<double>(graph.height[n]), grid.centerZ(c[1])};
     };
-    auto sameColumn = [&](NodeId n, const sim::Vec3& p) {
-      const auto c = view.column(n);
-      return grid.onColumn(c[0], c[1], p.x, p.z);
-    };
     // The end nodes' centres go where the line from the exact point is clear (end_legs.h).
     detail::EndCentres ends;
     if (start != goal) ends = detail::endCentres(view, from, start, goal, true, to, goal, start, true);
@@ -102,9 +98,8 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     std::vector<Waypoint>& points = result.waypoints;
     points.push_back({{from.x, graph.height[start], from.z}, MoveAction::Walk, graph.area[start]});
     if (start != goal && !drop_start) points.push_back({centre(start), MoveAction::Walk, graph.area[start]});
-    if (start == goal && (from.x != to.x || from.z != to.z) &&
-        !(sameColumn(start, from) && sameColumn(start, to) && view.squareFree(start)))
-      points.push_back({centre(start), MoveAction::Walk, graph.area[start]});  // one node: through its centre unless its square is free
+    if (start == goal && detail::oneNodeThroughCentre(view, start, from, to))
+      points.push_back({centre(start), MoveAction::Walk, graph.area[start]});
     const sim::Vec3 a = centre(start), b = centre(goal);
     for (const auto& c : crossings) {
       sim::Vec3 p = a + (b - a) * c.t;

@@ -33,14 +33,6 @@ Waypoint waypointAt(const LayeredGraph& graph, NodeId node, MoveAction action) {
   return {graph.nodePosition(node), action, graph.area[node]};
 }
 
-// The point lies on the node's column (its sides included: a point on a column border snaps to
-// the column of the lower node id, which columnX may not name), so the route needs no leg to
-// the column's centre first.
-bool sameColumnAs(const LayeredSearchGraph& view, NodeId node, const sim::Vec3& point) {
-  const auto c = view.column(node);
-  return view.graph().grid.onColumn(c[0], c[1], point.x, point.z);
-}
-
 }  // namespace
 
 std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std::vector<NodeId>& nodes,
@@ -114,11 +106,7 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
                               nodes[last_kept], final_action == MoveAction::Walk);
   const bool drop_start = ends.drop_start, drop_goal = ends.drop_goal;
   if (drop_start) points.erase(points.begin() + 1);
-  // Both endpoints on one node: through its centre unless both lie on its column and its whole
-  // square is free.
-  const bool apart = from.x != to.x || from.z != to.z;
-  if (last == 0 && apart &&
-      !(sameColumnAs(view, first_node, from) && sameColumnAs(view, first_node, to) && view.squareFree(first_node)))
+  if (last == 0 && detail::oneNodeThroughCentre(view, first_node, from, to))
     points.push_back(waypointAt(graph, first_node, MoveAction::Walk));
   if (!drop_goal && last > 0) {
     points.push_back(waypointAt(graph, last_node, final_action));
