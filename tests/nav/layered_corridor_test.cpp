@@ -365,6 +365,19 @@ TEST_CASE("corridor: a clear straight line in the cheapest area is answered with
   for (std::size_t i = 1; i < searched.nodes.size(); ++i) CHECK(view2.walkLine(searched.nodes[i - 1], searched.nodes[i], false));
 }
 
+namespace {
+
+// A world drawn in ASCII (LayeredBuilder::fromAscii, as wide as the rows), area 'a' mud of
+// cost `mud` (the rest 1).
+LayeredGraph mudWorld(const std::vector<std::string>& rows, float mud = 10.0f) {
+  LayeredBuilder b(int(rows.front().size()), int(rows.size()));
+  b.area_costs = {1.0f, mud};
+  b.fromAscii(rows);
+  return b.build();
+}
+
+}  // namespace
+
 TEST_CASE("corridor and interval: where areas differ in cost, no route across a dear area the cheap one goes round", "[nav][layered][corridor]") {
   // Floor x 0..19, z 0..9; mud at x 8..11, z 0..7; the way round is the strip z 8..9 above it.
   // Once, the rectangle search went round, then the greedy shortcuts pulled the route straight
@@ -373,13 +386,10 @@ TEST_CASE("corridor and interval: where areas differ in cost, no route across a 
   // string separately on each side of a change of cost and takes a shortcut only where it costs
   // no more; the interval method, whose plane has no costs, answers with Theta*.
   for (const float mud : {1000.0f, 10.0f, 2.5f, 1.2f}) {
-    LayeredBuilder b(20, 10);
-    b.area_costs = {1.0f, mud};
     std::vector<std::string> rows(10, std::string(20, '.'));
     for (int z = 0; z < 8; ++z)
       for (int x = 8; x < 12; ++x) rows[z][x] = 'a';
-    b.fromAscii(rows);
-    const auto g = b.build();
+    const auto g = mudWorld(rows, mud);
     const LayeredSearchGraph view(g, defaultAgent());
     SearchState state;
     const sim::Vec3 from{1.5, 0, 1.5}, to{18.5, 0, 1.5};
@@ -412,12 +422,9 @@ TEST_CASE("corridor and interval: where areas differ in cost, no route across a 
   // straight line along it costs 3 x 16 = 48, the way beside it about 18. The rectangle search
   // runs from the start's rectangle with the straight line as the route to beat and finds the
   // way out and back in.
-  LayeredBuilder b(20, 4);
-  b.area_costs = {1.0f, 3.0f};
   std::vector<std::string> rows(4, std::string(20, '.'));
   for (int x = 2; x < 19; ++x) rows[0][x] = 'a';
-  b.fromAscii(rows);
-  const auto g = b.build();
+  const auto g = mudWorld(rows, 3.0f);
   const LayeredSearchGraph view(g, defaultAgent());
   SearchState state;
   const sim::Vec3 from{2.5, 0, 0.5}, to{18.5, 0, 0.5};
@@ -460,10 +467,7 @@ TEST_CASE("corridor: areas of different costs, the cases a review found", "[nav]
     for (int x = 0; x < 10; ++x) rows[5][std::size_t(x)] = '#';
     for (int z = 5; z < 20; ++z)
       for (int x = 10; x < 20; ++x) rows[std::size_t(z)][std::size_t(x)] = 'a';
-    LayeredBuilder b(20, 20);
-    b.area_costs = {1.0f, 10.0f};
-    b.fromAscii(rows);
-    const auto g = b.build();
+    const auto g = mudWorld(rows);
     const LayeredSearchGraph view(g, defaultAgent());
     const sim::Vec3 from{9.5, 0, 19.5}, to{19.5, 0, 2.5};
     const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
@@ -477,10 +481,7 @@ TEST_CASE("corridor: areas of different costs, the cases a review found", "[nav]
     std::vector<std::string> rows(14, std::string(20, '.'));
     rows[10] = "#########..#########";
     rows[11] = std::string(20, 'a');
-    LayeredBuilder b(20, 14);
-    b.area_costs = {1.0f, 10.0f};
-    b.fromAscii(rows);
-    const auto g = b.build();
+    const auto g = mudWorld(rows);
     const LayeredSearchGraph view(g, defaultAgent());
     const sim::Vec3 from{1.5, 0, 11.5}, to{18.5, 0, 11.5};
     const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
@@ -543,10 +544,7 @@ TEST_CASE("corridor: areas of different costs, the cases a review found", "[nav]
     std::vector<std::string> rows(4, std::string(20, '.'));
     rows[0] = std::string(20, 'a');
     rows[1] = std::string(20, '#');
-    LayeredBuilder b(20, 4);
-    b.area_costs = {1.0f, 10.0f};
-    b.fromAscii(rows);
-    auto g = b.build();
+    auto g = mudWorld(rows);
     LayeredBuilder::addLink(g, g.columnBegin(1, 0), g.columnBegin(19, 0), 20.0f);
     LayeredBuilder::computeComponents(g);
     const LayeredSearchGraph view(g, defaultAgent());
@@ -571,10 +569,7 @@ TEST_CASE("corridor: areas of different costs, the cases a review found", "[nav]
         const int z = row(rng);
         if (z != 5) rows[std::size_t(z)][std::size_t(column(rng))] = '#';
       }
-      LayeredBuilder b(30, 11);
-      b.area_costs = {1.0f, 10.0f};
-      b.fromAscii(rows);
-      const auto g = b.build();
+      const auto g = mudWorld(rows);
       const LayeredSearchGraph view(g, defaultAgent());
       const sim::Vec3 from{column(rng) + 0.5, 0, 5.5}, to{column(rng) + 0.5, 0, 5.5};
       const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
@@ -592,10 +587,7 @@ TEST_CASE("corridor: areas of different costs, the cases a review found", "[nav]
     // the start's, which holds the goal: a "closest" route ending on the goal).
     std::vector<std::string> rows(6, std::string(20, '.'));
     rows[2] = std::string(20, 'a');
-    LayeredBuilder b(20, 6);
-    b.area_costs = {1.0f, 10.0f};
-    b.fromAscii(rows);
-    const auto g = b.build();
+    const auto g = mudWorld(rows);
     const LayeredSearchGraph view(g, defaultAgent());
     LayeredSearchSettings tight = corridorSettings();
     tight.limits.max_expansions = 1;
@@ -643,10 +635,7 @@ TEST_CASE("corridor: a dear start or goal rectangle left over cheaper ground and
     rows[1] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     if (trial > 0)  // walls in the cheap row: the route steps into the mud round each
       for (int k = 0; k < trial % 4; ++k) rows[0][std::size_t(column(rng))] = '#';
-    LayeredBuilder b(30, 8);
-    b.area_costs = {1.0f, 10.0f};
-    b.fromAscii(rows);
-    const auto g = b.build();
+    const auto g = mudWorld(rows);
     const LayeredSearchGraph view(g, defaultAgent());
     const sim::Vec3 mud{column(rng) + 0.5, 0, 1.5}, room{27.5, 0, 5.5};
     for (const bool from_mud : {true, false}) {
@@ -679,10 +668,7 @@ TEST_CASE("corridor: a dear rectangle between two rooms, with a cheap row beside
     rows[2] = "..aaaaaaaaaaaaaaaaaaaaaaaa..";
     rows[3] = "..aaaaaaaaaaaaaaaaaaaaaaaa..";
     for (int k = 0; k < 1 + trial % 3; ++k) rows[1][std::size_t(column(rng))] = '#';
-    LayeredBuilder b(28, 6);
-    b.area_costs = {1.0f, 10.0f};
-    b.fromAscii(rows);
-    const auto g = b.build();
+    const auto g = mudWorld(rows);
     const LayeredSearchGraph view(g, defaultAgent());
     const sim::Vec3 west{0.5, 0, room_z(rng) + 0.5}, east{27.5, 0, room_z(rng) + 0.5};
     for (const bool eastwards : {true, false}) {
