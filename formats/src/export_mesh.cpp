@@ -211,7 +211,13 @@ const std::vector<std::string>& exportExtensions() {
 std::vector<std::filesystem::path> exportCompanionFiles(const std::filesystem::path& path) {
   const std::string ext = lowerExtension(path);
   std::filesystem::path companion = path;
-  if (ext == ".gltf") return {companion.replace_extension(".bin")};
+  // Assimp's glTF exporter names the buffer after the file with ".gltf" cut off only when it is
+  // spelt in lower case: UP.GLTF writes UP.GLTF.bin (an audit: the export ran, then refused the
+  // buffer it had not expected, exit 1).
+  if (ext == ".gltf") {
+    if (path.extension() == ".gltf") return {companion.replace_extension(".bin")};
+    return {std::filesystem::path(path.string() + ".bin")};
+  }
   if (ext == ".obj") return {companion.replace_extension(".mtl")};
   return {};
 }

@@ -88,6 +88,15 @@ std::optional<std::uint64_t> unsignedMember(const nlohmann::json& object, const 
   return std::nullopt;
 }
 
+// An optional offset, stride or count: absent is `fallback`; present, it must be a non-negative
+// integer (glTF 2.0's schema), else nullopt. (Read with unsignedMember(...).value_or(0), a
+// bufferView's byteOffset of -12, 12.5 or "12" passed as 0 and Assimp read the index bytes as
+// positions: an audit.)
+std::optional<std::uint64_t> optionalUnsigned(const nlohmann::json& object, const char* name, std::uint64_t fallback) {
+  if (!object.contains(name)) return fallback;
+  return unsignedMember(object, name);
+}
+
 // Bytes a base64 payload decodes to (ignoring any trailing garbage, which Assimp rejects itself).
 std::uint64_t base64DecodedLength(std::string_view payload) {
   std::size_t padding = 0;
@@ -235,11 +244,14 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
       const auto byte_length = unsignedMember(view, "byteLength");
       if (!buffer || *buffer >= buffer_lengths.size()) return where + " refers to a missing buffer";
       if (!byte_length) return where + " has no valid byteLength";
-      const std::uint64_t offset = unsignedMember(view, "byteOffset").value_or(0);
+      const auto view_offset = optionalUnsigned(view, "byteOffset", 0), view_stride = optionalUnsigned(view, "byteStride", 0);
+      if (!view_offset) return where + ": byteOffset is not a non-negative integer";
+      if (!view_stride) return where + ": byteStride is not a non-negative integer";
+      const std::uint64_t offset = *view_offset;
       if (addSat(offset, *byte_length) > buffer_lengths[*buffer])
         return where + ": bytes " + number(offset) + "+" + number(*byte_length) + " lie outside buffer " +
                number(*buffer) + " (" + number(buffer_lengths[*buffer]) + " bytes)";
-      views.push_back({*byte_length, unsignedMember(view, "byteStride").value_or(0)});
+      views.push_back({*byte_length, *view_stride});
     }
   }
 
@@ -272,12 +284,18 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
           const char* name = part == &*indices ? "indices" : "values";
           const auto part_view = unsignedMember(*part, "bufferView");
           if (!part_view || *part_view >= views.size()) return where + ": sparse " + name + " refer to a missing bufferView";
-          const std::uint64_t needed = addSat(unsignedMember(*part, "byteOffset").value_or(0), mulSat(*sparse_count, bytes));
+          const auto part_offset = optionalUnsigned(*part, "byteOffset", 0);
+          if (!part_offset) return where + ": sparse " + name + "' byteOffset is not a non-negative integer";
+          const std::uint64_t needed = addSat(*part_offset, mulSat(*sparse_count, bytes));
           if (needed > views[*part_view].length)
             return where + ": " + number(*sparse_count) + " sparse " + name + " need " + number(needed) +
                    " bytes but bufferView " + number(*part_view) + " has " + number(views[*part_view].length);
         }
       }
+      const auto accessor_offset = optionalUnsigned(accessor, "byteOffset", 0);
+      if (!accessor_offset) return where + ": byteOffset is not a non-negative integer";
+      if (accessor.contains("bufferView") && !unsignedMember(accessor, "bufferView"))
+        return where + ": bufferView is not a non-negative integer";
       const auto view_index = unsignedMember(accessor, "bufferView");
       if (!view_index) continue;  // zero-filled (and sparse, checked above)
       if (*view_index >= views.size()) return where + " refers to a missing bufferView";
@@ -288,7 +306,7 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
         return where + ": bufferView " + number(*view_index) + "'s byteStride " + number(view.stride) +
                " is smaller than its " + number(element) + "-byte elements";
       const std::uint64_t stride = view.stride > 0 ? view.stride : element;
-      const std::uint64_t offset = unsignedMember(accessor, "byteOffset").value_or(0);
+      const std::uint64_t offset = *accessor_offset;
       const std::uint64_t needed = addSat(addSat(offset, mulSat(*count - 1, stride)), element);
       if (needed > view.length)
         return where + ": " + number(*count) + " elements need " + number(needed) + " bytes but bufferView " +

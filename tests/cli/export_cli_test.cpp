@@ -96,6 +96,17 @@ TEST_CASE("strata export: bad input exits 2 with one line naming the file", "[cl
   CHECK(test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "my level.gltf").string()}).exit_code == 0);
   CHECK(std::filesystem::exists(dir / "my level.bin"));
   CHECK(test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "level#1.glb").string()}).exit_code == 0);
+  // An upper- or mixed-case .GLTF: Assimp names its buffer NAME.GLTF.bin, which the export moves
+  // into place beside it (an audit: the export ran, then refused that buffer, exit 1).
+  for (const char* name : {"UP.GLTF", "Mixed.Gltf"}) {
+    INFO(name);
+    const auto upper = test::runStrata({"export", tower, "--profile", profile, "-o", (dir / name).string()});
+    CHECK(upper.exit_code == 0);
+    CHECK(upper.err.empty());
+    CHECK(std::filesystem::exists(dir / name));
+    CHECK(std::filesystem::exists(dir / (std::string(name) + ".bin")));
+    CHECK(test::readFile(dir / name).find(std::string(name) + ".bin") != std::string::npos);
+  }
 }
 
 TEST_CASE("strata export: the companion files get the output checks - an .obj's .mtl is an input", "[cli][export][output]") {

@@ -159,6 +159,27 @@ TEST_CASE("glTF JSON checks", "[formats][import][precheck]") {
              Catch::Contains("2 sparse indices need 8 bytes but bufferView 1 has 4"));
   CHECK_THAT(precheckGltfJson(sparse("", 5, 5121), std::uint64_t{96}, nullptr), Catch::Contains("more than the accessor's 4"));
   CHECK_THAT(precheckGltfJson(sparse("", 1, 5126), std::uint64_t{96}, nullptr), Catch::Contains("sparse indices' componentType"));
+  // Offsets and strides that are not non-negative integers are refused, not read as 0 (an audit:
+  // a bufferView's byteOffset of -12 made Assimp read the index bytes as positions, exit 0).
+  const std::string two_views = R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":48}],"bufferViews":[{"buffer":0,"byteLength":36},)";
+  for (const char* offset : {"-12", "12.5", "\"12\"", "null", "-4"}) {
+    CAPTURE(offset);
+    CHECK_THAT(precheckGltfJson(two_views + R"({"buffer":0,"byteLength":12,"byteOffset":)" + offset + "}]}", std::uint64_t{48}, nullptr),
+               Catch::Contains("glTF bufferView 1: byteOffset is not a non-negative integer"));
+    CHECK_THAT(precheckGltfJson(two_views + R"({"buffer":0,"byteLength":12,"byteOffset":36}],"accessors":[{"bufferView":0,"byteOffset":)" +
+                                    offset + R"(,"componentType":5126,"count":1,"type":"VEC3"}]})",
+                                std::uint64_t{48}, nullptr),
+               Catch::Contains("glTF accessor 0: byteOffset is not a non-negative integer"));
+  }
+  CHECK_THAT(precheckGltfJson(two_views + R"({"buffer":0,"byteLength":12,"byteOffset":36,"byteStride":-12}]})", std::uint64_t{48}, nullptr),
+             Catch::Contains("byteStride is not a non-negative integer"));
+  CHECK_THAT(precheckGltfJson(two_views + R"({"buffer":0,"byteLength":12,"byteOffset":36}],"accessors":[{"bufferView":-1,"componentType":5126,"count":1,"type":"VEC3"}]})",
+                              std::uint64_t{48}, nullptr),
+             Catch::Contains("glTF accessor 0: bufferView is not a non-negative integer"));
+  // The same with valid integers passes.
+  CHECK(precheckGltfJson(two_views + R"({"buffer":0,"byteLength":12,"byteOffset":36}],"accessors":[{"bufferView":1,"byteOffset":0,"componentType":5126,"count":1,"type":"VEC3"}]})",
+                         std::uint64_t{48}, nullptr)
+            .empty());
   // bufferView referring to a missing buffer.
   CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"2.0"},"bufferViews":[{"buffer":3,"byteLength":4}]})", std::nullopt, nullptr),
              Catch::Contains("missing buffer"));
