@@ -680,15 +680,65 @@ std::string precheckPly(Bytes bytes) {
   return {};
 }
 
+// A number as an OBJ file writes one: decimal, with an optional sign, point and exponent; or
+// nan / inf / infinity, which the import refuses later by name ("coordinate is NaN"). Assimp
+// 5.2.5 read "0x10" as 0 and "abc" as 0 or a bad index (exit 0, or a message about indices).
+bool objNumber(std::string_view word) {
+  std::size_t i = 0;
+  if (i < word.size() && (word[i] == '+' || word[i] == '-')) ++i;
+  if (i < word.size() && std::isalpha(static_cast<unsigned char>(word[i]))) {
+    std::string lower;
+    for (std::size_t k = i; k < word.size(); ++k) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(word[k])));
+    return lower == "nan" || lower == "inf" || lower == "infinity";
+  }
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < word.size() && std::isdigit(static_cast<unsigned char>(word[i]))) ++i;
+    return i > from;
+  };
+  bool mantissa = digits();
+  if (i < word.size() && word[i] == '.') {
+    ++i;
+    mantissa = digits() || mantissa;
+  }
+  if (!mantissa) return false;
+  if (i < word.size() && (word[i] == 'e' || word[i] == 'E')) {
+    ++i;
+    if (i < word.size() && (word[i] == '+' || word[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == word.size();
+}
+
 std::string precheckObj(Bytes bytes, std::vector<std::string>* material_libraries) {
   if (hasNulByte(bytes)) return "not a text OBJ file (it contains binary data)";
   const std::string_view text = asText(bytes);
-  std::size_t start = 0;
+  // Lines ended by a carriage return alone (classic Mac OS): Assimp 5.2.5 reads one line and
+  // says "OBJ-file is too small".
+  if (text.find('\r') != std::string_view::npos && text.find('\n') == std::string_view::npos)
+    return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
+  std::size_t start = 0, line_number = 0;
+  bool continued = false;  // the line before ends with a backslash: this one continues it
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     const std::string_view line = trim(text.substr(start, end - start));
     start = end + 1;
+    ++line_number;
+    const bool continues = !line.empty() && line.back() == '\\';
+    // A vertex: three numbers at least (x y z, then w or colours, which the import ignores), up
+    // to a comment. A statement continued over a backslash is left to Assimp.
+    if (!continued && !continues && !line.empty() && line[0] == 'v' && (line.size() == 1 || std::isspace(static_cast<unsigned char>(line[1])))) {
+      const std::vector<std::string_view> words = splitWords(line.substr(0, line.find('#')));
+      for (std::size_t w = 1; w < words.size(); ++w)
+        if (!objNumber(words[w]))
+          return "OBJ line " + std::to_string(line_number) + ": vertex coordinate '" + std::string(words[w].substr(0, 40)) +
+                 "' is not a decimal number";
+      if (words.size() < 4)
+        return "OBJ line " + std::to_string(line_number) + ": a vertex needs three coordinates (x y z), this one has " +
+               std::to_string(words.size() - 1);
+    }
+    continued = continues;
     if (material_libraries != nullptr && line.rfind("mtllib", 0) == 0 && line.size() > 6 &&
         std::isspace(static_cast<unsigned char>(line[6])))
       material_libraries->emplace_back(trim(line.substr(6)));

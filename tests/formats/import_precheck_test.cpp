@@ -262,6 +262,26 @@ TEST_CASE("OBJ and FBX content checks", "[formats][import][precheck]") {
   std::vector<std::string> libraries;
   CHECK(precheckObj(bytesOf("mtllib level.mtl\nv 0 0 0\n  mtllib  other lib.mtl \nf 1 1 1\n"), &libraries).empty());
   CHECK(libraries == std::vector<std::string>{"level.mtl", "other lib.mtl"});
+  // Vertex coordinates must be decimal numbers, three at least (an audit: "v 0x10 0 -10" was
+  // read as x = 0, exit 0; "v abc 0 -10" failed as "vertex index out of range"). nan and inf
+  // pass here (refused by name after the import), as do signs, points, exponents, a fourth
+  // number, a comment and an indent.
+  CHECK(precheckObj(bytesOf("v 1 2 3\n  v -1.5 +.5 2.e3 1\nv 1E-5 -0. 3e+2 # x\nv nan -INF Infinity\nv 1 2 3 0.5 0.5 0.5\n"), nullptr)
+            .empty());
+  CHECK_THAT(precheckObj(bytesOf("v 0 0 0\nv 0x10 0 -10\n"), nullptr),
+             Catch::Equals("OBJ line 2: vertex coordinate '0x10' is not a decimal number"));
+  CHECK_THAT(precheckObj(bytesOf("v abc 0 -10\n"), nullptr), Catch::Equals("OBJ line 1: vertex coordinate 'abc' is not a decimal number"));
+  for (const char* bad : {"v 1,5 0 0", "v 1e 0 0", "v . 0 0", "v 1.2.3 0 0", "v - 0 0", "v 1e+ 0 0", "v nanx 0 0"}) {
+    CAPTURE(bad);
+    CHECK_THAT(precheckObj(bytesOf(bad), nullptr), Catch::Contains("is not a decimal number"));
+  }
+  CHECK_THAT(precheckObj(bytesOf("v 1 2\n"), nullptr), Catch::Equals("OBJ line 1: a vertex needs three coordinates (x y z), this one has 2"));
+  CHECK_THAT(precheckObj(bytesOf("v\n"), nullptr), Catch::Contains("this one has 0"));
+  // A statement continued over a backslash is Assimp's to read; its second line is not a vertex.
+  CHECK(precheckObj(bytesOf("v 1 2 \\\n 3\nf 1 1 1\n"), nullptr).empty());
+  // Lines ended by a lone CR (an audit: "OBJ-file is too small"); CR LF is fine.
+  CHECK_THAT(precheckObj(bytesOf("v 0 0 0\rv 1 0 0\rv 0 0 1\rf 1 2 3\r"), nullptr), Catch::Contains("lone carriage return"));
+  CHECK(precheckObj(bytesOf("v 0 0 0\r\nv 1 0 0\r\nv 0 0 1\r\nf 1 2 3\r\n"), nullptr).empty());
   // PNG bytes named .obj.
   CHECK_THAT(precheckObj(std::vector<std::uint8_t>{0x89, 'P', 'N', 'G', 0, 0}, nullptr), Catch::Contains("binary data"));
   std::vector<std::uint8_t> binary_fbx = bytesOf("Kaydara FBX Binary  ");
