@@ -19,13 +19,18 @@
 namespace strata::nav {
 namespace {
 
+// How far over a floor's ceiling a point may be and still be in its room: the bake's heights and
+// headroom are float32 (LayeredGraph::inRoomOver's margin).
+constexpr double kCeilingMargin = 0.01;  // metres
+
 // A column index clamped into [0, cells - 1] (GridFrame::columnX saturates huge and NaN inputs).
 int32_t clampedColumn(int32_t column, int32_t cells) { return std::clamp(column, 0, cells - 1); }
 
 // A column's floor below a point and its surface height under the point.
 struct FloorUnder {
   NodeId node = kNoNode;
-  double surface = 0;  // metres: the floor's height carried along its plane to the point
+  double surface = 0;  // metres: the floor's height carried along its plane to the point (clamped into the column)
+  double plane = 0;    // metres: the same, the point not clamped (the level rule's comparison)
 };
 
 FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim::Vec3& point, double above, double below) {
@@ -39,10 +44,11 @@ FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim
   // column), along its plane: on a steep ramp in a wide column the surface under a point can
   // lie more than `above` below the centre's height (a review found a point 1 cm above a
   // 45-degree ramp in 1.12 m columns judged 0.54 m under it and snapped to the ground).
-  auto along = [&](uint32_t node) {
+  auto rise = [&](uint32_t node, double ax, double az) {
     const sim::Vec3f normal = graph.normal[node];
-    return normal.y > 0 ? -(normal.x * dx + normal.z * dz) / normal.y : 0.0;
+    return normal.y > 0 ? -(normal.x * ax + normal.z * az) / normal.y : 0.0;
   };
+  auto along = [&](uint32_t node) { return rise(node, dx, dz); };
   // Floors are sorted by ascending height: the last one within the band is the floor below.
   for (uint32_t n = graph.columnEnd(x, z); n > begin; --n) {
     const double h = graph.height[n - 1] + along(n - 1);  // the surface under the point
@@ -61,7 +67,12 @@ FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim
     // floor above's plane (a slab's underside runs parallel to its top), at the point's own x/z
     // clamped into the column.
     if (n - 1 > begin && graph.inRoomOver(n - 2, y, along(n - 1))) continue;
-    return {n - 1, h};
+    // Nor is a floor whose ceiling (its headroom, along its plane) lies clearly under the point:
+    // that floor is through a slab (an audit: a point 5 cm over a slab with no standing room on
+    // it, a crawl space under a plate, snapped to the ground 3 m under the slab; a route from it
+    // then started downstairs). Lower floors are farther through it.
+    if (y > h + double(graph.headroom[n - 1]) + kCeilingMargin + slack) return {};
+    return {n - 1, h, graph.height[n - 1] + rise(n - 1, point.x - graph.grid.centerX(x), point.z - graph.grid.centerZ(z))};
   }
   return {};
 }
@@ -154,14 +165,22 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   const double gap = point.y - best_surface;
   if (inside && gap > kLevel) {
     const double half = 0.5 * grid.cell_size;
+    const auto found = graph.nodeColumn(best.node);
     FloorHit level;
     for (int32_t z = cz - 1; z <= cz + 1; ++z)
       for (int32_t x = cx - 1; x <= cx + 1; ++x) {
-        if (x == cx && z == cz) continue;
+        // Every column around the point but the found floor's: on a column border the point's
+        // own column can hold the level floor where the tie went to the lower column (an audit:
+        // a point on a stair tread took the tread one column over, 0.34 m away, not its own,
+        // 0.15 m away).
+        if (x == found[0] && z == found[1]) continue;
         const FloorUnder f = floorUnder(graph, x, z, point, snap.above, snap.below);
         // The same difference as `gap`, so that a floor of the found one's height is never level
-        // (1.1 - 0.1 rounds to 1.0 where 1.1 - 1.0 rounds above 0.1).
-        const double below = point.y - f.surface;
+        // (1.1 - 0.1 rounds to 1.0 where 1.1 - 1.0 rounds above 0.1). The floor's plane is
+        // carried to the point itself, not to the edge of its column, so a column of the same
+        // ramp is never level where the point's own is not (an audit: a point 0.12 m over a ramp
+        // took a column one over, clamped to its edge 0.1 m higher).
+        const double below = point.y - f.plane;
         if (f.node == kNoNode || below > kLevel || -below > kAbove) continue;
         const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
         if (d > snap.max_horizontal) continue;

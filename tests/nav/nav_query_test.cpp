@@ -101,6 +101,69 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   }
 }
 
+TEST_CASE("nearestWalkable: never a floor below the point through a slab, and the level rule reads the point's own column and a ramp's plane", "[nav][query]") {
+  const SnapSettings snap;
+  // A slab over the whole ground (headroom 2.8) with no standing room on it (a crawl space under
+  // a plate): a point 5 cm over the slab's top has no floor, not the ground 3 m under it (an
+  // audit: the route from such a point started downstairs). In the room, and at its ceiling
+  // within a centimetre, the ground.
+  LayeredBuilder b(5, 5);
+  b.fromAscii({".....", ".....", ".....", ".....", "....."});
+  auto covered = b.build();
+  for (auto& h : covered.headroom) h = 2.8f;
+  CHECK_FALSE(nearestWalkable(covered, {2.5, 3.05, 2.5}, snap));
+  CHECK_FALSE(nearestWalkable(covered, {2.5, 2.9, 2.5}, snap));  // inside the slab
+  for (const double y : {0.0, 2.5, 2.805}) {
+    INFO("y " << y);
+    const auto hit = nearestWalkable(covered, {2.5, y, 2.5}, snap);
+    REQUIRE(hit);
+    CHECK(hit->position.y == Approx(0));
+  }
+  // The slab over one column only: a point over it takes the open ground beside it, never the
+  // floor under the slab; a floor with no ceiling (headroom infinite) is below any height.
+  auto pillar = b.build();
+  pillar.headroom[pillar.columnBegin(2, 2)] = 2.8f;
+  {
+    const auto hit = nearestWalkable(pillar, {2.5, 3.05, 2.5}, snap);
+    REQUIRE(hit);
+    CHECK(hit->node != pillar.columnBegin(2, 2));
+    CHECK(hit->horizontal_distance == Approx(1.0));
+    const auto sky = nearestWalkable(pillar, {1.5, 100.0, 2.5}, snap);
+    REQUIRE(sky);
+    CHECK(sky->node == pillar.columnBegin(1, 2));
+  }
+  // A point on a column border (z 2.0 between rows 1 and 2) standing on the tread of row 2 (at 1)
+  // over row 1's floor (at 0): the tie of the two columns goes to the lower one, row 1's; the
+  // level rule then takes the tread in the point's own column, 0.5 m away, not one beside it.
+  LayeredBuilder stairs(5, 5);
+  stairs.fromAscii({"00000", "00000", "11111", "11111", "11111"});
+  const auto steps = stairs.build();
+  {
+    const auto hit = nearestWalkable(steps, {2.5, 1.0, 2.0}, snap);
+    REQUIRE(hit);
+    CHECK(hit->position.y == Approx(1));
+    CHECK(hit->position.x == Approx(2.5));
+    CHECK(hit->position.z == Approx(2.5));
+  }
+  // A ramp rising toward +x (0.5 m a column, normals tilted to match): a point 0.12 m over the
+  // ramp near its own column's uphill edge stays on its own column; the next column's plane at
+  // the point is the same surface (carried to its square's edge it read 0.095 m under the point,
+  // "level", and the point took that column).
+  LayeredBuilder ramp(5, 5);
+  for (int z = 0; z < 5; ++z)
+    for (int x = 0; x < 5; ++x) ramp.addFloor(x, z, 0.5f * float(x));
+  auto slope = ramp.build();
+  const float n = static_cast<float>(1 / std::sqrt(1.25));
+  for (auto& normal : slope.normal) normal = {-0.5f * n, n, 0};
+  for (const double px : {2.95, 2.05, 2.5}) {
+    INFO("x " << px);
+    const double surface = 1.0 + 0.5 * (px - 2.5);
+    const auto hit = nearestWalkable(slope, {px, surface + 0.12, 2.5}, snap);
+    REQUIRE(hit);
+    CHECK(hit->position.x == Approx(2.5));
+  }
+}
+
 TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, one inside a slab or over a step keeps its column", "[nav][query]") {
   SnapSettings snap;
   auto snapped = [&](const LayeredGraph& g, const sim::Vec3& p) {
