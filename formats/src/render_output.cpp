@@ -87,6 +87,8 @@ Result<std::vector<RenderPath>> readPathLines(const std::filesystem::path& path)
   while (std::getline(in, line)) {
     ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    // As `strata path --batch` reads its requests (a NUL after the JSON was accepted; an audit).
+    if (line.find('\0') != std::string::npos) return located("contains a NUL byte");
     nlohmann::json doc = nlohmann::json::parse(line, nullptr, false);
     if (doc.is_discarded()) return located("not valid JSON");
     if (!doc.is_object()) return located("expected a JSON object");
@@ -94,7 +96,10 @@ Result<std::vector<RenderPath>> readPathLines(const std::filesystem::path& path)
     const nlohmann::json& waypoints = doc["waypoints"];
     if (!waypoints.is_array()) return located("\"waypoints\" is not an array");
     RenderPath render_path;
-    if (doc.contains("agent") && doc["agent"].is_string()) render_path.agent = doc["agent"].get<std::string>();
+    if (doc.contains("agent") && !doc["agent"].is_null()) {
+      if (!doc["agent"].is_string()) return located("\"agent\" is not a string");  // 5 was read as no agent
+      render_path.agent = doc["agent"].get<std::string>();
+    }
     for (std::size_t i = 0; i < waypoints.size(); ++i) {
       const nlohmann::json& w = waypoints[i];
       if (!w.is_object()) return located(fmt::format("waypoint {}: expected an object", i));

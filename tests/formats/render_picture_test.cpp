@@ -436,4 +436,20 @@ TEST_CASE("path results are read from JSON lines - errors name file and line", "
   REQUIRE_FALSE(garbage.ok());
   CHECK_THAT(garbage.error().message, Catch::Contains("garbage.jsonl:1: not valid JSON"));
   CHECK_FALSE(formats::readPathLines(dir / "missing.jsonl").ok());
+  // A NUL byte after the JSON, and an agent that is not a name, are refused as the batch reader
+  // refuses them (an audit: both were accepted, the agent read as none).
+  {
+    std::ofstream out(dir / "nul.jsonl", std::ios::binary);
+    out << R"({"waypoints":[{"x":1,"y":0,"z":2}]})" << '\0' << "\n";
+  }
+  auto nul = formats::readPathLines(dir / "nul.jsonl");
+  REQUIRE_FALSE(nul.ok());
+  CHECK_THAT(nul.error().message, Catch::EndsWith("nul.jsonl:1: contains a NUL byte"));
+  {
+    std::ofstream out(dir / "agent.jsonl");
+    out << R"({"agent":"a","waypoints":[{"x":1,"y":0,"z":2}]})" << "\n" << R"({"agent":5,"waypoints":[{"x":1,"y":0,"z":2}]})" << "\n";
+  }
+  auto agent = formats::readPathLines(dir / "agent.jsonl");
+  REQUIRE_FALSE(agent.ok());
+  CHECK_THAT(agent.error().message, Catch::EndsWith("agent.jsonl:2: \"agent\" is not a string"));
 }
