@@ -181,6 +181,14 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   const std::size_t bad_room = nav::firstFailing(nodes, [&](std::size_t n) { return g.headroom[n] >= 0 && g.clearance[n] >= 0; });
   if (bad_room < nodes)
     return bad(g.headroom[bad_room] >= 0 ? "clearance" : "headroom", "node " + std::to_string(bad_room) + ": negative or NaN");
+  // Clearance is the agent's radius or more (a border node's standing box fits, no more is known;
+  // others add the route to the nearest border): a smaller one answered "fits" for a wider agent
+  // than the node has room for (an audit edited it to 0.01 with h5py).
+  const float radius = static_cast<float>(profile.settings.radius);
+  const std::size_t narrow = nav::firstFailing(nodes, [&](std::size_t n) { return g.clearance[n] >= radius; });
+  if (narrow < nodes)
+    return bad("clearance", "node " + std::to_string(narrow) + ": " + std::to_string(g.clearance[narrow]) +
+                                " is less than the agent's radius " + std::to_string(profile.settings.radius));
   constexpr uint8_t kKnownFlags = nav::kNodeBorder | nav::kNodeModified | nav::kNodeLinkEnd;
   const std::size_t bad_flags = nav::firstFailing(nodes, [&](std::size_t n) { return (g.flags[n] & ~kKnownFlags) == 0; });
   if (bad_flags < nodes) return bad("flags", "node " + std::to_string(bad_flags) + ": unknown flag bits");
@@ -246,6 +254,8 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   // Links: from the profile's list, and a two-way link's other direction present.
   for (std::size_t i = 0; i < g.links.size(); ++i) {
     const nav::OffMeshLink& link = g.links[i];
+    if (link.from_node == link.to_node)  // the bake leaves such a link out: it leads nowhere
+      return bad("links", "link " + std::to_string(i) + " leads from node " + std::to_string(link.from_node) + " to itself");
     if (link.kind != nav::EdgeKind::Link) continue;  // a second jump (checked by the reader)
     if (link.profile_index >= profile.links.size())
       return bad("links", "link " + std::to_string(i) + ": profile index " + std::to_string(link.profile_index) +
@@ -297,6 +307,10 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
     if (bad_distance < nodes)
       return bad("field_distance", "field '" + field.name + "', node " + std::to_string(bad_distance) +
                                        ": negative, NaN or beyond max_distance");
+    // The flood starts at its origin's node: 0 there (every edge and link costs more than 0).
+    if (field.origin_node < nodes && field.distance[field.origin_node] != 0)
+      return bad("field_distance", "field '" + field.name + "': its origin node " + std::to_string(field.origin_node) +
+                                       " reads " + std::to_string(field.distance[field.origin_node]) + ", not 0");
   }
   return Ok{};
 }

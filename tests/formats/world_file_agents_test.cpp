@@ -308,6 +308,27 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     g.clearance[7] = -1;
     expected = "/navigation/agents/walker/clearance: node 7: negative or NaN";
   }
+  SECTION("a clearance under the agent's radius") {
+    // An audit: 0.01 against a 0.3 m radius was read, and a wider agent "fitted" there.
+    g.clearance[7] = static_cast<float>(walker.profile.settings.radius) * 0.5f;
+    expected = "/navigation/agents/walker/clearance: node 7: ";
+  }
+  SECTION("a link from a node to itself") {
+    g.links = {{3, 3, 1.5f, nav::kNoLinkLabel, nav::kNoLinkLabel, false, nav::EdgeKind::Jump}};
+    g.indexLinkOffsets();
+    expected = "/navigation/agents/walker/links: link 0 leads from node 3 to itself";
+  }
+  SECTION("a field whose origin node is not at 0") {
+    walker.profile.fields.push_back({"home", {0, 0, 0}, 10, {}});
+    nav::RouteField field;
+    field.name = "home";
+    field.max_distance = 10;
+    field.origin_node = 4;
+    field.distance.assign(g.nodeCount(), 1.0f);
+    field.distance[0] = 0;  // the flood's start, but the origin names node 4
+    g.fields.push_back(field);
+    expected = "/navigation/agents/walker/field_distance: field 'home': its origin node 4 reads 1.000000, not 0";
+  }
   SECTION("a NaN headroom") {
     g.headroom[2] = std::numeric_limits<float>::quiet_NaN();
     expected = "/navigation/agents/walker/headroom: node 2: negative or NaN";
