@@ -80,12 +80,16 @@ constexpr int kMaxJsonDepth = 128;
 
 bool nestingTooDeep(std::string_view json) { return detail::jsonNestedDeeperThan(json, kMaxJsonDepth); }
 
+std::optional<std::uint64_t> asUnsigned(const nlohmann::json& value) {
+  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
+  if (value.is_number_integer() && value.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(value.get<std::int64_t>());
+  return std::nullopt;
+}
+
 std::optional<std::uint64_t> unsignedMember(const nlohmann::json& object, const char* name) {
   const auto it = object.find(name);
   if (it == object.end()) return std::nullopt;
-  if (it->is_number_unsigned()) return it->get<std::uint64_t>();
-  if (it->is_number_integer() && it->get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(it->get<std::int64_t>());
-  return std::nullopt;
+  return asUnsigned(*it);
 }
 
 // An optional offset, stride or count: absent is `fallback`; present, it must be a non-negative
@@ -313,6 +317,20 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
                number(*view_index) + " has " + number(view.length);
     }
   }
+  // A skin on a node with a mesh must give its inverse bind matrices: optional in glTF 2.0
+  // (identity when absent), but Assimp 5.2.5 reads them unchecked and crashed (an audit).
+  if (const auto skins = document.find("skins"); skins != document.end() && skins->is_array())
+    if (const auto nodes = document.find("nodes"); nodes != document.end() && nodes->is_array())
+      for (const nlohmann::json& node : *nodes) {
+        if (!node.is_object() || !node.contains("mesh")) continue;
+        const auto skin = unsignedMember(node, "skin");
+        if (!skin || *skin >= skins->size()) continue;
+        const nlohmann::json& joints = (*skins)[*skin];
+        if (joints.is_object() && !joints.contains("inverseBindMatrices"))
+          return "unsupported: glTF skin " + number(*skin) +
+                 " has no inverseBindMatrices (optional in glTF 2.0, identity when absent, but the importer, Assimp "
+                 "5.2.5, fails on such a skin): write them, identity matrices for a skeleton posed as bound";
+      }
   // Positions must be floats (glTF 2.0 core): Assimp 5.2.5 copies other component types' bytes
   // as floats (a quantized file, even one that does not list KHR_mesh_quantization as required).
   const auto accessors = document.find("accessors");
@@ -430,12 +448,68 @@ std::set<std::string> nodeNamesLikeIndices(const nlohmann::json& document) {
   }
   return names;
 }
+
+// A list of node indices (children, joints, a scene's nodes); nullopt when it is not one.
+std::optional<std::vector<std::uint32_t>> indexList(const nlohmann::json& object, const char* name) {
+  std::vector<std::uint32_t> out;
+  const auto it = object.find(name);
+  if (it == object.end()) return out;
+  if (!it->is_array()) return std::nullopt;
+  for (const nlohmann::json& value : *it) {
+    const auto index = asUnsigned(value);
+    if (!index || *index > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
+    out.push_back(static_cast<std::uint32_t>(*index));
+  }
+  return out;
+}
+
+// GltfSceneFacts::nodes, skin_joints and roots of a parsed document (all empty when any is malformed).
+void nodeStructure(const nlohmann::json& document, GltfSceneFacts& facts) {
+  if (!document.is_object()) return;
+  const auto nodes = document.find("nodes");
+  if (nodes == document.end() || !nodes->is_array()) return;
+  std::vector<GltfSceneFacts::Node> out;
+  for (const nlohmann::json& node : *nodes) {
+    if (!node.is_object()) return;
+    GltfSceneFacts::Node facts_node;
+    auto children = indexList(node, "children");
+    if (!children) return;
+    facts_node.children = std::move(*children);
+    if (node.contains("skin")) {
+      const auto skin = unsignedMember(node, "skin");
+      if (!skin) return;
+      facts_node.skin = static_cast<std::int64_t>(*skin);
+    }
+    if (const auto name = node.find("name"); name != node.end() && name->is_string()) facts_node.name = name->get<std::string>();
+    out.push_back(std::move(facts_node));
+  }
+  std::vector<std::vector<std::uint32_t>> joints;
+  if (const auto skins = document.find("skins"); skins != document.end() && skins->is_array())
+    for (const nlohmann::json& skin : *skins) {
+      auto list = skin.is_object() ? indexList(skin, "joints") : std::nullopt;
+      if (!list) return;
+      joints.push_back(std::move(*list));
+    }
+  std::vector<std::uint32_t> roots;
+  if (const auto scenes = document.find("scenes"); scenes != document.end() && scenes->is_array() && !scenes->empty()) {
+    const std::uint64_t chosen = document.contains("scene") ? unsignedMember(document, "scene").value_or(scenes->size()) : 0;
+    if (chosen >= scenes->size() || !(*scenes)[chosen].is_object()) return;
+    auto list = indexList((*scenes)[chosen], "nodes");
+    if (!list) return;
+    roots = std::move(*list);
+  }
+  facts.nodes = std::move(out);
+  facts.skin_joints = std::move(joints);
+  facts.roots = std::move(roots);
+}
 }  // namespace
 
 GltfSceneFacts gltfSceneFacts(MeshFormat format, Bytes bytes) {
   if (format != MeshFormat::Gltf && format != MeshFormat::Glb) return {};
   const nlohmann::json document = gltfDocument(format, bytes);
-  return {nodeNamesLikeIndices(document), morphWeightWarnings(document)};
+  GltfSceneFacts facts{nodeNamesLikeIndices(document), morphWeightWarnings(document), {}, {}, {}};
+  nodeStructure(document, facts);
+  return facts;
 }
 
 std::string precheckGlb(Bytes bytes, std::vector<ExternalBuffer>* external_buffers) {

@@ -83,6 +83,18 @@ struct GltfSceneFacts {
   /// imported: a node of the imported scene instancing a mesh with morph targets whose weights
   /// (the node's own `weights`, which override the mesh's, else the mesh's) are not all zero.
   std::vector<std::string> morph_warnings;
+  /// The file's nodes, in order, as far as the import matches them with Assimp's (empty when the
+  /// JSON is unreadable): children, skin (-1: none), name ("" when the file gives none).
+  struct Node {
+    std::vector<std::uint32_t> children;
+    std::int64_t skin = -1;
+    std::string name;
+  };
+  std::vector<Node> nodes;
+  /// Per skin: its joints (node indices) in order, which is the order of Assimp's bones.
+  std::vector<std::vector<std::uint32_t>> skin_joints;
+  /// The root nodes of the scene Assimp imports (`scene`, else the first scene).
+  std::vector<std::uint32_t> roots;
 };
 GltfSceneFacts gltfSceneFacts(MeshFormat format, std::span<const std::uint8_t> bytes);
 

@@ -703,6 +703,54 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   // (isGltfIndexName): such a node is unnamed (node<K>, as documented); a node the file itself
   // names so keeps its name.
   const std::set<std::string>& named_like_indices = gltf_facts.names_like_indices;
+  // Assimp's glTF nodes matched with the file's, by their places in the tree (the scene's roots
+  // under a "ROOT" node when there are several, children in the file's order), each checked by
+  // its number of children and its name when the file gives one: a skin's joints are node
+  // indices, which Assimp turns into names, and a name is not unique (an audit: a floor skinned
+  // to the second of two nodes named "Bone" stood on the first, 98 m off, exit 0), nor given
+  // ("bone_0" for a joint without one). Empty when the two trees differ anywhere: then by name.
+  std::unordered_map<const aiNode*, std::uint32_t> gltf_index;  // Assimp node -> the file's node
+  std::vector<const aiNode*> gltf_node;                         // the file's node -> Assimp node
+  if (gltf && !gltf_facts.nodes.empty() && !gltf_facts.roots.empty()) {
+    gltf_node.assign(gltf_facts.nodes.size(), nullptr);
+    std::vector<std::pair<const aiNode*, std::uint32_t>> pairs;
+    bool matched = true;
+    if (gltf_facts.roots.size() == 1) {
+      pairs.emplace_back(scene->mRootNode, gltf_facts.roots[0]);
+    } else if (scene->mRootNode->mNumChildren == gltf_facts.roots.size() && scene->mRootNode->mChildren != nullptr) {
+      for (unsigned c = 0; c < scene->mRootNode->mNumChildren; ++c) pairs.emplace_back(scene->mRootNode->mChildren[c], gltf_facts.roots[c]);
+    } else {
+      matched = false;
+    }
+    while (matched && !pairs.empty()) {
+      const auto [node, index] = pairs.back();
+      pairs.pop_back();
+      if (node == nullptr || index >= gltf_facts.nodes.size() || gltf_node[index] != nullptr ||
+          gltf_index.size() >= gltf_facts.nodes.size()) {
+        matched = false;
+        break;
+      }
+      const GltfSceneFacts::Node& facts_node = gltf_facts.nodes[index];
+      if (node->mNumChildren != facts_node.children.size() || (node->mNumChildren > 0 && node->mChildren == nullptr) ||
+          (!facts_node.name.empty() && std::string_view(node->mName.C_Str(), node->mName.length) != facts_node.name)) {
+        matched = false;
+        break;
+      }
+      gltf_node[index] = node;
+      gltf_index.emplace(node, index);
+      for (unsigned c = 0; c < node->mNumChildren; ++c) pairs.emplace_back(node->mChildren[c], facts_node.children[c]);
+    }
+    if (!matched) gltf_index.clear(), gltf_node.clear();
+  }
+  // A glTF node the file gives no name (Assimp names it "nodes[N]", which a file may also name a
+  // node: an audit found such a node and an unnamed one sharing one tag): by the matched trees,
+  // else by that form unless the file names a node so.
+  const auto unnamedGltf = [&](const aiNode& node) {
+    if (!gltf) return false;
+    if (const auto it = gltf_index.find(&node); it != gltf_index.end()) return gltf_facts.nodes[it->second].name.empty();
+    const std::string_view name(node.mName.C_Str(), node.mName.length);
+    return isGltfIndexName(name) && !named_like_indices.count(std::string(name));
+  };
   std::vector<Pending> stack{{scene->mRootNode, root, tag_root, 0}};
   std::size_t visited = 0;
   std::vector<std::uint32_t> remap, same_position;
@@ -714,7 +762,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       chain = Affine::fromAssimp(node->mTransformation) * chain;
     return root * chain;
   };
-  const auto skinTransforms = [&](const aiMesh& source, const Affine& node_global,
+  const auto skinTransforms = [&](const aiMesh& source, const aiNode& mesh_node, const Affine& node_global,
                                   const std::string& where) -> Result<std::vector<Affine>> {
     std::vector<Affine> posed;
     if (source.mNumBones == 0 || source.mBones == nullptr || source.mNumVertices == 0) return posed;
@@ -723,10 +771,19 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       for (double& value : row) value = 0;
     posed.assign(source.mNumVertices, zero);
     std::vector<double> total(source.mNumVertices, 0.0);
+    // The skin's joints by node index where the trees matched (Assimp makes bone b of joint b).
+    const std::vector<std::uint32_t>* joints = nullptr;
+    if (const auto it = gltf_index.find(&mesh_node); it != gltf_index.end()) {
+      const std::int64_t skin_index = gltf_facts.nodes[it->second].skin;
+      if (skin_index >= 0 && static_cast<std::size_t>(skin_index) < gltf_facts.skin_joints.size() &&
+          gltf_facts.skin_joints[static_cast<std::size_t>(skin_index)].size() == source.mNumBones)
+        joints = &gltf_facts.skin_joints[static_cast<std::size_t>(skin_index)];
+    }
     for (unsigned b = 0; b < source.mNumBones; ++b) {
       const aiBone* bone = source.mBones[b];
       if (bone == nullptr) continue;
-      const aiNode* joint = scene->mRootNode->FindNode(bone->mName);
+      const aiNode* joint = joints != nullptr && (*joints)[b] < gltf_node.size() ? gltf_node[(*joints)[b]] : nullptr;
+      if (joint == nullptr) joint = scene->mRootNode->FindNode(bone->mName);
       if (joint == nullptr)
         return Error::badInput(where + ": joint '" + std::string(bone->mName.C_Str(), bone->mName.length) +
                                "' of its skin is no node of the scene");
@@ -762,10 +819,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     const std::string node_path = adds_nothing
                                       ? item.parent_path
                                       : item.parent_path + "/" +
-                                            sanitizeName(gltf && isGltfIndexName(std::string_view(node.mName.C_Str(), node.mName.length)) &&
-                                                                 !named_like_indices.count(std::string(node.mName.C_Str(), node.mName.length))
-                                                             ? aiString()
-                                                             : node.mName,
+                                            sanitizeName(unnamedGltf(node) ? aiString() : node.mName,
                                                          marked, "node", visited - 1);
     for (unsigned c = node.mNumChildren; c-- > 0;) {
       if (node.mChildren == nullptr || node.mChildren[c] == nullptr)
@@ -794,7 +848,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       // mesh node's own transform is not applied (glTF 2.0: "only the joint transforms are
       // applied to the skinned mesh"; a hunt: a floor skinned to a joint at the origin, on a
       // node moved 5 m up, was imported 5 m up). A vertex no joint weighs keeps the node's.
-      if (auto posed = skinTransforms(source, global, where); !posed.ok()) return posed.error();
+      if (auto posed = skinTransforms(source, node, global, where); !posed.ok()) return posed.error();
       else skin = std::move(posed.value());
       if (!skin.empty())  // two vertices at one place may have different joints
         for (unsigned v = 0; v < source.mNumVertices; ++v) same_position[v] = v;
