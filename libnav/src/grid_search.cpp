@@ -131,9 +131,10 @@ std::vector<Waypoint> buildWaypoints(Grid& grid, const std::vector<NodeId>& cell
   waypoints.back().position = request.goal;
 
   if (request.waypoint_spacing > 0 && std::isfinite(request.waypoint_spacing)) {
-    // At most 16 points per cell crossed: a spacing of 1e-9 m put points on one leg until the
-    // process ran out of memory (t += spacing stopped growing t).
-    const double spacing = std::max(request.waypoint_spacing, grid.settings().cell_size / 16);
+    // At most 20 points per cell crossed: a spacing of 1e-9 m put points on one leg until the
+    // process ran out of memory (t += spacing stopped growing t). (20, not 16: `strata path`
+    // takes spacings down to 0.05 cells, and gave 0.0625 apart for them; an audit.)
+    const double spacing = std::max(request.waypoint_spacing, grid.settings().cell_size / 20);
     std::vector<Waypoint> spaced;
     spaced.push_back(waypoints.front());
     for (std::size_t i = 1; i < waypoints.size(); ++i) {

@@ -401,19 +401,23 @@ TEST_CASE("grid waypoints: area boundaries kept, spacing along walking segments"
   CHECK(spaced.length == Approx(10.0));
 }
 
-TEST_CASE("grid search: a tiny waypoint spacing counts as 1/16 of a cell", "[nav][grid]") {
+TEST_CASE("grid search: a tiny waypoint spacing counts as 1/20 of a cell", "[nav][grid]") {
   // An audit: 1e-9 m stopped `t += spacing` from growing and filled memory (std::bad_alloc).
+  // 1/20, the smallest spacing `strata path` takes on a map (0.05 cells), is honoured (an
+  // audit: 0.05 gave points 1/16 apart).
   Grid open = ascii({"........"});
   GridPathRequest request;
   request.method = SearchMethod::AStar;
   request.start = at(0, 0);
   request.goal = at(7, 0);
-  for (const double spacing : {1e-9, 1e-300, 1.0 / 16}) {
+  for (const double spacing : {1e-9, 1e-300, 0.05}) {
     request.waypoint_spacing = spacing;
     const PathResult spaced = findGridPath(open, request);
     REQUIRE(spaced.ok());
-    CHECK(spaced.waypoints.size() == 7 * 16 + 1);  // a point every 1/16 cell along the 7 cells, the goal last
+    CHECK(spaced.waypoints.size() == 7 * 20 + 1);  // a point every 1/20 cell along the 7 cells, the goal last
     CHECK(spaced.waypoints.back().position == request.goal);
+    for (std::size_t i = 1; i < spaced.waypoints.size(); ++i)
+      CHECK(spaced.waypoints[i].position.x - spaced.waypoints[i - 1].position.x <= 0.05 + 1e-9);
   }
 }
 

@@ -23,7 +23,7 @@ struct GridPathRequest {
   sim::Vec3 start;                             ///< world position (metres)
   sim::Vec3 goal;                              ///< world position (metres)
   std::int64_t max_expansions = 8192;          ///< AStar/Theta budget in expanded cells; 0 = unlimited (and only then can jump point search run: docs/search.md). >= 0 (a negative value counts as 0)
-  double waypoint_spacing = 0;                 ///< metres; > 0 adds points every this far along walking segments (a spacing under 1/16 of the cell size counts as 1/16 of it)
+  double waypoint_spacing = 0;                 ///< metres; > 0 adds points every this far along walking segments (a spacing under 1/20 of the cell size counts as 1/20 of it)
   bool use_jump_points = true;                 ///< allow the jump point fast path for AStar and Theta on uniform, fully rasterized grids without a budget
 };
 
