@@ -77,9 +77,11 @@ std::optional<sim::Vec3> parseVec3(const std::string& text);
 std::optional<std::vector<double>> parseNumbers(const std::string& text, std::size_t count);
 
 /// The value a printed JSON document carries for `v`: the shortest decimal that names it at the
-/// precision it has. A value that is exactly a float32 (heights, headroom, clearance and slopes
-/// are stored as float32) gets the float's shortest decimal (0.925, not 0.925000011920929); any
-/// other, 15 significant digits (a cell centre 14.55, not 14.549999999999999). -0 becomes 0.
+/// precision it has. A value whose own shortest decimal has at most 12 significant digits is
+/// itself (299999.875 stays exact); else a value that is exactly a float32 (heights, headroom,
+/// clearance and slopes are stored as float32) gets the float's shortest decimal (0.925, not
+/// 0.925000011920929); any other, 15 significant digits (a cell centre 14.55, not
+/// 14.549999999999999). -0 becomes 0.
 double printedNumber(double v);
 
 /// A JSON document as text (`indent` -1: one line), bytes that are not UTF-8 (a file name's)

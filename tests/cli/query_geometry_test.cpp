@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <fstream>
 
 #include "test_support.h"
 
@@ -16,6 +17,27 @@ using strata::test::TempDir;
 namespace {
 std::string tower() { return (sourceDir() / "samples" / "tower.obj").string(); }
 }  // namespace
+
+TEST_CASE("query JSON: a computed value that is exactly a float32 prints exactly, far from the origin", "[cli][query]") {
+  // An audit: a ray's distance of 299999.875 (exactly a float32) printed as the float's shortest
+  // decimal, 299999.88, and the hit point's z 300000.15625 as 300000.16: 1.6 cm off. A 2 m floor
+  // at y 0 with corners 299999..300001.
+  TempDir dir;
+  {
+    std::ofstream obj(dir / "far.obj");
+    obj << "v 299999 0 299999\nv 299999 0 300001\nv 300001 0 300001\nv 300001 0 299999\nf 1 2 3\nf 1 3 4\n";
+  }
+  const std::string world = (dir / "far.h5").string();
+  REQUIRE(runStrata({"import", (dir / "far.obj").string(), "-o", world}).exit_code == 0);
+  auto r = runStrata({"query", world, "--json", "ray", "--from", "299999.875,299999.875,300000.15625", "--dir", "0,-1,0"});
+  REQUIRE(r.exit_code == 0);
+  INFO(r.out);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["distance"].get<double>() == 299999.875);
+  CHECK(doc["point"][0].get<double>() == 299999.875);
+  CHECK(doc["point"][2].get<double>() == 300000.15625);
+  CHECK(r.out.find("299999.875") != std::string::npos);
+}
 
 TEST_CASE("query ray: closest hit, all hits, miss exits 3", "[cli][query]") {
   TempDir dir;
