@@ -431,6 +431,45 @@ TEST_CASE("thin shapes never pass a closed floor at its seams - contacts lie on 
   CHECK(hits.empty());
 }
 
+TEST_CASE("points and segments never slip through the edge two faces of a closed surface share", "[sim][query]") {
+  // An audit: two faces meeting at an angle along the edge (0, 0, 0) - (1, -0.5, 0); a point (a
+  // sphere of radius 0 or 1e-8, a box of no size) cast straight down through that edge moved
+  // freely, and a segment of radius 0 piercing it overlapped neither face, while the ray along
+  // the same line hit both. Now they are walked as rays too.
+  const QueryIndex roof(meshOf({{0, 0, 0}, {1, -0.5, 0}, {0.5, -0.5, -1}, {0.5, -0.5, 1}}, {{0, 1, 2}, {1, 0, 3}}, "roof"));
+  for (const double x : {0.3, 0.7, 0.85}) {
+    INFO("x " << x);
+    const Vec3 from{x, 2, 0}, down{0, -4, 0};
+    const double time = (2 + 0.5 * x) / 4;  // the edge at y = -x / 2
+    for (const double radius : {0.0, 1e-10, 1e-8}) {
+      INFO("radius " << radius);
+      auto sphere = roof.castSphere(from, radius, down);
+      REQUIRE(sphere);
+      CHECK(sphere->time == Approx(time).margin(1e-7));
+      CHECK_FALSE(sphere->started_penetrating);
+      CHECK(sphere->normal.y > 0);  // from the surface toward the point coming down
+      auto capsule = roof.castCapsule(from, from, radius, down);
+      REQUIRE(capsule);
+      CHECK(capsule->time == Approx(time).margin(1e-7));
+      auto box = roof.castBox(Aabb{from - Vec3{radius, radius, radius}, from + Vec3{radius, radius, radius}}, down);
+      REQUIRE(box);
+      CHECK(box->time == Approx(time).margin(1e-7));
+      std::vector<OverlapHit> pierced;
+      roof.overlapCapsule(Capsule{from, from + down, radius}, pierced);
+      CHECK(pierced == std::vector<OverlapHit>{{0, 0}, {0, 1}});
+      CHECK(roof.overlapsCapsule(Capsule{from, from + down, radius}));
+    }
+    // A motion that ends on the edge touches it (no hit), and one that starts on it and rises
+    // leaves it (no hit); one that starts on it and goes on down is hit at once.
+    const Vec3 on{x, -0.5 * x, 0};
+    CHECK_FALSE(roof.castSphere(from, 0, on - from));
+    CHECK_FALSE(roof.castSphere(on, 0, {0, 1, 0}));
+    std::vector<OverlapHit> short_of;
+    roof.overlapCapsule(Capsule{from, on + Vec3{0, 0.01, 0}, 0}, short_of);
+    CHECK(short_of.empty());
+  }
+}
+
 TEST_CASE("primitive colliders: rays, overlaps and casts", "[sim][query]") {
   QueryIndex index;
   const uint32_t box = index.addOrientedBox(OrientedBox::fromYaw({0, 1, 0}, {1, 1, 1}, M_PI / 4)).value();
