@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "triangle_bins.h"
 
@@ -405,10 +406,13 @@ class NodeEdges {
     return !touchesAnything(box);
   }
 
-  // The order of a second jump's landings by their rise from the take-off (smaller first): a
-  // landing from a step below the take-off up (the far rim, where the search stops) before one
-  // lower (inside the pit: a ledge there may be a dead end), then the smaller height change.
-  std::pair<bool, double> landingRank(double rise) const { return {rise < -step_, std::fabs(rise)}; }
+  // The order of a second jump's landings (smaller first): a landing from a step below the
+  // take-off up (the far rim, where the search stops) before one lower (inside the pit: a ledge
+  // there may be a dead end), then the cheaper area (over a dear strip at a ledge's foot, the
+  // ground past it), then the smaller height change.
+  std::tuple<bool, double, double> landingRank(double rise, uint32_t m) const {
+    return {rise < -step_, g_.area_costs[g_.area[m]], std::fabs(rise)};
+  }
 
   // The slot of node n in direction d holds a way down (a drop, a climb or a jump to a
   // lower landing) to node `way`, `way_k` columns out. The gap search never looks past it, so
@@ -421,7 +425,12 @@ class NodeEdges {
   // second jump, unless the way down already leads there on foot: the floors reached from its landing
   // by a run of floors each within a step of the last along the ray (level ground, or ground
   // rising or falling away below a ledge) are left out, and, being ground under the jump rather
-  // than in its way, do not end the scan either (the sweep meets whatever is in the way).
+  // than in its way, do not end the scan either (the sweep meets whatever is in the way). A floor
+  // of the run counts as walked to only when no floor before it on the run (the landing first)
+  // lies in a dearer area: past a strip of lava (never entered) or mud at a ledge's foot the
+  // ground is a landing (an audit: with the strip's area at inf the platform was cut off, at
+  // 1000 the route walked it, where over a hole of the same width the agent jumped). Landings
+  // never entered are none.
   void secondJump(uint32_t n, double hn, double bn, int32_t x, int32_t z, int d, int way_k, uint32_t way,
                   std::vector<OffMeshLink>& jumps) const {
     const double ax = grid_.centerX(x), az = grid_.centerZ(z);
@@ -431,6 +440,8 @@ class NodeEdges {
       if (floorInWay(g_.columnBegin(wx, wz), g_.columnEnd(wx, wz), hn)) return;
     }
     double walked = g_.height[way];  // the floor reached on foot from the way down's landing, along the ray
+    // The dearest area cost on that run so far (the way down's landing first).
+    double run_cost = g_.area_costs[g_.area[way]];
     bool on_foot = true;
     Candidate found;
     for (int k = way_k + 1; k <= reach_[d]; ++k) {
@@ -441,21 +452,29 @@ class NodeEdges {
       const uint32_t begin = g_.columnBegin(mx, mz), end = g_.columnEnd(mx, mz);
       // The floor of this column within a step of the one walked to before (the closest).
       uint32_t walked_to = kNoNode;
+      bool reached = false;  // walked_to is reached on foot (not a landing)
       if (on_foot) {
         for (uint32_t m = firstFrom(begin, end, walked, -step_); m < end && g_.height[m] - walked <= step_; ++m)
           if (walked_to == kNoNode || std::fabs(g_.height[m] - walked) < std::fabs(g_.height[walked_to] - walked))
             walked_to = m;
-        if (walked_to == kNoNode) on_foot = false;
-        else walked = g_.height[walked_to];
+        if (walked_to == kNoNode) {
+          on_foot = false;
+        } else {
+          walked = g_.height[walked_to];
+          const double here = g_.area_costs[g_.area[walked_to]];
+          run_cost = std::max(run_cost, here);
+          reached = !(run_cost > here);  // on foot through nothing dearer than itself
+        }
       }
       const double bx = grid_.centerX(mx), bz = grid_.centerZ(mz);
       for (uint32_t m = firstFrom(begin, end, hn, std::min(-max_drop_, -step_)); m < end; ++m) {
         const double hm = g_.height[m];
         const double rise = hm - hn;
         if (rise > jump_height_) break;
-        if (m == walked_to) continue;  // reached on foot from the way down
+        if (m == walked_to && reached) continue;  // reached on foot from the way down
         if (-rise > max_drop_ || (rise < -step_ && k <= ledge_cells_)) continue;  // too low, or a drop, not a jump
-        if (found.kind != EdgeKind::None && !(landingRank(rise) < landingRank(found.rise))) continue;
+        if (!std::isfinite(g_.area_costs[g_.area[m]])) continue;  // never entered
+        if (found.kind != EdgeKind::None && !(landingRank(rise, m) < landingRank(found.rise, found.node))) continue;
         if (!leapFree(ax, az, hn, bn, bx, bz, m, /*jump=*/true)) continue;
         found = {m, EdgeKind::Jump, rise, horizontal};
       }

@@ -918,6 +918,40 @@ TEST_CASE("a far rim the ground below never reaches on foot is jumped to", "[nav
   CHECK(nav::findLayeredPath(baked_up.graph, baked_up.profile.settings, {1, 0, 1}, {7, 0.45, 1}, {}, state).ok());
 }
 
+TEST_CASE("a ledge whose foot is a strip of lava or mud is jumped past the strip", "[nav][bake]") {
+  // An audit: a 1.5 m ledge down to level ground whose first metre is lava (never entered): the
+  // drop into it is no edge, and the ground past it, on foot from the drop's landing, got no
+  // second jump, so the ledge was cut off (NoPath); with the strip at cost 1000 the route walked
+  // it. Over a hole of the same width the agent jumps. Ground past a strip dearer than the
+  // take-off's area is a landing; a landing in the strip is none (never entered) or comes after
+  // the cheaper ground.
+  MeshBuilder ledge;
+  ledge.floor(0, 0, 3, 2, 0).floor(3, 0, 4, 2, -1.5, "lava").floor(4, 0, 8, 2, -1.5);
+  for (const double cost : {std::numeric_limits<double>::infinity(), 1000.0}) {
+    INFO("strip cost " << cost);
+    auto agent = testAgent();
+    agent.areas.push_back({"lava", "", "lava", cost});
+    const auto baked = bakeOne(ledge.mesh(), agent);
+    const uint32_t rim = nodeNear(baked.graph, 2.875, 0, 1);
+    REQUIRE(rim != kNoNode);
+    const auto jumps = secondJumps(baked.graph, rim);
+    REQUIRE(jumps.size() == 1);
+    const uint32_t landing = jumps[0].to_node;
+    CHECK(baked.graph.height[landing] == Approx(-1.5));
+    CHECK(baked.graph.area_costs[baked.graph.area[landing]] == 1.0f);
+    CHECK(baked.graph.nodePosition(landing).x > 4);
+    nav::SearchState state;
+    const auto route = nav::findLayeredPath(baked.graph, baked.profile.settings, {1, 0, 1}, {7, -1.5, 1}, {}, state);
+    REQUIRE(route.ok());
+    CHECK(route.cost < 20);  // jumped, not walked through the strip
+  }
+  // The same ledge with the strip at the take-off's cost: walked to from the drop's landing, as
+  // a plain ledge (no second jumps).
+  auto agent = testAgent();
+  agent.areas.push_back({"lava", "", "lava", 1.0});
+  CHECK(bakeOne(ledge.mesh(), agent).graph.secondJumpCount() == 0);
+}
+
 TEST_CASE("a plain ledge down to level ground gets no second jumps", "[nav][bake]") {
   // The ground below continues level: every landing a jump past the drop reaches is walked to
   // from the drop's landing, so nothing is added (only landings more than a step above it are).
