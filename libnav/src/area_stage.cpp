@@ -114,8 +114,14 @@ std::vector<uint16_t> triangleAreas(const sim::TriangleMesh& mesh, const AgentPr
   return areas;
 }
 
+// A column centre on a box's x or z side is inside it within a micrometre: centres are computed
+// from their column index (1.5 * 0.3 = 0.44999999999999996), so a box from 0.45 to 1.05 held the
+// centre at 1.05 and not the one at 0.45, the same distance from its other side (an audit).
+constexpr double kSideTolerance = kModifierSideTolerance;
+
 bool modifierHolds(const sim::Aabb& box, const sim::Vec3& position) {
-  return position.x >= box.min.x && position.x <= box.max.x && position.z >= box.min.z && position.z <= box.max.z &&
+  return position.x >= box.min.x - kSideTolerance && position.x <= box.max.x + kSideTolerance &&
+         position.z >= box.min.z - kSideTolerance && position.z <= box.max.z + kSideTolerance &&
          position.y >= box.min.y - kHeightTolerance && position.y <= box.max.y + kHeightTolerance;
 }
 
@@ -157,8 +163,10 @@ void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph) {
   const GridFrame& grid = graph.grid;
   for (std::size_t v = 0; v < profile.modifiers.size(); ++v) {
     const sim::Aabb& box = profile.modifiers[v].box;
-    const int32_t x0 = std::max(0, grid.columnX(box.min.x)), x1 = std::min(grid.width_cells - 1, grid.columnX(box.max.x));
-    const int32_t z0 = std::max(0, grid.columnZ(box.min.z)), z1 = std::min(grid.depth_cells - 1, grid.columnZ(box.max.z));
+    const int32_t x0 = std::max(0, grid.columnX(box.min.x - kSideTolerance));
+    const int32_t x1 = std::min(grid.width_cells - 1, grid.columnX(box.max.x + kSideTolerance));
+    const int32_t z0 = std::max(0, grid.columnZ(box.min.z - kSideTolerance));
+    const int32_t z1 = std::min(grid.depth_cells - 1, grid.columnZ(box.max.z + kSideTolerance));
     for (int32_t z = z0; z <= z1; ++z)
       for (int32_t x = x0; x <= x1; ++x)
         for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n)

@@ -22,10 +22,13 @@ std::vector<uint16_t> modifierAreas(const AgentProfile& profile, const std::vect
 /// area_stage.cpp: overrides node areas inside modifier volumes (later volumes win) and flags them.
 void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph);
 /// Whether a modifier volume's box holds a floor node at `position` (its column centre and
-/// stored height): the box's horizontal sides exactly, its bottom and top within the rules'
-/// height tolerance (1 mm), since floor heights are stored in float32 (a box from 3.2 to 3.2
-/// missed a floor authored at 3.2, stored as 3.2000000477).
+/// stored height): the box's horizontal sides within kModifierSideTolerance (column centres are
+/// computed from their index: 1.5 * 0.3 = 0.44999999999999996), its bottom and top within the
+/// rules' height tolerance (1 mm), since floor heights are stored in float32 (a box from 3.2 to
+/// 3.2 missed a floor authored at 3.2, stored as 3.2000000477).
 bool modifierHolds(const sim::Aabb& box, const sim::Vec3& position);
+/// Metres: how far outside a modifier box's x or z side a column centre still counts as inside.
+inline constexpr double kModifierSideTolerance = 1e-6;
 /// area_stage.cpp: one warning per area rule and climbable glob that matches no surface label
 /// (or tag) of the mesh: such an entry changes nothing, most often a misspelt name or a tag path
 /// written as in the source file instead of as imported. Named like the bake's errors.

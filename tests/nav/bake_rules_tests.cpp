@@ -1443,6 +1443,28 @@ TEST_CASE("areas set edge costs - an infinite cost removes the edges into it", "
   CHECK((g.flags[slow] & nav::kNodeModified) != 0);
 }
 
+TEST_CASE("a modifier box's sides on column centres hold those columns, both sides alike", "[nav][bake]") {
+  // An audit: at cell 0.3 a box from x 0.45 to 1.05 held the centre at 1.05 (3.5 * 0.3, exact)
+  // but not the one at 0.45 (1.5 * 0.3 = 0.44999999999999996), so a box placed from printed
+  // positions was one-sided. The same for z. The on-demand search assigns areas alike.
+  MeshBuilder level;
+  level.floor(0, 0, 3, 3, 0);
+  auto agent = testAgent();
+  agent.settings.cell_size = 0.3;
+  agent.modifiers.push_back({{{0.45, -1, 0.45}, {1.05, 1, 1.05}}, "zone", 2.0});
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  int zone = 0;
+  for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+    const auto p = g.nodePosition(n);
+    const bool inside = p.x > 0.4 && p.x < 1.1 && p.z > 0.4 && p.z < 1.1;
+    INFO(p.x << "," << p.z);
+    CHECK((g.area_names[g.area[n]] == "zone") == inside);
+    zone += inside;
+  }
+  CHECK(zone == 9);  // centres 0.45, 0.75, 1.05 both ways
+}
+
 TEST_CASE("a modifier box as flat as its floor takes it - its height within 1 mm", "[nav][bake]") {
   // An audit: a box from 3.2 to 3.2 missed a floor authored at 3.2, stored as 3.2000000477.
   MeshBuilder level;
