@@ -96,6 +96,32 @@ f 1 5 6
 )";
 const char* kLevelMtl = "newmtl Grass\nKd 0 1 0\nnewmtl Stone\nKd 0.5 0.5 0.5\n";
 
+// A glTF of the unit floor (quadBuffer) skinned with weight 1 to joint 0 of skin 0, whose
+// inverse bind matrix translates y by -bind: the scene's root nodes, the nodes and the skin as
+// JSON text.
+std::string skinnedGltf(const std::string& scene_nodes, const std::string& nodes, const std::string& skin, double bind = 0) {
+  std::vector<std::uint8_t> buffer = quadBuffer();  // 60 bytes
+  for (int v = 0; v < 4; ++v)
+    for (std::uint8_t j : {0, 0, 0, 0}) append(buffer, j);  // JOINTS_0 at 60
+  for (int v = 0; v < 4; ++v)
+    for (float w : {1.f, 0.f, 0.f, 0.f}) append(buffer, w);  // WEIGHTS_0 at 76
+  for (float m : {1.f, 0.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, static_cast<float>(-bind), 0.f, 1.f})
+    append(buffer, m);  // inverse bind matrix (column-major) at 140
+  REQUIRE(buffer.size() == 204);
+  return R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":)" + scene_nodes + R"(}],"nodes":)" + nodes +
+         R"(,"skins":[)" + skin + R"(],
+  "meshes":[{"primitives":[{"attributes":{"POSITION":0,"JOINTS_0":2,"WEIGHTS_0":3},"indices":1}]}],
+  "buffers":[{"byteLength":204,"uri":"data:application/octet-stream;base64,)" + base64(buffer) + R"("}],
+  "bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":48},{"buffer":0,"byteOffset":48,"byteLength":12},
+                 {"buffer":0,"byteOffset":60,"byteLength":16},{"buffer":0,"byteOffset":76,"byteLength":64},
+                 {"buffer":0,"byteOffset":140,"byteLength":64}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[0,0,0],"max":[1,0,1]},
+               {"bufferView":1,"componentType":5123,"count":6,"type":"SCALAR"},
+               {"bufferView":2,"componentType":5121,"count":4,"type":"VEC4"},
+               {"bufferView":3,"componentType":5126,"count":4,"type":"VEC4"},
+               {"bufferView":4,"componentType":5126,"count":1,"type":"MAT4"}]})";
+}
+
 // The message of an import that must fail with BadInput.
 std::string importError(const std::filesystem::path& file, const ImportOptions& options = {}) {
   auto imported = importMeshes({file}, options);
@@ -561,28 +587,10 @@ TEST_CASE("a skinned glTF mesh stands where its joints pose it - its node's tran
   // the inverse bind matrix undoing the joint's bind pose it lies where it was modelled, at 0.
   for (const double bind : {0.0, 2.0}) {
     INFO("inverse bind matrix translates y by " << -bind);
-    std::vector<std::uint8_t> buffer = quadBuffer();  // 60 bytes
-    for (int v = 0; v < 4; ++v)
-      for (std::uint8_t j : {0, 0, 0, 0}) append(buffer, j);  // JOINTS_0 at 60
-    for (int v = 0; v < 4; ++v)
-      for (float w : {1.f, 0.f, 0.f, 0.f}) append(buffer, w);  // WEIGHTS_0 at 76
-    for (float m : {1.f, 0.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, static_cast<float>(-bind), 0.f, 1.f})
-      append(buffer, m);  // inverse bind matrix (column-major) at 140
-    REQUIRE(buffer.size() == 204);
     TempDir dir;
-    writeText(dir / "skinned.gltf", R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0,1]}],
-  "nodes":[{"name":"J","translation":[0,2,0]},{"name":"Skinned","mesh":0,"skin":0,"translation":[0,5,0]}],
-  "skins":[{"joints":[0],"inverseBindMatrices":4}],
-  "meshes":[{"primitives":[{"attributes":{"POSITION":0,"JOINTS_0":2,"WEIGHTS_0":3},"indices":1}]}],
-  "buffers":[{"byteLength":204,"uri":"data:application/octet-stream;base64,)" + base64(buffer) + R"("}],
-  "bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":48},{"buffer":0,"byteOffset":48,"byteLength":12},
-                 {"buffer":0,"byteOffset":60,"byteLength":16},{"buffer":0,"byteOffset":76,"byteLength":64},
-                 {"buffer":0,"byteOffset":140,"byteLength":64}],
-  "accessors":[{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[0,0,0],"max":[1,0,1]},
-               {"bufferView":1,"componentType":5123,"count":6,"type":"SCALAR"},
-               {"bufferView":2,"componentType":5121,"count":4,"type":"VEC4"},
-               {"bufferView":3,"componentType":5126,"count":4,"type":"VEC4"},
-               {"bufferView":4,"componentType":5126,"count":1,"type":"MAT4"}]})");
+    writeText(dir / "skinned.gltf", skinnedGltf("[0,1]",
+                                                R"([{"name":"J","translation":[0,2,0]},{"name":"Skinned","mesh":0,"skin":0,"translation":[0,5,0]}])",
+                                                R"({"joints":[0],"inverseBindMatrices":4})", bind));
     for (const bool in_process : {false, true}) {
       ImportOptions options;
       options.in_process = in_process;
@@ -598,27 +606,7 @@ TEST_CASE("a skinned glTF mesh stands where its joints pose it - its node's tran
 }
 
 TEST_CASE("a glTF skin's joints are nodes by index, not by name - a skin without inverse bind matrices is refused", "[formats][import][fixtures][gltf]") {
-  // The unit floor skinned (weight 1) to joint 0 of skin 0, identity inverse bind matrix.
-  std::vector<std::uint8_t> buffer = quadBuffer();  // 60 bytes
-  for (int v = 0; v < 4; ++v)
-    for (std::uint8_t j : {0, 0, 0, 0}) append(buffer, j);  // JOINTS_0 at 60
-  for (int v = 0; v < 4; ++v)
-    for (float w : {1.f, 0.f, 0.f, 0.f}) append(buffer, w);  // WEIGHTS_0 at 76
-  for (float m : {1.f, 0.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, 0.f, 0.f, 1.f}) append(buffer, m);  // at 140
-  REQUIRE(buffer.size() == 204);
-  auto skinned = [&](const std::string& nodes, const std::string& skin) {
-    return R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":)" + nodes + R"(,"skins":[)" + skin + R"(],
-  "meshes":[{"primitives":[{"attributes":{"POSITION":0,"JOINTS_0":2,"WEIGHTS_0":3},"indices":1}]}],
-  "buffers":[{"byteLength":204,"uri":"data:application/octet-stream;base64,)" + base64(buffer) + R"("}],
-  "bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":48},{"buffer":0,"byteOffset":48,"byteLength":12},
-                 {"buffer":0,"byteOffset":60,"byteLength":16},{"buffer":0,"byteOffset":76,"byteLength":64},
-                 {"buffer":0,"byteOffset":140,"byteLength":64}],
-  "accessors":[{"bufferView":0,"componentType":5126,"count":4,"type":"VEC3","min":[0,0,0],"max":[1,0,1]},
-               {"bufferView":1,"componentType":5123,"count":6,"type":"SCALAR"},
-               {"bufferView":2,"componentType":5121,"count":4,"type":"VEC4"},
-               {"bufferView":3,"componentType":5126,"count":4,"type":"VEC4"},
-               {"bufferView":4,"componentType":5126,"count":1,"type":"MAT4"}]})";
-  };
+  auto skinned = [](const std::string& nodes, const std::string& skin) { return skinnedGltf("[0]", nodes, skin); };
   TempDir dir;
   // An audit: the joint is the second of two nodes named "Bone" (the first 100 m up): the floor
   // stood at 100 m, exit 0. A joint without a name (Assimp calls its bone "bone_0", no node's

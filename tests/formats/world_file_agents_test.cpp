@@ -296,6 +296,18 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
   std::size_t slot = 0;  // a used edge slot
   while (g.edge_kind[slot] == static_cast<uint8_t>(nav::EdgeKind::None)) ++slot;
   std::string expected;
+  // A field "home" in the profile and the graph, origin node `origin`, every distance 1 (for a
+  // section to spoil).
+  auto homeField = [&](uint32_t origin) -> nav::RouteField& {
+    walker.profile.fields.push_back({"home", {0, 0, 0}, 10, {}});
+    nav::RouteField field;
+    field.name = "home";
+    field.max_distance = 10;
+    field.origin_node = origin;
+    field.distance.assign(g.nodeCount(), 1.0f);
+    g.fields.push_back(field);
+    return g.fields.back();
+  };
   SECTION("a NaN height") {
     g.height[5] = std::numeric_limits<float>::quiet_NaN();
     expected = "/navigation/agents/walker/height: column ";
@@ -319,14 +331,7 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     expected = "/navigation/agents/walker/links: link 0 leads from node 3 to itself";
   }
   SECTION("a field whose origin node is not at 0") {
-    walker.profile.fields.push_back({"home", {0, 0, 0}, 10, {}});
-    nav::RouteField field;
-    field.name = "home";
-    field.max_distance = 10;
-    field.origin_node = 4;
-    field.distance.assign(g.nodeCount(), 1.0f);
-    field.distance[0] = 0;  // the flood's start, but the origin names node 4
-    g.fields.push_back(field);
+    homeField(4).distance[0] = 0;  // the flood's start, but the origin names node 4
     expected = "/navigation/agents/walker/field_distance: field 'home': its origin node 4 reads 1.000000, not 0";
   }
   SECTION("a NaN headroom") {
@@ -412,14 +417,7 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     expected = "/navigation/agents/walker/link_kinds: link 0: kind 3 is neither 5 (a custom link) nor 2 (a second jump)";
   }
   SECTION("a negative field distance") {
-    walker.profile.fields.push_back({"home", {0, 0, 0}, 10, {}});
-    nav::RouteField field;
-    field.name = "home";
-    field.max_distance = 10;
-    field.origin_node = 0;
-    field.distance.assign(g.nodeCount(), 1.0f);
-    field.distance[9] = -7;
-    g.fields.push_back(field);
+    homeField(0).distance[9] = -7;
     expected = "/navigation/agents/walker/field_distance: field 'home', node 9: negative, NaN or beyond max_distance";
   }
   SECTION("a node moved into a region of its own (its edges then lead to a region no row lists)") {
