@@ -117,12 +117,17 @@ std::vector<uint16_t> triangleAreas(const sim::TriangleMesh& mesh, const AgentPr
 // A column centre on a box's x or z side is inside it within a micrometre: centres are computed
 // from their column index (1.5 * 0.3 = 0.44999999999999996), so a box from 0.45 to 1.05 held the
 // centre at 1.05 and not the one at 0.45, the same distance from its other side (an audit).
-constexpr double kSideTolerance = kModifierSideTolerance;
-
 bool modifierHolds(const sim::Aabb& box, const sim::Vec3& position) {
-  return position.x >= box.min.x - kSideTolerance && position.x <= box.max.x + kSideTolerance &&
-         position.z >= box.min.z - kSideTolerance && position.z <= box.max.z + kSideTolerance &&
-         position.y >= box.min.y - kHeightTolerance && position.y <= box.max.y + kHeightTolerance;
+  constexpr double side = kModifierSideTolerance;
+  return position.x >= box.min.x - side && position.x <= box.max.x + side && position.z >= box.min.z - side &&
+         position.z <= box.max.z + side && position.y >= box.min.y - kHeightTolerance &&
+         position.y <= box.max.y + kHeightTolerance;
+}
+
+ColumnRange modifierColumns(const GridFrame& grid, const sim::Aabb& box) {
+  constexpr double side = kModifierSideTolerance;
+  return {std::max(0, grid.columnX(box.min.x - side)), std::min(grid.width_cells - 1, grid.columnX(box.max.x + side)),
+          std::max(0, grid.columnZ(box.min.z - side)), std::min(grid.depth_cells - 1, grid.columnZ(box.max.z + side))};
 }
 
 void unmatchedGlobWarnings(const sim::TriangleMesh& mesh, const AgentProfile& profile, const std::string& source,
@@ -163,12 +168,9 @@ void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph) {
   const GridFrame& grid = graph.grid;
   for (std::size_t v = 0; v < profile.modifiers.size(); ++v) {
     const sim::Aabb& box = profile.modifiers[v].box;
-    const int32_t x0 = std::max(0, grid.columnX(box.min.x - kSideTolerance));
-    const int32_t x1 = std::min(grid.width_cells - 1, grid.columnX(box.max.x + kSideTolerance));
-    const int32_t z0 = std::max(0, grid.columnZ(box.min.z - kSideTolerance));
-    const int32_t z1 = std::min(grid.depth_cells - 1, grid.columnZ(box.max.z + kSideTolerance));
-    for (int32_t z = z0; z <= z1; ++z)
-      for (int32_t x = x0; x <= x1; ++x)
+    const ColumnRange columns = modifierColumns(grid, box);
+    for (int32_t z = columns.z0; z <= columns.z1; ++z)
+      for (int32_t x = columns.x0; x <= columns.x1; ++x)
         for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n)
           if (modifierHolds(box, {grid.centerX(x), graph.height[n], grid.centerZ(z)})) {
             graph.area[n] = volume_area[v];

@@ -27,8 +27,16 @@ void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph);
 /// rules' height tolerance (1 mm), since floor heights are stored in float32 (a box from 3.2 to
 /// 3.2 missed a floor authored at 3.2, stored as 3.2000000477).
 bool modifierHolds(const sim::Aabb& box, const sim::Vec3& position);
-/// Metres: how far outside a modifier box's x or z side a column centre still counts as inside.
+/// Metres: how far outside a modifier box's x or z side a column centre still counts as inside
+/// (modifierHolds).
 inline constexpr double kModifierSideTolerance = 1e-6;
+/// The columns of `grid` whose centres a modifier box may hold (modifierHolds), clamped to the
+/// grid: x0..x1 by z0..z1, empty when x0 > x1 or z0 > z1. The bake and the on-demand search both
+/// visit a volume's columns by it.
+struct ColumnRange {
+  int32_t x0, x1, z0, z1;
+};
+ColumnRange modifierColumns(const GridFrame& grid, const sim::Aabb& box);
 /// area_stage.cpp: one warning per area rule and climbable glob that matches no surface label
 /// (or tag) of the mesh: such an entry changes nothing, most often a misspelt name or a tag path
 /// written as in the source file instead of as imported. Named like the bake's errors.

@@ -19,10 +19,6 @@
 namespace strata::nav {
 namespace {
 
-// How far over a floor's ceiling a point may be and still be in its room: the bake's heights and
-// headroom are float32 (LayeredGraph::inRoomOver's margin).
-constexpr double kCeilingMargin = 0.01;  // metres
-
 // A column index clamped into [0, cells - 1] (GridFrame::columnX saturates huge and NaN inputs).
 int32_t clampedColumn(int32_t column, int32_t cells) { return std::clamp(column, 0, cells - 1); }
 
@@ -71,7 +67,7 @@ FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim
     // that floor is through a slab (an audit: a point 5 cm over a slab with no standing room on
     // it, a crawl space under a plate, snapped to the ground 3 m under the slab; a route from it
     // then started downstairs). Lower floors are farther through it.
-    if (y > h + double(graph.headroom[n - 1]) + kCeilingMargin + slack) return {};
+    if (graph.overCeilingOf(n - 1, y, along(n - 1), slack)) return {};
     return {n - 1, h, graph.height[n - 1] + rise(n - 1, point.x - graph.grid.centerX(x), point.z - graph.grid.centerZ(z))};
   }
   return {};

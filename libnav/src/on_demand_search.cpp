@@ -246,12 +246,10 @@ class OnDemandGraph {
     bucket_first_.assign(buckets + 1, 0);
     // The squares a volume's columns cover (the bake's column range, clamped to the region).
     const auto covered = [&](const sim::Aabb& box, auto&& visit) {
-      const double tol = kModifierSideTolerance;
-      const int32_t x0 = std::max(0, grid.columnX(box.min.x - tol)), x1 = std::min(grid.width_cells - 1, grid.columnX(box.max.x + tol));
-      const int32_t z0 = std::max(0, grid.columnZ(box.min.z - tol)), z1 = std::min(grid.depth_cells - 1, grid.columnZ(box.max.z + tol));
-      if (x0 > x1 || z0 > z1) return;
-      for (int32_t bz = z0 / kBucket; bz <= z1 / kBucket; ++bz)
-        for (int32_t bx = x0 / kBucket; bx <= x1 / kBucket; ++bx) visit(modifierBucket(bx * kBucket, bz * kBucket));
+      const ColumnRange c = modifierColumns(grid, box);
+      if (c.x0 > c.x1 || c.z0 > c.z1) return;
+      for (int32_t bz = c.z0 / kBucket; bz <= c.z1 / kBucket; ++bz)
+        for (int32_t bx = c.x0 / kBucket; bx <= c.x1 / kBucket; ++bx) visit(modifierBucket(bx * kBucket, bz * kBucket));
     };
     for (const ModifierVolume& m : agent_.modifiers) covered(m.box, [&](std::size_t b) { ++bucket_first_[b + 1]; });
     for (std::size_t b = 0; b < buckets; ++b) bucket_first_[b + 1] += bucket_first_[b];

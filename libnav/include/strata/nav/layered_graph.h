@@ -289,9 +289,18 @@ struct LayeredGraph {
   /// headroom are float32, and a thin floor's ceiling is its own surface). A floor above such a
   /// point is through that ceiling (nearestWalkable's and nearestNode's rule).
   bool inRoomOver(uint32_t floor, double y, double ceiling_lift = 0) const {
-    constexpr double kCeilingMargin = 0.01;  // metres
     return y < double(height[floor]) + double(headroom[floor]) + ceiling_lift - kCeilingMargin;
   }
+  /// Whether height `y` lies over the ceiling of floor node `floor` (raised by `ceiling_lift`) by
+  /// more than the same centimetre (plus `slack`): the floor is then under the point through a
+  /// slab, not below it in its room (nearestWalkable's rule).
+  bool overCeilingOf(uint32_t floor, double y, double ceiling_lift = 0, double slack = 0) const {
+    return y > double(height[floor]) + double(headroom[floor]) + ceiling_lift + kCeilingMargin + slack;
+  }
+  /// Metres: how far under (inRoomOver) or over (overCeilingOf) a floor's ceiling a height must
+  /// lie to count as such: heights and headroom are float32, and a thin floor's ceiling is its
+  /// own surface.
+  static constexpr double kCeilingMargin = 0.01;
   /// Whether the bake's reachability is present (component, region and region_reach_offsets
   /// sized for the nodes): every bake and every world file has it; canReach needs it.
   bool hasRegions() const;
