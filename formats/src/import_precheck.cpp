@@ -755,33 +755,14 @@ std::string precheckPly(Bytes bytes) {
 }
 
 // A number as an OBJ file writes one: decimal, with an optional sign, point and exponent; or
-// nan / inf / infinity, which the import refuses later by name ("coordinate is NaN"). Assimp
+// nan / inf / infinity, which the import refuses later by name ("coordinate is NaN"): what
+// std::from_chars reads in its general format (no hexadecimal), a leading '+' allowed. Assimp
 // 5.2.5 read "0x10" as 0 and "abc" as 0 or a bad index (exit 0, or a message about indices).
 bool objNumber(std::string_view word) {
-  std::size_t i = 0;
-  if (i < word.size() && (word[i] == '+' || word[i] == '-')) ++i;
-  if (i < word.size() && std::isalpha(static_cast<unsigned char>(word[i]))) {
-    std::string lower;
-    for (std::size_t k = i; k < word.size(); ++k) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(word[k])));
-    return lower == "nan" || lower == "inf" || lower == "infinity";
-  }
-  const auto digits = [&] {
-    const std::size_t from = i;
-    while (i < word.size() && std::isdigit(static_cast<unsigned char>(word[i]))) ++i;
-    return i > from;
-  };
-  bool mantissa = digits();
-  if (i < word.size() && word[i] == '.') {
-    ++i;
-    mantissa = digits() || mantissa;
-  }
-  if (!mantissa) return false;
-  if (i < word.size() && (word[i] == 'e' || word[i] == 'E')) {
-    ++i;
-    if (i < word.size() && (word[i] == '+' || word[i] == '-')) ++i;
-    if (!digits()) return false;
-  }
-  return i == word.size();
+  if (word.size() > 1 && word[0] == '+' && word[1] != '-') word.remove_prefix(1);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+  return end == word.data() + word.size() && (ec == std::errc() || ec == std::errc::result_out_of_range);
 }
 
 std::string precheckObj(Bytes bytes, std::vector<std::string>* material_libraries) {

@@ -954,7 +954,7 @@ bool validShape(Shape& s) {
 // segment piercing the edge overlapped neither). The watertight ray test cannot, so a point's
 // motion and a segment are also walked as rays (their times and points are the centre's or the
 // core's, within that tolerance of the shape's).
-constexpr double kThin = 1e-7;  // metres
+constexpr double kThin = detail::kTouchTolerance;  // metres
 bool isPoint(const Shape& s) {
   if (s.is_box) return s.box.half_extents.x < kThin && s.box.half_extents.y < kThin && s.box.half_extents.z < kThin;
   return s.radius < kThin && s.p.x == s.q.x && s.p.y == s.q.y && s.p.z == s.q.z;
@@ -990,8 +990,9 @@ bool QueryIndex::overlapsSphere(const Sphere& sphere, const QueryFilter& filter)
 bool QueryIndex::overlapsCapsule(const Capsule& capsule, const QueryFilter& filter) const {
   Shape s = capsuleShape(capsule.a, capsule.b, capsule.radius);
   bool hit = false;
-  if (validShape(s)) impl_->overlap(s, filter, true, nullptr, hit);
-  if (!hit && validShape(s) && isSegment(s)) {  // a segment: also its watertight ray (isPoint above)
+  if (!validShape(s)) return false;
+  impl_->overlap(s, filter, true, nullptr, hit);
+  if (!hit && isSegment(s)) {  // a segment: also its watertight ray (isPoint above)
     const double length = sim::length(s.q - s.p);
     hit = std::isfinite(length) && raycast(s.p, (s.q - s.p) * (1.0 / length), length, filter).has_value();
   }
@@ -1076,7 +1077,7 @@ namespace {
 // theirs to judge.
 std::optional<ShapeHit> pointRayCast(const QueryIndex& index, const Vec3& origin, const Vec3& translation,
                                      const QueryFilter& filter, std::optional<ShapeHit> cast) {
-  constexpr double kTouch = 1e-7;  // metres, the casts' touch tolerance
+  constexpr double kTouch = detail::kTouchTolerance;  // metres
   const double length = sim::length(translation);
   if (!(length > 0) || !std::isfinite(length) || (cast && cast->time == 0)) return cast;
   const Vec3 direction = translation * (1.0 / length);
