@@ -760,6 +760,7 @@ std::string precheckPly(Bytes bytes) {
 // 5.2.5 read "0x10" as 0 and "abc" as 0 or a bad index (exit 0, or a message about indices).
 bool objNumber(std::string_view word) {
   if (word.size() > 1 && word[0] == '+' && word[1] != '-') word.remove_prefix(1);
+  if (word.find('(') != std::string_view::npos) return false;  // from_chars takes "nan(...)" too
   double value = 0;
   const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
   return end == word.data() + word.size() && (ec == std::errc() || ec == std::errc::result_out_of_range);
