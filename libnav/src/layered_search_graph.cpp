@@ -200,8 +200,8 @@ bool LayeredSearchGraph::walkLineBetween(const sim::Vec3& point, NodeId from, co
 
 bool LayeredSearchGraph::squareFree(NodeId n) const {
   if (n >= nodeCount()) return false;
-  for (int d = 1; d < kDirectionCount; d += 2)
-    if (graph_->edgeKind(n, d) != EdgeKind::Walk) return false;
+  for (int d = 0; d < kDirectionCount; ++d)
+    if (isDiagonal(d) && graph_->edgeKind(n, d) != EdgeKind::Walk) return false;
   return true;
 }
 
