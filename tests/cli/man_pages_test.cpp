@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <string>
@@ -53,6 +54,27 @@ std::set<std::string> longOptions(const std::string& help) {
   return options;
 }
 
+// The arguments of a roff macro line: words, or "quoted" strings ("" inside stands for a quote).
+std::vector<std::string> macroArguments(const std::string& line) {
+  std::vector<std::string> args;
+  std::size_t at = line.find(' ');
+  while (at != std::string::npos && at < line.size()) {
+    at = line.find_first_not_of(' ', at);
+    if (at == std::string::npos) break;
+    std::size_t end = at + 1;
+    if (line[at] == '"') {
+      while (end < line.size() && !(line[end] == '"' && (end + 1 >= line.size() || line[end + 1] != '"'))) end += line[end] == '"' ? 2 : 1;
+      ++end;
+    } else {
+      end = line.find(' ', at);
+      if (end == std::string::npos) end = line.size();
+    }
+    args.push_back(line.substr(at, end - at));
+    at = end;
+  }
+  return args;
+}
+
 std::string roffEscaped(const std::string& text) {
   std::string out;
   for (char ch : text) out += ch == '-' ? std::string("\\-") : std::string(1, ch);
@@ -89,4 +111,36 @@ TEST_CASE("every subcommand's options are in its man page, and strata(1) names e
       CHECK_THAT(page, Catch::Contains(roffEscaped(option)));
     }
   }
+}
+
+// The alternating-font macros (.BR, .IR, .RB ...) join their arguments without spaces, so a
+// sentence written after one (".RB ( answered_by ). The corridor method's route ...") prints as
+// "Thecorridormethod's". Three unquoted words in a row (a word: starts with a letter, ends with a
+// letter or an apostrophe) are such a sentence; "node N" (italic node, roman N) is two.
+TEST_CASE("no man page runs a sentence's words together in an alternating-font macro", "[cli][docs]") {
+  const auto isWord = [](const std::string& arg) {
+    return !arg.empty() && arg[0] != '"' && std::isalpha(static_cast<unsigned char>(arg.front())) &&
+           (std::isalpha(static_cast<unsigned char>(arg.back())) || arg.back() == '\'');
+  };
+  int pages = 0, macros = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(sourceDir() / "man")) {
+    if (entry.path().extension() != ".1") continue;
+    ++pages;
+    std::istringstream in(strata::test::readFile(entry.path()));
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      static const std::set<std::string> alternating = {".BR", ".RB", ".IR", ".RI", ".BI", ".IB"};
+      if (line.size() < 3 || !alternating.count(line.substr(0, 3))) continue;
+      ++macros;
+      const std::vector<std::string> args = macroArguments(line);
+      int run = 0;
+      for (const std::string& arg : args) {
+        run = isWord(arg) ? run + 1 : 0;
+        INFO(entry.path().filename().string() << ":" << number << ": " << line);
+        CHECK(run < 3);
+      }
+    }
+  }
+  CHECK(pages >= 8);
+  CHECK(macros > 100);
 }
