@@ -105,7 +105,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   // r * cell_size from that centre along some axis, so at least r * cell_size - offset from the
   // point (offset <= cell_size / 2 for a point on the grid).
   const double offset = std::max(std::fabs(grid.centerX(cx) - point.x), std::fabs(grid.centerZ(cz) - point.z));
-  const int32_t max_ring = static_cast<int32_t>(std::min(std::ceil((snap.max_horizontal + offset) / grid.cell_size),
+  const int32_t max_ring = static_cast<int32_t>(std::min(std::ceil((snap.max_horizontal + kTie + offset) / grid.cell_size),
                                                          static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
   // Whether node n, d from the point, is nearer than `hit`. Distances within a micrometre are a
   // tie (a point on a column border is equally far from both centres; on a grid whose origin is
@@ -123,7 +123,10 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     if (n == kNoNode) return;
     const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
     // The point's own column is always a candidate (its centre may lie up to half a diagonal away).
-    if (d > snap.max_horizontal && !(inside && x == cx && z == cz)) return;
+    // A centre within kTie beyond the radius is within it: a point on a column border with a
+    // radius of half a cell reaches both centres, whichever rounds a little farther (an audit:
+    // --radius 0.15 on a 0.3 m grid took the upper column, the tie's rule the lower).
+    if (d > snap.max_horizontal + kTie && !(inside && x == cx && z == cz)) return;
     if (nearer(d, n, best)) {
       best.node = n;
       best.horizontal_distance = d;
@@ -179,7 +182,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
         const double below = point.y - f.plane;
         if (f.node == kNoNode || below > kLevel || -below > kAbove) continue;
         const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
-        if (d > snap.max_horizontal) continue;
+        if (d > snap.max_horizontal + kTie) continue;
         const double edge = std::hypot(std::max(0.0, std::fabs(grid.centerX(x) - point.x) - half),
                                        std::max(0.0, std::fabs(grid.centerZ(z) - point.z) - half));
         if (!(edge < gap)) continue;

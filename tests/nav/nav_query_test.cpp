@@ -288,6 +288,13 @@ TEST_CASE("nearestNode and nearestWalkable agree on a point on a column border, 
       const auto hit = nearestWalkable(g, point, snap);
       REQUIRE(hit);
       CHECK(hit->node == expected);
+      // A radius of exactly half a cell reaches both centres, and the tie goes the same way
+      // (centres that round a little beyond it count as within: the tie's micrometre).
+      SnapSettings half = snap;
+      half.max_horizontal = 0.5 * g.grid.cell_size;
+      const auto at_half = nearestWalkable(g, point, half);
+      REQUIRE(at_half);
+      CHECK(at_half->node == expected);
     }
   CHECK(checked > 60);
 }
@@ -467,7 +474,7 @@ TEST_CASE("nearestWalkable equals a brute force over every column, on and off th
           const NodeId n = floorBelowAt(g, cx, cz, p, snap.above, snap.below);
           if (n == kNoNode) continue;
           const double d = std::hypot(cx + 0.5 - p.x, cz + 0.5 - p.z);
-          if (d > snap.max_horizontal && !(inside && cx == own_x && cz == own_z)) continue;
+          if (d > snap.max_horizontal + 1e-6 && !(inside && cx == own_x && cz == own_z)) continue;
           REQUIRE(g.normal[n].y == 1.0f);  // level floors: the surface under the point is the height
           if (best == kNoNode || d < best_d - 1e-6 || (d <= best_d + 1e-6 && n < best)) best = n, best_d = d;
         }
@@ -485,7 +492,7 @@ TEST_CASE("nearestWalkable equals a brute force over every column, on and off th
             if (n == kNoNode || p.y - g.height[n] > 0.1 || g.height[n] - p.y > 0.03) continue;
             const double d = std::hypot(cx + 0.5 - p.x, cz + 0.5 - p.z);
             const double edge = std::hypot(std::max(0.0, std::fabs(cx + 0.5 - p.x) - 0.5), std::max(0.0, std::fabs(cz + 0.5 - p.z) - 0.5));
-            if (d > snap.max_horizontal || !(edge < gap)) continue;
+            if (d > snap.max_horizontal + 1e-6 || !(edge < gap)) continue;
             if (level == kNoNode || d < level_d - 1e-6 || (d <= level_d + 1e-6 && n < level)) level = n, level_d = d;
           }
         if (level != kNoNode) best = level, best_d = level_d;
