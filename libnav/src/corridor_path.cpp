@@ -942,12 +942,18 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     points.push_back({centre(first), MoveAction::Walk, g.area[first]});
   for (std::size_t i = 1; i < count; ++i) {
     const sim::Vec3 a = centre(s.nodes[i - 1]), b = centre(s.nodes[i]);
+    const std::size_t first_crossing = points.size();
     for (uint32_t k = s.crossing_offsets[i]; k < s.crossing_offsets[i + 1]; ++k) {
       const AreaCrossing& c = s.crossings[k];
       sim::Vec3 p = a + (b - a) * c.t;
       p.y = g.height[c.node];
       points.push_back({p, MoveAction::Walk, g.area[c.node]});
     }
+    // A leg from or to an exact endpoint whose centre is left out (end_legs.h).
+    const bool from_exact = i == 1 && drop_start, to_exact = i + 1 == count && drop_end;
+    if ((from_exact || to_exact) && points.size() > first_crossing)
+      detail::moveCrossingsOntoLeg(grid, std::span(points).subspan(first_crossing), a, b, from_exact ? from : a,
+                                   to_exact ? end_point : b);
     if (i + 1 < count) {
       const NodeId n = s.nodes[i];
       points.push_back({b, s.actions[i], g.area[n],

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "strata/nav/layered_search.h"
 
@@ -88,6 +89,49 @@ inline bool oneNodeThroughCentre(const LayeredSearchGraph& view, NodeId node, co
   const auto c = view.column(node);
   const GridFrame& grid = view.graph().grid;
   return !(grid.onColumn(c[0], c[1], from.x, from.z) && grid.onColumn(c[0], c[1], to.x, to.z) && view.squareFree(node));
+}
+
+// Area crossings (waypoints where a walking leg enters another area) are found on the walked line
+// between column centres, each on the border of the column it enters. Where an end centre is left
+// out the leg runs from the exact point (or to it) instead: `crossings` (in route order) move
+// along their borders onto the leg from `a` to `b`, so the straight leg stays straight (an audit:
+// a crossing 0.14 m off a Direct leg made the polyline 1 cm longer than the leg). Each keeps its
+// border line (x or z on the lattice; at a column corner the one the leg is not parallel to) and
+// takes the leg's point on it; its parameter along the leg never goes back (the two lines can
+// order an x and a z border differently). A crossing on no border line keeps its parameter along
+// the walked line `walked_a` -> `walked_b`. Heights and areas are the crossing's own.
+inline void moveCrossingsOntoLeg(const GridFrame& grid, std::span<Waypoint> crossings, const sim::Vec3& walked_a,
+                                 const sim::Vec3& walked_b, const sim::Vec3& a, const sim::Vec3& b) {
+  const double dx = b.x - a.x, dz = b.z - a.z;
+  const double wdx = walked_b.x - walked_a.x, wdz = walked_b.z - walked_a.z;
+  const double walked_length2 = wdx * wdx + wdz * wdz;
+  // The border coordinate w lies on (true), within rounding of the lattice.
+  auto onBorder = [&](double w, bool along_x, double& border) {
+    const double origin = along_x ? grid.origin_x : grid.origin_z;
+    const auto k = static_cast<int32_t>(std::llround((w - origin) / grid.cell_size));
+    border = along_x ? grid.cornerX(k) : grid.cornerZ(k);
+    return std::fabs(w - border) <= 1e-9 * std::max(1.0, std::fabs(w));
+  };
+  double previous = 0;
+  for (Waypoint& w : crossings) {
+    double border_x = 0, border_z = 0;
+    const bool on_x = onBorder(w.position.x, true, border_x) && std::fabs(dx) > 1e-12;
+    const bool on_z = onBorder(w.position.z, false, border_z) && std::fabs(dz) > 1e-12;
+    const double s_x = on_x ? (border_x - a.x) / dx : -1, s_z = on_z ? (border_z - a.z) / dz : -1;
+    const bool x_fits = s_x >= previous && s_x <= 1, z_fits = s_z >= previous && s_z <= 1;
+    if (x_fits || z_fits) {
+      // On the border itself, the other coordinate from the leg.
+      previous = x_fits ? s_x : s_z;
+      w.position.x = x_fits ? border_x : a.x + dx * s_z;
+      w.position.z = x_fits ? a.z + dz * s_x : border_z;
+      continue;
+    }
+    double s = walked_length2 > 0 ? ((w.position.x - walked_a.x) * wdx + (w.position.z - walked_a.z) * wdz) / walked_length2 : 0.0;
+    s = std::clamp(s, previous, 1.0);
+    previous = s;
+    w.position.x = a.x + dx * s;
+    w.position.z = a.z + dz * s;
+  }
 }
 
 }  // namespace strata::nav::detail

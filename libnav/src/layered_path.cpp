@@ -101,11 +101,14 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     if (start == goal && detail::oneNodeThroughCentre(view, start, from, to))
       points.push_back({centre(start), MoveAction::Walk, graph.area[start]});
     const sim::Vec3 a = centre(start), b = centre(goal);
+    const std::size_t first_crossing = points.size();
     for (const auto& c : crossings) {
       sim::Vec3 p = a + (b - a) * c.t;
       p.y = graph.height[c.node];
       points.push_back({p, MoveAction::Walk, graph.area[c.node]});
     }
+    if (drop_start || drop_goal)
+      detail::moveCrossingsOntoLeg(grid, std::span(points).subspan(first_crossing), a, b, drop_start ? from : a, drop_goal ? to : b);
     if (start != goal && !drop_goal) points.push_back({centre(goal), MoveAction::Walk, graph.area[goal]});
     points.push_back({{to.x, graph.height[goal], to.z}, MoveAction::Walk, graph.area[goal]});
     if (settings.waypoint_spacing > 0) points = spaceWaypoints(view, std::move(points), settings.waypoint_spacing);

@@ -49,6 +49,9 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
   // The start's node; dropped below when the first leg is clear from the exact start.
   if (last > 0) points.push_back(waypointAt(graph, first_node, MoveAction::Walk));
   std::size_t first_kept = 0, last_kept = 0;  // the first and last inner nodes kept (0: none)
+  // Where in `points` the first kept node's waypoint is, and the index after the last one's
+  // (the area crossings before and after them lie on the first and last legs).
+  std::size_t first_corner_at = 0, after_last_corner = 2;
   const GridFrame& grid = graph.grid;
   auto centre = [&](NodeId n) {
     const auto c = view.column(n);
@@ -89,10 +92,11 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
       keep = dx1 * dz2 - dz1 * dx2 != 0 || dx1 * dx2 + dz1 * dz2 <= 0;
     }
     if (keep) {
-      if (first_kept == 0) first_kept = i;
+      if (first_kept == 0) first_kept = i, first_corner_at = points.size();
       last_kept = i;
       points.push_back(waypointAt(graph, node, action(i)));
       if (action(i) == MoveAction::Link) points.back().link = graph.linkLabel(prev, node);
+      after_last_corner = points.size();
     }
   }
   if (last > 0) addCrossings(last);
@@ -105,6 +109,22 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
     ends = detail::endCentres(view, from, first_node, nodes[first_end], action(first_end) == MoveAction::Walk, to, last_node,
                               nodes[last_kept], final_action == MoveAction::Walk);
   const bool drop_start = ends.drop_start, drop_goal = ends.drop_goal;
+  // The crossings of a leg from or to an exact endpoint whose centre goes move onto that leg.
+  if (last > 0 && (drop_start || drop_goal)) {
+    const sim::Vec3 c_first = centre(first_node), c_last = centre(last_node);
+    const sim::Vec3 exact_from{from.x, 0.0, from.z}, exact_to{to.x, 0.0, to.z};
+    std::span<Waypoint> all(points);
+    if (first_kept == 0) {
+      detail::moveCrossingsOntoLeg(grid, all.subspan(2), c_first, c_last, drop_start ? exact_from : c_first,
+                                   drop_goal ? exact_to : c_last);
+    } else {
+      const sim::Vec3 first_corner = centre(nodes[first_kept]), last_corner = centre(nodes[last_kept]);
+      if (drop_start)
+        detail::moveCrossingsOntoLeg(grid, all.subspan(2, first_corner_at - 2), c_first, first_corner, exact_from, first_corner);
+      if (drop_goal)
+        detail::moveCrossingsOntoLeg(grid, all.subspan(after_last_corner), last_corner, c_last, last_corner, exact_to);
+    }
+  }
   if (drop_start) points.erase(points.begin() + 1);
   if (last == 0 && detail::oneNodeThroughCentre(view, first_node, from, to))
     points.push_back(waypointAt(graph, first_node, MoveAction::Walk));
