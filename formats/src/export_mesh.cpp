@@ -351,7 +351,8 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   if (!created) return created.error();
   TemporaryFile& temporary = **created;
   WriteFailure failure;
-  const std::filesystem::path staged = temporary.path() / target.filename();
+  // Written into the folder created, through its descriptor's link, never by its name (output_file.h).
+  const std::filesystem::path staged = temporary.writePath() / target.filename();
   {
     Assimp::Exporter exporter;
     exporter.SetIOHandler(new CheckedIOSystem(failure));  // the exporter owns and deletes it
@@ -365,7 +366,7 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   // Only the files checked before the work are moved: one of another name (a companion Assimp
   // named otherwise) fails the export before anything is replaced.
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> produced;  // (staged, target)
-  for (const auto& entry : std::filesystem::directory_iterator(temporary.path())) {
+  for (const auto& entry : std::filesystem::directory_iterator(temporary.writePath())) {
     const auto known = std::find_if(destinations.begin(), destinations.end(),
                                     [&](const auto& d) { return d.first == entry.path().filename(); });
     if (known == destinations.end())

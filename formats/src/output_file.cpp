@@ -23,7 +23,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <random>
+#include <string>
+#include <vector>
 #include <system_error>
 
 namespace strata::formats {
@@ -38,17 +41,20 @@ enum SlotState : int { kFree = 0, kClaimed = 1, kLive = 2 };
 struct Slot {
   std::atomic<int> state{kFree};
   bool folder = false;  // a folder of files (debug mesh exports), removed with its entries
+  int fd = -1;          // a folder's open descriptor: its entries are removed through it
   char path[PATH_MAX];
 };
 
 Slot g_slots[kSlots];
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
-// Removes the entries of a folder, then the folder, with system calls only (getdents64 rather
-// than readdir, which may allocate).
-void removeFolderInHandler(const char* path) {
-  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+// Removes the entries of a folder (through its open descriptor `folder_fd`, so a name another
+// process put in its place is never entered; by its name, not followed, when there is none),
+// then the folder, with system calls only (getdents64 rather than readdir, which may allocate).
+void removeFolderInHandler(const char* path, int folder_fd) {
+  const int fd = folder_fd >= 0 ? ::dup(folder_fd) : ::open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd >= 0) {
+    ::lseek(fd, 0, SEEK_SET);
     alignas(8) char buffer[4096];
     for (;;) {
       const long got = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
@@ -90,7 +96,7 @@ extern "C" void removeTemporariesAndDie(int sig) {
   for (Slot& slot : g_slots) {
     if (slot.state.load(std::memory_order_acquire) != kLive) continue;
     if (slot.folder)
-      removeFolderInHandler(slot.path);
+      removeFolderInHandler(slot.path, slot.fd);
     else
       ::unlink(slot.path);
   }
@@ -114,7 +120,7 @@ void installHandlers() {
   }
 }
 
-int claimSlot(const fs::path& path, bool folder) {
+int claimSlot(const fs::path& path, bool folder, int fd) {
   const std::string& text = path.native();
   if (text.size() >= PATH_MAX) return -1;
   installHandlers();
@@ -123,6 +129,7 @@ int claimSlot(const fs::path& path, bool folder) {
     if (!g_slots[i].state.compare_exchange_strong(expected, kClaimed, std::memory_order_acq_rel)) continue;
     std::memcpy(g_slots[i].path, text.c_str(), text.size() + 1);
     g_slots[i].folder = folder;
+    g_slots[i].fd = fd;
     g_slots[i].state.store(kLive, std::memory_order_release);
     return i;
   }
@@ -217,6 +224,15 @@ bool isTemporaryNameFor(const std::string& name, const std::string& target_name)
   return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0;
 }
 
+void keepModeOf(const fs::path& target, int temporary_fd) {
+  struct stat existing {};
+  if (temporary_fd < 0 || ::stat(target.c_str(), &existing) != 0 || !S_ISREG(existing.st_mode)) return;
+  if (::fchown(temporary_fd, existing.st_uid, existing.st_gid) != 0) {
+    [[maybe_unused]] const int group_only = ::fchown(temporary_fd, static_cast<uid_t>(-1), existing.st_gid);
+  }
+  [[maybe_unused]] const int mode = ::fchmod(temporary_fd, existing.st_mode & 07777);
+}
+
 void keepModeOf(const fs::path& target, const fs::path& temporary) {
   struct stat existing {};
   if (::stat(target.c_str(), &existing) != 0 || !S_ISREG(existing.st_mode)) return;
@@ -232,15 +248,26 @@ Result<std::unique_ptr<TemporaryFile>> TemporaryFile::createFor(const fs::path& 
   constexpr int kTries = 64;
   fs::path path = temporaryPathFor(target);
   for (int attempt = 0;; ++attempt) {
-    int error = 0;
+    int error = 0, fd = -1;
     if (kind == Kind::Folder) {
-      if (::mkdir(path.c_str(), 0777) != 0) error = errno;
+      if (::mkdir(path.c_str(), 0700) != 0) {
+        error = errno;
+      } else {
+        // Opened by the name just created: a folder or link another process put in its place
+        // meanwhile is refused (not ours: another owner, or other permissions), and left alone.
+        fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st {};
+        if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
+          if (fd >= 0) ::close(fd);
+          return Error::runtime(display + ": the temporary folder " + path.string() +
+                                " was replaced by another process; nothing was written");
+        }
+      }
     } else {
-      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
       if (fd < 0) error = errno;
-      else ::close(fd);
     }
-    if (error == 0) return std::make_unique<TemporaryFile>(path, kind);
+    if (error == 0) return std::make_unique<TemporaryFile>(path, kind, fd);
     if (error != EEXIST || attempt + 1 == kTries)
       return Error::runtime(display + ": cannot create the temporary " + (kind == Kind::Folder ? "folder " : "file ") +
                             path.string() + ": " + std::error_code(error, std::generic_category()).message());
@@ -254,18 +281,64 @@ Result<std::unique_ptr<TemporaryFile>> TemporaryFile::createFor(const fs::path& 
   }
 }
 
-TemporaryFile::TemporaryFile(fs::path path, Kind kind)
-    : path_(std::move(path)), kind_(kind), slot_(claimSlot(path_, kind == Kind::Folder)) {}
+TemporaryFile::TemporaryFile(fs::path path, Kind kind, int fd)
+    : path_(std::move(path)), fd_(fd), kind_(kind), slot_(claimSlot(path_, kind == Kind::Folder, fd)) {}
+
+namespace {
+
+// True when `path` (not followed) is the file or folder open as `fd`.
+bool namesDescriptor(const fs::path& path, int fd) {
+  struct stat open_stat {}, named {};
+  return fd >= 0 && ::fstat(fd, &open_stat) == 0 && ::lstat(path.c_str(), &named) == 0 && open_stat.st_dev == named.st_dev &&
+         open_stat.st_ino == named.st_ino;
+}
+
+}  // namespace
 
 TemporaryFile::~TemporaryFile() {
   if (!committed_) {
     std::error_code ignored;
-    if (kind_ == Kind::Folder)
-      fs::remove_all(path_, ignored);
-    else
+    if (kind_ == Kind::Folder) {
+      if (fd_ < 0) {
+        fs::remove_all(path_, ignored);
+      } else {
+        // The entries through the descriptor, then the folder when its name still names it.
+        const int fd = ::dup(fd_);
+        if (DIR* dir = fd >= 0 ? ::fdopendir(fd) : nullptr) {
+          ::rewinddir(dir);
+          std::vector<std::string> names;
+          while (const dirent* entry = ::readdir(dir))
+            if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
+          for (const std::string& name : names) ::unlinkat(fd_, name.c_str(), 0);
+          ::closedir(dir);
+        } else if (fd >= 0) {
+          ::close(fd);
+        }
+        if (namesDescriptor(path_, fd_)) ::rmdir(path_.c_str());
+      }
+    } else if (fd_ < 0 || namesDescriptor(path_, fd_)) {
       ::unlink(path_.c_str());
+    }
   }
   releaseSlot(slot_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+fs::path TemporaryFile::writePath() const {
+  static const bool proc = ::access("/proc/self/fd", X_OK) == 0;
+  if (fd_ < 0 || !proc) return path_;
+  return fs::path("/proc/self/fd") / std::to_string(fd_);
+}
+
+Status TemporaryFile::renameOver(const fs::path& target, const std::string& display) {
+  if (fd_ >= 0 && !namesDescriptor(path_, fd_))
+    return Error::runtime(display + ": the temporary file " + path_.string() +
+                          " was replaced by another process; nothing was written");
+  if (::rename(path_.c_str(), target.c_str()) != 0)
+    return Error::runtime(display + ": cannot rename the temporary file " + path_.string() + " into place: " +
+                          std::error_code(errno, std::generic_category()).message());
+  commit();
+  return Ok{};
 }
 
 void TemporaryFile::commit() {

@@ -27,7 +27,7 @@ Status writeFileAtomically(const std::filesystem::path& path, const std::string&
   if (!created) return created.error();
   TemporaryFile& temporary = **created;
   {
-    std::FILE* file = std::fopen(temporary.path().c_str(), "wb");
+    std::FILE* file = std::fopen(temporary.writePath().c_str(), "wb");  // the file created (output_file.h)
     if (!file)
       return Error::runtime(fmt::format("{}: cannot create {}: {}", path.string(), temporary.path().string(), std::strerror(errno)));
     const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
@@ -37,10 +37,8 @@ Status writeFileAtomically(const std::filesystem::path& path, const std::string&
     if (!written || !flushed || !closed)
       return Error::runtime(fmt::format("{}: write failed: {}", path.string(), std::strerror(closed ? error : errno)));
   }
-  keepModeOf(target, temporary.path());
-  if (::rename(temporary.path().c_str(), target.c_str()) != 0)
-    return Error::runtime(fmt::format("{}: cannot rename the temporary file into place: {}", path.string(), std::strerror(errno)));
-  temporary.commit();
+  keepModeOf(target, temporary.fd());
+  if (auto moved = temporary.renameOver(target, path.string()); !moved) return moved;
   return Ok{};
 }
 

@@ -90,20 +90,19 @@ Status writeWorld(const std::filesystem::path& path, const World& world, bool ch
   TemporaryFile& temporary = **created;
   const std::string temporary_name = temporary.path().string();
   {
-    // The temporary is this process's own (created exclusively above), so truncating it is safe.
-    h5::File file(H5Fcreate(temporary_name.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()));
+    // The temporary is this process's own (created exclusively above), so truncating it is safe;
+    // it is opened through its descriptor's link, never by its name (output_file.h).
+    h5::File file(H5Fcreate(temporary.writePath().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()));
     if (!file) return Error::runtime(name + ": cannot create temporary file " + temporary_name + h5::errorSuffix());
     const h5::Location root{file.get(), name, "/"};
     if (auto s = detail::writeWorldContents(root, world, check_agents); !s) return s;
     if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 || !file.close())
       return Error::runtime(name + ": cannot flush " + temporary_name + h5::errorSuffix());
   }
-  if (const int error = syncPath(temporary.path(), false); error != 0)
-    return Error::runtime(name + ": cannot sync " + temporary_name + ": " + errnoText(error));
-  keepModeOf(target, temporary.path());
-  if (::rename(temporary.path().c_str(), target.c_str()) != 0)
-    return Error::runtime(name + ": cannot rename " + temporary_name + " into place: " + errnoText(errno));
-  temporary.commit();
+  if (::fsync(temporary.fd()) != 0)
+    return Error::runtime(name + ": cannot sync " + temporary_name + ": " + errnoText(errno));
+  keepModeOf(target, temporary.fd());
+  if (auto moved = temporary.renameOver(target, name); !moved) return moved;
   if (const int error = syncPath(directory, true); error != 0)
     return Error::runtime(name + ": written, but cannot sync directory '" + directory.string() + "': " + errnoText(error));
   return Ok{};

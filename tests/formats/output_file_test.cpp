@@ -176,6 +176,53 @@ TEST_CASE("temporary file: a name already taken is neither written nor removed",
   CHECK(test::readFile(dir / "victim") == "precious");
 }
 
+TEST_CASE("temporary file: one swapped for a symbolic link after its creation is never written through nor moved into place",
+          "[formats][output][atomic]") {
+  // Another user who can write in the output directory renames the temporary away and puts a
+  // link to a file of the writer's in its place, between the temporary's creation and its use
+  // (an audit: HDF5 and fopen reopened the temporary by name, so a root bake wrote its world
+  // into the linked file, and the rename moved the link over the output).
+  TempDir dir;
+  writeText(dir / "victim", "precious");
+  fs::create_directory(dir / "victim-folder");
+  writeText(dir / "out.png", "old picture");
+  {
+    auto created = formats::TemporaryFile::createFor(dir / "out.png", "out.png");
+    REQUIRE(created);
+    formats::TemporaryFile& temporary = **created;
+    fs::rename(temporary.path(), dir / "moved-away");
+    fs::create_symlink(dir / "victim", temporary.path());
+    {
+      std::FILE* file = std::fopen(temporary.writePath().c_str(), "wb");
+      REQUIRE(file != nullptr);
+      CHECK(std::fwrite("new", 1, 3, file) == 3);
+      CHECK(std::fclose(file) == 0);
+    }
+    formats::keepModeOf(dir / "out.png", temporary.fd());
+    const Status moved = temporary.renameOver(dir / "out.png", "out.png");
+    REQUIRE_FALSE(moved.ok());
+    CHECK_THAT(moved.error().message, Catch::Contains("was replaced by another process"));
+    CHECK(test::readFile(dir / "moved-away") == "new");  // the file created got the bytes
+  }
+  CHECK(test::readFile(dir / "victim") == "precious");
+  CHECK(fs::is_regular_file(fs::symlink_status(dir / "out.png")));
+  CHECK(test::readFile(dir / "out.png") == "old picture");
+  {
+    // A folder (strata export's) swapped for a link to another folder: its files still go into
+    // the folder created.
+    auto created = formats::TemporaryFile::createFor(dir / "mesh.gltf", "mesh.gltf", formats::TemporaryFile::Kind::Folder);
+    REQUIRE(created);
+    formats::TemporaryFile& temporary = **created;
+    fs::rename(temporary.path(), dir / "folder-moved-away");
+    fs::create_symlink(dir / "victim-folder", temporary.path());
+    writeText(temporary.writePath() / "mesh.gltf", "{}");
+    CHECK(fs::is_empty(dir / "victim-folder"));
+    CHECK(test::readFile(dir / "folder-moved-away" / "mesh.gltf") == "{}");
+  }
+  CHECK(fs::is_empty(dir / "victim-folder"));
+  CHECK(fs::exists(dir / "victim-folder"));
+}
+
 TEST_CASE("output path: a path too long for its temporary is refused before any work", "[formats][output]") {
   TempDir dir;
   // Directories of 200-byte names until the path is over PATH_MAX less the temporary's suffix.

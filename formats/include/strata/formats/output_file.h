@@ -35,6 +35,8 @@ bool isTemporaryNameFor(const std::string& name, const std::string& target_name)
 /// temporary its permission bits and, where allowed, its owner and group, so a replaced file
 /// keeps them (a private 0600 file stays private). Nothing when `target` does not exist.
 void keepModeOf(const std::filesystem::path& target, const std::filesystem::path& temporary);
+/// The same through the temporary's open descriptor (fchown, fchmod: no name is followed).
+void keepModeOf(const std::filesystem::path& target, int temporary_fd);
 
 /// A temporary file that is removed when this object is destroyed unless commit() was called,
 /// and also when the process is ended by SIGINT, SIGTERM or SIGHUP before then: a TemporaryFile
@@ -48,25 +50,44 @@ class TemporaryFile {
   /// File: one file at `path`. Folder: a folder at `path` and the files in it (removed whole).
   enum class Kind { File, Folder };
   /// Creates a fresh temporary beside `target` and owns it: a file (open with O_CREAT | O_EXCL |
-  /// O_NOFOLLOW, mode 0666 less the umask, empty) or an empty folder (mkdir), named as
-  /// temporaryPathFor says. A name already taken (a temporary a killed writer left, one of
-  /// another process with the same pid in another container, a planted symbolic link) is never
-  /// opened, written or removed: the next name is tried, with a random part, up to 64 times.
-  /// The error (a runtime Error naming `display` and the temporary) when none can be created.
+  /// O_NOFOLLOW, mode 0666 less the umask, empty) or an empty folder (mkdir, mode 0700), named as
+  /// temporaryPathFor says, and kept open. A name already taken (a temporary a killed writer
+  /// left, one of another process with the same pid in another container, a planted symbolic
+  /// link) is never opened, written or removed: the next name is tried, with a random part, up
+  /// to 64 times. The error (a runtime Error naming `display` and the temporary) when none can be
+  /// created, or when the folder opened is not the one created (another user's in its place).
+  ///
+  /// Another user who can write in the target's directory could rename the temporary away and
+  /// put a symbolic link in its place between its creation and its use: writers therefore open
+  /// it again only through writePath(), the descriptor's /proc/self/fd link (the file created,
+  /// whatever its name now names), set its mode through fd(), and move it into place with
+  /// renameOver(), which refuses a name that no longer names it.
   static Result<std::unique_ptr<TemporaryFile>> createFor(const std::filesystem::path& target, const std::string& display,
                                                           Kind kind = Kind::File);
-  /// Takes `path`, which the caller has created (or is about to) and owns, for removal.
-  explicit TemporaryFile(std::filesystem::path path, Kind kind = Kind::File);
+  /// Takes `path`, which the caller has created (or is about to) and owns, for removal; `fd` its
+  /// open descriptor, which the object closes (-1: none).
+  explicit TemporaryFile(std::filesystem::path path, Kind kind = Kind::File, int fd = -1);
   ~TemporaryFile();
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
 
+  /// The temporary's name (for messages, and for the files of a Folder: writePath() / name).
   const std::filesystem::path& path() const { return path_; }
+  /// The path to open the temporary (a File) or the files in it (a Folder) by: /proc/self/fd/N
+  /// for its open descriptor N, or path() where /proc is not mounted.
+  std::filesystem::path writePath() const;
+  /// The open descriptor of the file or folder (-1 for one taken by the constructor).
+  int fd() const { return fd_; }
+  /// A File: renames it over `target` when path() still names the file created (else a runtime
+  /// Error naming `display`: "the temporary file ... was replaced by another process"), then
+  /// commit(). The rename's error otherwise.
+  Status renameOver(const std::filesystem::path& target, const std::string& display);
   /// The file has been renamed into place: do not remove it.
   void commit();
 
  private:
   std::filesystem::path path_;
+  int fd_ = -1;
   Kind kind_ = Kind::File;
   int slot_ = -1;  ///< index in the signal handlers' table, or -1
   bool committed_ = false;
