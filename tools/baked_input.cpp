@@ -103,7 +103,8 @@ int checkWorldOutput(const std::string& output, const std::vector<std::string>& 
   return checkNamedOutput(output, inputs, {".h5", ".hdf5"}, "a world file is");
 }
 
-Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry) {
+Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry,
+                                       std::vector<std::string>* recorded_inputs) {
   std::error_code ec;
   if (!std::filesystem::exists(options.input, ec)) return Error::badInput(options.input + ": no such file");
   if (isWorldFile(options.input)) {
@@ -120,6 +121,8 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
       return Error::badInput(options.input + ": has no baked agents (bake it with strata bake, or pass the mesh itself "
                                              "with --profile)");
     if (geometry != nullptr) *geometry = std::move(world->geometry);
+    if (recorded_inputs != nullptr)
+      for (const formats::InputRecord& record : world->provenance.inputs) recorded_inputs->push_back(record.path);
     return std::move(world->agents.front());  // the reader found the one asked for (or refused)
   }
   auto profile = profileOf(options);

@@ -45,8 +45,11 @@ int checkNamedOutput(const std::string& output, const std::vector<std::string>& 
                      const std::string& what);
 
 /// The chosen agent (effective profile and graph). Errors name the input file. With `geometry`,
-/// the world's triangles are stored there too (the file's /geometry, or the imported mesh).
-Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry = nullptr);
+/// the world's triangles are stored there too (the file's /geometry, or the imported mesh); with
+/// `recorded_inputs`, a world file's recorded mesh inputs (their paths as the import was given
+/// them; nothing for a mesh input).
+Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry = nullptr,
+                                       std::vector<std::string>* recorded_inputs = nullptr);
 
 /// An input's geometry and one agent's profile, without baking (on-demand search): a world
 /// file's /geometry and its baked agents' profiles, or a mesh imported now; --profile (else, when

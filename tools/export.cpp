@@ -33,8 +33,25 @@ int runExport(ExportCommandOptions& options) {
   }
   if (auto outputs = formats::checkExportOutputs(options.output, options.settings.inputs); !outputs)
     return reportError(outputs.error());
-  auto agent = loadBakedAgent(options.input);
+  std::vector<std::string> recorded;
+  auto agent = loadBakedAgent(options.input, nullptr, &recorded);
   if (!agent) return reportError(agent.error());
+  // A world's own source meshes are inputs too, so `-o level.obj` over the level.obj a world was
+  // made from is refused instead of replacing it (an audit). The import recorded each path as it
+  // was given: a relative one is looked for from here and from the world file's folder.
+  if (!recorded.empty()) {
+    const std::filesystem::path world_folder = std::filesystem::path(options.input.input).parent_path();
+    for (const std::string& recorded_path : recorded) {
+      std::vector<std::filesystem::path> places{recorded_path};
+      if (std::filesystem::path(recorded_path).is_relative() && !world_folder.empty()) places.push_back(world_folder / recorded_path);
+      for (const std::filesystem::path& mesh : places) {
+        options.settings.inputs.push_back(mesh);
+        for (std::filesystem::path& companion : formats::meshCompanionFiles(mesh)) options.settings.inputs.push_back(std::move(companion));
+      }
+    }
+    if (auto outputs = formats::checkExportOutputs(options.output, options.settings.inputs); !outputs)
+      return reportError(outputs.error());
+  }
   // Nothing walkable is the input's problem, not the output's.
   if (agent->graph.nodeCount() == 0)
     return badInput(options.input.input + ": agent " + agent->profile.settings.name + " has no walkable nodes to export");

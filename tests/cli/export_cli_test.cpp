@@ -193,3 +193,28 @@ TEST_CASE("strata export: a write that fails (file size limit) is exit 1, and th
     CHECK(entries == 2);  // no temporary file or folder left
   }
 }
+
+TEST_CASE("strata export: never over the mesh (or its material library) the world was made from", "[cli][export][output]") {
+  // An audit: `strata export w.h5 -o course.obj` beside the course.obj the world was baked from
+  // replaced the level with the debug mesh (exit 0). The world's recorded inputs are inputs of
+  // the export: as recorded (absolute here), and a relative one from the world file's folder.
+  test::TempDir dir;
+  std::filesystem::copy_file(sample("tower.obj"), dir / "tower.obj");
+  std::filesystem::copy_file(sample("tower.mtl"), dir / "tower.mtl");
+  const std::string mesh = test::readFile(dir / "tower.obj"), mtl = test::readFile(dir / "tower.mtl");
+  REQUIRE(test::runStrata({"bake", (dir / "tower.obj").string(), "-o", (dir / "abs.h5").string()}).exit_code == 0);
+  const std::string in_dir = "cd '" + dir.path().string() + "' && '" + test::strataBinary().string() + "' ";
+  REQUIRE(test::runProgram({"sh", "-c", in_dir + "bake tower.obj -o rel.h5"}).exit_code == 0);
+  for (const char* world : {"abs.h5", "rel.h5"})
+    for (const char* out : {"tower.obj", "tower.mtl"}) {
+      INFO(world << " -o " << out);
+      // From another folder: the relative record is found beside the world.
+      const auto r = test::runStrata({"export", (dir / world).string(), "-o", (dir / out).string()});
+      CHECK(r.exit_code == 2);
+      CHECK_THAT(r.err, Catch::Contains("the output file is also an input"));
+    }
+  CHECK(test::readFile(dir / "tower.obj") == mesh);
+  CHECK(test::readFile(dir / "tower.mtl") == mtl);
+  // Any other name is written.
+  CHECK(test::runStrata({"export", (dir / "rel.h5").string(), "-o", (dir / "debug.obj").string()}).exit_code == 0);
+}
