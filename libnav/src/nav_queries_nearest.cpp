@@ -63,11 +63,16 @@ FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim
     // floor above's plane (a slab's underside runs parallel to its top), at the point's own x/z
     // clamped into the column.
     if (n - 1 > begin && graph.inRoomOver(n - 2, y, along(n - 1))) continue;
-    // Nor is a floor whose ceiling (its headroom, along its plane) lies clearly under the point:
-    // that floor is through a slab (an audit: a point 5 cm over a slab with no standing room on
-    // it, a crawl space under a plate, snapped to the ground 3 m under the slab; a route from it
-    // then started downstairs). Lower floors are farther through it.
-    if (graph.overCeilingOf(n - 1, y, along(n - 1), slack)) return {};
+    // Nor is a floor whose ceiling (its headroom) lies clearly under the point: that floor is
+    // through a slab (an audit: a point 5 cm over a slab with no standing room on it, a crawl
+    // space under a plate, snapped to the ground 3 m under the slab; a route from it then started
+    // downstairs). Lower floors are farther through it. The ceiling follows the plane of the
+    // floor above it when there is one, as in inRoomOver above (an audit: a point 2.5 cm under a
+    // 45-degree roof, off its column's centre uphill, was over the ground's ceiling carried along
+    // the flat ground and under the roof's, so neither floor was its own and it took the roof one
+    // column over, through the roof), else the floor's own plane.
+    const double ceiling_lift = n < graph.columnEnd(x, z) ? along(n) : along(n - 1);
+    if (graph.overCeilingOf(n - 1, y, ceiling_lift, slack)) return {};
     return {n - 1, h, graph.height[n - 1] + rise(n - 1, point.x - graph.grid.centerX(x), point.z - graph.grid.centerZ(z))};
   }
   return {};
@@ -165,6 +170,20 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   if (inside && gap > kLevel) {
     const double half = 0.5 * grid.cell_size;
     const auto found = graph.nodeColumn(best.node);
+    // The point clearly under a ceiling right above it in its own column (the floor over the
+    // floor beneath, at most kAbove over the point along its plane, more than the ceiling margin):
+    // a floor over the point in a column around is then that ceiling seen from below, not the
+    // point's level (an audit: a point 2 cm under a thin ramp took the ramp one column downhill,
+    // where its own column's rule gives the ground under it).
+    bool under_ceiling = false;
+    if (const FloorUnder own = floorUnder(graph, cx, cz, point, snap.above, snap.below);
+        own.node != kNoNode && own.node + 1 < graph.columnEnd(cx, cz)) {
+      const NodeId up = own.node + 1;
+      const sim::Vec3f normal = graph.normal[up];
+      const double lift = normal.y > 0 ? -(normal.x * (point.x - grid.centerX(cx)) + normal.z * (point.z - grid.centerZ(cz))) / normal.y : 0.0;
+      const double ceiling = double(graph.height[up]) + lift;
+      under_ceiling = ceiling - point.y <= kAbove + LayeredGraph::kCeilingMargin && graph.inRoomOver(own.node, point.y, lift);
+    }
     FloorHit level;
     for (int32_t z = cz - 1; z <= cz + 1; ++z)
       for (int32_t x = cx - 1; x <= cx + 1; ++x) {
@@ -180,7 +199,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
         // ramp is never level where the point's own is not (an audit: a point 0.12 m over a ramp
         // took a column one over, clamped to its edge 0.1 m higher).
         const double below = point.y - f.plane;
-        if (f.node == kNoNode || below > kLevel || -below > kAbove) continue;
+        if (f.node == kNoNode || below > kLevel || -below > kAbove || (under_ceiling && below < 0)) continue;
         const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
         if (d > snap.max_horizontal + kTie) continue;
         const double edge = std::hypot(std::max(0.0, std::fabs(grid.centerX(x) - point.x) - half),

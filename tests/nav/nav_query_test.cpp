@@ -164,6 +164,53 @@ TEST_CASE("nearestWalkable: never a floor below the point through a slab, and th
   }
 }
 
+TEST_CASE("nearestWalkable: a point just under a thin sloped ramp over the ground is in the ground's room, in every column", "[nav][query]") {
+  // The ground, and a thin ramp over it rising toward +x (4 m at column 0, 0.5 m a column, its
+  // normal tilted to match): the ground's headroom is the ramp over each column's centre. A point
+  // 2 cm under the ramp is under that ceiling: its own column's rule gives the ground, so must the
+  // columns around (an audit: the level rule took the ramp one column downhill, whose plane at
+  // the point is the same surface 2 cm over the point; and a point off its column's centre
+  // uphill was over the ground's ceiling carried along the flat ground, so its column gave no
+  // floor and the ramp one column over was taken, through the ramp).
+  LayeredBuilder b(6, 5);
+  for (int z = 0; z < 5; ++z)
+    for (int x = 0; x < 6; ++x) {
+      b.addFloor(x, z, 0.0f);
+      b.addFloor(x, z, 4.0f + 0.5f * float(x));
+    }
+  auto g = b.build();
+  const float n = static_cast<float>(1 / std::sqrt(1.25));
+  for (int z = 0; z < 5; ++z)
+    for (int x = 0; x < 6; ++x) {
+      const uint32_t ground = g.columnBegin(x, z);
+      g.headroom[ground] = 4.0f + 0.5f * float(x);
+      g.normal[ground + 1] = {-0.5f * n, n, 0};
+    }
+  const SnapSettings snap;
+  int checked = 0;
+  for (const double px : {2.5, 2.3, 2.7, 2.95, 2.05})
+    for (const double under : {0.02, 0.025, 0.029}) {
+      const double ramp = 4.0 + 0.5 * (px - 0.5);
+      INFO("x " << px << ", " << under << " m under the ramp");
+      const auto hit = nearestWalkable(g, {px, ramp - under, 2.5}, snap);
+      REQUIRE(hit);
+      CHECK(hit->position.y == Approx(0));
+      CHECK(hit->position.x == Approx(2.5));
+      ++checked;
+    }
+  // Within the ceiling margin under the ramp, and over it: the ramp of its own column.
+  for (const double px : {2.5, 2.3, 2.7})
+    for (const double over : {-0.005, 0.0, 0.05}) {
+      const double ramp = 4.0 + 0.5 * (px - 0.5);
+      INFO("x " << px << ", " << over << " m over the ramp");
+      const auto hit = nearestWalkable(g, {px, ramp + over, 2.5}, snap);
+      REQUIRE(hit);
+      CHECK(hit->position.y == Approx(5.0));
+      CHECK(hit->position.x == Approx(2.5));
+    }
+  CHECK(checked == 15);
+}
+
 TEST_CASE("nearestWalkable: a point on a deck near its edge stays on the deck, one inside a slab or over a step keeps its column", "[nav][query]") {
   SnapSettings snap;
   auto snapped = [&](const LayeredGraph& g, const sim::Vec3& p) {
