@@ -45,7 +45,7 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
   const std::size_t last = nodes.size() - 1;
   const NodeId first_node = nodes.front(), last_node = nodes.back();
 
-  points.push_back({{from.x, graph.height[first_node], from.z}, MoveAction::Walk, graph.area[first_node]});
+  points.push_back({{from.x, graph.surfaceAt(first_node, from.x, from.z), from.z}, MoveAction::Walk, graph.area[first_node]});
   // The start's node; dropped below when the first leg is clear from the exact start.
   if (last > 0) points.push_back(waypointAt(graph, first_node, MoveAction::Walk));
   std::size_t first_kept = 0, last_kept = 0;  // the first and last inner nodes kept (0: none)
@@ -133,7 +133,7 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
     points.back().link = final_link;
     final_action = MoveAction::Walk;
   }
-  points.push_back({{to.x, graph.height[last_node], to.z}, final_action, graph.area[last_node],
+  points.push_back({{to.x, graph.surfaceAt(last_node, to.x, to.z), to.z}, final_action, graph.area[last_node],
                     final_action == MoveAction::Link ? final_link : -1});
 
   return spaceWaypoints(view, std::move(points), spacing);
@@ -160,11 +160,14 @@ std::vector<Waypoint> spaceWaypoints(const LayeredSearchGraph& view, std::vector
     const int32_t x = grid.columnX(p.x), z = grid.columnZ(p.z);
     const int32_t xs[2] = {x, grid.columnX(p.x - kBorder) != x ? grid.columnX(p.x - kBorder) : grid.columnX(p.x + kBorder)};
     const int32_t zs[2] = {z, grid.columnZ(p.z - kBorder) != z ? grid.columnZ(p.z - kBorder) : grid.columnZ(p.z + kBorder)};
-    for (int i = 0; i < 4; ++i) {
-      const int32_t cx = xs[i & 1], cz = zs[i >> 1];
-      if (i > 0 && cx == x && cz == z) continue;
-      if (const NodeId n = graph.findNode(cx, cz, p.y, 0.05, 0.05); n != kNoNode) return n;
-    }
+    // An exact endpoint stands on its floor's surface under it, which on a slope lies off the
+    // centre's height by up to the rise across half a column: a wider band after the close one.
+    for (const double reach : {0.05, 0.05 + grid.cell_size})
+      for (int i = 0; i < 4; ++i) {
+        const int32_t cx = xs[i & 1], cz = zs[i >> 1];
+        if (i > 0 && cx == x && cz == z) continue;
+        if (const NodeId n = graph.findNode(cx, cz, p.y, reach, reach); n != kNoNode) return n;
+      }
     return kNoNode;
   };
   for (std::size_t i = 1; i < points.size(); ++i) {

@@ -735,6 +735,28 @@ TEST_CASE("layered search: area crossings of a leg from an exact endpoint lie on
   }
 }
 
+TEST_CASE("layered search: the exact endpoints stand on their floor's surface under them, on a slope too", "[nav][layered]") {
+  // A ramp rising 0.25 m a column toward +x (normals tilted to match): the first and last
+  // waypoints take the ramp's height under the exact x/z, not the snapped column centre's (an
+  // audit: endpoints 0.12 m off the ramp under them).
+  LayeredBuilder b(8, 5);
+  for (int z = 0; z < 5; ++z)
+    for (int x = 0; x < 8; ++x) b.addFloor(x, z, 0.25f * float(x));
+  auto g = b.build();
+  const float n = static_cast<float>(1 / std::sqrt(1.0625));
+  for (auto& normal : g.normal) normal = {-0.25f * n, n, 0};
+  auto surface = [](double x) { return 0.25 * (x - 0.5); };
+  for (const SearchMethod m : {SearchMethod::AStar, SearchMethod::Theta, SearchMethod::Direct, SearchMethod::Corridor, SearchMethod::Interval}) {
+    for (const auto& [fx, tx] : std::vector<std::pair<double, double>>{{1.2, 6.9}, {6.1, 1.45}, {0.5, 7.5}}) {
+      INFO("method " << methodName(m) << " from x " << fx << " to x " << tx);
+      const auto r = run(g, {fx, surface(fx) + 0.05, 2.3}, {tx, surface(tx) + 0.05, 2.6}, method(m));
+      REQUIRE(r.ok());
+      CHECK(r.waypoints.front().position.y == Approx(surface(fx)).margin(1e-6));
+      CHECK(r.waypoints.back().position.y == Approx(surface(tx)).margin(1e-6));
+    }
+  }
+}
+
 TEST_CASE("layered waypoints: a long walking leg's area crossing replaces its end nodes as the boundary", "[nav][layered][theta]") {
   // A Theta*-like chain 0 -> 8 -> 15 along one row through a strip of area 1 (columns 6..11):
   // the crossings at x = 6 and x = 12 mark the boundaries; node 8, in line and in one area with

@@ -271,6 +271,10 @@ struct LayeredGraph {
   float edgeCost(uint32_t node, int direction) const {
     return edge_cost[static_cast<std::size_t>(node) * kDirectionCount + direction];
   }
+  /// The height of floor node `node`'s surface under world (x, z): its centre's height carried
+  /// along its plane (its normal) to the point, the point clamped into the node's column (so a
+  /// point snapped from beside the column takes the surface at the column's edge).
+  double surfaceAt(uint32_t node, double x, double z) const;
   /// The floor node of column (x, z) whose height is closest to `y` within [y - below, y + above],
   /// kNoNode when there is none (or the column is outside the grid).
   uint32_t findNode(int32_t x, int32_t z, double y, double below, double above) const;
