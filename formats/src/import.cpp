@@ -87,7 +87,7 @@ std::string ImportOptions::validate() const {
   if (!std::isfinite(timeout_seconds) || timeout_seconds <= 0 || timeout_seconds > 86400)
     return "timeout_seconds must be > 0 and at most 86400";
   if (memory_limit_mib < 64 || memory_limit_mib > (std::uint64_t{1} << 30))
-    return "memory_limit_mib must be at least 64";
+    return "memory_limit_mib must be within 64 .. 1073741824 (2^30 MiB), got " + std::to_string(memory_limit_mib);
   return {};
 }
 

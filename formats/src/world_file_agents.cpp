@@ -53,6 +53,9 @@ Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked, bool
   if (check) {
     const h5::Location named{H5I_INVALID_HID, agents.file, agents.childPath(name)};
     const std::string refused = named.self() + ": cannot write: ";
+    // The profile's own rules first, naming the field (a NaN radius read back as a TOML parse
+    // error at "agent 'default':2:13"; an audit).
+    if (std::string problem = baked.profile.validate(); !problem.empty()) return Error::badInput(refused + problem);
     auto parsed = parseProfile(toml, "agent '" + name + "'");
     if (!parsed) return Error::badInput(refused + parsed.error().message);
     if (parsed->agents.size() != 1 || parsed->agents[0].settings.name != name)

@@ -25,6 +25,10 @@ Status GridSettings::validate() const {
   if (!std::isfinite(cell_size) || cell_size <= 0) return bad("cell_size must be a finite number > 0");
   if (!std::isfinite(agent_height) || agent_height <= 0) return bad("agent_height must be a finite number > 0");
   if (!std::isfinite(max_step_height) || max_step_height < 0) return bad("max_step_height must be a finite number >= 0");
+  // Every cell centre must be a finite point (origin 1e308 with cell 1e308 put the far edge at
+  // infinity: the walkability function got infinite centres and routes measured inf; an audit).
+  if (!std::isfinite(origin.x + cell_size * width_cells) || !std::isfinite(origin.z + cell_size * depth_cells))
+    return bad("origin + cell_size * cells must be finite on both axes (the grid's far edge)");
   return Ok{};
 }
 
@@ -35,9 +39,17 @@ Result<Grid> Grid::create(const GridSettings& settings, WalkabilityFunction walk
   grid.settings_ = settings;
   grid.walkability_ = std::move(walkability);
   const std::size_t cells = static_cast<std::size_t>(settings.width_cells) * static_cast<std::size_t>(settings.depth_cells);
-  grid.state_.assign(cells, kUnknown);
-  grid.ground_.assign(cells, kNoGround);
-  grid.area_.assign(cells, 0);
+  // The cache takes kCacheBytesPerCell a cell at once (state, ground height, area): a Result
+  // error, not an exception, when that much memory cannot be had.
+  try {
+    grid.state_.assign(cells, kUnknown);
+    grid.ground_.assign(cells, kNoGround);
+    grid.area_.assign(cells, 0);
+  } catch (const std::bad_alloc&) {
+    return Error::runtime("grid settings: out of memory for the cell cache of " + std::to_string(settings.width_cells) + " x " +
+                          std::to_string(settings.depth_cells) + " cells (" + std::to_string(kCacheBytesPerCell) +
+                          " bytes a cell)");
+  }
   grid.unknown_cells_ = cells;
   return grid;
 }
@@ -90,9 +102,11 @@ std::uint16_t Grid::area(int x, int z) {
 }
 
 bool Grid::stepAllowed(std::uint32_t from_key, std::uint32_t to_key) {
-  if (!heights_seen_) return true;
+  // Both cells probed first: on a fresh grid no height is known until then (an audit: a step
+  // of 100 m between unprobed cells was allowed, then refused once they were probed).
   if (state_[from_key] == kUnknown) probe(from_key);
   if (state_[to_key] == kUnknown) probe(to_key);
+  if (!heights_seen_) return true;
   const double a = std::isnan(ground_[from_key]) ? settings_.origin.y : ground_[from_key];
   const double b = std::isnan(ground_[to_key]) ? settings_.origin.y : ground_[to_key];
   return std::abs(a - b) <= settings_.max_step_height;

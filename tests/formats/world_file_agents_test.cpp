@@ -130,6 +130,13 @@ TEST_CASE("world writer: what the reader would refuse is not written", "[formats
   world = good;
   world.agents[1].profile.settings.name = "bad name!";
   refused(world, "cannot write: ");
+  // A NaN setting is named (it read back as a TOML parse error at "agent 'walker':2:13").
+  world = good;
+  world.agents[0].profile.settings.radius = std::numeric_limits<double>::quiet_NaN();
+  refused(world, "radius");
+  world = good;
+  world.agents[0].profile.settings.jump_penalty = std::numeric_limits<double>::quiet_NaN();
+  refused(world, "jump_penalty");
 }
 
 TEST_CASE("world reader: profiles only, every agent, no graph", "[formats][world_file]") {

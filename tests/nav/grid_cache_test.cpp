@@ -214,3 +214,61 @@ TEST_CASE("grid distanceField: links are traversed one way", "[nav][grid][field]
   const auto back = distanceField(grid, at(6, 0));
   CHECK_FALSE(back->at(0, 0));
 }
+
+TEST_CASE("grid and search state: moved-from objects are empty and safe, not crashing", "[nav][grid]") {
+  // An audit: a moved-from SearchState kept its record count with no records (its next search
+  // read through a null pointer), and a moved-from Grid kept its width with no cells.
+  auto made = makeAsciiGrid({"....", "....", "...."});
+  REQUIRE(made.ok());
+  Grid grid = std::move(*made);
+  SearchState a;
+  GridPathRequest request;
+  request.start = {0.5, 0, 0.5};
+  request.goal = {3.5, 0, 2.5};
+  REQUIRE(findGridPath(grid, request, a).ok());
+  SearchState b = std::move(a);
+  CHECK(findGridPath(grid, request, b).ok());
+  CHECK(findGridPath(grid, request, a).ok());  // the moved-from state searches as a new one
+  SearchState c;
+  c = std::move(b);
+  CHECK(findGridPath(grid, request, b).ok());
+  Grid other = std::move(grid);
+  CHECK(findGridPath(other, request, c).ok());
+  CHECK(grid.cellCount() == 0);
+  CHECK_FALSE(grid.inBounds(0, 0));
+  CHECK_FALSE(grid.isWalkable(0, 0));
+  const PathResult off = findGridPath(grid, request, c);
+  CHECK(off.failure == PathFailure::StartOutsideGrid);
+}
+
+TEST_CASE("grid stepAllowed probes both cells first, so a fresh grid gates cliffs too", "[nav][grid]") {
+  // An audit: on a fresh heightmap {0, 100, 0} the 100 m step was allowed until the cells had
+  // been probed by something else.
+  GridSettings s;
+  s.width_cells = 3;
+  s.depth_cells = 1;
+  s.max_step_height = 1.0;
+  for (int round = 0; round < 2; ++round) {
+    auto grid = makeHeightmapGrid({0.0, 100.0, 0.0}, s);
+    REQUIRE(grid.ok());
+    if (round == 1) grid->refresh();
+    CHECK_FALSE(grid->stepAllowed(0, 1));
+    CHECK_FALSE(grid->stepAllowed(1, 2));
+    grid->refresh();
+    CHECK_FALSE(grid->stepAllowed(1, 0));
+  }
+}
+
+TEST_CASE("grid settings: a far edge at infinity is refused", "[nav][grid]") {
+  GridSettings s;
+  s.width_cells = 100;
+  s.depth_cells = 1;
+  s.origin = {1e308, 0, 0};
+  s.cell_size = 1e308;
+  const Status valid = s.validate();
+  REQUIRE_FALSE(valid.ok());
+  CHECK_THAT(valid.error().message, Catch::Contains("far edge"));
+  s.origin = {0, 0, 0};
+  s.cell_size = 1e300;
+  CHECK(s.validate().ok());
+}

@@ -26,7 +26,7 @@ struct ImportOptions {
   UpAxis up = UpAxis::Y;            ///< source up axis; Z-up sources are rotated to Y-up
   bool in_process = false;          ///< parse in this process (trusted inputs only; faster, no sandbox)
   double timeout_seconds = 60.0;    ///< wall-clock limit of the sandboxed parse. [Limit: > 0]
-  std::uint64_t memory_limit_mib = 4096;  ///< address space the sandboxed parse may add to the process's (MiB)
+  std::uint64_t memory_limit_mib = 4096;  ///< address space the sandboxed parse may add to the process's (MiB); 64 .. 2^30
 
   /// Empty string when valid, else a message naming the field.
   std::string validate() const;

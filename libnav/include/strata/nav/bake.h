@@ -94,7 +94,9 @@ Result<BakeResult> bakeWorld(const sim::TriangleMesh& mesh, const BakeProfile& p
 /// Bakes one agent with an existing query index built over `mesh` (runs in the calling
 /// thread's task arena). The index is read only for climb edges (standing room and sweeps use
 /// local triangle lists), so for an agent that does not climb it may be empty; bakeWorld builds
-/// it only when some agent climbs. Appends its stage timings to `timings` when not null.
+/// it only when some agent climbs. For an agent that climbs it must be the index of `mesh`'s own
+/// triangles: this is not checked, and an empty index or another mesh's gives that agent no
+/// climb edges (or wrong ones) without an error. Appends its stage timings to `timings` when not null.
 Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, const AgentProfile& agent,
                              const BakeOptions& options, std::vector<StageTiming>* timings = nullptr,
                              const std::string& source = "input");

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "strata/sim/math.h"
@@ -82,7 +83,40 @@ struct GridBitmap {
 /// A lazily rasterized grid with cached walkability and ground heights.
 class Grid {
  public:
-  /// Builds a grid; nothing is probed yet. Fails with a message naming the bad setting.
+  /// Bytes of cell cache a grid allocates for each cell when it is built (state, ground height,
+  /// area): 11, so the largest grid settings allow (2^31 cells) take about 23.6 GB at once.
+  static constexpr std::size_t kCacheBytesPerCell = sizeof(std::uint8_t) + sizeof(double) + sizeof(std::uint16_t);
+  /// Moves leave `other` an empty grid (no cells: every point is off it, every search answers
+  /// StartOutsideGrid), not one that claims cells it no longer holds (an audit: a moved-from grid
+  /// kept its width and crashed the next search).
+  Grid(Grid&& other) noexcept { *this = std::move(other); }
+  Grid& operator=(Grid&& other) noexcept {
+    if (this == &other) return *this;
+    settings_ = other.settings_;
+    walkability_ = std::move(other.walkability_);
+    state_ = std::move(other.state_);
+    ground_ = std::move(other.ground_);
+    area_ = std::move(other.area_);
+    links_ = std::move(other.links_);
+    link_order_ = std::move(other.link_order_);
+    version_ = other.version_;
+    unknown_cells_ = std::exchange(other.unknown_cells_, 0);
+    bitmap_ = std::move(other.bitmap_);
+    bitmap_valid_ = std::exchange(other.bitmap_valid_, false);
+    heights_seen_ = std::exchange(other.heights_seen_, false);
+    areas_seen_ = std::exchange(other.areas_seen_, false);
+    other.settings_.width_cells = 0;
+    other.settings_.depth_cells = 0;
+    other.state_.clear(), other.ground_.clear(), other.area_.clear(), other.links_.clear(), other.link_order_.clear();
+    ++other.version_;
+    return *this;
+  }
+  Grid(const Grid&) = delete;
+  Grid& operator=(const Grid&) = delete;
+
+  /// Builds a grid; nothing is probed yet (but the cell cache is allocated, kCacheBytesPerCell a
+  /// cell). Fails with a message naming the bad setting, or a runtime error when the cache does
+  /// not fit in memory.
   static Result<Grid> create(const GridSettings& settings, WalkabilityFunction walkability);
 
   /// The construction values.

@@ -261,15 +261,15 @@ struct LayeredGraph {
   sim::Vec3 nodePosition(uint32_t node) const;
   /// Edge kind of slot (node, direction).
   EdgeKind edgeKind(uint32_t node, int direction) const {
-    return static_cast<EdgeKind>(edge_kind[static_cast<std::size_t>(node) * kDirectionCount + direction]);
+    return static_cast<EdgeKind>(edge_kind[static_cast<std::size_t>(node) * kDirectionCount + static_cast<std::size_t>(direction)]);
   }
   /// Destination of slot (node, direction), kNoNode when empty.
   uint32_t neighborOf(uint32_t node, int direction) const {
-    return neighbor[static_cast<std::size_t>(node) * kDirectionCount + direction];
+    return neighbor[static_cast<std::size_t>(node) * kDirectionCount + static_cast<std::size_t>(direction)];
   }
   /// Cost of slot (node, direction).
   float edgeCost(uint32_t node, int direction) const {
-    return edge_cost[static_cast<std::size_t>(node) * kDirectionCount + direction];
+    return edge_cost[static_cast<std::size_t>(node) * kDirectionCount + static_cast<std::size_t>(direction)];
   }
   /// The height of floor node `node`'s surface under world (x, z): its centre's height carried
   /// along its plane (its normal) to the point, the point clamped into the node's column (so a

@@ -62,7 +62,7 @@ enum class SearchMethod : std::uint8_t {
   Theta,  ///< any-angle A* (Theta*) through lineOfSight; euclidean heuristic
   Direct, ///< one straight-line test
   Corridor, ///< layered graphs: A* over a coarse decomposition, then string pulling; walkable, not optimal. Grids answer it as AStar (exact; jump point search makes that fast)
-  Interval, ///< layered graphs: the corridor method with the rectangles chosen by an exact interval search (shortest in the rectangles' plane) and corners tightened; slower than Corridor, routes as short as Theta*'s. Grids answer it as AStar
+  Interval, ///< layered graphs: the corridor method with the rectangles chosen by an exact interval search (shortest in the rectangles' plane) and corners tightened; slower than Corridor, routes about as short as Theta*'s on average (not always: in passages one or two columns wide the plane of whole cells can prefer a route that is longer through the column centres, up to about 10 %; docs/search.md). Grids answer it as AStar
 };
 
 /// Why a search failed (spec "Failure reasons"; the last three come from the layered provider).
@@ -163,6 +163,28 @@ struct SearchOutcome {
 /// Not thread-safe: give each thread its own.
 class SearchState {
  public:
+  SearchState() = default;
+  /// Moves leave `other` as a default-constructed state, ready for any search (an audit: the
+  /// implicit move emptied the records but kept their count, so the moved-from state's next
+  /// search read through a null pointer).
+  SearchState(SearchState&& other) noexcept { *this = std::move(other); }
+  SearchState& operator=(SearchState&& other) noexcept {
+    if (this == &other) return *this;
+    records_ = std::move(other.records_);
+    stamps_ = std::move(other.stamps_);
+    record_count_ = std::exchange(other.record_count_, 0);
+    heap_ = std::exchange(other.heap_, {});
+    for (std::size_t b = 0; b < buckets_.size(); ++b) buckets_[b] = std::exchange(other.buckets_[b], {});
+    occupied_ = std::exchange(other.occupied_, 0);
+    bucketed_ = std::exchange(other.bucketed_, 0);
+    base_f_ = std::exchange(other.base_f_, 0);
+    generation_ = std::exchange(other.generation_, 0);
+    tag_ = std::exchange(other.tag_, 0);
+    return *this;
+  }
+  SearchState(const SearchState&) = delete;
+  SearchState& operator=(const SearchState&) = delete;
+
   /// One node's search record; valid only while the node is reached() by the current search.
   struct Record {
     double g = 0;             ///< best known cost from the start

@@ -29,7 +29,7 @@ struct TriangleMesh {
   static constexpr double kWorldBound = 1.0e6;
 
   std::size_t triangleCount() const { return triangles.size(); }
-  Vec3 vertex(uint32_t triangle, int corner) const { return vertices[triangles[triangle][corner]].toDouble(); }
+  Vec3 vertex(uint32_t triangle, int corner) const { return vertices[triangles[triangle][static_cast<std::size_t>(corner)]].toDouble(); }
   /// Bounds of all vertices (empty when there are none).
   Aabb bounds() const;
   /// Checks the invariants above; returns an empty string when they hold, else what is wrong
