@@ -139,20 +139,24 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
       best_surface = f.surface;
     }
   };
-  for (int32_t ring = 0; ring <= max_ring; ++ring) {
+  // Each ring is walked only where it lies on the grid, and rings stop past the farthest edge (a
+  // ring walked whole cost its perimeter off the grid too: on a world 66,700 columns long and 34
+  // wide a 20 km radius took 86 s; an audit).
+  const int32_t last_ring = std::max({cx, grid.width_cells - 1 - cx, cz, grid.depth_cells - 1 - cz});
+  for (int32_t ring = 0; ring <= std::min(max_ring, last_ring); ++ring) {
     if (best.node != kNoNode && ring * grid.cell_size - offset > best.horizontal_distance + kTie) break;
     if (ring == 0) {
       consider(cx, cz);
       continue;
     }
-    for (int32_t x = cx - ring; x <= cx + ring; ++x) {
-      consider(x, cz - ring);
-      consider(x, cz + ring);
-    }
-    for (int32_t z = cz - ring + 1; z <= cz + ring - 1; ++z) {
-      consider(cx - ring, z);
-      consider(cx + ring, z);
-    }
+    const int32_t x_lo = std::max(cx - ring, 0), x_hi = std::min(cx + ring, grid.width_cells - 1);
+    const int32_t z_lo = std::max(cz - ring + 1, 0), z_hi = std::min(cz + ring - 1, grid.depth_cells - 1);
+    for (const int32_t z : {cz - ring, cz + ring})
+      if (z >= 0 && z < grid.depth_cells)
+        for (int32_t x = x_lo; x <= x_hi; ++x) consider(x, z);
+    for (const int32_t x : {cx - ring, cx + ring})
+      if (x >= 0 && x < grid.width_cells)
+        for (int32_t z = z_lo; z <= z_hi; ++z) consider(x, z);
   }
   if (best.node == kNoNode) return std::nullopt;
   // A point standing on a floor near its edge can lie over a column whose centre is off that
