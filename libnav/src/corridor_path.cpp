@@ -936,7 +936,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
   const bool drop_start = ends.drop_start, drop_end = ends.drop_goal;
   std::vector<Waypoint>& points = s.points;
   points.clear();
-  points.push_back({{from.x, g.surfaceAt(first, from.x, from.z), from.z}, MoveAction::Walk, g.area[first]});
+  points.push_back({{from.x, g.surfaceAt(first, view.column(first), from.x, from.z), from.z}, MoveAction::Walk, g.area[first]});
   if (count > 1 && !drop_start) points.push_back({centre(first), MoveAction::Walk, g.area[first]});
   if (count == 1 && detail::oneNodeThroughCentre(view, first, from, end_point))
     points.push_back({centre(first), MoveAction::Walk, g.area[first]});
@@ -966,7 +966,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     points.push_back({centre(last), final_action, g.area[last], final_link});
     final_action = MoveAction::Walk;
   }
-  points.push_back({{end_point.x, g.surfaceAt(last, end_point.x, end_point.z), end_point.z}, final_action, g.area[last],
+  points.push_back({{end_point.x, g.surfaceAt(last, view.column(last), end_point.x, end_point.z), end_point.z}, final_action, g.area[last],
                     final_action == MoveAction::Link ? final_link : -1});
   dropStraightWaypoints(points);
   // Copied out at their sizes: one allocation each (a batch keeps thousands of results).

@@ -87,16 +87,6 @@ sim::Vec3 LayeredGraph::nodePosition(uint32_t node) const {
   return {grid.centerX(column[0]), static_cast<double>(height[node]), grid.centerZ(column[1])};
 }
 
-double LayeredGraph::surfaceAt(uint32_t node, double x, double z) const {
-  const auto column = nodeColumn(node);
-  const double half = 0.5 * grid.cell_size;
-  const double dx = std::clamp(x - grid.centerX(column[0]), -half, half);
-  const double dz = std::clamp(z - grid.centerZ(column[1]), -half, half);
-  const sim::Vec3f n = normal[node];
-  const double rise = n.y > 0 ? -(n.x * dx + n.z * dz) / n.y : 0.0;
-  return double(height[node]) + (std::isfinite(rise) ? rise : 0.0);
-}
-
 uint32_t LayeredGraph::findNode(int32_t x, int32_t z, double y, double below, double above) const {
   if (!grid.contains(x, z)) return kNoNode;
   uint32_t best = kNoNode;

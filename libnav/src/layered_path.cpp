@@ -96,7 +96,7 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     if (start != goal) ends = detail::endCentres(view, from, start, goal, true, to, goal, start, true);
     const bool drop_start = ends.drop_start, drop_goal = ends.drop_goal;
     std::vector<Waypoint>& points = result.waypoints;
-    points.push_back({{from.x, graph.surfaceAt(start, from.x, from.z), from.z}, MoveAction::Walk, graph.area[start]});
+    points.push_back({{from.x, graph.surfaceAt(start, view.column(start), from.x, from.z), from.z}, MoveAction::Walk, graph.area[start]});
     if (start != goal && !drop_start) points.push_back({centre(start), MoveAction::Walk, graph.area[start]});
     if (start == goal && detail::oneNodeThroughCentre(view, start, from, to))
       points.push_back({centre(start), MoveAction::Walk, graph.area[start]});
@@ -110,7 +110,7 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
     if (drop_start || drop_goal)
       detail::moveCrossingsOntoLeg(grid, std::span(points).subspan(first_crossing), a, b, drop_start ? from : a, drop_goal ? to : b);
     if (start != goal && !drop_goal) points.push_back({centre(goal), MoveAction::Walk, graph.area[goal]});
-    points.push_back({{to.x, graph.surfaceAt(goal, to.x, to.z), to.z}, MoveAction::Walk, graph.area[goal]});
+    points.push_back({{to.x, graph.surfaceAt(goal, view.column(goal), to.x, to.z), to.z}, MoveAction::Walk, graph.area[goal]});
     if (settings.waypoint_spacing > 0) points = spaceWaypoints(view, std::move(points), settings.waypoint_spacing);
     result.length = horizontalLength(result.waypoints);
     return result;

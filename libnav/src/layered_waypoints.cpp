@@ -45,7 +45,7 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
   const std::size_t last = nodes.size() - 1;
   const NodeId first_node = nodes.front(), last_node = nodes.back();
 
-  points.push_back({{from.x, graph.surfaceAt(first_node, from.x, from.z), from.z}, MoveAction::Walk, graph.area[first_node]});
+  points.push_back({{from.x, graph.surfaceAt(first_node, view.column(first_node), from.x, from.z), from.z}, MoveAction::Walk, graph.area[first_node]});
   // The start's node; dropped below when the first leg is clear from the exact start.
   if (last > 0) points.push_back(waypointAt(graph, first_node, MoveAction::Walk));
   std::size_t first_kept = 0, last_kept = 0;  // the first and last inner nodes kept (0: none)
@@ -133,7 +133,7 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
     points.back().link = final_link;
     final_action = MoveAction::Walk;
   }
-  points.push_back({{to.x, graph.surfaceAt(last_node, to.x, to.z), to.z}, final_action, graph.area[last_node],
+  points.push_back({{to.x, graph.surfaceAt(last_node, view.column(last_node), to.x, to.z), to.z}, final_action, graph.area[last_node],
                     final_action == MoveAction::Link ? final_link : -1});
 
   return spaceWaypoints(view, std::move(points), spacing);

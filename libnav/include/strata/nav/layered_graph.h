@@ -21,6 +21,7 @@
 /// Units: metres, Y up. Costs are metres of walking on a cost-1 area.
 
 #include <array>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -274,7 +275,16 @@ struct LayeredGraph {
   /// The height of floor node `node`'s surface under world (x, z): its centre's height carried
   /// along its plane (its normal) to the point, the point clamped into the node's column (so a
   /// point snapped from beside the column takes the surface at the column's edge).
-  double surfaceAt(uint32_t node, double x, double z) const;
+  double surfaceAt(uint32_t node, double x, double z) const { return surfaceAt(node, nodeColumn(node), x, z); }
+  /// The same with the node's column given (nodeColumn is a binary search over the columns).
+  double surfaceAt(uint32_t node, std::array<int32_t, 2> column, double x, double z) const {
+    const double half = 0.5 * grid.cell_size;
+    const double dx = std::clamp(x - grid.centerX(column[0]), -half, half);
+    const double dz = std::clamp(z - grid.centerZ(column[1]), -half, half);
+    const sim::Vec3f n = normal[node];
+    const double rise = n.y > 0 ? -(n.x * dx + n.z * dz) / n.y : 0.0;
+    return double(height[node]) + (std::isfinite(rise) ? rise : 0.0);
+  }
   /// The floor node of column (x, z) whose height is closest to `y` within [y - below, y + above],
   /// kNoNode when there is none (or the column is outside the grid).
   uint32_t findNode(int32_t x, int32_t z, double y, double below, double above) const;
