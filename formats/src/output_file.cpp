@@ -264,8 +264,33 @@ Result<std::unique_ptr<TemporaryFile>> TemporaryFile::createFor(const fs::path& 
         }
       }
     } else {
-      fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-      if (fd < 0) error = errno;
+      // A file inside a private folder of its own: another user may rename the folder away, but
+      // not touch what is in it, and the file is written (writePath) and moved into place
+      // (renameOver: renameat through the folder's descriptor) without its name being resolved
+      // through the shared directory again (an audit: a symbolic link swapped for the temporary
+      // between the check of its name and the rename became the output).
+      if (::mkdir(path.c_str(), 0700) != 0) {
+        error = errno;
+      } else {
+        const int folder_fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st {};
+        if (folder_fd < 0 || ::fstat(folder_fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
+            (st.st_mode & 077) != 0) {
+          if (folder_fd >= 0) ::close(folder_fd);
+          return Error::runtime(display + ": the temporary folder " + path.string() +
+                                " was replaced by another process; nothing was written");
+        }
+        const std::string name = target.filename().string();
+        fd = ::openat(folder_fd, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0) {
+          const int saved = errno;
+          ::close(folder_fd);
+          ::rmdir(path.c_str());
+          return Error::runtime(display + ": cannot create the temporary file " + (path / name).string() + ": " +
+                                std::error_code(saved, std::generic_category()).message());
+        }
+        return std::make_unique<TemporaryFile>(path / name, kind, fd, path, folder_fd);
+      }
     }
     if (error == 0) return std::make_unique<TemporaryFile>(path, kind, fd);
     if (error != EEXIST || attempt + 1 == kTries)
@@ -281,8 +306,14 @@ Result<std::unique_ptr<TemporaryFile>> TemporaryFile::createFor(const fs::path& 
   }
 }
 
-TemporaryFile::TemporaryFile(fs::path path, Kind kind, int fd)
-    : path_(std::move(path)), fd_(fd), kind_(kind), slot_(claimSlot(path_, kind == Kind::Folder, fd)) {}
+TemporaryFile::TemporaryFile(fs::path path, Kind kind, int fd, fs::path folder, int folder_fd)
+    : path_(std::move(path)),
+      folder_(std::move(folder)),
+      fd_(fd),
+      folder_fd_(folder_fd),
+      kind_(kind),
+      // A file in a private folder is removed as that folder is, through its descriptor.
+      slot_(folder_.empty() ? claimSlot(path_, kind == Kind::Folder, fd) : claimSlot(folder_, true, folder_fd)) {}
 
 namespace {
 
@@ -316,12 +347,18 @@ TemporaryFile::~TemporaryFile() {
         }
         if (namesDescriptor(path_, fd_)) ::rmdir(path_.c_str());
       }
+    } else if (folder_fd_ >= 0) {
+      ::unlinkat(folder_fd_, path_.filename().c_str(), 0);
     } else if (fd_ < 0 || namesDescriptor(path_, fd_)) {
       ::unlink(path_.c_str());
     }
   }
+  // A file's private folder goes either way (empty once the file is moved into place), when its
+  // name still names it.
+  if (folder_fd_ >= 0 && namesDescriptor(folder_, folder_fd_)) ::rmdir(folder_.c_str());
   releaseSlot(slot_);
   if (fd_ >= 0) ::close(fd_);
+  if (folder_fd_ >= 0) ::close(folder_fd_);
 }
 
 fs::path TemporaryFile::writePath() const {
@@ -331,6 +368,13 @@ fs::path TemporaryFile::writePath() const {
 }
 
 Status TemporaryFile::renameOver(const fs::path& target, const std::string& display) {
+  if (folder_fd_ >= 0) {
+    if (::renameat(folder_fd_, path_.filename().c_str(), AT_FDCWD, target.c_str()) != 0)
+      return Error::runtime(display + ": cannot rename the temporary file " + path_.string() + " into place: " +
+                            std::error_code(errno, std::generic_category()).message());
+    commit();
+    return Ok{};
+  }
   if (fd_ >= 0 && !namesDescriptor(path_, fd_))
     return Error::runtime(display + ": the temporary file " + path_.string() +
                           " was replaced by another process; nothing was written");

@@ -1,11 +1,12 @@
 // Atomic, reproducible writing of the world file (docs/format.md, "Determinism" and
 // "Atomicity").
 //
-// The file is built under a temporary name beside the target (same directory, hence same file
-// system), flushed and closed by HDF5, fsync'ed, renamed over the target with rename(2) and the
-// directory fsync'ed. A failure at any step removes the temporary, and so does SIGINT, SIGTERM
-// or SIGHUP (TemporaryFile); a writer killed otherwise leaves at most a stale
-// `.NAME.tmp-PID-N` file, never a partial file at the target, and an existing target stays
+// The file is built in a private temporary folder beside the target (same directory, hence same
+// file system), through its descriptor, flushed and closed by HDF5, fsync'ed, renamed over the
+// target out of that folder (renameat through the folder's descriptor) and the directory
+// fsync'ed. A failure at any step removes the temporary, and so does SIGINT, SIGTERM or SIGHUP
+// (TemporaryFile); a writer killed otherwise leaves at most a stale `.NAME.tmp-PID-N` folder,
+// never a partial file at the target, and an existing target stays
 // untouched until the rename replaces it whole. A symbolic link at the target is followed. The
 // temporary is created exclusively (TemporaryFile::createFor): a stale one of the same name is
 // left alone and another name taken.

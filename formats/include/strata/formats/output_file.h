@@ -49,9 +49,10 @@ class TemporaryFile {
  public:
   /// File: one file at `path`. Folder: a folder at `path` and the files in it (removed whole).
   enum class Kind { File, Folder };
-  /// Creates a fresh temporary beside `target` and owns it: a file (open with O_CREAT | O_EXCL |
-  /// O_NOFOLLOW, mode 0666 less the umask, empty) or an empty folder (mkdir, mode 0700), named as
-  /// temporaryPathFor says, and kept open. A name already taken (a temporary a killed writer
+  /// Creates a fresh temporary beside `target` and owns it: a file named as the target inside a
+  /// private folder (mkdir mode 0700, then open with O_CREAT | O_EXCL | O_NOFOLLOW, mode 0666
+  /// less the umask, empty) or an empty folder (mode 0700), the folder named as temporaryPathFor
+  /// says, and kept open. A name already taken (a temporary a killed writer
   /// left, one of another process with the same pid in another container, a planted symbolic
   /// link) is never opened, written or removed: the next name is tried, with a random part, up
   /// to 64 times. The error (a runtime Error naming `display` and the temporary) when none can be
@@ -61,12 +62,15 @@ class TemporaryFile {
   /// put a symbolic link in its place between its creation and its use: writers therefore open
   /// it again only through writePath(), the descriptor's /proc/self/fd link (the file created,
   /// whatever its name now names), set its mode through fd(), and move it into place with
-  /// renameOver(), which refuses a name that no longer names it.
+  /// renameOver(), which renames it out of its private folder through the folder's descriptor
+  /// (nobody else can change that folder's entries).
   static Result<std::unique_ptr<TemporaryFile>> createFor(const std::filesystem::path& target, const std::string& display,
                                                           Kind kind = Kind::File);
   /// Takes `path`, which the caller has created (or is about to) and owns, for removal; `fd` its
   /// open descriptor, which the object closes (-1: none).
-  explicit TemporaryFile(std::filesystem::path path, Kind kind = Kind::File, int fd = -1);
+  /// (createFor: a File lies in a private folder `folder`, open as `folder_fd`, removed with it.)
+  explicit TemporaryFile(std::filesystem::path path, Kind kind = Kind::File, int fd = -1, std::filesystem::path folder = {},
+                         int folder_fd = -1);
   ~TemporaryFile();
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
@@ -87,7 +91,9 @@ class TemporaryFile {
 
  private:
   std::filesystem::path path_;
+  std::filesystem::path folder_;  ///< a File's private folder (createFor), empty otherwise
   int fd_ = -1;
+  int folder_fd_ = -1;
   Kind kind_ = Kind::File;
   int slot_ = -1;  ///< index in the signal handlers' table, or -1
   bool committed_ = false;
