@@ -104,7 +104,7 @@ int checkWorldOutput(const std::string& output, const std::vector<std::string>& 
 }
 
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry,
-                                       std::vector<std::string>* recorded_inputs) {
+                                       std::vector<formats::InputRecord>* recorded_inputs) {
   std::error_code ec;
   if (!std::filesystem::exists(options.input, ec)) return Error::badInput(options.input + ": no such file");
   if (isWorldFile(options.input)) {
@@ -122,7 +122,7 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
                                              "with --profile)");
     if (geometry != nullptr) *geometry = std::move(world->geometry);
     if (recorded_inputs != nullptr)
-      for (const formats::InputRecord& record : world->provenance.inputs) recorded_inputs->push_back(record.path);
+      *recorded_inputs = world->provenance.inputs;
     return std::move(world->agents.front());  // the reader found the one asked for (or refused)
   }
   auto profile = profileOf(options);

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "strata/formats/import.h"
 #include "strata/nav/bake.h"
 #include "strata/nav/profile.h"
 #include "strata/sim/mesh.h"
@@ -49,7 +50,7 @@ int checkNamedOutput(const std::string& output, const std::vector<std::string>& 
 /// `recorded_inputs`, a world file's recorded mesh inputs (their paths as the import was given
 /// them; nothing for a mesh input).
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry = nullptr,
-                                       std::vector<std::string>* recorded_inputs = nullptr);
+                                       std::vector<formats::InputRecord>* recorded_inputs = nullptr);
 
 /// An input's geometry and one agent's profile, without baking (on-demand search): a world
 /// file's /geometry and its baked agents' profiles, or a mesh imported now; --profile (else, when

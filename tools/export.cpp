@@ -33,7 +33,7 @@ int runExport(ExportCommandOptions& options) {
   }
   if (auto outputs = formats::checkExportOutputs(options.output, options.settings.inputs); !outputs)
     return reportError(outputs.error());
-  std::vector<std::string> recorded;
+  std::vector<formats::InputRecord> recorded;
   auto agent = loadBakedAgent(options.input, nullptr, &recorded);
   if (!agent) return reportError(agent.error());
   // A world's own source meshes are inputs too, so `-o level.obj` over the level.obj a world was
@@ -41,7 +41,8 @@ int runExport(ExportCommandOptions& options) {
   // was given: a relative one is looked for from here and from the world file's folder.
   if (!recorded.empty()) {
     const std::filesystem::path world_folder = std::filesystem::path(options.input.input).parent_path();
-    for (const std::string& recorded_path : recorded) {
+    for (const formats::InputRecord& record : recorded) {
+      const std::string& recorded_path = record.path;
       std::vector<std::filesystem::path> places{recorded_path};
       if (std::filesystem::path(recorded_path).is_relative() && !world_folder.empty()) places.push_back(world_folder / recorded_path);
       for (const std::filesystem::path& mesh : places) {
@@ -49,8 +50,10 @@ int runExport(ExportCommandOptions& options) {
         for (std::filesystem::path& companion : formats::meshCompanionFiles(mesh)) options.settings.inputs.push_back(std::move(companion));
       }
     }
-    if (auto outputs = formats::checkExportOutputs(options.output, options.settings.inputs); !outputs)
-      return reportError(outputs.error());
+    auto outputs = formats::checkExportOutputs(options.output, options.settings.inputs);
+    if (!outputs) return reportError(outputs.error());
+    // And by content, from any folder: a file with a recorded mesh's size and SHA-256.
+    if (auto same = formats::refuseRecordedMeshes(*outputs, recorded); !same) return reportError(same.error());
   }
   // Nothing walkable is the input's problem, not the output's.
   if (agent->graph.nodeCount() == 0)

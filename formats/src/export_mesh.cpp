@@ -21,11 +21,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "render_canvas.h"
+#include "sha256.h"
 #include "strata/formats/export.h"
 #include "strata/formats/output_file.h"
 
@@ -241,6 +244,30 @@ Result<std::vector<std::pair<std::filesystem::path, std::filesystem::path>>> che
   }
   destinations.emplace_back(target.filename(), target);
   return destinations;
+}
+
+Status refuseRecordedMeshes(const std::vector<std::pair<std::filesystem::path, std::filesystem::path>>& outputs,
+                            const std::vector<InputRecord>& recorded) {
+  for (const auto& [name, target] : outputs) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(target, ec)) continue;
+    const std::uintmax_t size = std::filesystem::file_size(target, ec);
+    if (ec) continue;
+    const InputRecord* same_size = nullptr;
+    for (const InputRecord& r : recorded)
+      if (r.bytes == size) same_size = &r;
+    if (same_size == nullptr) continue;  // no hash read unless some recorded mesh has its size
+    std::ifstream in(target, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in && !in.eof()) continue;
+    const std::string hash = sha256Hex(std::string_view(bytes));
+    for (const InputRecord& r : recorded)
+      if (r.bytes == size && r.sha256 == hash)
+        return Error::badInput(fmt::format("{}: the output file is the mesh the world was imported from (recorded as {}: "
+                                           "the same size and SHA-256); refusing to replace it",
+                                           target.string(), r.path));
+  }
+  return Ok{};
 }
 
 Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav::LayeredGraph& graph,

@@ -213,6 +213,16 @@ TEST_CASE("strata export: never over the mesh (or its material library) the worl
       CHECK(r.exit_code == 2);
       CHECK_THAT(r.err, Catch::Contains("the output file is also an input"));
     }
+  // A world in another folder than the import ran in: its relative record is found neither from
+  // here nor beside the world, but the file is the recorded mesh by size and SHA-256 (a re-audit:
+  // the level was replaced, exit 0).
+  std::filesystem::create_directory(dir / "out");
+  REQUIRE(test::runProgram({"sh", "-c", in_dir + "bake tower.obj -o out/elsewhere.h5"}).exit_code == 0);
+  {
+    const auto r = test::runStrata({"export", (dir / "out" / "elsewhere.h5").string(), "-o", (dir / "tower.obj").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("the output file is the mesh the world was imported from"));
+  }
   CHECK(test::readFile(dir / "tower.obj") == mesh);
   CHECK(test::readFile(dir / "tower.mtl") == mtl);
   // Any other name is written.

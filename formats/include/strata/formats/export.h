@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "strata/nav/layered_graph.h"
+#include "strata/formats/import.h"
 #include "strata/sim/result.h"
 
 namespace strata::formats {
@@ -59,6 +60,13 @@ std::vector<std::filesystem::path> exportCompanionFiles(const std::filesystem::p
 /// file it replaces: companions first, the main file last. Errors name `path`.
 Result<std::vector<std::pair<std::filesystem::path, std::filesystem::path>>> checkExportOutputs(
     const std::filesystem::path& path, const std::vector<std::filesystem::path>& inputs);
+
+/// Refuses (bad input naming the file) an export whose files (checkExportOutputs' targets)
+/// include an existing file with the size and SHA-256 of one of `recorded`, a world's recorded
+/// mesh inputs: the level the world was imported from, wherever the import ran (its recorded
+/// path may be relative to another folder).
+Status refuseRecordedMeshes(const std::vector<std::pair<std::filesystem::path, std::filesystem::path>>& outputs,
+                            const std::vector<InputRecord>& recorded);
 
 /// Writes the debug mesh of `graph` to `path`, the format chosen by the extension. Every file is
 /// written to a temporary folder beside the target and renamed into place when complete. Errors
