@@ -183,9 +183,8 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     if (const FloorUnder own = floorUnder(graph, cx, cz, point, snap.above, snap.below);
         own.node != kNoNode && own.node + 1 < graph.columnEnd(cx, cz)) {
       const NodeId up = own.node + 1;
-      const sim::Vec3f normal = graph.normal[up];
-      const double lift = normal.y > 0 ? -(normal.x * (point.x - grid.centerX(cx)) + normal.z * (point.z - grid.centerZ(cz))) / normal.y : 0.0;
-      const double ceiling = double(graph.height[up]) + lift;
+      const double ceiling = graph.surfaceAt(up, {cx, cz}, point.x, point.z);
+      const double lift = ceiling - double(graph.height[up]);
       under_ceiling = ceiling - point.y <= kAbove + LayeredGraph::kCeilingMargin && graph.inRoomOver(own.node, point.y, lift);
     }
     FloorHit level;
