@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <dirent.h>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,8 +49,9 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 // Removes the entries of a folder (through its open descriptor `folder_fd`, so a name another
 // process put in its place is never entered; by its name, not followed, when there is none),
-// then the folder, with system calls only (getdents64 rather than readdir, which may allocate).
-void removeFolderInHandler(const char* path, int folder_fd) {
+// with system calls only (getdents64 rather than readdir, which may allocate): safe in a signal
+// handler, and what the destructor runs too.
+void removeFolderEntries(const char* path, int folder_fd) {
   const int fd = folder_fd >= 0 ? ::dup(folder_fd) : ::open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd >= 0) {
     ::lseek(fd, 0, SEEK_SET);
@@ -75,7 +75,6 @@ void removeFolderInHandler(const char* path, int folder_fd) {
     }
     ::close(fd);
   }
-  ::rmdir(path);
 }
 
 // SignalsDeferred: while the depth is above 0 the handler only notes its signal (lock-free
@@ -95,10 +94,12 @@ extern "C" void removeTemporariesAndDie(int sig) {
   }
   for (Slot& slot : g_slots) {
     if (slot.state.load(std::memory_order_acquire) != kLive) continue;
-    if (slot.folder)
-      removeFolderInHandler(slot.path, slot.fd);
-    else
+    if (slot.folder) {
+      removeFolderEntries(slot.path, slot.fd);
+      ::rmdir(slot.path);
+    } else {
       ::unlink(slot.path);
+    }
   }
   ::signal(sig, SIG_DFL);
   ::raise(sig);  // delivered with the default action once this handler returns
@@ -227,6 +228,8 @@ bool isTemporaryNameFor(const std::string& name, const std::string& target_name)
 void keepModeOf(const fs::path& target, int temporary_fd) {
   struct stat existing {};
   if (temporary_fd < 0 || ::stat(target.c_str(), &existing) != 0 || !S_ISREG(existing.st_mode)) return;
+  // Owner and group first (only the owner's group or root may change them; failures leave the
+  // new file the writer's), then the mode, which chown may have cleared set-id bits of.
   if (::fchown(temporary_fd, existing.st_uid, existing.st_gid) != 0) {
     [[maybe_unused]] const int group_only = ::fchown(temporary_fd, static_cast<uid_t>(-1), existing.st_gid);
   }
@@ -234,65 +237,47 @@ void keepModeOf(const fs::path& target, int temporary_fd) {
 }
 
 void keepModeOf(const fs::path& target, const fs::path& temporary) {
-  struct stat existing {};
-  if (::stat(target.c_str(), &existing) != 0 || !S_ISREG(existing.st_mode)) return;
-  // Owner and group first (only the owner's group or root may change them; failures leave the
-  // new file the writer's), then the mode, which chown may have cleared set-id bits of.
-  if (::chown(temporary.c_str(), existing.st_uid, existing.st_gid) != 0) {
-    [[maybe_unused]] const int group_only = ::chown(temporary.c_str(), static_cast<uid_t>(-1), existing.st_gid);
-  }
-  [[maybe_unused]] const int mode = ::chmod(temporary.c_str(), existing.st_mode & 07777);
+  // Through a descriptor of the temporary itself (not followed if it is a link).
+  const int fd = ::open(temporary.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  keepModeOf(target, fd);
+  ::close(fd);
 }
 
 Result<std::unique_ptr<TemporaryFile>> TemporaryFile::createFor(const fs::path& target, const std::string& display, Kind kind) {
   constexpr int kTries = 64;
   fs::path path = temporaryPathFor(target);
   for (int attempt = 0;; ++attempt) {
-    int error = 0, fd = -1;
-    if (kind == Kind::Folder) {
-      if (::mkdir(path.c_str(), 0700) != 0) {
-        error = errno;
-      } else {
-        // Opened by the name just created: a folder or link another process put in its place
-        // meanwhile is refused (not ours: another owner, or other permissions), and left alone.
-        fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        struct stat st {};
-        if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
-          if (fd >= 0) ::close(fd);
-          return Error::runtime(display + ": the temporary folder " + path.string() +
-                                " was replaced by another process; nothing was written");
-        }
+    // Both kinds are a private folder (mode 0700): another user may rename it away, but not touch
+    // what is in it. A File is created inside it, written through its descriptor (writePath) and
+    // moved into place through the folder's (renameOver: renameat), so its name is never resolved
+    // through the shared directory again (an audit: a symbolic link swapped for the temporary
+    // between a check of its name and the rename became the output).
+    int error = 0;
+    if (::mkdir(path.c_str(), 0700) != 0) error = errno;
+    if (error == 0) {
+      // Opened by the name just created: a folder or link another process put in its place
+      // meanwhile is refused (not ours: another owner, or other permissions), and left alone.
+      const int folder_fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      struct stat st {};
+      if (folder_fd < 0 || ::fstat(folder_fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
+          (st.st_mode & 077) != 0) {
+        if (folder_fd >= 0) ::close(folder_fd);
+        return Error::runtime(display + ": the temporary folder " + path.string() +
+                              " was replaced by another process; nothing was written");
       }
-    } else {
-      // A file inside a private folder of its own: another user may rename the folder away, but
-      // not touch what is in it, and the file is written (writePath) and moved into place
-      // (renameOver: renameat through the folder's descriptor) without its name being resolved
-      // through the shared directory again (an audit: a symbolic link swapped for the temporary
-      // between the check of its name and the rename became the output).
-      if (::mkdir(path.c_str(), 0700) != 0) {
-        error = errno;
-      } else {
-        const int folder_fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        struct stat st {};
-        if (folder_fd < 0 || ::fstat(folder_fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
-            (st.st_mode & 077) != 0) {
-          if (folder_fd >= 0) ::close(folder_fd);
-          return Error::runtime(display + ": the temporary folder " + path.string() +
-                                " was replaced by another process; nothing was written");
-        }
-        const std::string name = target.filename().string();
-        fd = ::openat(folder_fd, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0) {
-          const int saved = errno;
-          ::close(folder_fd);
-          ::rmdir(path.c_str());
-          return Error::runtime(display + ": cannot create the temporary file " + (path / name).string() + ": " +
-                                std::error_code(saved, std::generic_category()).message());
-        }
-        return std::make_unique<TemporaryFile>(path / name, kind, fd, path, folder_fd);
+      if (kind == Kind::Folder) return std::make_unique<TemporaryFile>(path, kind, folder_fd);
+      const std::string name = target.filename().string();
+      const int fd = ::openat(folder_fd, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      if (fd < 0) {
+        const int saved = errno;
+        ::close(folder_fd);
+        ::rmdir(path.c_str());
+        return Error::runtime(display + ": cannot create the temporary file " + (path / name).string() + ": " +
+                              std::error_code(saved, std::generic_category()).message());
       }
+      return std::make_unique<TemporaryFile>(path / name, kind, fd, path, folder_fd);
     }
-    if (error == 0) return std::make_unique<TemporaryFile>(path, kind, fd);
     if (error != EEXIST || attempt + 1 == kTries)
       return Error::runtime(display + ": cannot create the temporary " + (kind == Kind::Folder ? "folder " : "file ") +
                             path.string() + ": " + std::error_code(error, std::generic_category()).message());
@@ -329,27 +314,15 @@ bool namesDescriptor(const fs::path& path, int fd) {
 TemporaryFile::~TemporaryFile() {
   if (!committed_) {
     std::error_code ignored;
-    if (kind_ == Kind::Folder) {
-      if (fd_ < 0) {
-        fs::remove_all(path_, ignored);
-      } else {
-        // The entries through the descriptor, then the folder when its name still names it.
-        const int fd = ::dup(fd_);
-        if (DIR* dir = fd >= 0 ? ::fdopendir(fd) : nullptr) {
-          ::rewinddir(dir);
-          std::vector<std::string> names;
-          while (const dirent* entry = ::readdir(dir))
-            if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
-          for (const std::string& name : names) ::unlinkat(fd_, name.c_str(), 0);
-          ::closedir(dir);
-        } else if (fd >= 0) {
-          ::close(fd);
-        }
-        if (namesDescriptor(path_, fd_)) ::rmdir(path_.c_str());
-      }
+    if (kind_ == Kind::Folder && fd_ < 0) {
+      fs::remove_all(path_, ignored);
+    } else if (kind_ == Kind::Folder) {
+      // The entries through the descriptor, then the folder when its name still names it.
+      removeFolderEntries(path_.c_str(), fd_);
+      if (namesDescriptor(path_, fd_)) ::rmdir(path_.c_str());
     } else if (folder_fd_ >= 0) {
       ::unlinkat(folder_fd_, path_.filename().c_str(), 0);
-    } else if (fd_ < 0 || namesDescriptor(path_, fd_)) {
+    } else {
       ::unlink(path_.c_str());
     }
   }
@@ -375,9 +348,6 @@ Status TemporaryFile::renameOver(const fs::path& target, const std::string& disp
     commit();
     return Ok{};
   }
-  if (fd_ >= 0 && !namesDescriptor(path_, fd_))
-    return Error::runtime(display + ": the temporary file " + path_.string() +
-                          " was replaced by another process; nothing was written");
   if (::rename(path_.c_str(), target.c_str()) != 0)
     return Error::runtime(display + ": cannot rename the temporary file " + path_.string() + " into place: " +
                           std::error_code(errno, std::generic_category()).message());

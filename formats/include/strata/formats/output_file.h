@@ -82,9 +82,9 @@ class TemporaryFile {
   std::filesystem::path writePath() const;
   /// The open descriptor of the file or folder (-1 for one taken by the constructor).
   int fd() const { return fd_; }
-  /// A File: renames it over `target` when path() still names the file created (else a runtime
-  /// Error naming `display`: "the temporary file ... was replaced by another process"), then
-  /// commit(). The rename's error otherwise.
+  /// A File: renames it over `target` (out of its private folder through the folder's
+  /// descriptor, for one createFor made; by path() for one the constructor took), then commit().
+  /// A runtime Error naming `display` when the rename fails.
   Status renameOver(const std::filesystem::path& target, const std::string& display);
   /// The file has been renamed into place: do not remove it.
   void commit();
