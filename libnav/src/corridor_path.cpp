@@ -945,15 +945,19 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     const std::size_t first_crossing = points.size();
     for (uint32_t k = s.crossing_offsets[i]; k < s.crossing_offsets[i + 1]; ++k) {
       const AreaCrossing& c = s.crossings[k];
-      sim::Vec3 p = a + (b - a) * c.t;
-      p.y = g.height[c.node];
-      points.push_back({p, MoveAction::Walk, g.area[c.node]});
+      points.push_back({a + (b - a) * c.t, MoveAction::Walk, g.area[c.node]});
     }
     // A leg from or to an exact endpoint whose centre is left out (end_legs.h).
     const bool from_exact = i == 1 && drop_start, to_exact = i + 1 == count && drop_end;
     if ((from_exact || to_exact) && points.size() > first_crossing)
       detail::moveCrossingsOntoLeg(grid, std::span(points).subspan(first_crossing), a, b, from_exact ? from : a,
                                    to_exact ? end_point : b);
+    // Each crossing stands on the surface of the floor it enters, under it (where it lies now).
+    for (uint32_t k = s.crossing_offsets[i]; k < s.crossing_offsets[i + 1]; ++k) {
+      sim::Vec3& p = points[first_crossing + (k - s.crossing_offsets[i])].position;
+      const NodeId entered = s.crossings[k].node;
+      p.y = g.surfaceAt(entered, view.column(entered), p.x, p.z);
+    }
     if (i + 1 < count) {
       const NodeId n = s.nodes[i];
       points.push_back({b, s.actions[i], g.area[n],

@@ -102,13 +102,14 @@ PathResult findLayeredPath(const LayeredSearchGraph& view, const sim::Vec3& from
       points.push_back({centre(start), MoveAction::Walk, graph.area[start]});
     const sim::Vec3 a = centre(start), b = centre(goal);
     const std::size_t first_crossing = points.size();
-    for (const auto& c : crossings) {
-      sim::Vec3 p = a + (b - a) * c.t;
-      p.y = graph.height[c.node];
-      points.push_back({p, MoveAction::Walk, graph.area[c.node]});
-    }
+    for (const auto& c : crossings) points.push_back({a + (b - a) * c.t, MoveAction::Walk, graph.area[c.node]});
     if (drop_start || drop_goal)
       detail::moveCrossingsOntoLeg(grid, std::span(points).subspan(first_crossing), a, b, drop_start ? from : a, drop_goal ? to : b);
+    // Each crossing stands on the surface of the floor it enters, under it (where it lies now).
+    for (std::size_t k = 0; k < crossings.size(); ++k) {
+      sim::Vec3& p = points[first_crossing + k].position;
+      p.y = graph.surfaceAt(crossings[k].node, view.column(crossings[k].node), p.x, p.z);
+    }
     if (start != goal && !drop_goal) points.push_back({centre(goal), MoveAction::Walk, graph.area[goal]});
     points.push_back({{to.x, graph.surfaceAt(goal, view.column(goal), to.x, to.z), to.z}, MoveAction::Walk, graph.area[goal]});
     if (settings.waypoint_spacing > 0) points = spaceWaypoints(view, std::move(points), settings.waypoint_spacing);

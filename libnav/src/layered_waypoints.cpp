@@ -12,15 +12,17 @@
 //    action changes (the take-off and the landing of a jump, drop, climb or link), or at an area
 //    boundary (both sides of it). Straight walking runs collapse to their ends. A walking leg
 //    across several columns (Theta*) gets a waypoint where it enters another area instead (its
-//    end nodes are not kept again for that boundary).
+//    end nodes are not kept again for that boundary), on the surface of the floor it enters.
 //  - Optional spacing subdivides walking legs so that no two waypoints are farther apart than
-//    `spacing`; an inserted point takes the height of the node the leg's walked line crosses in
-//    its column (when the point's column is beside the walked line, its floor nearest the height
-//    of the walked node beside it).
+//    `spacing`; an inserted point stands on the surface of the node the leg's walked line crosses
+//    in its column (when the point's column is beside the walked line, of its floor nearest the
+//    height of the walked node beside it).
 
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "end_legs.h"
 #include "strata/nav/layered_search.h"
@@ -58,6 +60,9 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
     return sim::Vec3{grid.centerX(c[0]), static_cast<double>(graph.height[n]), grid.centerZ(c[1])};
   };
   std::vector<LayeredSearchGraph::AreaCrossing> crossings;
+  // Each crossing's place in `points` and the node it enters (its height is set once it has
+  // moved, below).
+  std::vector<std::pair<std::size_t, NodeId>> crossing_nodes;
   // A walking leg across several columns (a Theta* shortcut) gets a waypoint where it enters
   // another area, as Direct's line does: the chain's nodes alone would skip the boundary.
   auto addCrossings = [&](std::size_t i) {
@@ -68,9 +73,8 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
     if (!view.walkLineCost(a, b, cost, crossings)) return;
     const sim::Vec3 p = centre(a), q = centre(b);
     for (const auto& c : crossings) {
-      sim::Vec3 w = p + (q - p) * c.t;
-      w.y = graph.height[c.node];
-      points.push_back({w, MoveAction::Walk, graph.area[c.node]});
+      crossing_nodes.push_back({points.size(), c.node});
+      points.push_back({p + (q - p) * c.t, MoveAction::Walk, graph.area[c.node]});
     }
   };
   // A walking leg across several columns: its area boundaries are the crossings above, so its
@@ -124,6 +128,11 @@ std::vector<Waypoint> layeredWaypoints(const LayeredSearchGraph& view, const std
       if (drop_goal)
         detail::moveCrossingsOntoLeg(grid, all.subspan(after_last_corner), last_corner, c_last, last_corner, exact_to);
     }
+  }
+  // Each crossing stands on the surface of the floor it enters, under it (where it lies now).
+  for (const auto& [at, node] : crossing_nodes) {
+    sim::Vec3& p = points[at].position;
+    p.y = graph.surfaceAt(node, view.column(node), p.x, p.z);
   }
   if (drop_start) points.erase(points.begin() + 1);
   if (last == 0 && detail::oneNodeThroughCentre(view, first_node, from, to))
@@ -211,7 +220,12 @@ std::vector<Waypoint> spaceWaypoints(const LayeredSearchGraph& view, std::vector
         } else {
           under = graph.findNode(x, z, w.position.y, band, band);
         }
-        if (under != kNoNode) w.position.y = graph.height[under], w.area = graph.area[under];
+        if (under != kNoNode) {
+          // On the surface of that floor under the point (its plane; clamped into its column
+          // when the point lies beside it).
+          w.position.y = graph.surfaceAt(under, view.column(under), w.position.x, w.position.z);
+          w.area = graph.area[under];
+        }
         spaced.push_back(w);
       }
     }

@@ -757,6 +757,43 @@ TEST_CASE("layered search: the exact endpoints stand on their floor's surface un
   }
 }
 
+TEST_CASE("layered search: area crossings and spaced points stand on the surface under them, on a slope too", "[nav][layered]") {
+  // A ramp rising 0.35 m a column toward +x (normals tilted to match: about 19 degrees) crossed
+  // by strips of another area along z: every waypoint of every method, the crossings and the
+  // spaced points among them, lies on the ramp under it. They took the centre height of the
+  // node they enter or stand on, up to half a column's rise off the ramp (0.175 m here; 4-17 cm
+  // on the 35-degree ramps of the samples).
+  LayeredBuilder b(12, 10);
+  b.area_costs = {1.0f, 1.0f};
+  for (int z = 0; z < 10; ++z)
+    for (int x = 0; x < 12; ++x) b.addFloor(x, z, 0.35f * float(x), (x == 3 || x == 4 || x == 8) ? 1 : 0);
+  auto g = b.build();
+  const float n = static_cast<float>(1 / std::sqrt(1 + 0.35 * 0.35));
+  for (auto& normal : g.normal) normal = {-0.35f * n, n, 0};
+  auto surface = [](double x) { return 0.35 * (x - 0.5); };
+  const std::vector<std::pair<sim::Vec3, sim::Vec3>> pairs = {
+      {{0.7, 0, 0.6}, {11.3, 0, 9.2}}, {{11.5, 0, 1.5}, {0.5, 0, 8.5}}, {{0.2, 0, 5.1}, {11.9, 0, 4.4}}};
+  for (const SearchMethod m : {SearchMethod::AStar, SearchMethod::Theta, SearchMethod::Direct, SearchMethod::Corridor, SearchMethod::Interval}) {
+    for (const double spacing : {0.0, 0.4}) {
+      for (const auto& [from, to] : pairs) {
+        INFO("method " << methodName(m) << " spacing " << spacing << " from " << from.x << "," << from.z);
+        auto s = method(m);
+        s.waypoint_spacing = spacing;
+        const auto r = run(g, {from.x, surface(from.x) + 0.05, from.z}, {to.x, surface(to.x) + 0.05, to.z}, s);
+        REQUIRE(r.ok());
+        int crossings = 0;
+        for (std::size_t i = 1; i < r.waypoints.size(); ++i) crossings += r.waypoints[i].area != r.waypoints[i - 1].area;
+        CHECK(crossings == 4);  // into and out of each strip
+        if (spacing > 0) CHECK(r.waypoints.size() > 25);
+        for (const Waypoint& w : r.waypoints) {
+          INFO("waypoint " << w.position.x << ", " << w.position.y << ", " << w.position.z << " area " << w.area);
+          CHECK(w.position.y == Approx(surface(w.position.x)).margin(1e-5));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("layered waypoints: a long walking leg's area crossing replaces its end nodes as the boundary", "[nav][layered][theta]") {
   // A Theta*-like chain 0 -> 8 -> 15 along one row through a strip of area 1 (columns 6..11):
   // the crossings at x = 6 and x = 12 mark the boundaries; node 8, in line and in one area with
