@@ -78,6 +78,10 @@ struct Scratch {
   uint32_t generation = 0;
   std::vector<const CorridorEdge*> chain;
   std::vector<std::array<float, 2>> chain_entry;  // per chain edge: the search's entry point (column coordinates)
+  // Per record (areas of different costs only): where the route entered the parent's rectangle
+  // when the record's special edge was costed from the point of that rectangle's entering
+  // portal in line with the take-off instead of from the parent's entry point; NaN otherwise.
+  std::vector<std::array<float, 2>> via;
   std::vector<FunnelPortal> portals;  // the current leg's portals: the first portal_count
   std::size_t portal_count = 0;
   void addPortal(const FunnelPortal& p) { portals[portal_count++] = p; }  // sized per query
@@ -94,6 +98,7 @@ struct Scratch {
   void begin(std::size_t expanded_needed, std::size_t records_needed) {
     if (records.size() < records_needed) records.resize(records_needed);
     if (expanded.size() < expanded_needed) expanded.resize(expanded_needed);
+    if (expanded_needed > 0 && via.size() < records_needed) via.resize(records_needed);
     if (++generation == 0) {
       for (Record& r : records) r.stamp = 0;
       for (Expanded& e : expanded) e.stamp = 0;
@@ -488,6 +493,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     // loop: the best way found back into the start's rectangle (none: the straight line).
     double loop_cost = std::numeric_limits<double>::infinity();
     uint32_t loop_edge = kNoNode, loop_parent = kNoNode;
+    std::array<float, 2> loop_via = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
     if (loop) {
       const auto c = view.column(start);
       loop_cost = std::min(loop_straight, distance(c[0] - gx, c[1] - gz) * scaleOf(start_rect));
@@ -574,6 +580,8 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
           if (e.to_rect != goal_rect && s.touch(to).closed) continue;
           double ex, ez, cost;
           double g_next;
+          // (kAreas: the take-off costed from the entering portal's point in line with it.)
+          std::array<float, 2> via = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
           if (e.portal) {
             if (!kAreas) {
               portalEntry(e, x, z, gx, gz, ex, ez);
@@ -600,8 +608,16 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
               const double parent_scale = kAreas ? scaleOf(rectOf(current.parent)) : scale;
               if (!kAreas) portalEntry(*entered, parent->x, parent->z, e.lo, e.hi, px, pz);
               else portalEntry<true>(*entered, parent->x, parent->z, e.lo, e.hi, px, pz, parent_scale, scale);
-              g_next = std::min(g_next, parent->g + distance(px - parent->x, pz - parent->z) * parent_scale +
-                                            distance(e.lo - px, e.hi - pz) * scale + e.cost);
+              const double in_line = parent->g + distance(px - parent->x, pz - parent->z) * parent_scale +
+                                     distance(e.lo - px, e.hi - pz) * scale + e.cost;
+              if (in_line < g_next) {
+                g_next = in_line;
+                // Where areas differ in cost the route crosses each portal at the entry point the
+                // search kept (below), so it must cross this one where this cost was measured:
+                // the mud's entry aimed at the goal was 20 columns from a take-off beside the
+                // cheap strip it was reached from, 1.8x A*'s cost (an audit).
+                if constexpr (kAreas) via = {float(px), float(pz)};
+              }
             }
           }
           if (loop && e.to_rect == goal_rect) {  // back into the start's rectangle, whose record is the start's
@@ -609,6 +625,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
             if (whole < loop_cost) {
               loop_cost = whole, loop_x = float(ex), loop_z = float(ez);
               loop_edge = static_cast<uint32_t>(&e - edges_base), loop_parent = top.rect;
+              loop_via = via;
             }
           }
           // A rectangle keeps one entry point. When one entry can walk to the other inside the
@@ -637,6 +654,7 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
               next.g = g_record, next.key = key, next.x = float(ex), next.z = float(ez);
               next.parent = top.rect;
               next.edge = static_cast<uint32_t>(&e - edges_base);
+              if constexpr (kAreas) s.via[record] = via;
               s.push({float(g_record + (at_goal ? 0.0 : rest * h_scale)), record});
             }
           };
@@ -674,10 +692,19 @@ PathResult findCorridorPath(const CorridorIndex& index, NodeId start, NodeId goa
     }
     // (The entry points are read where the area cost changes along the chain.)
     s.chain_entry.clear();
-    if (loop && !straight) s.chain_entry.push_back({loop_x, loop_z});  // the loop's last edge enters the start's record
+    // A record's entry point, unless the edge taken out of its rectangle was costed from another
+    // point of the portal it was entered by (Scratch::via, kept by the record that edge reached).
+    std::array<float, 2> entered_at = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::quiet_NaN()};
+    if (loop && !straight) {  // the loop's last edge enters the start's record
+      s.chain_entry.push_back({loop_x, loop_z});
+      entered_at = loop_via;
+    }
     for (uint32_t r = last_rect; r != start_rect; r = s.records[r].parent) {
       s.chain.push_back(edges_base + s.records[r].edge);
-      if (!uniform) s.chain_entry.push_back({s.records[r].x, s.records[r].z});
+      if (!uniform) {
+        s.chain_entry.push_back(std::isnan(entered_at[0]) ? std::array<float, 2>{s.records[r].x, s.records[r].z} : entered_at);
+        entered_at = s.via[r];
+      }
     }
     std::reverse(s.chain.begin(), s.chain.end());
     std::reverse(s.chain_entry.begin(), s.chain_entry.end());

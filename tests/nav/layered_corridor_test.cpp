@@ -651,6 +651,40 @@ TEST_CASE("corridor: a dear start or goal rectangle left over cheaper ground and
   CHECK(left_the_mud > 24);
 }
 
+TEST_CASE("corridor: a link's take-off inside a dear area is entered beside it, where the search costed it", "[nav][layered][corridor]") {
+  // Mud (cost 5) at x 0..9 beside a cheap strip x 10..14; a link (dearer than walking, so the
+  // corridor answers itself) from the mud column next to the strip at z 25 into a walled room
+  // (x 0..9, z 0..3) holding the goal. The rectangle search costed the link from the point of the
+  // mud's portal in line with its take-off, but the route crossed the portal at the mud
+  // rectangle's own entry point, aimed at the goal across the mud (the portal's far end, 20
+  // columns south): it walked the mud to the take-off, 1.8x A*'s cost (an oracle audit on the
+  // course sample with a mud modifier; 58 of 717 routes over 1.3x).
+  std::vector<std::string> rows(30);
+  for (int z = 0; z < 30; ++z) rows[std::size_t(z)] = z < 4 ? "..........#...." : z == 4 ? "###########...." : "aaaaaaaaaa.....";
+  auto g = mudWorld(rows, 5.0f);
+  LayeredBuilder::addLink(g, g.columnBegin(9, 25), g.columnBegin(5, 1), 40.0f);
+  LayeredBuilder::computeComponents(g);
+  const LayeredSearchGraph view(g, defaultAgent());
+  REQUIRE_FALSE(view.corridor().cheapLinks());
+  SearchState state;
+  for (const sim::Vec3 from : {sim::Vec3{13.5, 0, 28.5}, sim::Vec3{12.5, 0, 20.5}, sim::Vec3{14.5, 0, 6.5}}) {
+    INFO("from " << from.x << "," << from.z);
+    const sim::Vec3 to{1.5, 0, 1.5};
+    const PathResult exact = answerWith(view, from, to, SearchMethod::AStar, state);
+    REQUIRE(exact.ok());
+    const PathResult r = answerWith(view, from, to, SearchMethod::Corridor, state);
+    REQUIRE(r.ok());
+    CHECK(r.answered_by == SearchMethod::Corridor);
+    CHECK(r.cost <= 1.05 * exact.cost);
+    int in_mud = 0;  // waypoints in the mud before the link: the take-off's column only
+    for (const Waypoint& w : r.waypoints) {
+      if (w.action == MoveAction::Link) break;
+      in_mud += w.area == 1 && w.position.z < 24.9 ? 1 : 0;
+    }
+    CHECK(in_mud == 0);
+  }
+}
+
 TEST_CASE("corridor: a dear rectangle between two rooms, with a cheap row beside it broken by walls", "[nav][layered][corridor]") {
   // A second review: with one record per dear rectangle until it was expanded, the entry into a
   // mud strip from the cheap row near its far end lost to the entry at the near end on the key
