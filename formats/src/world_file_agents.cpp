@@ -145,6 +145,14 @@ Status get(const h5::Location& at, const char* name, nav::NodeArray<T>& out, std
   return h5::readArrayInto<T>(at, name, columns, rows, std::span<T>(out));
 }
 
+// A row-count mismatch names the dataset read second; `source` says where the count it was held
+// to came from, which may be the damaged one (an audit: shortening `links` read as "link_costs:
+// has 40 rows, expected 39").
+Error countedBy(Error error, const char* source) {
+  if (error.message.find(" rows, expected ") != std::string::npos) error.message += std::string(" (") + source + ")";
+  return error;
+}
+
 // The stored profile of the agent in group `at` (named `name`).
 Result<nav::AgentProfile> readAgentProfile(const h5::Location& at, const std::string& name) {
   auto toml = h5::readStringAttribute(at, "profile", h5::kMaxProfileBytes);
@@ -200,7 +208,7 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
     return g.edge_kind[slot] == static_cast<uint8_t>(nav::EdgeKind::None) ||
            (std::isfinite(g.edge_cost[slot]) && g.edge_cost[slot] > 0);
   });
-  if (bad_cost < g.edge_cost.size()) return bad("edge_cost", "slot " + std::to_string(bad_cost) + ": not a finite cost > 0");
+  if (bad_cost < g.edge_cost.size()) return bad("edge_cost", nav::slotName(bad_cost) + ": not a finite cost > 0");
   // Every edge leaves its column along its slot's direction: a walk to the next column, the
   // other kinds to the next or one further on (a landing across a gap); never to a node of its
   // own column (a walk from a node to itself was accepted).
@@ -233,6 +241,23 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
     return bad("component", "component_count is " + std::to_string(g.component_count) + " but no node is in component " +
                                 std::to_string(g.component_count - 1));
   if (nodes == 0 && g.component_count != 0) return bad("component", "component_count of a graph without nodes is not 0");
+  // Every component and region holds a node (the bake numbers them by their nodes; an audit kept
+  // region_count 3 with regions 1 and 2 empty). (Coarser components or regions than the edges
+  // make, two merged into one, are not looked for: that takes the bake's own flood. The file's
+  // checksums bind them to what the bake wrote.)
+  auto firstUnused = [&](const auto& ids, uint32_t count) -> uint32_t {
+    if (count > nodes) return 0;  // more ids than nodes: some unused (ids < count are checked by the graph)
+    std::vector<uint8_t> used(count, 0);
+    for (std::size_t n = 0; n < nodes; ++n)
+      if (ids[n] < count) used[ids[n]] = 1;
+    return static_cast<uint32_t>(std::find(used.begin(), used.end(), uint8_t{0}) - used.begin());
+  };
+  if (const uint32_t unused = firstUnused(g.component, g.component_count); unused < g.component_count)
+    return bad("component", "component_count is " + std::to_string(g.component_count) + " but no node is in component " +
+                                std::to_string(unused));
+  if (g.hasRegions())
+    if (const uint32_t unused = firstUnused(g.region, g.region_count); unused < g.region_count)
+      return bad("region", "region_count is " + std::to_string(g.region_count) + " but no node is in region " + std::to_string(unused));
   // The tables the stored profile gives (the on-demand search and a re-bake read the profile;
   // the search reads the tables: they must agree).
   std::vector<std::string> profile_areas;
@@ -314,6 +339,15 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
     if (field.origin_node < nodes && field.distance[field.origin_node] != 0)
       return bad("field_distance", "field '" + field.name + "': its origin node " + std::to_string(field.origin_node) +
                                        " reads " + std::to_string(field.distance[field.origin_node]) + ", not 0");
+    // Without an origin node (kNoNode) nothing was flooded: every node unreached (an audit set
+    // the origin to none under finite distances, and `query field` kept answering them).
+    if (field.origin_node == nav::kNoNode) {
+      const std::size_t reached = nav::firstFailing(nodes, [&](std::size_t n) { return std::isinf(field.distance[n]); });
+      if (reached < nodes)
+        return bad("field_distance", "field '" + field.name + "', node " + std::to_string(reached) +
+                                         ": a distance, but the field has no origin node (field_origin_node " +
+                                         std::to_string(nav::kNoNode) + ")");
+    }
   }
   return Ok{};
 }
@@ -392,7 +426,8 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   // Refused before the arrays are read when the machine has too little memory for them (a world
   // baked on a larger machine); an allocation that fails all the same is named by readNavigation.
   // (A node count that the node arrays do not hold is a damaged file, said as such first.)
-  if (auto s = h5::checkShapeOf(at, "height", 0, nodes); !s) return s.error();
+  if (auto s = h5::checkShapeOf(at, "height", 0, nodes); !s)
+    return countedBy(s.error(), "the node count: the last entry of column_offsets");
   auto field_names = h5::readStringTable(at, "field_names");
   if (!field_names) return field_names.error();
   budget.nodes = nodes;
@@ -405,43 +440,47 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
                   static_cast<double>(budget.limit) / 1e9);
     return Error::badInput(at.file + ": " + text);
   }
-  if (auto s = get(at, "height", g.height, 0, nodes); !s) return s.error();
+  constexpr const char* kNodeCount = "the node count: the last entry of column_offsets";
+  if (auto s = get(at, "height", g.height, 0, nodes); !s) return countedBy(s.error(), kNodeCount);
   // Read straight into the node normals (three floats each): no second copy of a large array.
   static_assert(sizeof(sim::Vec3f) == 3 * sizeof(float) && std::is_standard_layout_v<sim::Vec3f>);
   g.normal.resize(nodes);
   if (auto s = h5::readArrayInto<float>(at, "normal", 3, nodes, {reinterpret_cast<float*>(g.normal.data()), 3 * nodes}); !s)
     return s.error();
   std::vector<std::uint32_t> area;
-  if (auto s = get(at, "area", area, 0, nodes); !s) return s.error();
+  if (auto s = get(at, "area", area, 0, nodes); !s) return countedBy(s.error(), kNodeCount);
   g.area.resize(nodes);
   for (std::size_t n = 0; n < nodes; ++n) {
     if (area[n] > 0xFFFF) return Error::badInput(at.where("area") + ": node " + std::to_string(n) + ": area out of range");
     g.area[n] = static_cast<uint16_t>(area[n]);
   }
-  if (auto s = get(at, "headroom", g.headroom, 0, nodes); !s) return s.error();
-  if (auto s = get(at, "clearance", g.clearance, 0, nodes); !s) return s.error();
-  if (auto s = get(at, "component", g.component, 0, nodes); !s) return s.error();
-  if (auto s = get(at, "region", g.region, 0, nodes); !s) return s.error();
-  if (auto s = get(at, "flags", g.flags, 0, nodes); !s) return s.error();
-  if (auto s = get(at, "neighbor", g.neighbor, nav::kDirectionCount, nodes); !s) return s.error();
-  if (auto s = get(at, "edge_kind", g.edge_kind, nav::kDirectionCount, nodes); !s) return s.error();
-  if (auto s = get(at, "edge_cost", g.edge_cost, nav::kDirectionCount, nodes); !s) return s.error();
+  if (auto s = get(at, "headroom", g.headroom, 0, nodes); !s) return countedBy(s.error(), kNodeCount);
+  if (auto s = get(at, "clearance", g.clearance, 0, nodes); !s) return countedBy(s.error(), kNodeCount);
+  if (auto s = get(at, "component", g.component, 0, nodes); !s) return countedBy(s.error(), kNodeCount);
+  if (auto s = get(at, "region", g.region, 0, nodes); !s) return countedBy(s.error(), kNodeCount);
+  if (auto s = get(at, "flags", g.flags, 0, nodes); !s) return countedBy(s.error(), kNodeCount);
+  if (auto s = get(at, "neighbor", g.neighbor, nav::kDirectionCount, nodes); !s)
+    return countedBy(s.error(), kNodeCount);
+  if (auto s = get(at, "edge_kind", g.edge_kind, nav::kDirectionCount, nodes); !s)
+    return countedBy(s.error(), kNodeCount);
+  if (auto s = get(at, "edge_cost", g.edge_cost, nav::kDirectionCount, nodes); !s)
+    return countedBy(s.error(), kNodeCount);
   if (auto s = get(at, "region_reach_offsets", g.region_reach_offsets, 0, static_cast<std::size_t>(g.region_count) + 1); !s)
     return s.error();
   if (auto s = get(at, "region_reach", g.region_reach); !s) return s.error();
   auto area_names = h5::readStringTable(at, "area_names");
   if (!area_names) return area_names.error();
   g.area_names = std::move(*area_names);
-  if (auto s = get(at, "area_costs", g.area_costs, 0, g.area_names.size()); !s) return s.error();
+  if (auto s = get(at, "area_costs", g.area_costs, 0, g.area_names.size()); !s) return countedBy(s.error(), "one per area_names entry");
   std::vector<std::uint32_t> links;
   if (auto s = get(at, "links", links, 5); !s) return s.error();
   const std::size_t link_count = links.size() / 5;
   std::vector<float> link_costs;
-  if (auto s = get(at, "link_costs", link_costs, 0, link_count); !s) return s.error();
+  if (auto s = get(at, "link_costs", link_costs, 0, link_count); !s) return countedBy(s.error(), "one per row of links");
   // Schema version 1 had no link_kinds (every entry a custom link); from version 2 it is required.
   std::vector<std::uint8_t> link_kinds(link_count, static_cast<std::uint8_t>(nav::EdgeKind::Link));
   if (schema_version >= 2)
-    if (auto s = get(at, "link_kinds", link_kinds, 0, link_count); !s) return s.error();
+    if (auto s = get(at, "link_kinds", link_kinds, 0, link_count); !s) return countedBy(s.error(), "one per row of links");
   auto link_labels = h5::readStringTable(at, "link_labels");
   if (!link_labels) return link_labels.error();
   g.link_labels = std::move(*link_labels);
@@ -451,12 +490,24 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
     if (kind != nav::EdgeKind::Link && kind != nav::EdgeKind::Jump)
       return Error::badInput(at.where("link_kinds") + ": link " + std::to_string(i) + ": kind " +
                              std::to_string(link_kinds[i]) + " is neither 5 (a custom link) nor 2 (a second jump)");
-    // A custom link names a label; a second jump has none, no profile link and one way.
-    const bool fields_ok = kind == nav::EdgeKind::Link ? row[2] < g.link_labels.size() && row[4] <= 1
-                                                 : row[2] == nav::kNoLinkLabel && row[3] == nav::kNoLinkLabel && row[4] == 0;
-    if (row[0] >= nodes || row[1] >= nodes || !fields_ok || (i > 0 && row[0] < links[5 * (i - 1)]) ||
-        !(link_costs[i] > 0) || !std::isfinite(link_costs[i]))
-      return Error::badInput(at.where("links") + ": link " + std::to_string(i) + " is malformed");
+    // A custom link names a label; a second jump has none, no profile link and one way. The
+    // message names the fault (one "is malformed" covered seven, an audit).
+    auto malformed = [&](const char* dataset, const std::string& what) {
+      return Error::badInput(at.where(dataset) + ": link " + std::to_string(i) + ": " + what);
+    };
+    const auto node_count = std::to_string(nodes);
+    if (row[0] >= nodes) return malformed("links", "from node " + std::to_string(row[0]) + " out of range (" + node_count + " nodes)");
+    if (row[1] >= nodes) return malformed("links", "to node " + std::to_string(row[1]) + " out of range (" + node_count + " nodes)");
+    if (i > 0 && row[0] < links[5 * (i - 1)]) return malformed("links", "rows not sorted by their from node");
+    if (kind == nav::EdgeKind::Link && row[2] >= g.link_labels.size())
+      return malformed("links", "label " + std::to_string(row[2]) + " out of range (" + std::to_string(g.link_labels.size()) +
+                                    " link_labels)");
+    if (kind == nav::EdgeKind::Link && row[4] > 1)
+      return malformed("links", "two-way flag " + std::to_string(row[4]) + " is neither 0 nor 1");
+    if (kind == nav::EdgeKind::Jump && (row[2] != nav::kNoLinkLabel || row[3] != nav::kNoLinkLabel || row[4] != 0))
+      return malformed("links", "a second jump (link_kinds 2) with a label, a profile link or two ways");
+    if (!(link_costs[i] > 0) || !std::isfinite(link_costs[i]))
+      return malformed("link_costs", "cost " + std::to_string(link_costs[i]) + " is not a finite number > 0");
     g.links.push_back({row[0], row[1], link_costs[i], row[2], row[3], row[4] == 1, kind});
   }
   g.indexLinkOffsets();  // the links are sorted by source node and in range (checked above)

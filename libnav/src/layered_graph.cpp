@@ -153,6 +153,11 @@ void LayeredGraph::indexLinkOffsets() {
   });
 }
 
+std::string slotName(std::size_t slot) {
+  return "node " + std::to_string(slot / kDirectionCount) + ", direction " + std::to_string(slot % kDirectionCount) + " (slot " +
+         std::to_string(slot) + ")";
+}
+
 bool LayeredGraph::hasRegions() const {
   return component.size() == nodeCount() && region.size() == nodeCount() &&
          region_reach_offsets.size() == std::size_t(region_count) + 1;
@@ -253,7 +258,7 @@ std::string LayeredGraph::validate() const {
     return nullptr;
   };
   const std::size_t bad_slot = firstFailing(neighbor.size(), [&](std::size_t s) { return slotProblem(s) == nullptr; });
-  if (bad_slot < neighbor.size()) return "slot " + std::to_string(bad_slot) + ": " + slotProblem(bad_slot);
+  if (bad_slot < neighbor.size()) return slotName(bad_slot) + ": " + slotProblem(bad_slot);
   if (link_offsets.size() != nodes + 1 || link_offsets.back() != links.size()) return "link_offsets is inconsistent";
   for (std::size_t i = 1; i < link_offsets.size(); ++i)
     if (link_offsets[i] < link_offsets[i - 1]) return "link_offsets is not monotone";

@@ -212,7 +212,8 @@ TEST_CASE("world reader: graphs larger than the memory limit are refused before 
   refused = read(Agents::One, "crawler", bytes(1));
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().message == path.string() + ": /navigation/agents/crawler/height: has " +
-                                       std::to_string(world.agents[1].graph.nodeCount()) + " rows, expected 4000000000");
+                                       std::to_string(world.agents[1].graph.nodeCount()) +
+                                       " rows, expected 4000000000 (the node count: the last entry of column_offsets)");
 }
 
 TEST_CASE("world reader: an agent not asked for is not read, so its damage does not matter", "[formats][world_file]") {
@@ -341,6 +342,12 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     homeField(4).distance[0] = 0;  // the flood's start, but the origin names node 4
     expected = "/navigation/agents/walker/field_distance: field 'home': its origin node 4 reads 1.000000, not 0";
   }
+  SECTION("a field without an origin node holding distances") {
+    // An audit set field_origin_node to none (all ones) under finite distances: accepted, and
+    // `query field` went on answering them.
+    homeField(nav::kNoNode).distance[2] = std::numeric_limits<float>::infinity();
+    expected = "/navigation/agents/walker/field_distance: field 'home', node 0: a distance, but the field has no origin node";
+  }
   SECTION("a NaN headroom") {
     g.headroom[2] = std::numeric_limits<float>::quiet_NaN();
     expected = "/navigation/agents/walker/headroom: node 2: negative or NaN";
@@ -351,12 +358,14 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
   }
   SECTION("a free edge") {
     g.edge_cost[slot] = 0;
-    expected = "/navigation/agents/walker/edge_cost: slot " + std::to_string(slot) + ": not a finite cost > 0";
+    expected = "/navigation/agents/walker/edge_cost: node " + std::to_string(slot / 8) + ", direction " + std::to_string(slot % 8) +
+               " (slot " + std::to_string(slot) + "): not a finite cost > 0";
   }
   SECTION("a custom link's kind in an edge slot") {
     // An audit: kind 5 (links live in the links table) was accepted, and a route crossed it as a link.
     g.edge_kind[slot] = static_cast<uint8_t>(nav::EdgeKind::Link);
-    expected = "/navigation/agents/walker: slot " + std::to_string(slot) + ": bad edge kind";
+    expected = "/navigation/agents/walker: node " + std::to_string(slot / 8) + ", direction " + std::to_string(slot % 8) + " (slot " +
+               std::to_string(slot) + "): bad edge kind";
   }
   SECTION("a walk from a node to itself") {
     std::size_t walk = 0;
@@ -385,6 +394,14 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     g.component_count += 1;
     expected = "/navigation/agents/walker/component: component_count is " + std::to_string(g.component_count) +
                " but no node is in component " + std::to_string(g.component_count - 1);
+  }
+  SECTION("a region count above the regions") {
+    // An audit kept region_count 3 with regions 1 and 2 empty: accepted.
+    REQUIRE(g.hasRegions());
+    g.region_count += 1;
+    g.region_reach_offsets.push_back(g.region_reach_offsets.back());
+    expected = "/navigation/agents/walker/region: region_count is " + std::to_string(g.region_count) +
+               " but no node is in region " + std::to_string(g.region_count - 1);
   }
   SECTION("an area cost other than the profile's") {
     g.area_costs[0] = 0.5f;
@@ -416,7 +433,7 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     g.link_labels = {"door"};
     g.links = {{0, 1, 1.5f, 0, nav::kNoLinkLabel, false, nav::EdgeKind::Jump}};
     g.indexLinkOffsets();
-    expected = "/navigation/agents/walker/links: link 0 is malformed";
+    expected = "/navigation/agents/walker/links: link 0: a second jump (link_kinds 2) with a label, a profile link or two ways";
   }
   SECTION("a link of a kind the bake never stores there") {
     g.links = {{0, 1, 1.5f, nav::kNoLinkLabel, nav::kNoLinkLabel, false, nav::EdgeKind::Drop}};
@@ -544,7 +561,7 @@ TEST_CASE("world file: second jumps keep their kind, and a schema 1 file reads i
   {
     auto read = formats::readWorldFile(path);
     REQUIRE_FALSE(read.ok());
-    CHECK_THAT(read.error().message, Catch::StartsWith(path.string() + ": /navigation/agents/walker/links: link 1 is malformed"));
+    CHECK_THAT(read.error().message, Catch::StartsWith(path.string() + ": /navigation/agents/walker/links: link 1: label 4294967295 out of range (1 link_labels)"));
   }
   g.links.pop_back();
   g.indexLinkOffsets();

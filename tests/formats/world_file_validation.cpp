@@ -193,6 +193,24 @@ TEST_CASE("world reader: datasets with the wrong dtype or shape are refused", "[
       replaceDataset(file.get(), "/geometry/vertices", H5T_IEEE_F64LE, {8, 3}, vertices.data());
       expected = "/geometry/vertices: expected float32, found float64";
     }
+    SECTION("vertices in chunks, one of them never written (HDF5 reads it as zeros)") {
+      // An audit left an agent's heights past the fifth of 18 chunks unwritten: HDF5 read them
+      // as 0, a 3 m platform and a 6 m pit at ground level, and the world was accepted.
+      REQUIRE(H5Ldelete(file.get(), "/geometry/vertices", H5P_DEFAULT) >= 0);
+      const hsize_t dims[2] = {8, 3}, chunk[2] = {2, 3};
+      h5::Dataspace space(H5Screate_simple(2, dims, nullptr));
+      h5::PropertyList dcpl(H5Pcreate(H5P_DATASET_CREATE));
+      REQUIRE(H5Pset_chunk(dcpl.get(), 2, chunk) >= 0);
+      REQUIRE(H5Pset_deflate(dcpl.get(), 4) >= 0);
+      h5::Dataset dataset(H5Dcreate2(file.get(), "/geometry/vertices", H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
+      REQUIRE(dataset);
+      const std::vector<float> vertices(18, 1.0f);  // rows 0 .. 5: chunks 0 .. 2 of 4
+      const hsize_t start[2] = {0, 0}, count[2] = {6, 3};
+      REQUIRE(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) >= 0);
+      h5::Dataspace memory(H5Screate_simple(2, count, nullptr));
+      REQUIRE(H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, memory.get(), space.get(), H5P_DEFAULT, vertices.data()) >= 0);
+      expected = "/geometry/vertices: part of it was never written (3 of its 4 chunks are stored; the rest would read as the fill value)";
+    }
     SECTION("signed triangle indices") {
       std::vector<std::int32_t> triangles(36, 0);
       replaceDataset(file.get(), "/geometry/triangles", H5T_STD_I32LE, {12, 3}, triangles.data());

@@ -104,13 +104,13 @@ TEST_CASE("LayeredGraph::validate names the first bad node and the first bad slo
   SECTION("slots") {
     nav::LayeredGraph g = good;
     g.edge_kind[600'000] = 200;
-    CHECK(g.validate() == "slot 600000: bad edge kind");
+    CHECK(g.validate() == "node 75000, direction 0 (slot 600000): bad edge kind");
     g.neighbor[300'001] = static_cast<uint32_t>(good.nodeCount() + 5);
     g.edge_kind[300'001] = static_cast<uint8_t>(EdgeKind::Walk);
-    CHECK(g.validate() == "slot 300001: neighbour out of range");
+    CHECK(g.validate() == "node 37500, direction 1 (slot 300001): neighbour out of range");
     g.edge_kind[70'000] = static_cast<uint8_t>(EdgeKind::None);
     g.neighbor[70'000] = 0;
-    CHECK(g.validate() == "slot 70000: kind and neighbour disagree");
+    CHECK(g.validate() == "node 8750, direction 0 (slot 70000): kind and neighbour disagree");
   }
 }
 

@@ -50,6 +50,9 @@ inline constexpr std::array<int, kDirectionCount> kDirectionDz{0, 1, 1, 1, 0, -1
 constexpr int oppositeDirection(int d) { return (d + 4) % kDirectionCount; }
 /// True for the four diagonal directions.
 constexpr bool isDiagonal(int d) { return (d & 1) != 0; }
+/// A slot of the per-direction arrays (node * kDirectionCount + direction) for messages: "node
+/// 20, direction 2 (slot 162)".
+std::string slotName(std::size_t slot);
 
 /// How an edge is traversed. Stored as uint8 in the world file; values are stable.
 enum class EdgeKind : uint8_t {
