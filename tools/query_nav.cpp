@@ -75,8 +75,11 @@ auto setupNearest(CLI::App& sub) {
       if (hit) doc["position"] = jsonPoint(hit->position), doc["node"] = hit->node, doc["distance"] = hit->horizontal_distance;
       fmt::print("{}\n", printedJson(doc));
     } else if (hit) {
-      fmt::print("nearest: ({:.3f}, {:.3f}, {:.3f})  node {}  {:.3f} m away\n", shown(hit->position.x),
-                 shown(hit->position.y), shown(hit->position.z), hit->node, hit->horizontal_distance);
+      // (Millimetres up to a million kilometres; beyond, six digits: a point 1e300 m away printed
+      // a 300-digit distance.)
+      const double d = hit->horizontal_distance;
+      fmt::print("nearest: ({:.3f}, {:.3f}, {:.3f})  node {}  {} m away\n", shown(hit->position.x), shown(hit->position.y),
+                 shown(hit->position.z), hit->node, d < 1e9 ? fmt::format("{:.3f}", d) : fmt::format("{:.6g}", d));
     } else {
       fmt::print("nearest: no walkable floor within {} m\n", *radius);
     }

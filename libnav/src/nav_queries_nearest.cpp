@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "strata/nav/nav_queries.h"
 
@@ -78,6 +80,41 @@ FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim
   return {};
 }
 
+// The nearest of the floors offered, distances within `tie` of the smallest a tie broken by the
+// lower node id. Every offer within `tie` of the smallest so far is kept and the choice is made
+// at the end among those within `tie` of the final smallest: choosing as offers came, against
+// the running choice, let each tie move it a little farther (a point 1e6 m off the level's edge
+// took a floor 3.3 m along that edge from the nearest one, 1e7 m off 33 m: an audit).
+class NearestOf {
+ public:
+  struct Offer {
+    double distance;
+    NodeId node;
+    int32_t x, z;
+    double surface;
+  };
+  NearestOf(double tie, std::vector<Offer>& store) : tie_(tie), offers_(store) { offers_.clear(); }
+  void offer(double distance, NodeId node, int32_t x, int32_t z, double surface) {
+    if (distance > smallest_ + tie_) return;
+    smallest_ = std::min(smallest_, distance);
+    offers_.push_back({distance, node, x, z, surface});
+  }
+  bool empty() const { return offers_.empty(); }
+  double smallest() const { return smallest_; }
+  /// The lowest node among the offers within the tie of the smallest (empty(): none).
+  const Offer& chosen() const {
+    const Offer* best = nullptr;
+    for (const Offer& o : offers_)
+      if (o.distance <= smallest_ + tie_ && (best == nullptr || o.node < best->node)) best = &o;
+    return *best;
+  }
+
+ private:
+  double tie_;
+  double smallest_ = std::numeric_limits<double>::infinity();
+  std::vector<Offer>& offers_;
+};
+
 }  // namespace
 
 NodeId floorBelowAt(const LayeredGraph& graph, int32_t x, int32_t z, const sim::Vec3& point, double above, double below) {
@@ -112,16 +149,16 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
   const double offset = std::max(std::fabs(grid.centerX(cx) - point.x), std::fabs(grid.centerZ(cz) - point.z));
   const int32_t max_ring = static_cast<int32_t>(std::min(std::ceil((snap.max_horizontal + kTie + offset) / grid.cell_size),
                                                          static_cast<double>(std::max(grid.width_cells, grid.depth_cells))));
-  // Whether node n, d from the point, is nearer than `hit`. Distances within a micrometre are a
-  // tie (a point on a column border is equally far from both centres; on a grid whose origin is
-  // off the cell lattice the centres' rounding depends on that origin, GridFrame), broken by the
-  // lower node id: the lower z, then x, of the column, the same on every grid.
-  auto nearer = [&](double d, NodeId n, const FloorHit& hit) {
-    return hit.node == kNoNode || d < hit.horizontal_distance - kTie || (d <= hit.horizontal_distance + kTie && n < hit.node);
+  // Distances within a micrometre are a tie (a point on a column border is equally far from both
+  // centres; on a grid whose origin is off the cell lattice the centres' rounding depends on that
+  // origin, GridFrame), broken by the lower node id: the lower z, then x, of the column, the same
+  // on every grid (NearestOf).
+  thread_local std::vector<NearestOf::Offer> offers;
+  auto hitOf = [&](const NearestOf::Offer& o) {
+    return FloorHit{o.node, {grid.centerX(o.x), static_cast<double>(graph.height[o.node]), grid.centerZ(o.z)}, o.distance};
   };
   // The horizontally nearest floor below the point, and its surface.
-  FloorHit best;
-  double best_surface = 0;
+  NearestOf nearest(kTie, offers);
   auto consider = [&](int32_t x, int32_t z) {
     const FloorUnder f = floorUnder(graph, x, z, point, snap.above, snap.below);
     const NodeId n = f.node;
@@ -132,19 +169,14 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     // radius of half a cell reaches both centres, whichever rounds a little farther (an audit:
     // --radius 0.15 on a 0.3 m grid took the upper column, the tie's rule the lower).
     if (d > snap.max_horizontal + kTie && !(inside && x == cx && z == cz)) return;
-    if (nearer(d, n, best)) {
-      best.node = n;
-      best.horizontal_distance = d;
-      best.position = {grid.centerX(x), static_cast<double>(graph.height[n]), grid.centerZ(z)};
-      best_surface = f.surface;
-    }
+    nearest.offer(d, n, x, z, f.surface);
   };
   // Each ring is walked only where it lies on the grid, and rings stop past the farthest edge (a
   // ring walked whole cost its perimeter off the grid too: on a world 66,700 columns long and 34
   // wide a 20 km radius took 86 s; an audit).
   const int32_t last_ring = std::max({cx, grid.width_cells - 1 - cx, cz, grid.depth_cells - 1 - cz});
   for (int32_t ring = 0; ring <= std::min(max_ring, last_ring); ++ring) {
-    if (best.node != kNoNode && ring * grid.cell_size - offset > best.horizontal_distance + kTie) break;
+    if (!nearest.empty() && ring * grid.cell_size - offset > nearest.smallest() + kTie) break;
     if (ring == 0) {
       consider(cx, cz);
       continue;
@@ -158,7 +190,9 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
       if (x >= 0 && x < grid.width_cells)
         for (int32_t z = z_lo; z <= z_hi; ++z) consider(x, z);
   }
-  if (best.node == kNoNode) return std::nullopt;
+  if (nearest.empty()) return std::nullopt;
+  const FloorHit best = hitOf(nearest.chosen());
+  const double best_surface = nearest.chosen().surface;
   // A point standing on a floor near its edge can lie over a column whose centre is off that
   // floor: on a bridge deck, its own column holds only the road 4 m below. When the floor found
   // lies more than kLevel below the point and a column around the point's own holds a floor at
@@ -187,7 +221,8 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
       const double lift = ceiling - double(graph.height[up]);
       under_ceiling = ceiling - point.y <= kAbove + LayeredGraph::kCeilingMargin && graph.inRoomOver(own.node, point.y, lift);
     }
-    FloorHit level;
+    thread_local std::vector<NearestOf::Offer> level_offers;
+    NearestOf level(kTie, level_offers);
     for (int32_t z = cz - 1; z <= cz + 1; ++z)
       for (int32_t x = cx - 1; x <= cx + 1; ++x) {
         // Every column around the point but the found floor's: on a column border the point's
@@ -208,13 +243,9 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
         const double edge = std::hypot(std::max(0.0, std::fabs(grid.centerX(x) - point.x) - half),
                                        std::max(0.0, std::fabs(grid.centerZ(z) - point.z) - half));
         if (!(edge < gap)) continue;
-        if (nearer(d, f.node, level)) {
-          level.node = f.node;
-          level.horizontal_distance = d;
-          level.position = {grid.centerX(x), static_cast<double>(graph.height[f.node]), grid.centerZ(z)};
-        }
+        level.offer(d, f.node, x, z, f.surface);
       }
-    if (level.node != kNoNode) return level;
+    if (!level.empty()) return hitOf(level.chosen());
   }
   return best;
 }

@@ -53,8 +53,9 @@ NodeId floorBelow(const LayeredGraph& graph, int32_t x, int32_t z, double y, dou
 /// (a point on a deck near its edge, whose own column holds only the road below, takes the deck
 /// in the next column; one hovering over the ground beside a low step keeps the ground; one
 /// inside a slab or a solid step keeps the floor it is in). Ties, within a
-/// micrometre, such as a point on a column border: lower node id, i.e. lower z then x of the
-/// column, so the baked grid and an on-demand region's agree whatever their rounding.
+/// micrometre of the nearest, such as a point on a column border: lower node id, i.e. lower z
+/// then x of the column, so the baked grid and an on-demand region's agree whatever their
+/// rounding.
 /// nullopt when there is none, e.g. for a point farther than that off the grid.
 std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap);
 
