@@ -192,6 +192,17 @@ Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::pat
   if (::access(directory.c_str(), W_OK | X_OK) != 0)
     return outputError(path, "cannot write in the output directory '" + directory.string() + "': " +
                                  std::error_code(errno, std::generic_category()).message());
+  // access() goes by the permission bits: a file system that refuses new entries all the same
+  // (sysfs, procfs, an immutable folder, a full disk of inodes) was found only after the work (an
+  // audit: `bake -o /sys/t.h5` as root baked for 21 s, then exit 1). So the temporary's own kind
+  // of entry, a private folder, is made and removed now.
+  {
+    const fs::path probe = directory / (temporaryPrefix(target.filename().string()) + "probe-" + std::to_string(::getpid()));
+    if (::mkdir(probe.c_str(), 0700) != 0 && errno != EEXIST)
+      return outputError(path, "cannot create files in the output directory '" + directory.string() + "': " +
+                                   std::error_code(errno, std::generic_category()).message());
+    ::rmdir(probe.c_str());
+  }
   const fs::file_status status = fs::status(target, ec);
   if (fs::is_directory(status)) return outputError(path, "is a directory");
   if (fs::exists(status) && !fs::is_regular_file(status))
