@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <tbb/global_control.h>
+#include <tbb/info.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +17,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "baked_input.h"
 #include "command.h"
@@ -33,7 +33,7 @@ struct BakeCommandOptions {
   std::string input;             ///< mesh or world file
   std::string output;            ///< world file to write
   std::string profile;           ///< bake profile (TOML); empty = the default agent
-  int threads = 0;               ///< 0 = all hardware threads
+  int threads = 0;               ///< 0 = every CPU the process may run on
   bool json = false;             ///< one JSON document
   std::string up = "y";          ///< mesh inputs: source up axis
   formats::ImportOptions import; ///< mesh inputs: scale, sandbox limits
@@ -126,7 +126,10 @@ int runBake(BakeCommandOptions& options) {
     return reportError(s.error());
 
   // Threads: the task arena of the bake and a global cap for anything else TBB runs.
-  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The default: the CPUs this process may run on (TBB's default concurrency follows the
+  // affinity mask and cgroup CPU limits; std::thread::hardware_concurrency counted the whole
+  // machine, so a bake under `taskset -c 0` said and ran 2 threads: an audit).
+  const int threads = options.threads > 0 ? options.threads : std::max(1, tbb::info::default_concurrency());
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
   // Input: a world file keeps its geometry and provenance; a mesh is imported now.
@@ -259,7 +262,7 @@ std::function<int()> setupBake(CLI::App& app) {
                   "bake profile (TOML, [agent.NAME] tables; see strata-bake(1) and docs/parameters.md); default: one "
                   "agent 'default' (radius 0.3 m, height 1.8 m, max_slope 45, step_height 0.4 m)")
       ->check(fileName());
-  sub->add_option("--threads", options->threads, "worker threads for the bake and for compressing the world file (0 = all hardware threads); never changes the result")
+  sub->add_option("--threads", options->threads, "worker threads for the bake and for compressing the world file (0 = every CPU the process may run on: affinity and CPU limits count); never changes the result")
       ->default_val(0)
       ->transform(integerRange(0, 1024));
   sub->add_flag("--json", options->json,

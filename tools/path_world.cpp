@@ -372,7 +372,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
                     "member is an error)")
       ->check(fileName());
   group->add_option("-o,--output", options->output, "Batch results file: a .jsonl (or .ndjson, .json) name (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
-  group->add_option("--threads", options->threads, "Batch worker threads (0 = all hardware threads); with --batch only")
+  group->add_option("--threads", options->threads, "Batch worker threads (0 = every CPU the process may run on); with --batch only")
       ->default_str("0")
       ->transform(integerRange(0, 1024));
   group->add_flag("--on-demand", options->on_demand,

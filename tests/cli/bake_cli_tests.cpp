@@ -1,6 +1,8 @@
 // Black-box tests of `strata bake`: outputs, JSON report, determinism across thread counts and
 // runs (byte compare), world-file inputs, profile errors and exit codes, and `strata info`.
 
+#include <sched.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -64,6 +66,24 @@ TEST_CASE("strata bake is byte-identical at 1 and 2 threads and across runs", "[
   REQUIRE(runStrata({"bake", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", c, "--threads", "2"}).exit_code == 0);
   CHECK(sameBytes(a, b));
   CHECK(sameBytes(b, c));
+}
+
+TEST_CASE("strata bake: the default thread count is the CPUs the process may run on", "[cli][bake]") {
+  // An audit under `taskset -c 0`: the bake said (and ran) 2 threads, counting the machine's.
+  // The child inherits this process's affinity mask.
+  TempDir dir;
+  cpu_set_t saved, one;
+  REQUIRE(::sched_getaffinity(0, sizeof saved, &saved) == 0);
+  int first = 0;
+  while (first < CPU_SETSIZE && !CPU_ISSET(first, &saved)) ++first;
+  REQUIRE(first < CPU_SETSIZE);
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
+  const auto baked = runStrata({"bake", sample("tower.obj"), "-o", (dir / "t.h5").string()});
+  REQUIRE(::sched_setaffinity(0, sizeof saved, &saved) == 0);
+  REQUIRE(baked.exit_code == 0);
+  CHECK_THAT(baked.out, Catch::Contains(") on 1 thread\n"));
 }
 
 TEST_CASE("strata bake takes a world file from strata import and the default profile", "[cli][bake]") {
