@@ -184,6 +184,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   }
   std::vector<nav::LayeredPathRequest> requests;
   std::vector<std::size_t> lines;
+  std::vector<Json> ids;  // per request: its "id", null when it gave none
   std::string line;
   std::size_t number = 0;
   while (std::getline(in, line)) {
@@ -226,9 +227,9 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     for (const auto& [key, value] : request.items()) {
       (void)value;
       if (key != "from" && key != "to" && key != "agent" && key != "method" && key != "budget" && key != "spacing" &&
-          key != "closest")
+          key != "closest" && key != "id")
         return badInput(where + ": unknown member \"" + key +
-                        "\" (a request has from, to, agent, method, budget, spacing, closest)");
+                        "\" (a request has from, to, agent, method, budget, spacing, closest, id)");
     }
     nav::LayeredPathRequest r;
     r.settings = defaults;
@@ -270,6 +271,13 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       if (!request["closest"].is_boolean()) return badInput(where + ": \"closest\" must be true or false");
       r.settings.return_closest = request["closest"].get<bool>();
     }
+    // The caller's own name for the request, echoed in its result (scripts match results by it
+    // rather than by line number: an audit).
+    Json id;
+    if (request.contains("id")) {
+      id = request["id"];
+      if (!id.is_string() && !id.is_number()) return badInput(where + ": \"id\" must be a string or a number");
+    }
     if (Status valid = r.settings.validate(); !valid) return badInput(where + ": " + valid.error().message);
     auto index = cache.get(agent);
     if (!index) {
@@ -279,6 +287,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     r.agent = *index;
     requests.push_back(r);
     lines.push_back(number);
+    ids.push_back(std::move(id));
   }
   (void)sub;
   // More threads than cores is the caller's choice: lift TBB's default cap (hardware threads),
@@ -293,6 +302,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     const nav::BakedAgent& agent = cache.agent(requests[i].agent);
     Json doc;
     doc["line"] = lines[i];
+    if (!ids[i].is_null()) doc["id"] = ids[i];
     const Json result = resultJson(results[i], agent.graph, agent.profile.settings.name, requests[i].settings.method);
     for (const auto& [key, value] : result.items()) doc[key] = value;
     text += printedJson(doc) + "\n";
@@ -368,8 +378,8 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
                   "When the goal is not reached but the search got closer, answer ClosestNoPath with that route");
   group->add_option("--batch", options->batch,
                     "JSON-lines requests, one per line: {\"from\":[x,y,z],\"to\":[x,y,z]} and optionally \"agent\",\n"
-                    "\"method\", \"budget\", \"spacing\", \"closest\" (override the options for that request; any other\n"
-                    "member is an error)")
+                    "\"method\", \"budget\", \"spacing\", \"closest\" (override the options for that request), \"id\" (a\n"
+                    "string or number echoed in its result); any other member is an error")
       ->check(fileName());
   group->add_option("-o,--output", options->output, "Batch results file: a .jsonl (or .ndjson, .json) name (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
   group->add_option("--threads", options->threads, "Batch worker threads (0 = every CPU the process may run on); with --batch only")
