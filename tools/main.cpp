@@ -228,6 +228,45 @@ int main(int argc, char** argv) {
       if (const std::size_t at = message.find(at_most); at != std::string::npos)
         message = fmt::format("{}: given {} times; give it once", message.substr(0, at), message.substr(at + at_most.size()));
     }
+    // An option nobody takes: strata's own --version given after a subcommand, or a misspelt
+    // option of the subcommand (or of query's kind) within two edits of a real one (`--profil`,
+    // `--thread` said only "unexpected arguments"; an audit).
+    if (message.find("unexpected arguments: ") != std::string::npos) {
+      const CLI::App* deepest = nullptr;
+      for (const CLI::App* sub : app.get_subcommands()) {
+        deepest = sub;
+        for (const CLI::App* k : sub->get_subcommands({}))
+          if (k->parsed()) deepest = k;
+      }
+      for (const std::string& word : app.remaining(true)) {
+        if (word.rfind("--", 0) != 0 && word != "-V") continue;
+        const std::string name = word.substr(0, word.find('='));
+        if (name == "--version" || name == "-V") {
+          message += "; --version is an option of strata itself: strata --version";
+          break;
+        }
+        if (deepest == nullptr || deepest->get_option_no_throw(name) != nullptr) continue;
+        // Only the first unknown option is matched, and not one that a sibling kind takes (query
+        // field's `--from 1,0,1 --to 2,0,2` are los's options, not a misspelt --at).
+        bool elsewhere = false;
+        if (const CLI::App* parent = deepest->get_parent(); parent != nullptr && parent != &app)
+          for (const CLI::App* sibling : parent->get_subcommands({}))
+            elsewhere = elsewhere || sibling->get_option_no_throw(name) != nullptr;
+        if (elsewhere) break;
+        std::string best;
+        std::size_t best_distance = 3;
+        for (const CLI::App* scope : {deepest, deepest->get_parent()}) {
+          if (scope == nullptr || scope == &app) continue;
+          for (const CLI::Option* option : scope->get_options())
+            for (const std::string& candidate : option->get_lnames()) {
+              const std::size_t d = editDistance(name.substr(2), candidate);
+              if (d < best_distance) best_distance = d, best = "--" + candidate;
+            }
+        }
+        if (!best.empty()) message += fmt::format(" (did you mean {}?)", best);
+        break;
+      }
+    }
     // One line, as every other error: the problem, then where the usage is.
     std::string help = "strata --help";
     for (const CLI::App* sub : app.get_subcommands())

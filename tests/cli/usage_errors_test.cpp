@@ -39,6 +39,18 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       // strata's own --version, given after a query kind, printed the version and ran nothing.
       {{"query", "w.h5", "nearest", "--at", "0,0,0", "--version"}, "--version is an option of strata, not of 'query': strata --version"},
       {{"query", "--version"}, "--version is an option of strata, not of 'query'"},
+      // (bake's INPUT missing was said first, and --version only as an unexpected argument.)
+      {{"bake", "--version"}, "INPUT is required; unexpected arguments: --version; --version is an option of strata itself: strata --version"},
+      // A misspelt option: the nearest real one (they said only "unexpected arguments").
+      {{"bake", "x.obj", "-o", "y.h5", "--profil", "p.toml"}, "unexpected arguments: --profil p.toml (did you mean --profile?) (usage: strata bake --help)"},
+      {{"bake", "x.obj", "-o", "y.h5", "--thread", "2"}, "unexpected arguments: --thread 2 (did you mean --threads?)"},
+      {{"path", "x.h5", "--form", "1,2,3", "--to", "1,2,3"}, "unexpected arguments: --form 1,2,3 (did you mean --from?)"},
+      {{"query", "x.h5", "nearest", "--att", "1,2,3"}, "--at is required; unexpected arguments: --att 1,2,3 (did you mean --at?)"},
+      {{"bake", "x.obj", "-o", "y.h5", "--bogus"}, "unexpected arguments: --bogus (usage: strata bake --help)"},
+      // "-" for an input: standard input is not read (it said "-: no such file").
+      {{"import", "-", "-o", "y.h5"}, "-: standard input is not read; give the input as a file"},
+      {{"bake", "-", "-o", "y.h5"}, "-: standard input is not read; give the input as a file"},
+      {{"info", "-"}, "-: standard input is not read; give the input as a file"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads", "abc"}, "--threads: 'abc' is not an integer from 0 to 1024"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads", "2.5"}, "--threads: '2.5' is not an integer from 0 to 1024"},
       {{"import", "x.obj", "-o", "y.h5", "--timeout", "1e9"}, "--timeout: '1e9' is not a number > 0 and <= 86400"},
