@@ -902,6 +902,19 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       }
     }
   }
+  // An FBX file says its unit (UnitScaleFactor, centimetres per unit), and files written with 1
+  // (centimetres) from metre coordinates come out a hundredth of their size: the Recast sample
+  // nav_test.fbx is 0.9 m across, and a bake of it silently found 7 floors (an audit). A level
+  // smaller than a person read from a file in centimetres is named in a warning.
+  if (format == MeshFormat::Fbx && unit_scale < 1.0 && !mesh.vertices.empty()) {
+    const sim::Aabb box = mesh.bounds();
+    const double across = std::max({box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z});
+    if (across < 2.0) {
+      out.warnings.push_back(fmt::format("the level is only {:.3g} m across: the FBX file gives its unit as {:g} cm "
+                                         "(UnitScaleFactor); if its coordinates are metres, import it with --scale {:g}",
+                                         across, unit_scale * 100.0, 1.0 / unit_scale));
+    }
+  }
   return out;
 }
 
