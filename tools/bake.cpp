@@ -110,7 +110,7 @@ int runBake(BakeCommandOptions& options) {
   options.import.up = options.up == "z" ? formats::UpAxis::Z : formats::UpAxis::Y;
   if (std::string problem = options.import.validate(); !problem.empty()) return badInput("import options: " + problem);
   std::error_code ec;
-  if (!fs::exists(options.input, ec)) return badInput(missingInput(options.input));
+  if (!fs::exists(options.input, ec)) return reportError(Error::noSuchFile(options.input));
   const fs::path output(options.output);
   // Before any work: the output's directory exists, it is not a directory, device or FIFO, and it
   // is neither the input nor the profile.

@@ -106,7 +106,7 @@ int checkWorldOutput(const std::string& output, const std::vector<std::string>& 
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry,
                                        std::vector<formats::InputRecord>* recorded_inputs) {
   std::error_code ec;
-  if (!std::filesystem::exists(options.input, ec)) return Error::badInput(missingInput(options.input));
+  if (!std::filesystem::exists(options.input, ec)) return Error::noSuchFile(options.input);
   if (isWorldFile(options.input)) {
     if (!options.profile.empty())
       return Error::badInput(options.input +
@@ -139,7 +139,7 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
 
 Result<UnbakedInput> loadUnbakedInput(const BakedInputOptions& options) {
   std::error_code ec;
-  if (!std::filesystem::exists(options.input, ec)) return Error::badInput(missingInput(options.input));
+  if (!std::filesystem::exists(options.input, ec)) return Error::noSuchFile(options.input);
   UnbakedInput loaded;
   std::vector<nav::AgentProfile> agents;
   if (isWorldFile(options.input)) {

@@ -51,12 +51,6 @@ int reportError(const Error& error);
 /// option (it starts with '-': "--spacing: ...") is a usage error and ends, as CLI11's do, with
 /// where the usage is: " (usage: strata path --help)" (the command set by setUsageCommand).
 int badInput(const std::string& message);
-
-/// The message for an input path that does not exist: "NAME: no such file", and for "-" that
-/// standard input is not read (it said "-: no such file"; an audit).
-inline std::string missingInput(const std::string& name) {
-  return name + (name == "-" ? ": standard input is not read; give the input as a file" : ": no such file");
-}
 /// The subcommand whose --help a usage error points to (main sets it before running it).
 void setUsageCommand(const std::string& name);
 /// "1 label", "6 labels" ("1 vertex", "8 vertices" with `plural` given).

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -19,20 +20,18 @@
 
 namespace {
 
-// "did you mean …?" for a mistyped subcommand (edit distance <= 2).
+// "did you mean …?" for a mistyped subcommand or option: the edits (a letter added, dropped or
+// changed, or two neighbours swapped: "form" is one from "from") that turn a into b.
 std::size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
-  }
-  return row[b.size()];
+  return d[a.size()][b.size()];
 }
 
 }  // namespace
@@ -231,7 +230,9 @@ int main(int argc, char** argv) {
     // An option nobody takes: strata's own --version given after a subcommand, or a misspelt
     // option of the subcommand (or of query's kind) within two edits of a real one (`--profil`,
     // `--thread` said only "unexpected arguments"; an audit).
-    if (message.find("unexpected arguments: ") != std::string::npos) {
+    // (Not after "--", which ends the options: the words after it are positional.)
+    const bool separated = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::strcmp(a, "--") == 0; });
+    if (message.find("unexpected arguments: ") != std::string::npos && !separated) {
       const CLI::App* deepest = nullptr;
       for (const CLI::App* sub : app.get_subcommands()) {
         deepest = sub;
@@ -253,14 +254,21 @@ int main(int argc, char** argv) {
           for (const CLI::App* sibling : parent->get_subcommands({}))
             elsewhere = elsewhere || sibling->get_option_no_throw(name) != nullptr;
         if (elsewhere) break;
+        // A name of three letters or more, of letters, digits and dashes; within one edit of a
+        // name of four letters or fewer, two of a longer one (an edit: a letter added, dropped,
+        // changed, or two side by side swapped). Looser matching offered --up for ---x and --to
+        // for --h (the re-audit).
+        const std::string typed = name.substr(2);
+        const bool plain = typed.size() >= 3 && typed.front() != '-' &&
+                           std::all_of(typed.begin(), typed.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
         std::string best;
         std::size_t best_distance = 3;
         for (const CLI::App* scope : {deepest, deepest->get_parent()}) {
-          if (scope == nullptr || scope == &app) continue;
+          if (!plain || scope == nullptr || scope == &app) continue;
           for (const CLI::Option* option : scope->get_options())
             for (const std::string& candidate : option->get_lnames()) {
-              const std::size_t d = editDistance(name.substr(2), candidate);
-              if (d < best_distance) best_distance = d, best = "--" + candidate;
+              const std::size_t d = editDistance(typed, candidate);
+              if (d <= (candidate.size() <= 4 ? 1u : 2u) && d < best_distance) best_distance = d, best = "--" + candidate;
             }
         }
         if (!best.empty()) message += fmt::format(" (did you mean {}?)", best);

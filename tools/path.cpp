@@ -284,7 +284,7 @@ std::function<int()> setupPath(CLI::App& app) {
   auto world = addWorldPathOptions(sub);  // world mode: tools/path_world.cpp
   return [options, world, sub]() -> int {
     std::error_code ec;
-    if (!std::filesystem::exists(options->input, ec)) return badInput(missingInput(options->input));
+    if (!std::filesystem::exists(options->input, ec)) return reportError(Error::noSuchFile(options->input));
     if (std::filesystem::is_directory(options->input, ec)) return badInput(options->input + ": is a directory");
     // A pipe, a FIFO or a device is read once, here: opened a second time it would be empty, or
     // (a FIFO) block for ever. Only a Moving AI map can come that way.

@@ -276,7 +276,10 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     Json id;
     if (request.contains("id")) {
       id = request["id"];
-      if (!id.is_string() && !id.is_number()) return badInput(where + ": \"id\" must be a string or a number");
+      // Echoed as given: strings and integers only (a JSON number with a fraction or exponent was
+      // printed back shortened, 1.0000000000000002 as 1.0: the re-audit).
+      if (!id.is_string() && !id.is_number_integer())
+        return badInput(where + ": \"id\" must be a string or an integer (from -2^63 to 2^64 - 1)");
     }
     if (Status valid = r.settings.validate(); !valid) return badInput(where + ": " + valid.error().message);
     auto index = cache.get(agent);
@@ -379,7 +382,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_option("--batch", options->batch,
                     "JSON-lines requests, one per line: {\"from\":[x,y,z],\"to\":[x,y,z]} and optionally \"agent\",\n"
                     "\"method\", \"budget\", \"spacing\", \"closest\" (override the options for that request), \"id\" (a\n"
-                    "string or number echoed in its result); any other member is an error")
+                    "string or integer echoed in its result); any other member is an error")
       ->check(fileName());
   group->add_option("-o,--output", options->output, "Batch results file: a .jsonl (or .ndjson, .json) name (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
   group->add_option("--threads", options->threads, "Batch worker threads (0 = every CPU the process may run on); with --batch only")

@@ -354,7 +354,7 @@ Result<std::array<hsize_t, 2>> checkShape(const Location& parent, std::string_vi
     return Error::badInput(parent.where(name) + ": expected shape " + expected_shape + ", found [" +
                            std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + "]");
   if (rows && dims[0] != *rows)
-    return Error::badInput(parent.where(name) + ": has " + std::to_string(dims[0]) + " rows, expected " +
+    return Error::badInput(parent.where(name) + ": has " + std::to_string(dims[0]) + (dims[0] == 1 ? " row" : " rows") + ", expected " +
                            std::to_string(*rows));
   return dims;
 }
@@ -403,7 +403,8 @@ Status checkPlausibleSize(const Location& parent, std::string_view name, hid_t d
       const bool known = rank > 0 && rank <= H5S_MAX_RANK && H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr) == rank &&
                          H5Pget_chunk(create.get(), rank, chunk.data()) == rank &&
                          H5Dget_num_chunks(dataset, space.get(), &present) >= 0;  // (1.10.8 refuses H5S_ALL)
-      for (int d = 0; known && d < rank; ++d) expected *= chunk[static_cast<std::size_t>(d)] == 0 ? 0 : (dims[static_cast<std::size_t>(d)] + chunk[static_cast<std::size_t>(d)] - 1) / chunk[static_cast<std::size_t>(d)];
+      for (std::size_t d = 0; known && d < static_cast<std::size_t>(rank); ++d)
+        expected *= chunk[d] == 0 ? 0 : (dims[d] + chunk[d] - 1) / chunk[d];  // chunks along axis d
       if (!known || present != expected)
         return Error::badInput(parent.where(name) + ": part of it was never written (" +
                                (known ? std::to_string(present) + " of its " + std::to_string(expected) + " chunks are stored"

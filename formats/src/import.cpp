@@ -145,7 +145,7 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
     const std::string display_name = path.string();
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
-    if (status.type() == fs::file_type::not_found) return Error::badInput(display_name + (display_name == "-" ? ": standard input is not read; give the input as a file" : ": no such file"));
+    if (status.type() == fs::file_type::not_found) return Error::noSuchFile(display_name);
     if (ec) return Error::badInput(display_name + ": " + ec.message());  // a symlink loop, a permission
     // The same file twice (under any name) would double every triangle of it.
     for (std::size_t earlier = 0; earlier < index; ++earlier) {

@@ -196,7 +196,11 @@ Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::pat
   // (sysfs, procfs, an immutable folder, a full disk of inodes) was found only after the work (an
   // audit: `bake -o /sys/t.h5` as root baked for 21 s, then exit 1). So the temporary's own kind
   // of entry, a private folder, is made and removed now.
+  // (A signal between the two is held back until the folder is gone: the re-audit left one
+  // behind with SIGTERM at the rmdir.)
   {
+    installHandlers();
+    const SignalsDeferred hold;
     const fs::path probe = directory / (temporaryPrefix(target.filename().string()) + "probe-" + std::to_string(::getpid()));
     if (::mkdir(probe.c_str(), 0700) != 0 && errno != EEXIST)
       return outputError(path, "cannot create files in the output directory '" + directory.string() + "': " +

@@ -149,7 +149,8 @@ Status get(const h5::Location& at, const char* name, nav::NodeArray<T>& out, std
 // to came from, which may be the damaged one (an audit: shortening `links` read as "link_costs:
 // has 40 rows, expected 39").
 Error countedBy(Error error, const char* source) {
-  if (error.message.find(" rows, expected ") != std::string::npos) error.message += std::string(" (") + source + ")";
+  if (error.message.find(" rows, expected ") != std::string::npos || error.message.find(" row, expected ") != std::string::npos)
+    error.message += std::string(" (") + source + ")";
   return error;
 }
 
@@ -246,12 +247,17 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   // make, two merged into one, are not looked for: that takes the bake's own flood. The file's
   // checksums bind them to what the bake wrote.)
   auto firstUnused = [&](const auto& ids, uint32_t count) -> uint32_t {
-    if (count > nodes) return 0;  // more ids than nodes: some unused (ids < count are checked by the graph)
-    std::vector<uint8_t> used(count, 0);
+    std::vector<uint8_t> used(count, 0);  // (count <= nodes: checked first)
     for (std::size_t n = 0; n < nodes; ++n)
       if (ids[n] < count) used[ids[n]] = 1;
     return static_cast<uint32_t>(std::find(used.begin(), used.end(), uint8_t{0}) - used.begin());
   };
+  if (g.component_count > nodes)
+    return bad("component", "component_count " + std::to_string(g.component_count) + " is more than the " +
+                                std::to_string(nodes) + " nodes (every component holds one)");
+  if (g.hasRegions() && g.region_count > nodes)
+    return bad("region", "region_count " + std::to_string(g.region_count) + " is more than the " + std::to_string(nodes) +
+                             " nodes (every region holds one)");
   if (const uint32_t unused = firstUnused(g.component, g.component_count); unused < g.component_count)
     return bad("component", "component_count is " + std::to_string(g.component_count) + " but no node is in component " +
                                 std::to_string(unused));
@@ -446,7 +452,7 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   static_assert(sizeof(sim::Vec3f) == 3 * sizeof(float) && std::is_standard_layout_v<sim::Vec3f>);
   g.normal.resize(nodes);
   if (auto s = h5::readArrayInto<float>(at, "normal", 3, nodes, {reinterpret_cast<float*>(g.normal.data()), 3 * nodes}); !s)
-    return s.error();
+    return countedBy(s.error(), kNodeCount);
   std::vector<std::uint32_t> area;
   if (auto s = get(at, "area", area, 0, nodes); !s) return countedBy(s.error(), kNodeCount);
   g.area.resize(nodes);

@@ -103,7 +103,7 @@ Result<World> readWorldFile(const std::filesystem::path& path, const WorldReadOp
   const std::string name = path.string();
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) return Error::badInput(name + (name == "-" ? ": standard input is not read; give the input as a file" : ": no such file"));
+  if (!std::filesystem::exists(status)) return Error::noSuchFile(name);
   if (std::filesystem::is_directory(status)) return Error::badInput(name + ": is a directory, not a world file");
   if (!std::filesystem::is_regular_file(status)) return Error::badInput(name + ": not a regular file");
   std::ifstream in(path, std::ios::binary);

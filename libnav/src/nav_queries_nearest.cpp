@@ -191,8 +191,9 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
         for (int32_t z = z_lo; z <= z_hi; ++z) consider(x, z);
   }
   if (nearest.empty()) return std::nullopt;
-  const FloorHit best = hitOf(nearest.chosen());
-  const double best_surface = nearest.chosen().surface;
+  const NearestOf::Offer& chosen = nearest.chosen();
+  const FloorHit best = hitOf(chosen);
+  const double best_surface = chosen.surface;
   // A point standing on a floor near its edge can lie over a column whose centre is off that
   // floor: on a bridge deck, its own column holds only the road 4 m below. When the floor found
   // lies more than kLevel below the point and a column around the point's own holds a floor at

@@ -167,7 +167,7 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
     in << R"({"from":[0,0,-25],"to":[0,8,-4],"id":"road-to-roof"})" << "\n";
     in << R"({"from":[0,0,-19],"to":[0,0,25],"method":"theta"})" << "\n";
     in << "\n";
-    in << R"({"id":42,"from":[0,0,-19],"to":[5,0,20],"method":"direct"})" << "\n";
+    in << R"({"id":18446744073709551615,"from":[0,0,-19],"to":[5,0,20],"method":"direct"})" << "\n";
     in << R"({"from":[0,0,-19],"to":[0,0,-10],"agent":"human"})" << "\n";
   }
   const auto one = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "one.jsonl").string(), "--threads", "1"});
@@ -188,7 +188,7 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
   // The caller's id, echoed after the line (scripts match results by it); none when not given.
   CHECK(results[0]["id"] == "road-to-roof");
   CHECK_THAT(strata::test::readFile(dir / "one.jsonl"), Catch::StartsWith(R"({"line":1,"id":"road-to-roof","found":)"));
-  CHECK(results[2]["id"] == 42);
+  CHECK(results[2]["id"] == 18446744073709551615u);
   CHECK_FALSE(results[1].contains("id"));
   CHECK(results[1]["line"] == 2);
   CHECK(results[1]["method"] == "theta");
@@ -214,7 +214,10 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
       {R"({"from":[0,0,-25],"to":[0,8,-4],"method":"theta","method":"astar"})", ":1: member \"method\" given twice"},
       {R"({"from":[0,0,1e400],"to":[0,8,-4]})", ":1: not valid JSON: "},
       {R"({"from":[0,0,-25],"to":[0,8,-4],"closest":1})", ":1: \"closest\" must be true or false"},
-      {R"({"from":[0,0,-25],"to":[0,8,-4],"id":{"a":1}})", ":1: \"id\" must be a string or a number"},
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"id":{"a":1}})", ":1: \"id\" must be a string or an integer"},
+      // (A fraction was echoed shortened: 1.0000000000000002 as 1.0, the re-audit.)
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"id":1.0000000000000002})", ":1: \"id\" must be a string or an integer"},
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"id":18446744073709551616})", ":1: \"id\" must be a string or an integer"},
       {R"([1,2,3])", ":1: not a JSON object"},
       {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":-1})", ":1: \"budget\" must be an integer >= 0"},
       {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":9223372036854775808})", ":1: \"budget\" must be at most 9223372036854775807"},

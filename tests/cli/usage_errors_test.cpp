@@ -47,6 +47,12 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"path", "x.h5", "--form", "1,2,3", "--to", "1,2,3"}, "unexpected arguments: --form 1,2,3 (did you mean --from?)"},
       {{"query", "x.h5", "nearest", "--att", "1,2,3"}, "--at is required; unexpected arguments: --att 1,2,3 (did you mean --at?)"},
       {{"bake", "x.obj", "-o", "y.h5", "--bogus"}, "unexpected arguments: --bogus (usage: strata bake --help)"},
+      // Nothing offered for short or odd names, nor after "--" (the re-audit: ---x and --= were
+      // offered --up, --h --to).
+      {{"bake", "x.obj", "-o", "y.h5", "---x"}, "unexpected arguments: ---x (usage: strata bake --help)"},
+      {{"bake", "x.obj", "-o", "y.h5", "--="}, "unexpected arguments: --= (usage: strata bake --help)"},
+      {{"path", "x.h5", "--h"}, "unexpected arguments: --h (usage: strata path --help)"},
+      {{"bake", "x.obj", "-o", "y.h5", "--", "--profil"}, "unexpected arguments: --profil (usage: strata bake --help)"},
       // "-" for an input: standard input is not read (it said "-: no such file").
       {{"import", "-", "-o", "y.h5"}, "-: standard input is not read; give the input as a file"},
       {{"bake", "-", "-o", "y.h5"}, "-: standard input is not read; give the input as a file"},

@@ -403,6 +403,15 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     expected = "/navigation/agents/walker/region: region_count is " + std::to_string(g.region_count) +
                " but no node is in region " + std::to_string(g.region_count - 1);
   }
+  SECTION("a region count above the node count") {
+    // The re-audit: 17,109 regions over 17,108 nodes blamed region 0, which has nodes.
+    REQUIRE(g.hasRegions());
+    const uint32_t count = static_cast<uint32_t>(g.nodeCount()) + 1;
+    g.region_reach_offsets.resize(std::size_t(count) + 1, g.region_reach_offsets.back());
+    g.region_count = count;
+    expected = "/navigation/agents/walker/region: region_count " + std::to_string(count) + " is more than the " +
+               std::to_string(g.nodeCount()) + " nodes (every region holds one)";
+  }
   SECTION("an area cost other than the profile's") {
     g.area_costs[0] = 0.5f;
     expected = "/navigation/agents/walker/area_names: the areas or their costs differ from the stored profile's";
