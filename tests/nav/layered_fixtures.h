@@ -103,6 +103,13 @@ struct LayeredBuilder {
     return g;
   }
 
+  // Every floor's normal that of a plane rising `rise` metres a metre toward +x (a ramp built
+  // with heights rise * x; the fixtures' columns are 1 m).
+  static void tiltAlongX(nav::LayeredGraph& g, float rise) {
+    const float n = static_cast<float>(1 / std::sqrt(1.0 + double(rise) * double(rise)));
+    for (auto& normal : g.normal) normal = {-rise * n, n, 0};
+  }
+
   static void setEdge(nav::LayeredGraph& g, uint32_t node, int d, uint32_t to, nav::EdgeKind kind, double penalty = 0) {
     const auto a = g.nodeColumn(node), b = g.nodeColumn(to);
     const double horizontal = std::hypot(a[0] - b[0], a[1] - b[1]) * g.grid.cell_size;

@@ -743,8 +743,7 @@ TEST_CASE("layered search: the exact endpoints stand on their floor's surface un
   for (int z = 0; z < 5; ++z)
     for (int x = 0; x < 8; ++x) b.addFloor(x, z, 0.25f * float(x));
   auto g = b.build();
-  const float n = static_cast<float>(1 / std::sqrt(1.0625));
-  for (auto& normal : g.normal) normal = {-0.25f * n, n, 0};
+  LayeredBuilder::tiltAlongX(g, 0.25f);
   auto surface = [](double x) { return 0.25 * (x - 0.5); };
   for (const SearchMethod m : {SearchMethod::AStar, SearchMethod::Theta, SearchMethod::Direct, SearchMethod::Corridor, SearchMethod::Interval}) {
     for (const auto& [fx, tx] : std::vector<std::pair<double, double>>{{1.2, 6.9}, {6.1, 1.45}, {0.5, 7.5}}) {
@@ -768,8 +767,7 @@ TEST_CASE("layered search: area crossings and spaced points stand on the surface
   for (int z = 0; z < 10; ++z)
     for (int x = 0; x < 12; ++x) b.addFloor(x, z, 0.35f * float(x), (x == 3 || x == 4 || x == 8) ? 1 : 0);
   auto g = b.build();
-  const float n = static_cast<float>(1 / std::sqrt(1 + 0.35 * 0.35));
-  for (auto& normal : g.normal) normal = {-0.35f * n, n, 0};
+  LayeredBuilder::tiltAlongX(g, 0.35f);
   auto surface = [](double x) { return 0.35 * (x - 0.5); };
   const std::vector<std::pair<sim::Vec3, sim::Vec3>> pairs = {
       {{0.7, 0, 0.6}, {11.3, 0, 9.2}}, {{11.5, 0, 1.5}, {0.5, 0, 8.5}}, {{0.2, 0, 5.1}, {11.9, 0, 4.4}}};

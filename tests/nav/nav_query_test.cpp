@@ -157,8 +157,7 @@ TEST_CASE("nearestWalkable: never a floor below the point through a slab, and th
   for (int z = 0; z < 5; ++z)
     for (int x = 0; x < 5; ++x) ramp.addFloor(x, z, 0.5f * float(x));
   auto slope = ramp.build();
-  const float n = static_cast<float>(1 / std::sqrt(1.25));
-  for (auto& normal : slope.normal) normal = {-0.5f * n, n, 0};
+  LayeredBuilder::tiltAlongX(slope, 0.5f);
   for (const double px : {2.95, 2.05, 2.5}) {
     INFO("x " << px);
     const double surface = 1.0 + 0.5 * (px - 2.5);
