@@ -60,6 +60,28 @@ int jsonDepth(const std::string& text) {
   return deepest;
 }
 
+// One line of a batch file, without its newline, at most kMaxRequestLine bytes (a request is a
+// short object: an unbounded line, such as /dev/zero's, would grow until memory ran out).
+// Reading through the stream buffer, whose read error (libstdc++ throws from underflow) getline
+// turned into the end of the file: the requests after it were dropped and the batch exited 0.
+constexpr std::size_t kMaxRequestLine = std::size_t(1) << 20;
+enum class LineRead { Line, End, TooLong, Failed };
+LineRead readRequestLine(std::istream& in, std::string& line) {
+  line.clear();
+  std::streambuf* buffer = in.rdbuf();
+  try {
+    for (;;) {
+      const int c = buffer->sbumpc();
+      if (c == std::char_traits<char>::eof()) return line.empty() ? LineRead::End : LineRead::Line;
+      if (c == '\n') return LineRead::Line;
+      if (line.size() == kMaxRequestLine) return LineRead::TooLong;
+      line.push_back(static_cast<char>(c));
+    }
+  } catch (const std::exception&) {
+    return LineRead::Failed;
+  }
+}
+
 // The label of the link a waypoint arrives by, null for other waypoints.
 const std::string* linkLabel(const nav::LayeredGraph& graph, const nav::Waypoint& w) {
   if (w.action != nav::MoveAction::Link || w.link < 0 || std::size_t(w.link) >= graph.link_labels.size()) return nullptr;
@@ -187,8 +209,15 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   std::vector<Json> ids;  // per request: its "id", null when it gave none
   std::string line;
   std::size_t number = 0;
-  while (std::getline(in, line)) {
+  for (;;) {
+    const LineRead read = readRequestLine(in, line);
+    if (read == LineRead::End) break;
     ++number;
+    if (read == LineRead::Failed)
+      return reportError(Error::runtime(fmt::format("{}:{}: cannot read the file (an I/O error)", options.batch, number)));
+    if (read == LineRead::TooLong)
+      return badInput(fmt::format("{}:{}: longer than {} bytes (a request is one short JSON object per line)", options.batch,
+                                  number, kMaxRequestLine));
     if (!line.empty() && line.back() == '\r') line.pop_back();
     // A UTF-8 byte-order mark opening the file is no part of a request (alone on its line, that
     // line is blank).
@@ -382,7 +411,7 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_option("--batch", options->batch,
                     "JSON-lines requests, one per line: {\"from\":[x,y,z],\"to\":[x,y,z]} and optionally \"agent\",\n"
                     "\"method\", \"budget\", \"spacing\", \"closest\" (override the options for that request), \"id\" (a\n"
-                    "string or integer echoed in its result); any other member is an error")
+                    "string or integer echoed in its result); any other member, or a line over 1 MiB, is an error")
       ->check(fileName());
   group->add_option("-o,--output", options->output, "Batch results file: a .jsonl (or .ndjson, .json) name (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
   group->add_option("--threads", options->threads, "Batch worker threads (0 = every CPU the process may run on); with --batch only")

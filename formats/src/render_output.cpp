@@ -120,6 +120,9 @@ Result<std::vector<RenderPath>> readPathLines(const std::filesystem::path& path)
     }
     if (!render_path.waypoints.empty()) paths.push_back(std::move(render_path));
   }
+  // A read error ends getline as the file's end would (libstdc++ sets badbit): the paths after it
+  // were left out of the picture without a word.
+  if (in.bad()) return Error::runtime(fmt::format("{}:{}: cannot read the file (an I/O error)", path.string(), line_number + 1));
   return paths;
 }
 

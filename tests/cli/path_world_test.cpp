@@ -263,6 +263,37 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
       CHECK_THAT(r.err, Catch::Contains("bom3.jsonl" + where + "a UTF-8 byte-order mark that does not open the file"));
     }
   }
+  // A line over 1 MiB is refused by line (an unbounded one, /dev/zero's, grew until memory ran
+  // out, and a line that could not grow ended the file: exit 0, the requests after it dropped,
+  // an audit); a read error is a runtime failure naming the file, not the end of the requests
+  // (/proc/self/mem's first read fails with EIO; the batch answered nothing, exit 0, and
+  // replaced -o with an empty file). The output is left as it was.
+  {
+    const std::string request = R"({"from":[0,0,-25],"to":[0,8,-4]})";
+    {
+      std::ofstream out(dir / "long.jsonl");
+      out << request << "\n" << R"({"from":[0,0,-25],"to":[0,8,-4],"id":")" << std::string(std::size_t(1) << 20, 'a') << "\"}\n"
+          << request << "\n";
+    }
+    { std::ofstream(dir / "kept.jsonl") << "kept\n"; }
+    const auto r = path("tower", {"--batch", (dir / "long.jsonl").string(), "-o", (dir / "kept.jsonl").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("long.jsonl:2: longer than 1048576 bytes"));
+    if (std::filesystem::exists("/proc/self/mem")) {
+      const auto eio = path("tower", {"--batch", "/proc/self/mem", "-o", (dir / "kept.jsonl").string()});
+      CHECK(eio.exit_code == 1);
+      CHECK_THAT(eio.err, Catch::Contains("/proc/self/mem:1: cannot read the file"));
+    }
+    std::ifstream kept(dir / "kept.jsonl");
+    std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+    CHECK(text == "kept\n");
+    // A request of exactly 1 MiB is answered.
+    const std::string head = R"({"from":[0,0,-25],"to":[0,8,-4],"id":")", tail = "\"}";
+    { std::ofstream(dir / "full.jsonl") << head << std::string((std::size_t(1) << 20) - head.size() - tail.size(), 'a') << tail << "\n"; }
+    const auto full = path("tower", {"--batch", (dir / "full.jsonl").string()});
+    CHECK(full.exit_code == 0);
+    CHECK_THAT(full.out, Catch::StartsWith("{\"line\":1,\"id\":\"aaaa"));
+  }
   // Bytes that are not UTF-8 (a UTF-16 byte-order mark) are escaped in the message, not echoed
   // to the terminal; UTF-8 in it (a file name's) is kept.
   {

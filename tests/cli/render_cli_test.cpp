@@ -184,6 +184,14 @@ TEST_CASE("strata render: bad input exits 2 with one line naming the file and th
   CHECK(folder.exit_code == 2);
   CHECK(folder.err == "strata: error: " + dir.path().string() + ": is a directory\n");
   CHECK_FALSE(std::filesystem::exists(out));
+  // A read error is a runtime failure naming the file (getline took it for the end: the picture
+  // was drawn without the paths after it, exit 0; /proc/self/mem's first read fails with EIO).
+  if (std::filesystem::exists("/proc/self/mem")) {
+    const auto eio = test::runStrata({"render", tower, "--profile", profile, "-o", out, "--paths", "/proc/self/mem"});
+    CHECK(eio.exit_code == 1);
+    CHECK(eio.err == "strata: error: /proc/self/mem:1: cannot read the file (an I/O error)\n");
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
 }
 
 TEST_CASE("strata render and export read the agents of a baked world file", "[cli][render][export]") {
