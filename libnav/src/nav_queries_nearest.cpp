@@ -74,7 +74,7 @@ FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim
     // the flat ground and under the roof's, so neither floor was its own and it took the roof one
     // column over, through the roof), else the floor's own plane.
     const double ceiling_lift = n < graph.columnEnd(x, z) ? along(n) : along(n - 1);
-    if (graph.overCeilingOf(n - 1, y, ceiling_lift, slack)) return {};
+    if (graph.overCeilingOf(n - 1, y, ceiling_lift, 1e-6)) return {};  // (float32's spacing: in the margin)
     return {n - 1, h, graph.height[n - 1] + rise(n - 1, point.x - graph.grid.centerX(x), point.z - graph.grid.centerZ(z))};
   }
   return {};
@@ -220,7 +220,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
       const NodeId up = own.node + 1;
       const double ceiling = graph.surfaceAt(up, {cx, cz}, point.x, point.z);
       const double lift = ceiling - double(graph.height[up]);
-      under_ceiling = ceiling - point.y <= kAbove + LayeredGraph::kCeilingMargin && graph.inRoomOver(own.node, point.y, lift);
+      under_ceiling = ceiling - point.y <= kAbove + LayeredGraph::ceilingMargin(ceiling) && graph.inRoomOver(own.node, point.y, lift);
     }
     thread_local std::vector<NearestOf::Offer> level_offers;
     NearestOf level(kTie, level_offers);

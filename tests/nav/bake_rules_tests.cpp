@@ -1482,6 +1482,23 @@ TEST_CASE("a modifier box as flat as its floor takes it - its height within 1 mm
     roof += p.x > 4;
   }
   CHECK(roof > 0);
+  // Far up, the tolerance grows with float32's spacing (an audit: 70 km up, a box authored at a
+  // crate's top, 70000.3, missed the floor stored as 70000.296875, 3 mm under it).
+  for (const double up : {7e4, 1e5, 999960.0}) {
+    INFO("y " << up);
+    MeshBuilder high;
+    high.floor(0, 0, 3, 2, up).box({4, up, 0}, {7, up + 0.3, 2});
+    auto raised = testAgent();
+    raised.modifiers.push_back({{{4, up + 0.3, 0}, {7, up + 0.3, 2}}, "roof", 2.0});
+    const auto raised_bake = bakeOne(high.mesh(), raised);
+    int top = 0;
+    for (uint32_t n = 0; n < raised_bake.graph.nodeCount(); ++n) {
+      const auto p = raised_bake.graph.nodePosition(n);
+      CHECK(raised_bake.graph.area_names[raised_bake.graph.area[n]] == (p.x > 4 ? "roof" : "default"));
+      top += p.x > 4;
+    }
+    CHECK(top > 0);
+  }
 }
 
 TEST_CASE("an area rule or climbable glob that matches nothing is warned about", "[nav][bake]") {

@@ -63,6 +63,30 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
     CHECK(snappedHeight(thin_graph, {2.5, y, 2.5}) == Approx(2.2));
   }
   CHECK(snappedHeight(thin_graph, {2.5, 2.1, 2.5}) == Approx(0));
+  // Far up, the ceiling margin grows with float32's spacing: 1e6 m up a floor 2.0156 m over the
+  // ground is stored 1.6 cm under its surface (999962.0), and a point at that stored height was
+  // in the ground's room (1 cm under the ceiling), so it snapped to the ground (an audit: a
+  // route from a ramp's own waypoint started on the ground, and its leg failed `query los`).
+  // At every height the floor's own position snaps to it, and a point 0.2 m under its ceiling
+  // (more than the margin, 12 cm at 1e6 m) stays in the room below.
+  for (const double up : {0.0, 1e5, 3e5, 999960.0}) {
+    INFO("y " << up);
+    const double surface = up + 2.015625 + 0.0000001;  // the upper floor's true surface
+    LayeredBuilder high(1, 1);
+    high.addFloor(0, 0, static_cast<float>(up));
+    high.addFloor(0, 0, static_cast<float>(surface));
+    auto high_graph = high.build();
+    const NodeId ground = high_graph.columnBegin(0, 0);
+    high_graph.headroom[ground] = static_cast<float>(surface - double(high_graph.height[ground]));
+    const double stored = high_graph.height[ground + 1];
+    const auto own = nearestWalkable(high_graph, {0.5, stored, 0.5}, snap);
+    REQUIRE(own);
+    CHECK(own->node == ground + 1);
+    CHECK(high_graph.nearestNode({0.5, stored, 0.5}, 1.0, 1.0, /*through_ceilings=*/false) == ground + 1);
+    const auto below = nearestWalkable(high_graph, {0.5, surface - 0.2, 0.5}, snap);
+    REQUIRE(below);
+    CHECK(below->node == ground);
+  }
   // A thin 45-degree ramp as the upper floor, rising toward +x: 0.4 m west of the centre its
   // surface is at 1.8, so a point 5 cm above it there is on the ramp, while at the centre a
   // point 0.3 m under it is in the room below (a review found a worst-case allowance for the

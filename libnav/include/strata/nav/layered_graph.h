@@ -302,21 +302,28 @@ struct LayeredGraph {
   uint32_t nearestNode(const sim::Vec3& point, double max_horizontal, double max_vertical,
                        bool through_ceilings = true) const;
   /// Whether height `y` lies in the room over floor node `floor`: under its ceiling (height plus
-  /// headroom, raised by `ceiling_lift`, as on a slope) by more than a centimetre (heights and
+  /// headroom, raised by `ceiling_lift`, as on a slope) by more than ceilingMargin() (heights and
   /// headroom are float32, and a thin floor's ceiling is its own surface). A floor above such a
   /// point is through that ceiling (nearestWalkable's and nearestNode's rule).
   bool inRoomOver(uint32_t floor, double y, double ceiling_lift = 0) const {
-    return y < double(height[floor]) + double(headroom[floor]) + ceiling_lift - kCeilingMargin;
+    const double ceiling = double(height[floor]) + double(headroom[floor]) + ceiling_lift;
+    return y < ceiling - ceilingMargin(ceiling);
   }
   /// Whether height `y` lies over the ceiling of floor node `floor` (raised by `ceiling_lift`) by
-  /// more than the same centimetre (plus `slack`): the floor is then under the point through a
-  /// slab, not below it in its room (nearestWalkable's rule).
+  /// more than the same margin (plus `slack`): the floor is then under the point through a slab,
+  /// not below it in its room (nearestWalkable's rule).
   bool overCeilingOf(uint32_t floor, double y, double ceiling_lift = 0, double slack = 0) const {
-    return y > double(height[floor]) + double(headroom[floor]) + ceiling_lift + kCeilingMargin + slack;
+    const double ceiling = double(height[floor]) + double(headroom[floor]) + ceiling_lift;
+    return y > ceiling + ceilingMargin(ceiling) + slack;
   }
-  /// Metres: how far under (inRoomOver) or over (overCeilingOf) a floor's ceiling a height must
-  /// lie to count as such: heights and headroom are float32, and a thin floor's ceiling is its
-  /// own surface.
+  /// Metres: how far under (inRoomOver) or over (overCeilingOf) a ceiling at height `ceiling` a
+  /// height must lie to count as such: kCeilingMargin plus float32's spacing there (2^-23 of the
+  /// height: 1.2 cm at 1e5 m, 12 cm at 1e6 m), since the floor over the ceiling is stored to that
+  /// spacing (an audit: 1e6 m up, a ramp's own stored height, 1.6 cm under its surface, was in
+  /// the room of the ground below, so a point there snapped to the ground and a route's walk leg
+  /// failed `query los`).
+  static double ceilingMargin(double ceiling) { return kCeilingMargin + 0x1p-23 * (ceiling < 0 ? -ceiling : ceiling); }
+  /// The centimetre of ceilingMargin(): a thin floor's ceiling is its own surface.
   static constexpr double kCeilingMargin = 0.01;
   /// Whether the bake's reachability is present (component, region and region_reach_offsets
   /// sized for the nodes): every bake and every world file has it; canReach needs it.
