@@ -326,7 +326,8 @@ std::function<int()> setupPath(CLI::App& app) {
     const std::string head = piped.empty() ? readHead(options->input, 256) : piped.substr(0, 256);
     if (head.empty() && !std::ifstream(options->input)) return reportError(Error::cannotOpen(options->input));
     if (!nav::looksLikeMovingAiMap(head))
-      return badInput(options->input + ":1: not a Moving AI map (expected 'type octile' on the first line)");
+      return badInput(options->input + ":1: not a Moving AI map (expected 'type octile' on the first line" +
+                      (head.rfind("\xEF\xBB\xBF", 0) == 0 ? ", not a UTF-8 byte-order mark before it)" : ")"));
     if (options->scen.empty() && !single)
       return badInput(options->input + ": a Moving AI map needs --scen FILE.scen, or --from X,Y and --to X,Y");
     if (piped.empty())  // a piped map was checked before its rows were read

@@ -181,19 +181,20 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
   for (int y = 0; y < map.height; ++y) {
     const std::size_t line_index = i + 1 + static_cast<std::size_t>(y);
     const std::string_view row = trimRight(lines[line_index]);  // editors leave trailing blanks
+    // The characters first: a byte that is no map character (one of a UTF-8 letter's two) made
+    // the row one "character" longer than it looked, and the message blamed its length (an audit).
+    for (std::size_t x = 0; x < row.size(); ++x) {
+      const char c = row[x];
+      if (c == '.' || c == 'G' || c == 'S' || c == '@' || c == 'O' || c == 'T' || c == 'W') continue;
+      return located(name, line_index + 1, "column " + std::to_string(x + 1) + ": unknown map character '" +
+                                               quoted(std::string_view(&c, 1)) + "' (expected one of . G S @ O T W)");
+    }
     if (row.size() != static_cast<std::size_t>(map.width))
       return located(name, line_index + 1, "row has " + std::to_string(row.size()) + " characters, expected " + std::to_string(map.width));
     for (int x = 0; x < map.width; ++x) {
       const char c = row[static_cast<std::size_t>(x)];
-      std::uint8_t passable;
-      switch (c) {
-        case '.': case 'G': case 'S': passable = 1; break;
-        case '@': case 'O': case 'T': case 'W': passable = 0; break;
-        default:
-          return located(name, line_index + 1, "column " + std::to_string(x + 1) + ": unknown map character '" +
-                                                   quoted(std::string_view(&c, 1)) + "' (expected one of . G S @ O T W)");
-      }
-      map.passable[static_cast<std::size_t>(y) * static_cast<std::size_t>(map.width) + static_cast<std::size_t>(x)] = passable;
+      map.passable[static_cast<std::size_t>(y) * static_cast<std::size_t>(map.width) + static_cast<std::size_t>(x)] =
+          (c == '.' || c == 'G' || c == 'S') ? 1 : 0;
     }
   }
   for (std::size_t extra = i + 1 + static_cast<std::size_t>(map.height); extra < lines.size(); ++extra)

@@ -161,6 +161,13 @@ TEST_CASE("strata path --scen: malformed input exits 2 naming file and line", "[
   run = runStrata({"path", typo, "--scen", scen});
   CHECK(run.exit_code == 2);
   CHECK(run.err == "strata: error: " + typo + ":1: not a Moving AI map (expected 'type octile' on the first line)\n");
+  // A byte-order mark before the header is named (an audit: the message did not say why).
+  const auto bom = (dir / "bom.map").string();
+  write(bom, "\xEF\xBB\xBFtype octile\nheight 2\nwidth 3\nmap\n...\n...\n");
+  run = runStrata({"path", bom, "--scen", scen});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == "strata: error: " + bom +
+                       ":1: not a Moving AI map (expected 'type octile' on the first line, not a UTF-8 byte-order mark before it)\n");
 }
 
 TEST_CASE("strata path --scen --budget bounds every search, theta's exactness check included", "[cli][path]") {

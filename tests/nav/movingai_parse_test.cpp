@@ -51,6 +51,12 @@ TEST_CASE("movingai: malformed maps name the file and line", "[nav][movingai]") 
   CHECK(error("type octile\nheight 2\nwidth 3\nmap\n...\n") == "bad.map:5: the map ends after 1 row, expected 2");
   CHECK(error("type octile\nheight 1\nwidth 3\nmap\n.x.\n") ==
         "bad.map:5: column 2: unknown map character 'x' (expected one of . G S @ O T W)");
+  // A row with a byte that is no map character names it, also where the row's length is off
+  // too (a two-byte UTF-8 letter in a 4-wide row read "row has 5 characters": an audit).
+  CHECK(error("type octile\nheight 1\nwidth 4\nmap\n..\xC3\xA9.\n") ==
+        "bad.map:5: column 3: unknown map character '\\xC3' (expected one of . G S @ O T W)");
+  CHECK(error("type octile\nheight 1\nwidth 8\nmap\n.x.\n") ==
+        "bad.map:5: column 2: unknown map character 'x' (expected one of . G S @ O T W)");
   CHECK(error("type octile\nwidth 3\nmap\n...\n").find("'height' must come before 'map'") != std::string::npos);
   CHECK(error("type octile\nheight 9\nheight 1\nwidth 3\nmap\n...\n") == "bad.map:3: 'height' given twice");
   CHECK(error("type octile\nheight 1\nwidth 3\nwidth 3\nmap\n...\n") == "bad.map:4: 'width' given twice");
