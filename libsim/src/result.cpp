@@ -19,7 +19,13 @@ Error Error::cannotOpen(const std::string& name, const std::string& path) {
 }
 
 Error Error::noSuchFile(const std::string& name) {
-  return badInput(name + (name == "-" ? ": standard input is not read; give the input as a file" : ": no such file"));
+  if (name == "-") return badInput(name + ": standard input is not read; give the input as a file");
+  // "world.h5/" names no file because world.h5 is one, not a folder: say so (an audit: "no such
+  // file" for a file that is there).
+  std::error_code ec;
+  (void)std::filesystem::status(name, ec);
+  if (ec == std::errc::not_a_directory) return badInput(name + ": no such file (a part of the path is a file, not a folder)");
+  return badInput(name + ": no such file");
 }
 
 }  // namespace strata

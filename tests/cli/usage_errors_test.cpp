@@ -105,6 +105,20 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
   });
 }
 
+TEST_CASE("usage errors: a file named as a folder (a trailing slash) says so, not only 'no such file'", "[cli][usage]") {
+  // An audit: `--batch requests.jsonl/` said "no such file" for a file that is there.
+  const std::string obj = (strata::test::sourceDir() / "samples" / "tower.obj").string() + "/";
+  const std::string said = obj + ": no such file (a part of the path is a file, not a folder)";
+  checkRefused({
+      {{"info", obj}, said},
+      {{"import", obj, "-o", "y.h5"}, said},
+      {{"bake", obj, "-o", "y.h5"}, said},
+      {{"path", obj, "--from", "0,0,0", "--to", "1,0,1"}, said},
+  });
+  // A path that is not there at all keeps the plain message.
+  checkRefused({{{"info", "no-such-folder/x.h5"}, "no-such-folder/x.h5: no such file"}});
+}
+
 TEST_CASE("usage errors: options that do not apply to the input are refused, not ignored", "[cli][usage]") {
   const std::string samples = (strata::test::sourceDir() / "samples").string();
   const std::string tower = samples + "/tower.obj", profile = samples + "/tower.toml";

@@ -32,8 +32,9 @@ struct Error {
   static Error cannotOpen(const std::string& name) { return cannotOpen(name, name); }
   /// The same for the file at `path`, named `name` in the message.
   static Error cannotOpen(const std::string& name, const std::string& path);
-  /// BadInput for an input that does not exist: "<name>: no such file", and for "-" that standard
-  /// input is not read (it said "-: no such file").
+  /// BadInput for an input that does not exist: "<name>: no such file" (saying so when a part of
+  /// the path is a file, as in "world.h5/"), and for "-" that standard input is not read (it said
+  /// "-: no such file").
   static Error noSuchFile(const std::string& name);
 };
 
