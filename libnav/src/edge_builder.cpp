@@ -61,8 +61,9 @@ class NodeEdges {
       : g_(graph), in_(inputs), s_(inputs.columns->settings()), grid_(graph.grid), cs_(graph.grid.cell_size),
         ledge_cells_(ledgeCells(s_, cs_)),
         any_climbable_(s_.can_climb && inputs.climbable != nullptr),
-        step_(s_.step_height + kHeightTolerance), jump_height_(s_.jump_height + kHeightTolerance),
-        max_drop_(s_.max_drop + kHeightTolerance), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {
+        step_(s_.step_height + kHeightTolerance + inputs.columns->heightSlack()),
+        jump_height_(s_.jump_height + kHeightTolerance + inputs.columns->heightSlack()),
+        max_drop_(s_.max_drop + kHeightTolerance + inputs.columns->heightSlack()), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {
     for (int d = 0; d < kDirectionCount; ++d) {
       horizontal_[d] = span(d, 1);
       reach_[d] = gapReach(s_, cs_, d);
@@ -670,7 +671,7 @@ class NodeEdges {
   const double cs_;
   const int ledge_cells_;   // columns examined past a ledge (the clearance gap)
   const bool any_climbable_;
-  const double step_, jump_height_, max_drop_;  // with kHeightTolerance
+  const double step_, jump_height_, max_drop_;  // with kHeightTolerance and ColumnBuilder::heightSlack()
   const bool boxes_cover_cardinal_;  // cell_size <= 2 * radius: cardinal sweeps covered by the end boxes
   double horizontal_[kDirectionCount];  // length of a step to the adjacent column (span(d, 1))
   int reach_[kDirectionCount];          // columns examined along direction d (the clearance gap, or a jump's reach)

@@ -237,8 +237,11 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
         // carried to the point itself, not to the edge of its column, so a column of the same
         // ramp is never level where the point's own is not (an audit: a point 0.12 m over a ramp
         // took a column one over, clamped to its edge 0.1 m higher).
+        // (kAbove takes float32's spacing at the height too: 1e6 m up a stored height is up to 3.1 cm
+        // off its surface, and a point on a deck's surface was "more than 3 cm under" it: an audit.)
         const double below = point.y - f.plane;
-        if (f.node == kNoNode || below > kLevel || -below > kAbove || (under_ceiling && below < 0)) continue;
+        if (f.node == kNoNode || below > kLevel || -below > kAbove + 0x1p-23 * std::fabs(f.plane) || (under_ceiling && below < 0))
+          continue;
         const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
         if (d > snap.max_horizontal + kTie) continue;
         const double edge = std::hypot(std::max(0.0, std::fabs(grid.centerX(x) - point.x) - half),

@@ -170,6 +170,35 @@ TEST_CASE("floors steeper than max_slope are not walkable - ramps are judged by 
   CHECK(g.normal[mid].y == Approx(std::cos(M_PI / 6)).margin(1e-5));
 }
 
+TEST_CASE("far up a ramp rising just under step_height a column still walks - the stored heights rounding is in the limit", "[nav][bake]") {
+  // An audit: 300 km up, a ramp rising 0.3953 m per 0.5 m column (corners exact in float32)
+  // stored column heights 0.406 m apart (float32's spacing there is 3.1 cm), over step_height
+  // plus 1 mm: the bake made jumps of the walks, and routes up the ramp cost 31 instead of 18.
+  for (const double up : {0.0, 1e5, 3e5, 999000.0}) {
+    INFO("y " << up);
+    MeshBuilder level;
+    const double rise = 7.90625;  // over 20 columns
+    level.floor(-3, 0, 0, 4, up).ramp(0, up, 10, up + rise, 0, 4).floor(10, 0, 13, 4, up + rise);
+    auto agent = testAgent();
+    agent.settings.cell_size = 0.5;
+    agent.settings.radius = 0.3;
+    agent.settings.step_height = 0.4;
+    agent.settings.max_slope = 45;
+    const auto baked = bakeOne(level.mesh(), agent);
+    const auto& g = baked.graph;
+    int ramp = 0;
+    for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+      const auto p = g.nodePosition(n);
+      if (p.x < 0.5 || p.x > 9.5 || p.z < 1 || p.z > 3) continue;
+      INFO(p.x << "," << p.y << "," << p.z);
+      CHECK(g.edgeKind(n, kEast) == EdgeKind::Walk);
+      CHECK(g.edgeKind(n, kWest) == EdgeKind::Walk);
+      ++ramp;
+    }
+    CHECK(ramp == 18 * 4);  // centres x 0.75 .. 9.25, z 1.25 .. 2.75
+  }
+}
+
 TEST_CASE("a ramp at exactly max_slope is walkable, and one a hundredth of a degree steeper is not", "[nav][bake]") {
   // 45 degrees: the normal's y comes out 0.7071067811865475, 1 ulp below cos 45 (the ramp baked
   // no floors: an audit); 40 degrees with its corners in float32 too.

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "bake_fixtures.h"
 #include "layered_fixtures.h"
 #include "strata/nav/nav_queries.h"
 #include "test_support.h"
@@ -17,6 +18,9 @@
 using namespace strata;
 using namespace strata::nav;
 using strata::test::LayeredBuilder;
+using strata::test::MeshBuilder;
+using strata::test::bakeOne;
+using strata::test::testAgent;
 
 TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a ceiling", "[nav][query]") {
   // Column (2, 2) has a road at 0 and a roof at 3. A point at y 2.4 is nearer the roof in 3-D
@@ -126,6 +130,25 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
     const auto high_graph = high.build();
     CHECK_FALSE(nearestWalkable(high_graph, {0.5, up, 0.5}, snap));
     CHECK(nearestWalkable(high_graph, {0.5, static_cast<double>(floor) - 0.5, 0.5}, snap));
+  }
+}
+
+TEST_CASE("nearestWalkable far up: a point on a deck's surface past its column takes the deck, not the road under it", "[nav][query]") {
+  // An audit: 999 km up a deck's stored height is 3.1 cm over its surface (float32's spacing is
+  // 6.25 cm there), so a point on the surface, just past the deck's last column, was "more than
+  // 3 cm under" the deck by the level rule and snapped to the road 3.4 m below (component, path,
+  // fields and links from it went wrong alike). The same level at y 0 is the control.
+  for (const double up : {0.0, 999000.0}) {
+    INFO("y " << up);
+    MeshBuilder level;
+    level.floor(-2, 0, 6, 4, up - 4).ramp(-2, up, 2.0625, up + 3.375, 0, 4);
+    auto agent = testAgent();
+    const auto baked = bakeOne(level.mesh(), agent);
+    const auto& g = baked.graph;
+    const auto hit = nearestWalkable(g, {2.05, up + 3.3646153846, 2.125}, SnapSettings{});
+    REQUIRE(hit);
+    CHECK(hit->position.y > up);  // the deck, not the road at up - 4
+    CHECK(hit->position.x == Approx(1.875));
   }
 }
 
