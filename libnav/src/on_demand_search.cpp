@@ -537,7 +537,9 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
     if (!f) return false;  // nothing to compare with: the region's own snap stands
     const sim::Vec3 c = graph.nodePoint(node);
     const double across = std::hypot(c.x - f->x, c.z - f->z);
-    return std::fabs(c.y - f->y) > agent.settings.step_height + across * slope_rise + kHeightTolerance;
+    // (Heights are float32: their spacing far up counts as in the edge rules.)
+    const double spacing = 0x1p-23 * std::max(std::fabs(c.y), std::fabs(f->y));
+    return std::fabs(c.y - f->y) > agent.settings.step_height + across * slope_rise + kHeightTolerance + spacing;
   };
   static constexpr std::array<int, 3> kFactors{1, 2, 4};
   for (int factor : kFactors) {
