@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <regex>
 
 #include "test_support.h"
@@ -66,6 +67,24 @@ TEST_CASE("strata query nearest: the floor below, not the roof above", "[cli][qu
   r = query("tower", "nearest", {"--at", "0,7,-4"});  // under the roof (8): the bridge
   REQUIRE(r.exit_code == 0);
   CHECK(Json::parse(r.out)["position"][1].get<double>() == Approx(4).margin(0.05));
+}
+
+TEST_CASE("strata query sight: without --eye a short agent's eyes sit at 0.9 x its height", "[cli][query][layered]") {
+  // An audit: a 1.0 m agent under the course's 1.2 m slab, whose feet pass (los clear), was
+  // blocked by its own ceiling: the default eyes were 1.6 m up, over the slab. 1.6 m stays the
+  // default for agents of 1.78 m and taller (the default agent's eyes do not move).
+  strata::test::TempDir dir;
+  const auto profile = dir / "short.toml";
+  { std::ofstream(profile) << "[agent.short]\nheight = 1.0\nstep_height = 0.3\ncell_size = 0.25\n"; }
+  auto sight = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"query", (sourceDir() / "samples" / "course.obj").string(), "sight", "--profile", profile.string(),
+                                  "--from", "1,0,4", "--to", "3,0,4"};
+    for (auto& a : extra) args.push_back(a);
+    return runStrata(args);
+  };
+  CHECK(sight({}).exit_code == 0);
+  CHECK(sight({"--eye", "1.6"}).exit_code == 3);
+  CHECK(sight({"--eye", "0.9"}).exit_code == 0);
 }
 
 TEST_CASE("strata query los and sight: the course gap blocks feet, not eyes", "[cli][query][layered]") {
