@@ -197,7 +197,10 @@ auto setupField(CLI::App& sub) {
     if (!name->empty()) {
       auto v = nav::fieldValueAt(agent->graph, *name, *p, snap);
       // Name the option at fault: the field's name (no such field) or the point (no floor near it).
-      if (!v) return badInput(world + (agent->graph.findField(*name) < 0 ? ": --name: " : ": --at: ") + v.error().message);
+      // (Naming the agent, whose fields they are: another agent of the world may have it.)
+      if (!v)
+        return badInput(world + (agent->graph.findField(*name) < 0 ? ": --name: agent " + agent->profile.settings.name + ": " : ": --at: ") +
+                        v.error().message);
       value = *v;
     } else {
       const auto o = vec("--origin", *origin);

@@ -133,8 +133,10 @@ int runRender(const RenderCommandOptions& options) {
   if (!written) {
     Error error = written.error();
     // Settings problems found against the graph (band, field, region) are about this input.
+    // They name the agent whose graph lacks the field or band (an audit: "fields: none" for the
+    // agent picked, where another agent of the world has the field).
     if (error.kind == ErrorKind::BadInput && error.message.rfind(options.output + ": --", 0) == 0)
-      error.message = file + ": " + error.message.substr(options.output.size() + 2);
+      error.message = file + ": agent " + printable(agent->profile.settings.name) + ": " + error.message.substr(options.output.size() + 2);
     return reportError(error);
   }
   fmt::print("wrote {}: {}x{} px, agent {}, {}, {}\n", printable(options.output), layout.width, layout.height,

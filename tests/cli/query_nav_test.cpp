@@ -130,7 +130,8 @@ TEST_CASE("strata query field and component", "[cli][query][layered]") {
   CHECK(query("tower", "field", {"--name", "nope", "--at", "0,0,20"}).exit_code == 2);
   // Each refusal names the option at fault.
   r = query("tower", "field", {"--name", "nope", "--at", "0,0,20"});
-  CHECK_THAT(r.err, Catch::Contains(": --name: no route-distance field 'nope' (baked fields: from_road"));
+  // (And the agent whose fields they are: another agent of a world may have the field.)
+  CHECK_THAT(r.err, Catch::Contains(": --name: agent human: no route-distance field 'nope' (baked fields: from_road"));
   r = query("tower", "field", {"--name", "from_road", "--at", "500,0,500"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains(": --at: no walkable floor near the point"));

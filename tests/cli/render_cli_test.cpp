@@ -120,7 +120,7 @@ TEST_CASE("strata render: bad input exits 2 with one line naming the file and th
   };
   const std::vector<Case> cases = {
       {{"--agent", "robot"}, "no agent 'robot' (agents: human)"},
-      {{"--color", "field:nope"}, "--color field:nope: no such field (fields: from_road)"},
+      {{"--color", "field:nope"}, "agent human: --color field:nope: no such field (fields: from_road)"},
       {{"--color", "rainbow"}, "--color rainbow"},
       {{"--region", "1,2,3"}, "--region 1,2,3: expected minx,minz,maxx,maxz"},
       {{"--region", "5,0,1,4"}, "--region 5,0,1,4: needs minx < maxx"},
@@ -129,7 +129,7 @@ TEST_CASE("strata render: bad input exits 2 with one line naming the file and th
       {{"--region", "-1e308,-1e308,1e308,1e308"}, "--region: its width and depth must be finite"},
       {{"--region", ""}, "--region : expected minx,minz,maxx,maxz"},
       {{"--paths", ""}, "--paths: the path is empty"},
-      {{"--layers", "7"}, "--layers 7: no such band"},
+      {{"--layers", "7"}, "agent human: --layers 7: no such band"},
       {{"--layers", "top"}, "--layers top"},
       {{"--layers", "1.0"}, "--layers 1.0: use all or a band number"},
       {{"--layers", "1e0"}, "--layers 1e0: use all or a band number"},
