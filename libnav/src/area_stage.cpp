@@ -118,12 +118,12 @@ std::vector<uint16_t> triangleAreas(const sim::TriangleMesh& mesh, const AgentPr
 // A column centre on a box's x or z side is inside it within a micrometre: centres are computed
 // from their column index (1.5 * 0.3 = 0.44999999999999996), so a box from 0.45 to 1.05 held the
 // centre at 1.05 and not the one at 0.45, the same distance from its other side (an audit).
-// Heights: within 1 mm plus float32's spacing at the height (2^-23 of it), which a floor's
-// stored height may be off its surface (an audit: 70 km up, a box authored at a step's top,
-// 70000.3, missed the floor stored as 70000.296875).
+// Heights: within 1 mm plus float32's spacing at the height, which a floor's stored height may
+// be off its surface (an audit: 70 km up, a box authored at a step's top, 70000.3, missed the
+// floor stored as 70000.296875).
 bool modifierHolds(const sim::Aabb& box, const sim::Vec3& position) {
   constexpr double side = kModifierSideTolerance;
-  const double up = kHeightTolerance + 0x1p-23 * std::fabs(position.y);
+  const double up = kHeightTolerance + float32Spacing(position.y);
   return position.x >= box.min.x - side && position.x <= box.max.x + side && position.z >= box.min.z - side &&
          position.z <= box.max.z + side && position.y >= box.min.y - up && position.y <= box.max.y + up;
 }

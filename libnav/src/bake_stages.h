@@ -24,7 +24,7 @@ void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph);
 /// Whether a modifier volume's box holds a floor node at `position` (its column centre and
 /// stored height): the box's horizontal sides within kModifierSideTolerance (column centres are
 /// computed from their index: 1.5 * 0.3 = 0.44999999999999996), its bottom and top within the
-/// rules' height tolerance (1 mm) plus float32's spacing at the height (2^-23 of it), since floor
+/// rules' height tolerance (1 mm) plus float32's spacing at the height (float32Spacing), since floor
 /// heights are stored in float32 (a box from 3.2 to 3.2 missed a floor authored at 3.2, stored as
 /// 3.2000000477; one at 70000.3 the floor stored as 70000.296875).
 bool modifierHolds(const sim::Aabb& box, const sim::Vec3& position);

@@ -110,7 +110,6 @@ ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryInde
   min_normal_y_ = minFloorNormalY(settings.max_slope);
   ray_top_ = bounds.empty() ? 1.0 : bounds.max.y + 1.0;
   ray_length_ = bounds.empty() ? 2.0 : (bounds.max.y - bounds.min.y) + 2.0;
-  height_slack_ = bounds.empty() ? 0.0 : 0x1p-23 * std::max(std::fabs(bounds.min.y), std::fabs(bounds.max.y));
   // LocalBoxTest grows a box by 1e-4 + 1e-6 * (|centre| components + half extents); a standing
   // box's centre lies within the mesh bounds grown by the agent's size. Twice that bound (and a
   // little more for the column arithmetic) keeps every triangle the test could accept.

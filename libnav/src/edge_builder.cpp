@@ -61,9 +61,9 @@ class NodeEdges {
       : g_(graph), in_(inputs), s_(inputs.columns->settings()), grid_(graph.grid), cs_(graph.grid.cell_size),
         ledge_cells_(ledgeCells(s_, cs_)),
         any_climbable_(s_.can_climb && inputs.climbable != nullptr),
-        step_(s_.step_height + kHeightTolerance + inputs.columns->heightSlack()),
-        jump_height_(s_.jump_height + kHeightTolerance + inputs.columns->heightSlack()),
-        max_drop_(s_.max_drop + kHeightTolerance + inputs.columns->heightSlack()), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {
+        base_step_(s_.step_height + kHeightTolerance), base_jump_height_(s_.jump_height + kHeightTolerance),
+        base_max_drop_(s_.max_drop + kHeightTolerance),
+        height_reach_(std::max({s_.step_height, s_.jump_height, s_.max_drop, s_.height})), boxes_cover_cardinal_(cs_ <= 2 * s_.radius) {
     for (int d = 0; d < kDirectionCount; ++d) {
       horizontal_[d] = span(d, 1);
       reach_[d] = gapReach(s_, cs_, d);
@@ -227,6 +227,7 @@ class NodeEdges {
   // `jumps`: where second jumps go (secondJump); null: none are looked for.
   void build(uint32_t n, int32_t x, int32_t z, std::vector<OffMeshLink>* jumps) {
     const double hn = g_.height[n];
+    limitsAt(hn);
     const double bn = bottomOf(n);
     const double ax = grid_.centerX(x), az = grid_.centerZ(z);
 
@@ -600,6 +601,7 @@ class NodeEdges {
   uint16_t bandsFrom(uint32_t n, int32_t x, int32_t z) const {
     uint16_t bits = 0;
     const double hn = g_.height[n], bn = bottomOf(n);
+    limitsAt(hn);
     const double step = step_;
     const uint32_t* offsets = g_.column_offsets.data();
     const std::size_t column = grid_.columnIndex(x, z);
@@ -671,7 +673,20 @@ class NodeEdges {
   const double cs_;
   const int ledge_cells_;   // columns examined past a ledge (the clearance gap)
   const bool any_climbable_;
-  const double step_, jump_height_, max_drop_;  // with kHeightTolerance and ColumnBuilder::heightSlack()
+  // The step, jump and drop limits with kHeightTolerance, and for the node at hand (limitsAt)
+  // float32's spacing at the heights compared: the difference of two stored heights can be off
+  // the surfaces' by that much (an audit: a ramp rising 0.395 m a column 300 km up stored rises of
+  // 0.406 m and baked jumps for walks). Per node, not for the mesh's largest height: a triangle
+  // 900 km up loosened the limits at the origin (the re-audit).
+  const double base_step_, base_jump_height_, base_max_drop_;
+  const double height_reach_;  // how far from the node's height the other height of a comparison lies, at most
+  mutable double step_ = 0, jump_height_ = 0, max_drop_ = 0;
+  void limitsAt(double hn) const {
+    const double spacing = float32Spacing(std::fabs(hn) + height_reach_);
+    step_ = base_step_ + spacing;
+    jump_height_ = base_jump_height_ + spacing;
+    max_drop_ = base_max_drop_ + spacing;
+  }
   const bool boxes_cover_cardinal_;  // cell_size <= 2 * radius: cardinal sweeps covered by the end boxes
   double horizontal_[kDirectionCount];  // length of a step to the adjacent column (span(d, 1))
   int reach_[kDirectionCount];          // columns examined along direction d (the clearance gap, or a jump's reach)

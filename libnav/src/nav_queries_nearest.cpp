@@ -240,7 +240,7 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
         // (kAbove takes float32's spacing at the height too: 1e6 m up a stored height is up to 3.1 cm
         // off its surface, and a point on a deck's surface was "more than 3 cm under" it: an audit.)
         const double below = point.y - f.plane;
-        if (f.node == kNoNode || below > kLevel || -below > kAbove + 0x1p-23 * std::fabs(f.plane) || (under_ceiling && below < 0))
+        if (f.node == kNoNode || below > kLevel || -below > kAbove + float32Spacing(f.plane) || (under_ceiling && below < 0))
           continue;
         const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
         if (d > snap.max_horizontal + kTie) continue;

@@ -538,7 +538,7 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
     const sim::Vec3 c = graph.nodePoint(node);
     const double across = std::hypot(c.x - f->x, c.z - f->z);
     // (Heights are float32: their spacing far up counts as in the edge rules.)
-    const double spacing = 0x1p-23 * std::max(std::fabs(c.y), std::fabs(f->y));
+    const double spacing = float32Spacing(std::max(std::fabs(c.y), std::fabs(f->y)));
     return std::fabs(c.y - f->y) > agent.settings.step_height + across * slope_rise + kHeightTolerance + spacing;
   };
   static constexpr std::array<int, 3> kFactors{1, 2, 4};

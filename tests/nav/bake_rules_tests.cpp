@@ -197,6 +197,32 @@ TEST_CASE("far up a ramp rising just under step_height a column still walks - th
     }
     CHECK(ramp == 18 * 4);  // centres x 0.75 .. 9.25, z 1.25 .. 2.75
   }
+  // The allowance is the spacing at the heights compared, not at the mesh's largest: a triangle
+  // 900 km up made a ledge 1.05 m high at the origin a jump for a 1.0 m jump_height (the
+  // re-audit), and rises over the step and jump limits near the origin still fail there.
+  for (const double far : {0.0, 900000.0, -900000.0}) {
+    INFO("far triangle at y " << far);
+    MeshBuilder level;
+    level.floor(0, 0, 3, 4, 0).box({3, 0, 0}, {6, 1.05, 4});
+    if (far != 0) level.floor(500, 500, 501, 501, far);
+    auto agent = testAgent();
+    agent.settings.can_jump = true;
+    agent.settings.jump_height = 1.0;
+    agent.settings.max_drop = 2.0;
+    const auto baked = bakeOne(level.mesh(), agent);
+    const auto& g = baked.graph;
+    int ledge = 0;
+    for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+      for (int d = 0; d < nav::kDirectionCount; ++d) {
+        const uint32_t m = g.neighborOf(n, d);
+        if (m == kNoNode || g.height[m] < 1) continue;
+        ledge += g.height[n] < 1;
+        CHECK_FALSE(g.height[n] < 1);  // nothing climbs the 1.05 m ledge
+      }
+    }
+    for (const auto& link : g.links) CHECK_FALSE((g.height[link.from_node] < 1 && g.height[link.to_node] > 1));
+    CHECK(ledge == 0);
+  }
 }
 
 TEST_CASE("a ramp at exactly max_slope is walkable, and one a hundredth of a degree steeper is not", "[nav][bake]") {

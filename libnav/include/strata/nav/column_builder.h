@@ -148,12 +148,6 @@ class ColumnBuilder {
   /// the agent height, i.e. there is never standing room.
   sim::Aabb standingBox(double center_x, double center_z, double floor_height, const sim::Vec3& normal) const;
 
-  /// Metres: how far the difference of two floor heights as stored (float32) can be off the
-  /// difference of the surfaces, for floors within the mesh bounds: one float32 spacing at the
-  /// largest height there, 2^-23 of it (0 near the origin, 3.6 cm at 3e5 m). The edge rules add it
-  /// to step_height, jump_height and max_drop (an audit: a ramp rising 0.395 m a column 300 km up
-  /// stored rises of 0.406 m, and baked jumps instead of walks).
-  double heightSlack() const { return height_slack_; }
   const AgentSettings& settings() const { return settings_; }
   const GridFrame& grid() const { return grid_; }
   const sim::QueryIndex& index() const { return index_; }
@@ -177,7 +171,6 @@ class ColumnBuilder {
   double min_normal_y_ = 0;
   double ray_top_ = 0;
   double ray_length_ = 0;
-  double height_slack_ = 0;  // heightSlack()
   double near_pad_ = 0;  // bound on LocalBoxTest's rounding allowance for any standing box of this mesh, metres
   std::shared_ptr<const std::vector<uint32_t>> pieces_;  // per triangle: its piece (pieceOf)
 };

@@ -37,6 +37,18 @@
 
 namespace strata::nav {
 
+/// The spacing of float32 values at magnitude |v| (its unit in the last place: 2^-23 of the
+/// binade's bottom; 7.8 mm at 1e5, 6.25 cm at 1e6), how far apart two stored floor heights there
+/// can be. Rules that compare float32 heights far from the origin allow it (docs/format.md).
+inline double float32Spacing(double v) {
+  const double a = std::fabs(v);
+  if (!(a >= 0x1p-126)) return 0x1p-149;  // zero and subnormals (and NaN)
+  if (!std::isfinite(a)) return a;
+  int exponent = 0;
+  (void)std::frexp(a, &exponent);  // a = m 2^exponent, m in [0.5, 1)
+  return std::ldexp(1.0, exponent - 24);
+}
+
 // "No node" (an empty neighbour slot, or a point that snaps to no node) is strata::nav::kNoNode,
 // defined once in search.h (NodeId is uint32_t) so that both headers can be included together.
 
@@ -317,12 +329,13 @@ struct LayeredGraph {
     return y > ceiling + ceilingMargin(ceiling) + slack;
   }
   /// Metres: how far under (inRoomOver) or over (overCeilingOf) a ceiling at height `ceiling` a
-  /// height must lie to count as such: kCeilingMargin plus float32's spacing there (2^-23 of the
-  /// height: 1.2 cm at 1e5 m, 12 cm at 1e6 m), since the floor over the ceiling is stored to that
-  /// spacing (an audit: 1e6 m up, a ramp's own stored height, 1.6 cm under its surface, was in
-  /// the room of the ground below, so a point there snapped to the ground and a route's walk leg
-  /// failed `query los`).
-  static double ceilingMargin(double ceiling) { return kCeilingMargin + 0x1p-23 * (ceiling < 0 ? -ceiling : ceiling); }
+  /// height must lie to count as such: kCeilingMargin plus float32's spacing there
+  /// (float32Spacing: 7.8 mm at 1e5 m, 6.25 cm at 1e6 m), since the floor over the ceiling is
+  /// stored to that spacing (an audit: 1e6 m up, a ramp's own stored height, 1.6 cm under its
+  /// surface, was in the room of the ground below, so a point there snapped to the ground and a
+  /// route's walk leg failed `query los`). Floors closer than that to a ceiling cannot be told
+  /// from it there.
+  static double ceilingMargin(double ceiling) { return kCeilingMargin + float32Spacing(ceiling); }
   /// The centimetre of ceilingMargin(): a thin floor's ceiling is its own surface.
   static constexpr double kCeilingMargin = 0.01;
   /// Whether the bake's reachability is present (component, region and region_reach_offsets
