@@ -295,6 +295,10 @@ std::function<int()> setupPath(CLI::App& app) {
       piped.resize(256);
       in.read(piped.data(), static_cast<std::streamsize>(piped.size()));
       piped.resize(static_cast<std::size_t>(in.gcount()));
+      // (A map but for a byte-order mark before its header: said as for a map file.)
+      if (piped.rfind("\xEF\xBB\xBF", 0) == 0 && nav::looksLikeMovingAiMap(piped.substr(3)))
+        return badInput(options->input +
+                        ":1: not a Moving AI map (expected 'type octile' on the first line, not a UTF-8 byte-order mark before it)");
       if (!nav::looksLikeMovingAiMap(piped))
         return badInput(options->input + ": not a regular file (from a pipe or a device only a Moving AI map is read; "
                                          "a world or a mesh must be a file)");

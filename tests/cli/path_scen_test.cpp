@@ -121,6 +121,17 @@ TEST_CASE("strata path --scen: a map from a FIFO or a pipe is read once", "[cli]
   if (unblock2 >= 0) ::close(unblock2);
   CHECK(run.exit_code == 2);
   CHECK_THAT(run.err, Catch::Contains("w.h5: not a regular file"));
+  // A map but for a byte-order mark before its header is named so, as a map file is (the
+  // re-audit: it said "not a regular file").
+  const auto bom = dir / "bom.map";
+  REQUIRE(::mkfifo(bom.c_str(), 0600) == 0);
+  std::thread bom_writer([&] { std::ofstream(bom, std::ios::binary) << "\xEF\xBB\xBF" << text; });
+  run = runStrata({"path", bom.string(), "--scen", (dir / "t.scen").string()}, 20);
+  const int unblock3 = ::open(bom.c_str(), O_RDONLY | O_NONBLOCK);
+  bom_writer.join();
+  if (unblock3 >= 0) ::close(unblock3);
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.err, Catch::Contains("bom.map:1: not a Moving AI map (expected 'type octile' on the first line, not a UTF-8 byte-order mark before it)"));
 }
 
 TEST_CASE("strata path --scen: malformed input exits 2 naming file and line", "[cli][path]") {
