@@ -199,7 +199,7 @@ auto setupField(CLI::App& sub) {
       // Name the option at fault: the field's name (no such field) or the point (no floor near it).
       // (Naming the agent, whose fields they are: another agent of the world may have it.)
       if (!v)
-        return badInput(world + (agent->graph.findField(*name) < 0 ? ": --name: agent " + agent->profile.settings.name + ": " : ": --at: ") +
+        return badInput(world + (agent->graph.findField(*name) < 0 ? ": agent " + agent->profile.settings.name + ": --name: " : ": --at: ") +
                         v.error().message);
       value = *v;
     } else {

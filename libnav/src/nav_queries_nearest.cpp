@@ -51,11 +51,11 @@ FloorUnder floorUnder(const LayeredGraph& graph, int32_t x, int32_t z, const sim
   for (uint32_t n = graph.columnEnd(x, z); n > begin; --n) {
     const double h = graph.height[n - 1] + along(n - 1);  // the surface under the point
     // Heights are float32 (0.1 is stored as 0.100000001): the band's ends take a micrometre
-    // plus one float32 spacing at the height (2^-23 of it: 1.2 cm at 1e5 m), so a floor written
-    // 0.5 m above the point still counts (an audit). (A micrometre a metre, as before, was 16
-    // times that: 0.1 m at y = 1e5 and 1 m near 1e6, so a level raised that high snapped points
-    // to a platform 0.55 m over them; a hunt.)
-    const double slack = 1e-6 + 0x1p-23 * std::fabs(h);
+    // plus one float32 spacing at the height (float32Spacing: 7.8 mm at 1e5 m), so a floor
+    // written 0.5 m above the point still counts (an audit). (A micrometre a metre, as before,
+    // was 0.1 m at y = 1e5 and 1 m near 1e6, so a level raised that high snapped points to a
+    // platform 0.55 m over them; a hunt.)
+    const double slack = 1e-6 + float32Spacing(h);
     if (h > y + above + slack) continue;
     if (h < y - below - slack) return {};
     // This floor is the point's only when the point is not in the room below it (inRoomOver):

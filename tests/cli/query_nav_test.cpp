@@ -131,7 +131,7 @@ TEST_CASE("strata query field and component", "[cli][query][layered]") {
   // Each refusal names the option at fault.
   r = query("tower", "field", {"--name", "nope", "--at", "0,0,20"});
   // (And the agent whose fields they are: another agent of a world may have the field.)
-  CHECK_THAT(r.err, Catch::Contains(": --name: agent human: no route-distance field 'nope' (baked fields: from_road"));
+  CHECK_THAT(r.err, Catch::Contains(": agent human: --name: no route-distance field 'nope' (baked fields: from_road"));
   r = query("tower", "field", {"--name", "from_road", "--at", "500,0,500"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains(": --at: no walkable floor near the point"));
