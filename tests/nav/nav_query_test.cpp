@@ -72,7 +72,7 @@ TEST_CASE("nearestWalkable: the floor below the point, not the nearest through a
   // in the ground's room (1 cm under the ceiling), so it snapped to the ground (an audit: a
   // route from a ramp's own waypoint started on the ground, and its leg failed `query los`).
   // At every height the floor's own position snaps to it, and a point 0.2 m under its ceiling
-  // (more than the margin, 12 cm at 1e6 m) stays in the room below.
+  // (more than the margin, 1 cm + 6.25 cm at 1e6 m) stays in the room below.
   for (const double up : {0.0, 1e5, 3e5, 999960.0}) {
     INFO("y " << up);
     const double surface = up + 2.015625 + 0.0000001;  // the upper floor's true surface
