@@ -129,6 +129,15 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   if (!profile) return profile.error();
   auto imported = importInput(options);
   if (!imported) return imported.error();
+  // Only the agent asked for is baked, as only its graph is read from a world file (an audit: an
+  // unsnappable link of another agent of the profile failed the command for this one, and a
+  // batch baked every agent once per agent it named). An agent's bake does not depend on the
+  // others'.
+  auto chosen = pickByName(std::move(profile->agents), options.agent, options.input,
+                           [](const nav::AgentProfile& a) { return a.settings.name; });
+  if (!chosen) return chosen.error();
+  profile->agents.clear();
+  profile->agents.push_back(std::move(*chosen));
   nav::BakeOptions bake_options;
   bake_options.memory_limit_bytes = formats::usableMemoryBytes();
   auto baked = nav::bakeWorld(imported->mesh, *profile, bake_options, options.input);

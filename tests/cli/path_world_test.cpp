@@ -108,6 +108,28 @@ TEST_CASE("strata path course: the custom link's waypoint names the link it take
   check(Json::parse(demand.out));
 }
 
+TEST_CASE("strata path query and render on a mesh with a profile bake only the agent asked for", "[cli][path][layered]") {
+  // An audit: agent b's link that snaps to no floor failed every command on the mesh, for agent
+  // a too, since every agent of the profile was baked; only a world file read just the one.
+  strata::test::TempDir dir;
+  const auto profile = (dir / "two.toml").string();
+  std::ofstream(profile) << "[agent.a]\ncell_size = 0.3\n[agent.b]\ncell_size = 0.3\n[[agent.b.links]]\n"
+                            "from = [500.0, 0.0, 500.0]\nto = [501.0, 0.0, 501.0]\nlabel = \"nowhere\"\n";
+  const std::string course = (sourceDir() / "samples" / "course.obj").string();
+  const auto a = runStrata({"path", course, "--profile", profile, "--agent", "a", "--from", "20,0,0", "--to", "22,0,0"});
+  INFO(a.err);
+  CHECK(a.exit_code == 0);
+  CHECK(runStrata({"query", course, "height", "--profile", profile, "--agent", "a", "--at", "20,0"}).exit_code == 0);
+  CHECK(runStrata({"render", course, "--profile", profile, "--agent", "a", "-o", (dir / "a.svg").string()}).exit_code == 0);
+  // Agent b's own error stands, and an unknown agent is named with the profile's agents.
+  const auto b = runStrata({"path", course, "--profile", profile, "--agent", "b", "--from", "20,0,0", "--to", "22,0,0"});
+  CHECK(b.exit_code == 2);
+  CHECK_THAT(b.err, Catch::Contains("agent.b.links[0] ('nowhere'): no floor within"));
+  const auto unknown = runStrata({"path", course, "--profile", profile, "--agent", "zz", "--from", "20,0,0", "--to", "22,0,0"});
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("no agent 'zz' (agents: a, b)"));
+}
+
 TEST_CASE("strata path maze: the sealed room is rejected without expanding", "[cli][path][layered]") {
   const auto r = path("maze", {"--from", "0.6,0,-1", "--to", "17.5,0,3.5", "--json"});
   CHECK(r.exit_code == 3);
