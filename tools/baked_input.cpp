@@ -31,12 +31,6 @@ Result<T> pickByName(std::vector<T> items, const std::string& wanted, const std:
   return Error::badInput(fmt::format("{}: no agent '{}' (agents: {})", where, wanted, names));
 }
 
-Result<nav::BakedAgent> pickAgent(std::vector<nav::BakedAgent> agents, const BakedInputOptions& options) {
-  if (agents.empty()) return Error::badInput(options.input + ": has no baked agents");
-  return pickByName(std::move(agents), options.agent, options.input,
-                    [](const nav::BakedAgent& a) { return a.profile.settings.name; });
-}
-
 // --profile, or the default profile.
 Result<nav::BakeProfile> profileOf(const BakedInputOptions& options) {
   if (options.profile.empty()) return nav::BakeProfile::defaults();
@@ -143,7 +137,7 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   auto baked = nav::bakeWorld(imported->mesh, *profile, bake_options, options.input);
   if (!baked) return baked.error();
   if (geometry != nullptr) *geometry = std::move(imported->mesh);
-  return pickAgent(std::move(baked->agents), options);
+  return std::move(baked->agents.front());  // the one agent of the profile, chosen above
 }
 
 Result<UnbakedInput> loadUnbakedInput(const BakedInputOptions& options) {

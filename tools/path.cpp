@@ -288,6 +288,12 @@ std::function<int()> setupPath(CLI::App& app) {
     if (std::filesystem::is_directory(options->input, ec)) return badInput(options->input + ": is a directory");
     // A pipe, a FIFO or a device is read once, here: opened a second time it would be empty, or
     // (a FIFO) block for ever. Only a Moving AI map can come that way.
+    // A first line that is no 'type octile' header, named as a BOM before one where it is one.
+    const auto notAMap = [&](const std::string& head) {
+      const bool bom = head.rfind("\xEF\xBB\xBF", 0) == 0;
+      return badInput(options->input + ":1: not a Moving AI map (expected 'type octile' on the first line" +
+                      (bom ? ", not a UTF-8 byte-order mark before it)" : ")"));
+    };
     std::string piped;
     if (!std::filesystem::is_regular_file(options->input, ec)) {
       std::ifstream in(options->input, std::ios::binary);
@@ -296,9 +302,7 @@ std::function<int()> setupPath(CLI::App& app) {
       in.read(piped.data(), static_cast<std::streamsize>(piped.size()));
       piped.resize(static_cast<std::size_t>(in.gcount()));
       // (A map but for a byte-order mark before its header: said as for a map file.)
-      if (piped.rfind("\xEF\xBB\xBF", 0) == 0 && nav::looksLikeMovingAiMap(piped.substr(3)))
-        return badInput(options->input +
-                        ":1: not a Moving AI map (expected 'type octile' on the first line, not a UTF-8 byte-order mark before it)");
+      if (piped.rfind("\xEF\xBB\xBF", 0) == 0 && nav::looksLikeMovingAiMap(piped.substr(3))) return notAMap(piped);
       if (!nav::looksLikeMovingAiMap(piped))
         return badInput(options->input + ": not a regular file (from a pipe or a device only a Moving AI map is read; "
                                          "a world or a mesh must be a file)");
@@ -329,9 +333,7 @@ std::function<int()> setupPath(CLI::App& app) {
       return badInput(options->input + ": --spacing applies to one request (--from/--to), not to --scen");
     const std::string head = piped.empty() ? readHead(options->input, 256) : piped.substr(0, 256);
     if (head.empty() && !std::ifstream(options->input)) return reportError(Error::cannotOpen(options->input));
-    if (!nav::looksLikeMovingAiMap(head))
-      return badInput(options->input + ":1: not a Moving AI map (expected 'type octile' on the first line" +
-                      (head.rfind("\xEF\xBB\xBF", 0) == 0 ? ", not a UTF-8 byte-order mark before it)" : ")"));
+    if (!nav::looksLikeMovingAiMap(head)) return notAMap(head);
     if (options->scen.empty() && !single)
       return badInput(options->input + ": a Moving AI map needs --scen FILE.scen, or --from X,Y and --to X,Y");
     if (piped.empty())  // a piped map was checked before its rows were read
