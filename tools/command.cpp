@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -148,6 +148,8 @@ void toStderr(const std::string& text) {
   std::clearerr(stderr);
 }
 
+bool roundsToZero(double v) { return v == 0 && errno == ERANGE; }
+
 std::optional<std::vector<double>> parseNumbers(const std::string& text, std::size_t count) {
   std::vector<double> values;
   std::size_t start = 0;
@@ -160,8 +162,9 @@ std::optional<std::vector<double>> parseNumbers(const std::string& text, std::si
     if (token.empty() || std::isspace(static_cast<unsigned char>(token[0])) || token.find_first_of("xX") != std::string::npos)
       return std::nullopt;
     char* parse_end = nullptr;
+    errno = 0;
     const double v = std::strtod(token.c_str(), &parse_end);
-    if (parse_end != token.c_str() + token.size() || !std::isfinite(v)) return std::nullopt;
+    if (parse_end != token.c_str() + token.size() || !std::isfinite(v) || roundsToZero(v)) return std::nullopt;
     values.push_back(v);
     start = end + 1;
     if (end == text.size()) break;
@@ -201,10 +204,12 @@ CLI::Validator numberValidator(std::function<bool(double)> allowed, const std::s
       [allowed, what](std::string& text) -> std::string {
         const std::string typed = trimSpaces(text);
         char* end = nullptr;
+        errno = 0;
         const double v = std::strtod(text.c_str(), &end);
         if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || text.find_first_of("xX") != std::string::npos ||
             end != text.c_str() + text.size() || !std::isfinite(v) || !allowed(v))  // decimal only, as parseNumbers
           return fmt::format("'{}' is not {}", typed, what);
+        if (roundsToZero(v)) return fmt::format("'{}' is too small to represent (it would read as 0)", typed);
         return {};
       },
       description, what);
@@ -270,13 +275,18 @@ CLI::Validator integerRange(long long lo, long long hi) {
       [lo, hi, allowed](std::string& text) -> std::string {
         const std::string typed = trimSpaces(text);
         long long v = 0;
-        const char* begin = text.c_str();
-        const char* end = begin + text.size();
+        // A '+' sign, as the decimal number options take it ("+2"), but not before a '-'.
+        const char* begin = text.c_str() + (text.size() > 1 && text[0] == '+' && text[1] != '-' ? 1 : 0);
+        const char* end = text.c_str() + text.size();
         const auto [ptr, ec] = std::from_chars(begin, end, v);
-        if (ec == std::errc::result_out_of_range && ptr == end && text[0] != '-')
+        if (ec == std::errc::result_out_of_range && ptr == end && *begin != '-')
           return fmt::format("'{}' is larger than {}", typed, hi);  // all digits, past long long
         if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
           return fmt::format("'{}' is not {}", typed, allowed);
+        // The value checked, in plain decimal digits, is what CLI11 converts: it reads a leading
+        // 0 as octal (an audit: --budget 010 ran 8 expansions, --width 0400 drew 256 pixels,
+        // after 10 and 400 had passed this check; 08 was "not a number").
+        text = std::to_string(v);
         return {};
       },
       unbounded ? fmt::format(">= {}", lo) : fmt::format("{}..{}", lo, hi), allowed);

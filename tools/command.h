@@ -71,6 +71,11 @@ inline double shown(double v, int decimals = 3) { return std::fabs(v) < 0.5 * st
 /// `text` without the spaces around it (numbers may have spaces around them, as in "1, 2, 3").
 std::string trimmedSpaces(const std::string& text);
 
+/// True when `v`, just read by strtod with errno cleared before, is 0 only because the number
+/// written was too small for a double (1e-400: strtod's underflow), so that such a number is
+/// refused as 1e400 is, rather than read as 0 (an --spacing of 0 means none).
+bool roundsToZero(double v);
+
 /// Parses "x,y,z" (three finite numbers). Returns nullopt on malformed input.
 std::optional<sim::Vec3> parseVec3(const std::string& text);
 /// Parses a comma-separated list of exactly `count` finite numbers.

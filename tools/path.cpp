@@ -195,7 +195,7 @@ int runMapQuery(const PathOptions& options, nav::SearchMethod method, const std:
   if (!to) return badInput("--to: expected a map cell X,Y" + cell_text + ", got '" + world.to + "'");
   // As in world mode (and in the map's units, cells): 0 or at least kMinWaypointSpacing.
   if (!(world.spacing == 0 || world.spacing >= nav::kMinWaypointSpacing))
-    return badInput(fmt::format("--spacing: '{}' is neither 0 (none) nor a finite number >= {} (cells on a map)", world.spacing,
+    return badInput(fmt::format("--spacing: '{}' is neither 0 (none) nor a finite number >= {} (cells on a map)", world.spacing_text,
                                 nav::kMinWaypointSpacing));
   auto map = text.empty() ? nav::loadMovingAiMap(options.input) : nav::parseMovingAiMap(text, options.input);
   if (!map) return reportError(map.error());

@@ -14,8 +14,10 @@
 #include <tbb/global_control.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -160,6 +162,29 @@ class AgentCache {
   std::vector<std::unique_ptr<nav::LayeredSearchGraph>> views_;
 };
 
+// The first number of a JSON text that is not 0 but too small for a double (1e-400), which the
+// parser reads as 0: refused as 1e400 is (an audit: "spacing": 1e-400 meant none, while a
+// spacing from 0 to 0.05 is an error). Strings are skipped; the text is valid JSON.
+std::optional<std::string> underflowingNumber(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      ++i;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      const std::size_t end = text.find_first_not_of("0123456789+-.eE", i);
+      const std::string number = text.substr(i, end == std::string::npos ? std::string::npos : end - i);
+      errno = 0;
+      if (roundsToZero(std::strtod(number.c_str(), nullptr))) return number;
+      i += number.size();
+    } else {
+      ++i;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<sim::Vec3> pointFromJson(const Json& value) {
   if (!value.is_array() || value.size() != 3) return std::nullopt;
   sim::Vec3 p;
@@ -252,6 +277,8 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       return badInput(where + ": not valid JSON: " + reason);
     }
     if (!request.is_object()) return badInput(where + ": not a JSON object");
+    if (const auto tiny = underflowingNumber(line))
+      return badInput(where + ": the number " + *tiny + " is too small to represent (it would read as 0)");
     if (!duplicate.empty()) return badInput(where + ": member \"" + duplicate + "\" given twice");
     for (const auto& [key, value] : request.items()) {
       (void)value;
@@ -405,7 +432,8 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_option("--spacing", options->spacing,
                     "Extra waypoints at most this far apart horizontally along walking legs, metres (cells on a map; 0 = none; else >= 0.05)")
       ->default_str("0")
-      ->transform(nonNegativeNumber());
+      ->transform(nonNegativeNumber())
+      ->each([options](const std::string& text) { options->spacing_text = text; });
   group->add_flag("--closest", options->closest,
                   "When the goal is not reached but the search got closer, answer ClosestNoPath with that route");
   group->add_option("--batch", options->batch,
@@ -450,7 +478,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   // The budget is range-checked at parse time, so the spacing is what settings.validate() can
   // refuse: say it in the option's words, with the value typed.
   if (Status valid = settings.validate(); !valid)
-    return badInput(fmt::format("--spacing: '{}' is neither 0 (none) nor a finite number >= 0.05 (metres)", options.spacing));
+    return badInput(fmt::format("--spacing: '{}' is neither 0 (none) nor a finite number >= 0.05 (metres)", options.spacing_text));
   if (sub.count("--scen") > 0) return badInput(input + ": --scen applies to Moving AI maps, not to worlds");
   if (sub.count("--no-jump-points") > 0) return badInput(input + ": --no-jump-points applies to Moving AI maps, not to worlds");
   if (sub.count("--threads") > 0 && options.batch.empty()) return badInput("--threads applies to --batch only");

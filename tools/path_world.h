@@ -17,6 +17,7 @@ struct WorldPathOptions {
   std::string agent;       ///< agent name; empty = the first agent
   std::string profile;     ///< bake profile when the input is a mesh (baked in memory)
   double spacing = 0;      ///< waypoint spacing along walking legs, metres; 0 = none
+  std::string spacing_text = "0";  ///< --spacing as typed (spaces dropped), for its messages
   bool closest = false;    ///< report ClosestNoPath with the closest route
   std::string batch;       ///< JSON-lines requests
   std::string output;      ///< batch results file (written atomically); empty = stdout

@@ -301,3 +301,40 @@ TEST_CASE("numbers may have spaces around them, as each number of a point - othe
       {{"path", tower, "--profile", profile, "--from", "0,\n0,25", "--to", "0,8,-4"}, "--from: expected X,Y,Z"},
   });
 }
+
+TEST_CASE("numbers are decimal: a leading zero is no octal prefix - and one too small for a double is refused", "[cli][usage]") {
+  // Whole-number options were range-checked as decimal and then converted by CLI11, which reads a
+  // leading 0 as octal (an audit): --budget 010 ran 8 expansions, 08 was "not a number", and
+  // --width 0400 drew 256 pixels. 1e-400 read as 0, so --spacing 1e-400 meant none where a
+  // spacing between 0 and 0.05 is an error (in batch requests too).
+  strata::test::TempDir dir;
+  const std::string tower = (strata::test::sourceDir() / "samples" / "tower.obj").string();
+  const std::string profile = (strata::test::sourceDir() / "samples" / "tower.toml").string();
+  const std::string world = (dir.path() / "tower.h5").string();
+  REQUIRE(runStrata({"bake", tower, "--profile", profile, "-o", world}).exit_code == 0);
+  for (const auto& [typed, expansions] : std::vector<std::pair<std::string, int>>{{"010", 10}, {"08", 8}, {"+12", 12}, {" 0009 ", 9}}) {
+    INFO(typed);
+    const auto r = runStrata({"path", world, "--from", "0,0,25", "--to", "0,0,-25", "--budget", typed, "--json"});
+    CHECK(r.exit_code == 3);
+    CHECK_THAT(r.out, Catch::Contains("\"reason\":\"BudgetExhausted\"") && Catch::Contains("\"expansions\":" + std::to_string(expansions) + ","));
+  }
+  const auto picture = runStrata({"render", world, "-o", (dir.path() / "w.png").string(), "--width", "0400"});
+  CHECK(picture.exit_code == 0);
+  CHECK_THAT(picture.out, Catch::Contains(": 400x"));
+  checkRefused({
+      {{"path", world, "--from", "0,0,25", "--to", "0,0,-25", "--spacing", "1e-400"},
+       "--spacing: '1e-400' is too small to represent (it would read as 0)"},
+      {{"path", world, "--from", "0,0,25", "--to", "0,0,-25", "--spacing", "1e-5"}, "--spacing: '1e-5' is neither 0 (none)"},
+      {{"path", world, "--from", "1e-400,0,25", "--to", "0,0,-25"}, "--from: expected X,Y,Z"},
+      {{"path", world, "--from", "0,0,25", "--to", "0,0,-25", "--budget", "+-1"}, "--budget: '+-1' is not an integer >= 0"},
+      {{"path", world, "--from", "0,0,25", "--to", "0,0,-25", "--budget", "0x10"}, "--budget: '0x10' is not an integer >= 0"},
+  });
+  {
+    std::ofstream(dir.path() / "tiny.jsonl") << "{\"from\":[0,0,25],\"to\":[0,0,-25],\"id\":\"1e-400\",\"spacing\":0e-400}\n"
+                                             << "{\"from\":[0,0,25],\"to\":[0,0,-25],\"spacing\":-1E-400}\n";
+    const auto r = runStrata({"path", world, "--batch", (dir.path() / "tiny.jsonl").string()});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("tiny.jsonl:2: the number -1E-400 is too small to represent (it would read as 0)"));
+    CHECK(r.out.empty());
+  }
+}
