@@ -275,6 +275,34 @@ int main(int argc, char** argv) {
         break;
       }
     }
+    // An option that takes a value given none, the next word being an option ("--from --to
+    // 0,0,-25"): CLI11 gave --from nothing and reported the value of --to as an unexpected
+    // argument (an audit). Say which option lacks its value. (A value may start with a single
+    // '-': "--from -1,0,2".)
+    if (message.find("unexpected arguments: ") != std::string::npos || message.find(" missing") != std::string::npos) {
+      const CLI::App* deepest = nullptr;
+      for (const CLI::App* sub : app.get_subcommands()) {
+        deepest = sub;
+        for (const CLI::App* k : sub->get_subcommands({}))
+          if (k->parsed()) deepest = k;
+      }
+      for (int i = 1; deepest != nullptr && i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+        const std::string name = argv[i];
+        if (name.rfind("--", 0) != 0 || name.find('=') != std::string::npos) continue;
+        const CLI::Option* option = deepest->get_option_no_throw(name);
+        if (option == nullptr && deepest->get_parent() != nullptr && deepest->get_parent() != &app)
+          option = deepest->get_parent()->get_option_no_throw(name);
+        if (option == nullptr || option->get_expected_min() < 1) continue;
+        if (i + 1 == argc) {
+          message = fmt::format("{}: a value is required, and nothing follows it", name);
+          break;
+        }
+        if (std::strncmp(argv[i + 1], "--", 2) == 0) {
+          message = fmt::format("{}: a value is required, and the next word, '{}', is an option", name, argv[i + 1]);
+          break;
+        }
+      }
+    }
     // One line, as every other error: the problem, then where the usage is.
     std::string help = "strata --help";
     for (const CLI::App* sub : app.get_subcommands())

@@ -338,3 +338,13 @@ TEST_CASE("numbers are decimal: a leading zero is no octal prefix - and one too 
     CHECK(r.out.empty());
   }
 }
+
+TEST_CASE("an option given no value says so - not that the next option's value is unexpected", "[cli][usage]") {
+  // "--from --to 0,0,-25" said "unexpected arguments: 0,0,-25" (an audit).
+  checkRefused({
+      {{"path", "x.h5", "--from", "--to", "0,0,-25"}, "--from: a value is required, and the next word, '--to', is an option (usage: strata path --help)"},
+      {{"path", "x.h5", "--to", "0,0,-25", "--from"}, "--from: a value is required, and nothing follows it"},
+      {{"query", "x.h5", "los", "--from", "--to", "1,1,1"}, "--from: a value is required, and the next word, '--to', is an option"},
+      {{"bake", "x.obj", "-o", "y.h5", "--threads"}, "--threads: a value is required, and nothing follows it"},
+  });
+}
