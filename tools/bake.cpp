@@ -282,7 +282,8 @@ std::function<int()> setupBake(CLI::App& app) {
       "Exit codes: 0 success; 1 runtime failure (I/O, out of memory); 2 bad usage or bad input: one line on\n"
       "stderr, strata: error: FILE: problem (unreadable mesh or world, profile errors as FILE:LINE:COLUMN: key:\n"
       "problem, a link or field endpoint with no floor near it, agents whose estimated memory exceeds the\n"
-      "machine's (or a container's memory limit) or whose grid has more than 4e8 columns). Warnings\n"
+      "machine's (or a container's memory limit), whose grid has more than 4e8 columns, or whose triangles'\n"
+      "lists per tile of columns would hold more than 4.29e9 entries or the memory). Warnings\n"
       "(strata: warning: ...) do not fail. A progress bar with ETA is drawn on stderr only when it is a\n"
       "terminal. See strata-bake(1).");
   return [options, sub] {

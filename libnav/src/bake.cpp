@@ -163,6 +163,19 @@ Status checkGrid(const GridFrame& grid, const AgentSettings& settings, const std
   return Error::badInput(source + text);
 }
 
+// BadInput for an agent whose triangles, each listed once per tile (or sweep bin) of columns
+// its bounds touch, make more entries than the 32-bit tables hold: large triangles over a wide
+// grid at a fine cell (10,996 walls along a 20 km diagonal at 1 m, each over 390,625 tiles,
+// crashed the bake: the count wrapped; an audit).
+Error tooManyEntries(const std::string& source, const AgentSettings& settings, std::uint64_t entries, const char* what) {
+  char text[300];
+  std::snprintf(text, sizeof text,
+                ": agent %s: its triangles, each listed once per %s of columns its bounds touch, make %.3g entries at "
+                "cell_size %g m, more than a bake holds (4.29e9, or the memory); raise cell_size or split the largest triangles",
+                settings.name.c_str(), what, static_cast<double>(entries), settings.effectiveCellSize());
+  return Error::badInput(source + text);
+}
+
 Status checkGrids(const sim::TriangleMesh& mesh, const BakeProfile& profile, const std::string& source) {
   if (mesh.vertices.empty()) return Ok{};
   const sim::Aabb bounds = mesh.bounds();
@@ -260,8 +273,13 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
         range[t] = x0 > x1 || z0 > z1 ? BucketRange{1, 0, 1, 0} : BucketRange{x0 / tile, x1 / tile, z0 / tile, z1 / tile};
       }
     });
-    fillRectBuckets(std::span<const BucketRange>(range.data(), range.size()), tiles_x, tile_count, tile_offsets,
-                    tile_triangles, [](uint32_t t) { return t; });
+    const std::span<const BucketRange> ranges(range.data(), range.size());
+    const std::uint64_t entries = rectBucketEntries(ranges);
+    const bool too_many = options.memory_limit_bytes > 0 && entries > options.memory_limit_bytes / sizeof(uint32_t);
+    if (too_many || !fillRectBuckets(ranges, tiles_x, tile_count, tile_offsets, tile_triangles, [](uint32_t t) { return t; })) {
+      pieces_task.wait();
+      return tooManyEntries(source, settings, entries, "tile");
+    }
   }
   // Candidate records of every triangle, once, for the tiles' standing-room tests and the edge
   // stage's bins (released after the edge stage).
@@ -381,7 +399,8 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     std::vector<uint8_t> climbable;
     if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
     // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
-    const TriangleBins bins(*candidates, grid, kSweepBinCells);
+    const TriangleBins bins(*candidates, grid, kSweepBinCells, options.memory_limit_bytes);
+    if (bins.full()) return tooManyEntries(source, settings, bins.entries(), "sweep bin");
     EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
     const NodeArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
     inputs.diagonal_free = &diagonal_free;

@@ -17,7 +17,7 @@
 
 namespace strata::nav {
 
-TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame& grid, int32_t bin_cells)
+TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame& grid, int32_t bin_cells, std::uint64_t max_bytes)
     : origin_x_(grid.origin_x), origin_z_(grid.origin_z), bin_size_(grid.cell_size * bin_cells),
       inverse_bin_size_(1.0 / bin_size_), records_(candidates.records.data()) {
   bins_x_ = std::max<int32_t>(1, (grid.width_cells + bin_cells - 1) / bin_cells);
@@ -31,12 +31,18 @@ TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame
       range[t] = {binX(r.min_x), binX(r.max_x), binZ(r.min_z), binZ(r.max_z)};
     }
   });
-  fillRectBuckets(std::span<const BucketRange>(range.data(), range.size()), bins_x_,
-                  static_cast<std::size_t>(bins_x_) * bins_z_, offsets_, items_, [&](uint32_t t) {
+  const std::span<const BucketRange> ranges(range.data(), range.size());
+  entries_ = rectBucketEntries(ranges);
+  full_ = max_bytes > 0 && entries_ > max_bytes / (sizeof(Item) + sizeof(float));
+  auto item = [&](uint32_t t) {
     const TriangleBounds& r = candidates.bounds[t];
     const BucketRange& b = range[t];
     return Item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, b[0], b[2], t};
-  });
+  };
+  if (full_ || !fillRectBuckets(ranges, bins_x_, static_cast<std::size_t>(bins_x_) * bins_z_, offsets_, items_, item)) {
+    full_ = true;  // too many: full() says so, and the bins are not used
+    return;
+  }
   // Bins of many triangles (a stack of storeys) are ordered by height for boxFree, with the
   // running maximum of their tops (HeightOrderedCandidates' rule; the answer does not depend on
   // the order, only the work does).

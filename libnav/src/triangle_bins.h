@@ -4,6 +4,7 @@
 // local_overlap.h) instead of walking the query index.
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "local_overlap.h"
@@ -17,11 +18,19 @@ class TriangleBins {
  public:
   /// Bins of `bin_cells` x `bin_cells` columns of `grid` (which must cover the mesh bounds) over
   /// the records of `candidates` (built over the same mesh; referenced, so it must outlive the bins).
-  TriangleBins(const TriangleCandidates& candidates, const GridFrame& grid, int32_t bin_cells);
+  /// `max_bytes` (0 = none): the bins are left empty (full()) when their entries would take more.
+  TriangleBins(const TriangleCandidates& candidates, const GridFrame& grid, int32_t bin_cells, std::uint64_t max_bytes = 0);
 
   /// True when no triangle of the mesh overlaps the box (touching counts): the answer of
   /// QueryIndex::overlapsBox / overlapsOrientedBox, negated. Each triangle is tested once.
   bool boxFree(const LocalBoxTest& box) const;
+
+  /// Entries of all bins together (each triangle once per bin its bounds touch).
+  std::uint64_t entries() const { return entries_; }
+  /// True when those are more than 2^32 - 1 (the bins' offsets are 32-bit) or would take more
+  /// than `max_bytes`: the bins are then left empty and must not be used (the bake refuses the
+  /// agent).
+  bool full() const { return full_; }
 
  private:
   int32_t binX(double x) const;  ///< bin column of x, clamped to the grid (one function for filling and queries)
@@ -40,6 +49,8 @@ class TriangleBins {
   std::vector<uint32_t> offsets_;         // per bin (row-major), into items_
   NodeArray<Item> items_;                 // ascending triangle id within a bin (filled in parallel); a bin of
                                           // more than kHeightOrderBinAbove by (min_y, triangle)
+  std::uint64_t entries_ = 0;
+  bool full_ = false;
   NodeArray<float> reach_;                // per item of such a bin: the largest max_y of its bin's items up to it
 };
 

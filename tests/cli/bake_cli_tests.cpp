@@ -462,3 +462,28 @@ TEST_CASE("the h5py example of docs/format.md finds the floors of a column", "[c
   // (0.1, -4.1) on the tower: road, bridge and roof.
   CHECK_THAT(run.out, Catch::StartsWith("human floors at [0.0, 4.0, 8.0]"));
 }
+
+TEST_CASE("strata bake refuses triangles listed in more tiles than its tables hold - it crashed", "[cli][bake]") {
+  // An audit: 10,996 wall triangles along the diagonal of a 20 km square at cell_size 1 (under
+  // the 4e8-column limit; walls, so no floors for the memory estimate), each bounding box over
+  // all 390,625 tiles: 4.3e9 entries, whose 32-bit count wrapped to a small buffer that the fill
+  // wrote far past (SIGSEGV after 7 s). Now a usage error before any work of the tiles.
+  TempDir dir;
+  {
+    std::ofstream obj(dir / "diagonal.obj");
+    constexpr int kWalls = 10996;
+    for (int i = 0; i < kWalls; ++i) {
+      const double y = i * 0.01;
+      obj << "v 0 " << y << " 0\nv 19998 " << y << " 19998\nv 19998 " << y + 1 << " 19998\n";
+    }
+    for (int i = 0; i < kWalls; ++i) obj << "f " << 3 * i + 1 << ' ' << 3 * i + 2 << ' ' << 3 * i + 3 << '\n';
+    std::ofstream(dir / "p.toml") << "[agent.a]\ncell_size = 1\nradius = 0.5\n";
+  }
+  const auto r = runStrata({"bake", (dir / "diagonal.obj").string(), "--profile", (dir / "p.toml").string(), "-o",
+                            (dir / "w.h5").string(), "--threads", "1"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("diagonal.obj: agent a: its triangles, each listed once per tile of columns its bounds touch, "
+                                    "make 4.3e+09 entries at cell_size 1 m") &&
+                        Catch::Contains("raise cell_size"));
+  CHECK(!std::filesystem::exists(dir / "w.h5"));
+}

@@ -54,7 +54,10 @@ struct BakeOptions {
   /// kBakeScratchBytesPerColumn per column of the largest grid. The CLI passes the
   /// machine's usable memory (formats::usableMemoryBytes: physical memory, or the control
   /// group's limit when lower, as in a container), so a cell size far too fine for the level fails at once with
-  /// advice instead of running out of memory minutes later.
+  /// advice instead of running out of memory minutes later. While an agent is baked, its
+  /// triangles' lists per tile and per sweep bin (each triangle once per tile or bin its bounds
+  /// touch) are refused the same way (BadInput) when they alone would take more, or hold more
+  /// than 2^32 - 1 entries (with or without a limit).
   std::uint64_t memory_limit_bytes = 0;
   /// Empty when valid, else "<field>: <problem>".
   std::string validate() const;
