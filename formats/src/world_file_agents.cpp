@@ -114,6 +114,9 @@ Status writeAgent(const h5::Location& agents, const nav::BakedAgent& baked, bool
   std::vector<double> field_origins, field_limits;
   std::vector<std::uint32_t> field_nodes;
   std::vector<float> distances;
+  std::size_t values = 0;
+  for (const nav::RouteField& f : g.fields) values += f.distance.size();
+  distances.reserve(values);  // exactly: the fields' own size again, not up to twice that by growth
   for (const nav::RouteField& f : g.fields) {
     field_names.push_back(f.name);
     field_origins.insert(field_origins.end(), {f.origin.x, f.origin.y, f.origin.z});

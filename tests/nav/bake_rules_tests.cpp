@@ -1668,6 +1668,30 @@ TEST_CASE("a bake whose estimated graph exceeds the memory limit is refused befo
   CHECK(nav::bakeWorld(sparse.mesh(), profile, options, "sparse.obj").ok());
 }
 
+TEST_CASE("the memory estimate counts route-distance fields - a float per node each", "[nav][bake]") {
+  // An audit: 10,000 fields of max_distance 0.5 on a 100 m square were estimated at 13 MB and
+  // ran out of memory after the whole bake (4.4 GB kept, twice that while written).
+  MeshBuilder level;
+  level.floor(-20, -20, 20, 20, 0);
+  nav::BakeProfile profile;
+  profile.agents.push_back(testAgent());
+  profile.agents[0].settings.cell_size = 0.3;
+  nav::BakeOptions options;
+  options.memory_limit_bytes = 3'000'000;  // about 2.4 MB without fields: baked (the test above)
+  REQUIRE(nav::bakeWorld(level.mesh(), profile, options, "level.obj").ok());
+  for (int i = 0; i < 10; ++i) profile.agents[0].fields.push_back({"f" + std::to_string(i), {0.15 * i, 0, 0.15}, 0.5, ""});
+  auto refused = nav::bakeWorld(level.mesh(), profile, options, "level.obj");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == strata::ErrorKind::BadInput);
+  CHECK_THAT(refused.error().message,
+             Catch::StartsWith("level.obj: agent test: about 1.78e+04 floor nodes in 1.8e+04 columns at cell_size 0.3 m with 10 route-distance fields would need about") &&
+                 Catch::EndsWith("raise cell_size or bake fewer fields"));
+  options.memory_limit_bytes = 5'000'000;
+  auto baked = nav::bakeWorld(level.mesh(), profile, options, "level.obj");
+  REQUIRE(baked.ok());
+  CHECK(baked->agents[0].graph.fields.size() == 10);
+}
+
 TEST_CASE("components are numbered in node order and split unconnected floors", "[nav][bake]") {
   MeshBuilder level;
   level.floor(0, 0, 2, 2, 0).floor(5, 0, 7, 2, 0).floor(0, 5, 2, 7, 0);

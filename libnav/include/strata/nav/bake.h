@@ -42,6 +42,9 @@ inline constexpr double kBakeBytesPerNode = 120;
 /// baked holds per column while it runs (memory_limit_bytes' estimate).
 inline constexpr double kBakeBytesPerColumn = 4;
 inline constexpr double kBakeScratchBytesPerColumn = 5;
+/// Bytes each route-distance field takes per floor node: a float kept, whatever its
+/// max_distance, and one more while the world file is written (its [fields, nodes] array).
+inline constexpr double kBakeBytesPerFieldNode = 8;
 
 struct BakeOptions {
   int threads = 0;                  ///< worker threads; 0 = all hardware threads. [Limit: >= 0]
@@ -50,8 +53,9 @@ struct BakeOptions {
   /// bakeWorld refuses (BadInput, before any work) a profile whose agents' estimated graphs
   /// together exceed this many bytes; 0 = no limit. The estimate per agent: walkable surface area
   /// (upward triangles within its slope limit, projected) / cell_size^2 floor nodes at
-  /// kBakeBytesPerNode each, plus kBakeBytesPerColumn per column of its grid, plus
-  /// kBakeScratchBytesPerColumn per column of the largest grid. The CLI passes the
+  /// kBakeBytesPerNode each and kBakeBytesPerFieldNode more per route-distance field, plus
+  /// kBakeBytesPerColumn per column of its grid, plus kBakeScratchBytesPerColumn per column of
+  /// the largest grid (and 12 bytes a node of it while a field is flooded). The CLI passes the
   /// machine's usable memory (formats::usableMemoryBytes: physical memory, or the control
   /// group's limit when lower, as in a container), so a cell size far too fine for the level fails at once with
   /// advice instead of running out of memory minutes later. While an agent is baked, its
