@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -350,18 +351,21 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   const unsigned mesh_count = quad_meshes + line_meshes;
   const unsigned object_count = line_meshes == 0 ? 1 : 2;
   scene->mNumMaterials = object_count;
-  scene->mMaterials = new aiMaterial*[object_count];
+  // Pointer tables zeroed first: the scene's destructor deletes every entry up to its count,
+  // and memory running out while the meshes are made left the rest as garbage (a crash in
+  // ~aiScene instead of the out-of-memory message; an audit).
+  scene->mMaterials = new aiMaterial*[object_count]();
   scene->mMaterials[0] = makeMaterial("walkable");
   if (object_count == 2) scene->mMaterials[1] = makeMaterial("edges");
   scene->mNumMeshes = mesh_count;
-  scene->mMeshes = new aiMesh*[mesh_count];
+  scene->mMeshes = new aiMesh*[mesh_count]();
   for (unsigned i = 0; i < quad_meshes; ++i) scene->mMeshes[i] = makeSurfaceMesh(graph, settings, quad_groups[i]);
   for (unsigned i = 0; i < line_meshes; ++i) scene->mMeshes[quad_meshes + i] = makeLineMesh(line_groups[i]);
   // One child node per object, named as it: glTF writes a node's meshes as primitives of one
   // mesh, and a viewer shows or hides the edges only when they are an object of their own.
   scene->mRootNode = new aiNode("strata_layered_graph");
   scene->mRootNode->mNumChildren = object_count;
-  scene->mRootNode->mChildren = new aiNode*[object_count];
+  scene->mRootNode->mChildren = new aiNode*[object_count]();
   for (unsigned i = 0; i < object_count; ++i) {
     aiNode* child = new aiNode(i == 0 ? "walkable" : "edges");
     child->mParent = scene->mRootNode;
@@ -383,8 +387,17 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   {
     Assimp::Exporter exporter;
     exporter.SetIOHandler(new CheckedIOSystem(failure));  // the exporter owns and deletes it
-    if (exporter.Export(scene.get(), format_id, staged.string()) != AI_SUCCESS)
-      return Error::runtime(fmt::format("{}: Assimp export failed: {}", path.string(), exporter.GetErrorString()));
+    if (exporter.Export(scene.get(), format_id, staged.string()) != AI_SUCCESS) {
+      // A write that failed is said by its errno (a full disk, the file-size limit), not by the
+      // exporter's words ("Failed to write body data!", or a path through /proc/self/fd; an
+      // audit). Assimp swallows every exception but its own export errors and then says
+      // nothing: memory ran out (std::bad_alloc), said as by every command (strata(1)).
+      if (failure.failed)
+        return Error::runtime(fmt::format("{}: write failed: {}", path.string(), std::strerror(failure.error)));
+      const std::string reason = exporter.GetErrorString();
+      if (reason.empty()) throw std::bad_alloc();
+      return Error::runtime(fmt::format("{}: Assimp export failed: {}", path.string(), reason));
+    }
   }  // every stream is closed here
   if (failure.failed)
     return Error::runtime(fmt::format("{}: write failed: {}", path.string(), std::strerror(failure.error)));
