@@ -198,7 +198,7 @@ struct Picture {
   Geometry geometry;
   RenderLayout layout;
   ColourScale colours;
-  std::vector<std::uint16_t> bands;
+  std::vector<std::uint32_t> bands;
 };
 
 Result<Picture> planPicture(const nav::LayeredGraph& graph, const RenderSettings& settings) {
@@ -430,7 +430,7 @@ void drawEdges(Canvas& canvas, const nav::LayeredGraph& graph, const Picture& pi
   canvas.clearClip();
 }
 
-int waypointBand(const nav::LayeredGraph& graph, const std::vector<std::uint16_t>& bands, const sim::Vec3& point) {
+int waypointBand(const nav::LayeredGraph& graph, const std::vector<std::uint32_t>& bands, const sim::Vec3& point) {
   const uint32_t node = graph.nearestNode(point, 2.0 * graph.grid.cell_size, std::numeric_limits<double>::infinity());
   return node == nav::kNoNode ? -1 : bands[node];
 }
@@ -635,16 +635,16 @@ std::string RenderSettings::validate() const {
   return {};
 }
 
-std::vector<std::uint16_t> nodeBands(const nav::LayeredGraph& graph) {
-  std::vector<std::uint16_t> bands(graph.nodeCount(), 0);
+std::vector<std::uint32_t> nodeBands(const nav::LayeredGraph& graph) {
+  std::vector<std::uint32_t> bands(graph.nodeCount(), 0);
   for (std::size_t c = 0; c + 1 < graph.column_offsets.size(); ++c)
     for (uint32_t node = graph.column_offsets[c]; node < graph.column_offsets[c + 1] && node < bands.size(); ++node)
-      bands[node] = static_cast<std::uint16_t>(std::min<uint32_t>(node - graph.column_offsets[c], 65535));
+      bands[node] = node - graph.column_offsets[c];  // 32 bits: a column of 65,600 floors was cut at 65,535 (an audit)
   return bands;
 }
 
 std::vector<LayerBand> layerBands(const nav::LayeredGraph& graph) {
-  const std::vector<std::uint16_t> bands = nodeBands(graph);
+  const std::vector<std::uint32_t> bands = nodeBands(graph);
   std::vector<LayerBand> result;
   for (std::size_t node = 0; node < bands.size(); ++node) {
     const std::size_t b = bands[node];

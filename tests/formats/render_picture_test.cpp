@@ -66,6 +66,22 @@ TEST_CASE("layer bands are ranks within a column", "[formats][render]") {
   CHECK(per_node[begin + 2] == 2);
 }
 
+TEST_CASE("layer bands count past 65535 floors in a column", "[formats][render]") {
+  // Bands were 16-bit and clamped: a column of 65,600 floors had bands 0..65535, the last one
+  // holding 65 nodes of one column (an audit).
+  const nav::LayeredGraph graph = test::buildColumnGraph(1, 1, 0.5, [](int, int) {
+    std::vector<float> floors;
+    for (int i = 0; i < 65600; ++i) floors.push_back(0.06f * static_cast<float>(i));
+    return floors;
+  });
+  const auto bands = formats::layerBands(graph);
+  REQUIRE(bands.size() == 65600);
+  CHECK(bands[65599].node_count == 1);
+  CHECK(bands[65599].min_height == 0.06f * 65599.0f);
+  const auto per_node = formats::nodeBands(graph);
+  CHECK(per_node[65599] == 65599);
+}
+
 TEST_CASE("a picture has one panel per band and node pixels in proportion to its nodes", "[formats][render]") {
   const nav::LayeredGraph graph = test::threeStoreyGraph();
   RenderSettings settings;

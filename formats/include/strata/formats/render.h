@@ -81,7 +81,7 @@ struct LayerBand {
 };
 
 /// Band of every node (its rank in its column), size graph.nodeCount().
-std::vector<std::uint16_t> nodeBands(const nav::LayeredGraph& graph);
+std::vector<std::uint32_t> nodeBands(const nav::LayeredGraph& graph);
 /// The bands of a graph, lowest first (empty for a graph without nodes).
 std::vector<LayerBand> layerBands(const nav::LayeredGraph& graph);
 
