@@ -218,8 +218,19 @@ int main(int argc, char** argv) {
     const std::string prefix = "Could not convert: ";
     if (message.rfind(prefix, 0) == 0) {
       const std::size_t eq = message.find(" = ", prefix.size());
-      if (eq != std::string::npos)
-        message = fmt::format("{}: '{}' is not a number", message.substr(prefix.size(), eq - prefix.size()), message.substr(eq + 3));
+      if (eq != std::string::npos) {
+        const std::string name = message.substr(prefix.size(), eq - prefix.size()), value = message.substr(eq + 3);
+        // A flag given a value it does not read ("--flat=maybe"): not a number it wanted.
+        bool flag = false;
+        for (const CLI::App* sub : app.get_subcommands()) {
+          const CLI::Option* option = sub->get_option_no_throw(name);
+          for (const CLI::App* k : sub->get_subcommands({}))
+            if (option == nullptr && k->parsed()) option = k->get_option_no_throw(name);
+          flag = flag || (option != nullptr && option->get_expected_max() == 0);
+        }
+        message = flag ? fmt::format("{}: '{}' is not a value this flag takes (give {} alone, or {}=true or =false)", name, value, name, name)
+                       : fmt::format("{}: '{}' is not a number", name, value);
+      }
     }
     // CLI11's count message ("--from: At Most 1 required but received 2"): an option given twice.
     {

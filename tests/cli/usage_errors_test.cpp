@@ -346,5 +346,8 @@ TEST_CASE("an option given no value says so - not that the next option's value i
       {{"path", "x.h5", "--to", "0,0,-25", "--from"}, "--from: a value is required, and nothing follows it"},
       {{"query", "x.h5", "los", "--from", "--to", "1,1,1"}, "--from: a value is required, and the next word, '--to', is an option"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads"}, "--threads: a value is required, and nothing follows it"},
+      // A flag given a value it does not read said "'maybe' is not a number".
+      {{"export", "x.h5", "-o", "y.glb", "--flat=maybe"}, "--flat: 'maybe' is not a value this flag takes (give --flat alone, or --flat=true or =false)"},
+      {{"query", "x.h5", "nearest", "--at", "0,0,0", "--json=x"}, "--json: 'x' is not a value this flag takes"},
   });
 }
