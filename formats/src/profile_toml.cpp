@@ -363,6 +363,49 @@ class Parser {
       fail(t.get("cost") ? t.get("cost") : &t, p + ".cost", fmt::format("must be from 1 to {:g}, or inf", kMaxCost));
   }
 
+  // "agent.a.fields[1].max_distance: " when a syntax error lies in the value of a `key = value`
+  // line (as the profile's other errors name their key: toml++ names none, "p.toml:2:15: Error
+  // while parsing floating-point: '1e400' ..."; an audit), the key as written after the last
+  // table header before it (an array of tables' element by its index); else empty.
+  static std::string keyOfValueAt(std::string_view text, std::size_t line, std::size_t column) {
+    std::vector<std::string_view> lines;
+    for (std::size_t start = 0; lines.size() < line && start <= text.size();) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      lines.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+    if (lines.size() < line || line == 0) return {};
+    auto trim = [](std::string_view v) {
+      while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+      while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) v.remove_suffix(1);
+      return v;
+    };
+    const std::string_view here = lines[line - 1];
+    const std::size_t equals = here.find('=');
+    if (equals == std::string_view::npos || equals + 1 >= column) return {};
+    const std::string_view key = trim(here.substr(0, equals));
+    if (key.empty() || key.front() == '[' || key.front() == '#' || key.find('"') != std::string_view::npos ||
+        key.find('\'') != std::string_view::npos)
+      return {};
+    std::string header;
+    std::size_t header_line = 0;
+    for (std::size_t l = line - 1; l-- > 0 && header_line == 0;) {
+      const std::string_view h = trim(lines[l]);
+      if (!h.empty() && h.front() == '[') header_line = l + 1, header = std::string(h);
+    }
+    if (!header.empty()) {
+      const bool array = header.rfind("[[", 0) == 0;
+      const std::size_t close = header.find(']');
+      const std::string name = std::string(trim(std::string_view(header).substr(array ? 2 : 1, close - (array ? 2 : 1))));
+      if (name.find('"') != std::string::npos || name.find('\'') != std::string::npos) return {};
+      std::size_t index = 0;
+      if (array)
+        for (std::size_t l = 0; l + 1 < header_line; ++l) index += trim(lines[l]).rfind(header.substr(0, header.find(']') + 2), 0) == 0;
+      header = array ? name + "[" + std::to_string(index) + "]" : name;
+    }
+    return (header.empty() ? std::string(key) : header + "." + std::string(key)) + ": ";
+  }
+
   // toml++'s message, with the redefined table named by its header as written on that line:
   // toml++ 3.3 garbles a quoted name ([agent."a"] came out as 'agent."a"a"').
   static std::string describe(std::string_view description, std::string_view text, std::size_t line) {
@@ -393,7 +436,7 @@ class Parser {
     } catch (const toml::parse_error& e) {
       const auto& begin = e.source().begin;
       throw ProfileError{source_ + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column) + ": " +
-                         describe(e.description(), text, begin.line)};
+                         keyOfValueAt(text, begin.line, begin.column) + describe(e.description(), text, begin.line)};
     }
     checkKeys(root, "", {"agent"});
     const toml::node* agents_node = root.get("agent");

@@ -122,6 +122,19 @@ TEST_CASE("unknown keys are errors naming file, line and key", "[formats][profil
              Catch::Contains("agent.a.links[0].lable: unknown key"));
 }
 
+TEST_CASE("a value that does not parse names its key as the other errors do", "[formats][profile]") {
+  // toml++'s syntax errors name no key ("p.toml:2:15: Error while parsing floating-point: ...";
+  // an audit): the key of the line, after the last table header (an array element by index).
+  CHECK_THAT(errorOf("[agent.a]\nradius = 1e400\n"),
+             Catch::StartsWith("p.toml:2:15: agent.a.radius: Error while parsing floating-point: '1e400'"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.fields]]\nname='x'\norigin=[0,0,0]\n[[agent.a.fields]]\nname = 'y'\n  max_distance = 1e999\n"),
+             Catch::StartsWith("p.toml:7:") && Catch::Contains(": agent.a.fields[1].max_distance: Error while parsing"));
+  CHECK_THAT(errorOf("agent.a.radius = \n"), Catch::StartsWith("p.toml:1:") && Catch::Contains(": agent.a.radius: Error while parsing"));
+  // Not on a line without a key, nor in a key itself.
+  CHECK_THAT(errorOf("[agent.a\n"), !Catch::Contains("agent.a:"));
+  CHECK_THAT(errorOf("[agent.a]\nlinks = [\n  1e400,\n]\n"), Catch::StartsWith("p.toml:3:") && !Catch::Contains(": links:"));
+}
+
 TEST_CASE("out-of-range and mistyped values are located errors", "[formats][profile]") {
   // Each fixture is one bad value; the message must name line 2 and the key.
   const char* cases[][2] = {
