@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "strata/formats/output_file.h"
@@ -87,8 +88,23 @@ Result<std::vector<RenderPath>> readPathLines(const std::filesystem::path& path)
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     // As `strata path --batch` reads its requests (a NUL after the JSON was accepted; an audit).
     if (line.find('\0') != std::string::npos) return located("contains a NUL byte");
-    nlohmann::json doc = nlohmann::json::parse(line, nullptr, false);
+    // A member given twice in any object is an error, as in `strata path --batch` requests (the
+    // parser kept the last "waypoints"; an audit).
+    std::vector<std::set<std::string>> members;
+    std::string duplicate;
+    nlohmann::json doc = nlohmann::json::parse(
+        line,
+        [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+          if (event == nlohmann::json::parse_event_t::object_start) members.emplace_back();
+          else if (event == nlohmann::json::parse_event_t::object_end && !members.empty()) members.pop_back();
+          else if (event == nlohmann::json::parse_event_t::key && !members.empty() &&
+                   !members.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+            duplicate = parsed.get<std::string>();
+          return true;
+        },
+        false);
     if (doc.is_discarded()) return located("not valid JSON");
+    if (!duplicate.empty()) return located("member \"" + duplicate + "\" given twice");
     if (!doc.is_object()) return located("expected a JSON object");
     if (!doc.contains("waypoints") || doc["waypoints"].is_null()) continue;  // a failed request
     const nlohmann::json& waypoints = doc["waypoints"];

@@ -468,4 +468,16 @@ TEST_CASE("path results are read from JSON lines - errors name file and line", "
   auto agent = formats::readPathLines(dir / "agent.jsonl");
   REQUIRE_FALSE(agent.ok());
   CHECK_THAT(agent.error().message, Catch::EndsWith("agent.jsonl:2: \"agent\" is not a string"));
+  // A member given twice, in the line's object or a waypoint's, is refused as the batch reader
+  // refuses it (an audit: the last "waypoints" was drawn).
+  for (const char* twice : {R"({"waypoints":[{"x":1,"y":0,"z":2}],"waypoints":[]})",
+                            R"({"waypoints":[{"x":1,"y":0,"z":2,"x":5}]})"}) {
+    {
+      std::ofstream out(dir / "twice.jsonl");
+      out << R"({"waypoints":[{"x":1,"y":0,"z":2}],"results":{"x":1},"x":2})" << "\n" << twice << "\n";
+    }
+    auto refused = formats::readPathLines(dir / "twice.jsonl");
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.error().message, Catch::Contains("twice.jsonl:2: member ") && Catch::EndsWith(" given twice"));
+  }
 }
