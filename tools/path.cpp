@@ -266,8 +266,9 @@ std::function<int()> setupPath(CLI::App& app) {
                   "walkable, not guaranteed optimal) or interval (worlds only: corridor with the rectangles\n"
                   "chosen by an exact interval search and corners tightened, or corridor's route when cheaper;\n"
                   "slower, routes as short as theta's); corridor charges areas of different costs per rectangle;\n"
-                  "interval needs one area cost, and both no link cheaper than walking, else theta answers\n"
-                  "(and the output says so: answered_by)")
+                  "interval needs one area cost, else theta answers in its search's place (corridor's route\n"
+                  "still kept when cheaper); both need no link cheaper than walking, else theta answers (the\n"
+                  "output says who answered: answered_by)")
       ->default_str("astar");
   sub->add_option("--budget", options->budget,
                   "Node expansions per search before it gives up (BudgetExhausted); 0 = unlimited. Default:\n"
