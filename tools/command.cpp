@@ -206,10 +206,10 @@ CLI::Validator numberValidator(std::function<bool(double)> allowed, const std::s
         char* end = nullptr;
         errno = 0;
         const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || text.find_first_of("xX") != std::string::npos ||
-            end != text.c_str() + text.size() || !std::isfinite(v) || !allowed(v))  // decimal only, as parseNumbers
-          return fmt::format("'{}' is not {}", typed, what);
-        if (roundsToZero(v)) return fmt::format("'{}' is too small to represent (it would read as 0)", typed);
+        const bool number = !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) &&
+                            text.find_first_of("xX") == std::string::npos && end == text.c_str() + text.size();  // decimal only, as parseNumbers
+        if (number && roundsToZero(v)) return fmt::format("'{}' is too small to represent (it would read as 0)", typed);
+        if (!number || !std::isfinite(v) || !allowed(v)) return fmt::format("'{}' is not {}", typed, what);
         return {};
       },
       description, what);

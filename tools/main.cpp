@@ -119,6 +119,19 @@ int main(int argc, char** argv) {
     return flushed([&] { return app.exit(e); });
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
+    // The subcommand parsed last (query's kind when one was given), and an option by name as
+    // the command line's words reach it: that subcommand's, its parent's, then strata's own.
+    const CLI::App* deepest = nullptr;
+    for (const CLI::App* sub : app.get_subcommands()) {
+      deepest = sub;
+      for (const CLI::App* k : sub->get_subcommands({}))
+        if (k->parsed()) deepest = k;
+    }
+    auto optionNamed = [&](const std::string& name) -> const CLI::Option* {
+      for (const CLI::App* scope = deepest; scope != nullptr; scope = scope->get_parent())
+        if (const CLI::Option* option = scope->get_option_no_throw(name)) return option;
+      return app.get_option_no_throw(name);
+    };
     // Suggest a subcommand for an unknown first argument.
     if (argc > 1 && argv[1][0] != '-') {
       const std::string typed = argv[1];
@@ -221,13 +234,8 @@ int main(int argc, char** argv) {
       if (eq != std::string::npos) {
         const std::string name = message.substr(prefix.size(), eq - prefix.size()), value = message.substr(eq + 3);
         // A flag given a value it does not read ("--flat=maybe"): not a number it wanted.
-        bool flag = false;
-        for (const CLI::App* sub : app.get_subcommands()) {
-          const CLI::Option* option = sub->get_option_no_throw(name);
-          for (const CLI::App* k : sub->get_subcommands({}))
-            if (option == nullptr && k->parsed()) option = k->get_option_no_throw(name);
-          flag = flag || (option != nullptr && option->get_expected_max() == 0);
-        }
+        const CLI::Option* option = optionNamed(name);
+        const bool flag = option != nullptr && option->get_expected_max() == 0;
         message = flag ? fmt::format("{}: '{}' is not a value this flag takes (give {} alone, or {}=true or =false)", name, value, name, name)
                        : fmt::format("{}: '{}' is not a number", name, value);
       }
@@ -244,12 +252,6 @@ int main(int argc, char** argv) {
     // (Not after "--", which ends the options: the words after it are positional.)
     const bool separated = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::strcmp(a, "--") == 0; });
     if (message.find("unexpected arguments: ") != std::string::npos && !separated) {
-      const CLI::App* deepest = nullptr;
-      for (const CLI::App* sub : app.get_subcommands()) {
-        deepest = sub;
-        for (const CLI::App* k : sub->get_subcommands({}))
-          if (k->parsed()) deepest = k;
-      }
       for (const std::string& word : app.remaining(true)) {
         if (word.rfind("--", 0) != 0 && word != "-V") continue;
         const std::string name = word.substr(0, word.find('='));
@@ -287,28 +289,34 @@ int main(int argc, char** argv) {
       }
     }
     // An option that takes a value given none, the next word being an option ("--from --to
-    // 0,0,-25"): CLI11 gave --from nothing and reported the value of --to as an unexpected
-    // argument (an audit). Say which option lacks its value. (A value may start with a single
-    // '-': "--from -1,0,2".)
+    // 0,0,-25", "-o --threads 1"): CLI11 took "--to" for the value of --from and reported the
+    // value of --to as an unexpected argument (an audit). Say which option lacks its value: one
+    // given nothing, or one that took an option needing a value of its own whose value is then
+    // the first word nobody took ("--agent --json" is the agent '--json', whose own message
+    // follows). A value may start with a single '-' ("--from -1,0,2"); a word is an option when
+    // it starts with "--" or names one ("-o").
     if (message.find("unexpected arguments: ") != std::string::npos || message.find(" missing") != std::string::npos) {
-      const CLI::App* deepest = nullptr;
-      for (const CLI::App* sub : app.get_subcommands()) {
-        deepest = sub;
-        for (const CLI::App* k : sub->get_subcommands({}))
-          if (k->parsed()) deepest = k;
-      }
-      for (int i = 1; deepest != nullptr && i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+      const std::vector<std::string> extras = app.remaining(true);
+      auto isOption = [&](const char* word) {
+        return std::strncmp(word, "--", 2) == 0 || (word[0] == '-' && optionNamed(word) != nullptr);
+      };
+      for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
         const std::string name = argv[i];
-        if (name.rfind("--", 0) != 0 || name.find('=') != std::string::npos) continue;
-        const CLI::Option* option = deepest->get_option_no_throw(name);
-        if (option == nullptr && deepest->get_parent() != nullptr && deepest->get_parent() != &app)
-          option = deepest->get_parent()->get_option_no_throw(name);
+        if (name.size() < 2 || name[0] != '-' || name.find('=') != std::string::npos) continue;
+        const CLI::Option* option = optionNamed(name);
         if (option == nullptr || option->get_expected_min() < 1) continue;
+        const auto& results = option->results();
+        const bool given = std::any_of(results.begin(), results.end(), [](const std::string& r) { return !r.empty(); });
         if (i + 1 == argc) {
+          if (given) continue;
           message = fmt::format("{}: a value is required, and nothing follows it", name);
           break;
         }
-        if (std::strncmp(argv[i + 1], "--", 2) == 0) {
+        if (!isOption(argv[i + 1])) continue;
+        const CLI::Option* taken = optionNamed(argv[i + 1]);
+        const bool orphaned = taken != nullptr && taken->get_expected_min() >= 1 && i + 2 < argc && !extras.empty() &&
+                              extras.front() == argv[i + 2];
+        if (!given || orphaned) {
           message = fmt::format("{}: a value is required, and the next word, '{}', is an option", name, argv[i + 1]);
           break;
         }

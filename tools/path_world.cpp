@@ -277,9 +277,9 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       return badInput(where + ": not valid JSON: " + reason);
     }
     if (!request.is_object()) return badInput(where + ": not a JSON object");
+    if (!duplicate.empty()) return badInput(where + ": member \"" + duplicate + "\" given twice");
     if (const auto tiny = underflowingNumber(line))
       return badInput(where + ": the number " + *tiny + " is too small to represent (it would read as 0)");
-    if (!duplicate.empty()) return badInput(where + ": member \"" + duplicate + "\" given twice");
     for (const auto& [key, value] : request.items()) {
       (void)value;
       if (key != "from" && key != "to" && key != "agent" && key != "method" && key != "budget" && key != "spacing" &&

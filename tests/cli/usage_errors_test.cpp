@@ -346,6 +346,13 @@ TEST_CASE("an option given no value says so - not that the next option's value i
       {{"path", "x.h5", "--to", "0,0,-25", "--from"}, "--from: a value is required, and nothing follows it"},
       {{"query", "x.h5", "los", "--from", "--to", "1,1,1"}, "--from: a value is required, and the next word, '--to', is an option"},
       {{"bake", "x.obj", "-o", "y.h5", "--threads"}, "--threads: a value is required, and nothing follows it"},
+      // Short names too, and CLI11 takes an option word for a value: -o took "--threads" (the re-audit).
+      {{"bake", "x.obj", "-o", "--threads", "1"}, "-o: a value is required, and the next word, '--threads', is an option"},
+      {{"bake", "x.obj", "-o"}, "-o: a value is required, and nothing follows it"},
+      // Not an option that took a flag for its value when the trouble is elsewhere: the agent
+      // '--json' (its own message), the misspelt --thread offered --threads.
+      {{"path", "x.h5", "--agent", "--json", "--from", "0,0,25", "--to", "0,0,-25", "--thread", "2"},
+       "unexpected arguments: --thread 2 (did you mean --threads?)"},
       // A flag given a value it does not read said "'maybe' is not a number".
       {{"export", "x.h5", "-o", "y.glb", "--flat=maybe"}, "--flat: 'maybe' is not a value this flag takes (give --flat alone, or --flat=true or =false)"},
       {{"query", "x.h5", "nearest", "--at", "0,0,0", "--json=x"}, "--json: 'x' is not a value this flag takes"},
