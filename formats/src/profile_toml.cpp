@@ -6,14 +6,18 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -365,8 +369,10 @@ class Parser {
 
   // "agent.a.fields[1].max_distance: " when a syntax error lies in the value of a `key = value`
   // line (as the profile's other errors name their key: toml++ names none, "p.toml:2:15: Error
-  // while parsing floating-point: '1e400' ..."; an audit), the key as written after the last
-  // table header before it (an array of tables' element by its index); else empty.
+  // while parsing floating-point: '1e400' ..."; an audit), the key after the last table header
+  // before it (an array of tables' element by its index); else empty. Only where that is
+  // certain: a bare or dotted key (no quotes, no inline table), and no multi-line string
+  // before the error (whose lines could look like keys or headers; the re-audit).
   static std::string keyOfValueAt(std::string_view text, std::size_t line, std::size_t column) {
     std::vector<std::string_view> lines;
     for (std::size_t start = 0; lines.size() < line && start <= text.size();) {
@@ -375,35 +381,52 @@ class Parser {
       start = end + 1;
     }
     if (lines.size() < line || line == 0) return {};
-    auto trim = [](std::string_view v) {
-      while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-      while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) v.remove_suffix(1);
-      return v;
+    for (std::size_t l = 0; l < line; ++l)
+      if (lines[l].find("\"\"\"") != std::string_view::npos || lines[l].find("\'\'\'") != std::string_view::npos) return {};
+    // Whitespace dropped ("agent . a" is "agent.a"); empty when anything but a bare or dotted key.
+    auto bare = [](std::string_view v) {
+      std::string key;
+      for (const char c : v) {
+        if (c == ' ' || c == '\t' || c == '\r') continue;
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return std::string();
+        key += c;
+      }
+      return key;
     };
     const std::string_view here = lines[line - 1];
     const std::size_t equals = here.find('=');
     if (equals == std::string_view::npos || equals + 1 >= column) return {};
-    const std::string_view key = trim(here.substr(0, equals));
-    if (key.empty() || key.front() == '[' || key.front() == '#' || key.find('"') != std::string_view::npos ||
-        key.find('\'') != std::string_view::npos)
-      return {};
+    const std::string key = bare(here.substr(0, equals));
+    if (key.empty()) return {};
+    // The last header before the line: "[name]" or "[[name]]", a comment after it allowed.
+    auto headerOf = [&](std::string_view l, bool& array) -> std::optional<std::string> {
+      const std::size_t first = l.find_first_not_of(" \t");
+      if (first == std::string_view::npos || l[first] != '[') return std::nullopt;
+      l = l.substr(first);
+      array = l.rfind("[[", 0) == 0;
+      const std::size_t close = l.find(array ? "]]" : "]");
+      if (close == std::string_view::npos) return std::string();
+      return bare(l.substr(array ? 2 : 1, close - (array ? 2 : 1)));
+    };
     std::string header;
+    bool array = false;
     std::size_t header_line = 0;
-    for (std::size_t l = line - 1; l-- > 0 && header_line == 0;) {
-      const std::string_view h = trim(lines[l]);
-      if (!h.empty() && h.front() == '[') header_line = l + 1, header = std::string(h);
-    }
-    if (!header.empty()) {
-      const bool array = header.rfind("[[", 0) == 0;
-      const std::size_t close = header.find(']');
-      const std::string name = std::string(trim(std::string_view(header).substr(array ? 2 : 1, close - (array ? 2 : 1))));
-      if (name.find('"') != std::string::npos || name.find('\'') != std::string::npos) return {};
+    for (std::size_t l = line - 1; l-- > 0 && header_line == 0;)
+      if (auto h = headerOf(lines[l], array)) {
+        if (h->empty()) return {};  // a quoted or malformed header
+        header = *h;
+        header_line = l + 1;
+      }
+    if (array) {
       std::size_t index = 0;
-      if (array)
-        for (std::size_t l = 0; l + 1 < header_line; ++l) index += trim(lines[l]).rfind(header.substr(0, header.find(']') + 2), 0) == 0;
-      header = array ? name + "[" + std::to_string(index) + "]" : name;
+      for (std::size_t l = 0; l + 1 < header_line; ++l) {
+        bool other_array = false;
+        const auto h = headerOf(lines[l], other_array);
+        index += h && other_array && *h == header;
+      }
+      header += "[" + std::to_string(index) + "]";
     }
-    return (header.empty() ? std::string(key) : header + "." + std::string(key)) + ": ";
+    return (header.empty() ? key : header + "." + key) + ": ";
   }
 
   // toml++'s message, with the redefined table named by its header as written on that line:

@@ -133,6 +133,15 @@ TEST_CASE("a value that does not parse names its key as the other errors do", "[
   // Not on a line without a key, nor in a key itself.
   CHECK_THAT(errorOf("[agent.a\n"), !Catch::Contains("agent.a:"));
   CHECK_THAT(errorOf("[agent.a]\nlinks = [\n  1e400,\n]\n"), Catch::StartsWith("p.toml:3:") && !Catch::Contains(": links:"));
+  // The re-audit: never a wrong key. An inline table's line, a multi-line string before the
+  // error (its lines could look like keys or headers): no key; headers compared without spaces.
+  CHECK_THAT(errorOf("[agent.a]\nlinks = [\n  { from = [0.0,0.0,0.0], to = [1.0, 1e400, 0.0], label = 'x' },\n]\n"),
+             Catch::StartsWith("p.toml:3:") && !Catch::Contains("agent.a.{") && !Catch::Contains("agent.a."));
+  CHECK_THAT(errorOf("[agent.a]\nlabel = \"\"\"\nx = \\q\"\"\"\n"), !Catch::Contains("agent.a.x"));
+  CHECK_THAT(errorOf("[agent.a]\nnote = \"\"\"\n[fake.header]\n\"\"\"\nradius = 1e400\n"), !Catch::Contains("fake.header"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.fields]]\nname='x'\norigin=[0,0,0]\n[[ agent.a.fields ]] # second\nname='y'\nmax_distance = 1e400\n"),
+             Catch::Contains(": agent.a.fields[1].max_distance: Error while parsing"));
+  CHECK_THAT(errorOf("[agent . a]\nradius = 1e400\n"), Catch::Contains(": agent.a.radius: Error while parsing"));
 }
 
 TEST_CASE("out-of-range and mistyped values are located errors", "[formats][profile]") {
