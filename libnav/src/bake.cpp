@@ -287,11 +287,19 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     });
     const std::span<const BucketRange> ranges(range.data(), range.size());
     const std::uint64_t entries = rectBucketEntries(ranges);
-    const bool too_many = options.memory_limit_bytes > 0 && entries > options.memory_limit_bytes / sizeof(uint32_t);
-    if (too_many || !fillRectBuckets(ranges, tiles_x, tile_count, tile_offsets, tile_triangles, [](uint32_t t) { return t; })) {
+    // Against the memory the bake does not hold already: the agent's estimated graph and
+    // per-column tables (checkMemory's estimate; an audit found 25 GB of a machine's 25.3 GB
+    // allowed to bins alone, the bake peaking at 22.7 GB).
+    auto beyondMemory = [&] {
+      const double held = estimatedNodes(mesh, settings) * kBakeBytesPerNode +
+                          static_cast<double>(grid.columnCount()) * (kBakeBytesPerColumn + kBakeScratchBytesPerColumn);
+      return static_cast<double>(entries) * sizeof(uint32_t) > static_cast<double>(options.memory_limit_bytes) - held;
+    };
+    if (entries > kMaxRectBucketEntries || (options.memory_limit_bytes > 0 && beyondMemory())) {
       pieces_task.wait();
       return tooManyEntries(source, settings, entries, "tile");
     }
+    fillRectBuckets(ranges, tiles_x, tile_count, entries, tile_offsets, tile_triangles, [](uint32_t t) { return t; });
   }
   // Candidate records of every triangle, once, for the tiles' standing-room tests and the edge
   // stage's bins (released after the edge stage).
@@ -411,7 +419,12 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     std::vector<uint8_t> climbable;
     if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
     // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
-    const TriangleBins bins(*candidates, grid, kSweepBinCells, options.memory_limit_bytes);
+    // Against the memory the bake does not hold already: the graph and per-column tables.
+    const double held = static_cast<double>(nodes) * kBakeBytesPerNode +
+                        static_cast<double>(grid.columnCount()) * (kBakeBytesPerColumn + kBakeScratchBytesPerColumn);
+    const std::uint64_t bin_bytes =
+        options.memory_limit_bytes == 0 ? 0 : static_cast<std::uint64_t>(std::max(1.0, static_cast<double>(options.memory_limit_bytes) - held));
+    const TriangleBins bins(*candidates, grid, kSweepBinCells, bin_bytes);
     if (bins.full()) return tooManyEntries(source, settings, bins.entries(), "sweep bin");
     EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
     const NodeArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);

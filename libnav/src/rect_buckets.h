@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 namespace strata::nav {
@@ -35,13 +36,14 @@ inline std::uint64_t rectBucketEntries(std::span<const BucketRange> ranges) {
 /// Fills `offsets` (buckets + 1 entries) and `entries` (a std::vector or NodeArray, resized
 /// here) so that bucket b (row-major, `buckets_x` wide, `buckets` in all) holds
 /// entries[offsets[b] .. offsets[b + 1]): value(i) for every item i whose ranges[i] covers b, in
-/// ascending i. Returns false, filling nothing, when there would be more than 2^32 - 1 entries
-/// (the offsets are 32-bit: a sum past that wrapped, and the entries were written past a
-/// small buffer; an audit: 10,996 wall triangles, each over 390,625 tiles).
+/// ascending i. `total` is rectBucketEntries(ranges), which the caller has checked: at most
+/// kMaxRectBucketEntries (the offsets are 32-bit: a sum past that wrapped, and the entries
+/// were written past a small buffer; an audit: 10,996 wall triangles, each over 390,625 tiles).
+inline constexpr std::uint64_t kMaxRectBucketEntries = std::numeric_limits<uint32_t>::max();
 template <class Entries, class Value>
-[[nodiscard]] bool fillRectBuckets(std::span<const BucketRange> ranges, int32_t buckets_x, std::size_t buckets,
-                                   std::vector<uint32_t>& offsets, Entries& entries, Value&& value) {
-  if (rectBucketEntries(ranges) > std::numeric_limits<uint32_t>::max()) return false;
+void fillRectBuckets(std::span<const BucketRange> ranges, int32_t buckets_x, std::size_t buckets, std::uint64_t total,
+                     std::vector<uint32_t>& offsets, Entries& entries, Value&& value) {
+  if (total > kMaxRectBucketEntries) throw std::length_error("fillRectBuckets: more entries than 32-bit offsets hold");
   const std::size_t items = ranges.size();
   // Chunks: a few per thread, fewer when the per-chunk counts would be large.
   const std::size_t threads = static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
@@ -93,7 +95,6 @@ template <class Entries, class Value>
       }
     }
   });
-  return true;
 }
 
 }  // namespace strata::nav

@@ -33,16 +33,13 @@ TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame
   });
   const std::span<const BucketRange> ranges(range.data(), range.size());
   entries_ = rectBucketEntries(ranges);
-  full_ = max_bytes > 0 && entries_ > max_bytes / (sizeof(Item) + sizeof(float));
-  auto item = [&](uint32_t t) {
+  full_ = entries_ > kMaxRectBucketEntries || (max_bytes > 0 && entries_ > max_bytes / (sizeof(Item) + sizeof(float)));
+  if (full_) return;  // full() says so, and the bins are not used
+  fillRectBuckets(ranges, bins_x_, static_cast<std::size_t>(bins_x_) * bins_z_, entries_, offsets_, items_, [&](uint32_t t) {
     const TriangleBounds& r = candidates.bounds[t];
     const BucketRange& b = range[t];
     return Item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, b[0], b[2], t};
-  };
-  if (full_ || !fillRectBuckets(ranges, bins_x_, static_cast<std::size_t>(bins_x_) * bins_z_, offsets_, items_, item)) {
-    full_ = true;  // too many: full() says so, and the bins are not used
-    return;
-  }
+  });
   // Bins of many triangles (a stack of storeys) are ordered by height for boxFree, with the
   // running maximum of their tops (HeightOrderedCandidates' rule; the answer does not depend on
   // the order, only the work does).

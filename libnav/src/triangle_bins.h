@@ -4,7 +4,6 @@
 // local_overlap.h) instead of walking the query index.
 
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "local_overlap.h"
@@ -18,7 +17,8 @@ class TriangleBins {
  public:
   /// Bins of `bin_cells` x `bin_cells` columns of `grid` (which must cover the mesh bounds) over
   /// the records of `candidates` (built over the same mesh; referenced, so it must outlive the bins).
-  /// `max_bytes` (0 = none): the bins are left empty (full()) when their entries would take more.
+  /// `max_bytes` (0 = none): the bins are left empty (full()) when their entries would take more
+  /// (the memory the bake does not hold already).
   TriangleBins(const TriangleCandidates& candidates, const GridFrame& grid, int32_t bin_cells, std::uint64_t max_bytes = 0);
 
   /// True when no triangle of the mesh overlaps the box (touching counts): the answer of
