@@ -766,25 +766,54 @@ bool objNumber(std::string_view word) {
   return end == word.data() + word.size() && (ec == std::errc() || ec == std::errc::result_out_of_range);
 }
 
+std::string joinObjContinuations(std::string_view text) {
+  std::string out;
+  std::size_t pending = 0;  // line breaks of joined lines, given after the statement
+  bool joined = false;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    const bool last = end == std::string_view::npos;
+    if (last) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    start = end + 1;
+    if (!line.empty() && line.back() == '\\') {
+      joined = true;
+      line.remove_suffix(1);
+      if (line.find('#') == std::string_view::npos) {
+        out.append(line).push_back(' ');
+        ++pending;
+        continue;
+      }
+      // In a comment: dropped, as Assimp would continue the comment over the next statement.
+    }
+    out.append(line);
+    if (!last) out.push_back('\n');
+    out.append(pending, '\n');
+    pending = 0;
+  }
+  out.append(pending, '\n');
+  return joined ? out : std::string();
+}
+
 std::string precheckObj(Bytes bytes, std::vector<std::string>* material_libraries) {
   if (hasNulByte(bytes)) return "not a text OBJ file (it contains binary data)";
-  const std::string_view text = asText(bytes);
+  const std::string joined = joinObjContinuations(asText(bytes));
+  const std::string_view text = joined.empty() ? asText(bytes) : std::string_view(joined);
   // Lines ended by a carriage return alone (classic Mac OS): Assimp 5.2.5 reads one line and
   // says "OBJ-file is too small".
   if (text.find('\r') != std::string_view::npos && text.find('\n') == std::string_view::npos)
     return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
   std::size_t start = 0, line_number = 0;
-  bool continued = false;  // the line before ends with a backslash: this one continues it
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     const std::string_view line = trim(text.substr(start, end - start));
     start = end + 1;
     ++line_number;
-    const bool continues = !line.empty() && line.back() == '\\';
     // A vertex: three numbers at least (x y z, then w or colours, which the import ignores), up
-    // to a comment. A statement continued over a backslash is left to Assimp.
-    if (!continued && !continues && !line.empty() && line[0] == 'v' && (line.size() == 1 || std::isspace(static_cast<unsigned char>(line[1])))) {
+    // to a comment; a statement continued over backslashes is one line, numbered as its first.
+    if (!line.empty() && line[0] == 'v' && (line.size() == 1 || std::isspace(static_cast<unsigned char>(line[1])))) {
       const std::vector<std::string_view> words = splitWords(line.substr(0, line.find('#')));
       for (std::size_t w = 1; w < words.size(); ++w)
         if (!objNumber(words[w]))
@@ -794,7 +823,6 @@ std::string precheckObj(Bytes bytes, std::vector<std::string>* material_librarie
         return "OBJ line " + std::to_string(line_number) + ": a vertex needs three coordinates (x y z), this one has " +
                std::to_string(words.size() - 1);
     }
-    continued = continues;
     if (material_libraries != nullptr && line.rfind("mtllib", 0) == 0 && line.size() > 6 &&
         std::isspace(static_cast<unsigned char>(line[6])))
       material_libraries->emplace_back(trim(line.substr(6)));

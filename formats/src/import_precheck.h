@@ -58,6 +58,13 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
 std::string precheckStl(std::span<const std::uint8_t> bytes);
 std::string precheckPly(std::span<const std::uint8_t> bytes);
 std::string precheckObj(std::span<const std::uint8_t> bytes, std::vector<std::string>* material_libraries);
+/// An OBJ text with each statement continued over backslash-ended lines joined into one line
+/// (the backslash and line break become a space; a backslash ending a comment is dropped: the
+/// comment ends with its line), the joined line breaks given after the statement so that every
+/// line keeps its number; empty when the text has no line ending in a backslash. Both the checks and the text Assimp reads
+/// work on it (an audit: continued lines escaped every rule of both: "v 1 \\" then "0 0 0.25"
+/// was divided by w, a comment after a continued face failed the file).
+std::string joinObjContinuations(std::string_view text);
 /// The files an OBJ `mtllib` line names, given the rest of the line (blanks around it trimmed)
 /// and the OBJ's directory: the whole rest as one name when a file of that name exists there (a
 /// name with spaces), else each of its blank-separated words (the format's list of libraries,

@@ -288,7 +288,11 @@ bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) 
 // The name is the rest of the line, without the whitespace around it. Empty when nothing
 // changes (the bytes are read as they are).
 std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesystem::path& directory) {
-  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  // Statements continued over backslashes first become one line each (joinObjContinuations),
+  // so that the rules below apply to them too.
+  const std::string joined = joinObjContinuations(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  const std::string_view text = joined.empty() ? std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())
+                                               : std::string_view(joined);
   std::map<std::string, int, std::less<>> seen;
   std::string out;
   std::size_t copied = 0;  // text before this offset is in `out`
@@ -296,14 +300,8 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
     std::size_t end = text.find('\n', begin);
     if (end == std::string_view::npos) end = text.size();
     // An indented statement: Assimp 5.2.5 skips a line that starts with a blank (" v 4 3 0" was
-    // lost in silence, shifting every later vertex index), so it is given without its indent
-    // (unless it continues the line before, which ends with a backslash).
-    const auto continued = [&] {  // the line before ends with a backslash (before its "\r\n")
-      std::size_t before = begin - 1;  // the previous line's '\n'
-      while (before > 0 && text[before - 1] == '\r') --before;
-      return before > 0 && text[before - 1] == '\\';
-    };
-    if (begin < end && blank(text[begin]) && !(begin > 0 && continued())) {
+    // lost in silence, shifting every later vertex index), so it is given without its indent.
+    if (begin < end && blank(text[begin])) {
       std::size_t first = begin;
       while (first < end && blank(text[first])) ++first;
       if (first < end && text[first] != '\r') {
@@ -361,8 +359,7 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
     // A vertex of 4, 5 or 7+ numbers: x y z and a weight w (for curves; Assimp 5.2.5 divided the
     // position by it, and a w of 0 failed the file) or colour components; Assimp reads only 3 or 6
     // (x y z r g b) and dropped any other vertex, shifting every index after it (wrong triangles,
-    // exit 0). Such a line is given as its first three numbers. (A line continued with a
-    // backslash is left as it is.)
+    // exit 0). Such a line is given as its first three numbers.
     if (end > begin + 1 && text[begin] == 'v' && blank(text[begin + 1])) {
       std::size_t stop = hash;
       while (stop > begin && blank(text[stop - 1])) --stop;
@@ -373,13 +370,12 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
         while (at < stop && !blank(text[at])) ++at;
         if (at > token) numbers.push_back(text.substr(token, at - token));
       }
-      const bool continued = stop > begin && text[stop - 1] == '\\';
-      if (!continued && numbers.size() >= 4 && numbers.size() != 6) {
+      if (numbers.size() >= 4 && numbers.size() != 6) {
         out.append(text.substr(copied, begin - copied));
         out += "v ";
         out.append(numbers[0]).append(" ").append(numbers[1]).append(" ").append(numbers[2]);
         copied = end;
-      } else if (!continued && stop < end && hash < end) {
+      } else if (stop < end && hash < end) {
         out.append(text.substr(copied, stop - copied));  // the vertex without its comment
         copied = end;
       }
@@ -391,8 +387,7 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
       std::size_t word = begin;
       while (word < end && !blank(text[word])) ++word;
       const std::string_view keyword = text.substr(begin, word - begin);
-      if (hash < end && (keyword == "f" || keyword == "l" || keyword == "p" || keyword == "vt" || keyword == "vn") &&
-          text.substr(begin, hash - begin).find('\\') == std::string_view::npos) {
+      if (hash < end && (keyword == "f" || keyword == "l" || keyword == "p" || keyword == "vt" || keyword == "vn")) {
         std::size_t stop = hash;
         while (stop > begin && blank(text[stop - 1])) --stop;
         out.append(text.substr(copied, stop - copied));
@@ -401,7 +396,7 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
     }
     begin = end + 1;
   }
-  if (copied == 0) return {};
+  if (copied == 0) return joined;
   out.append(text.substr(copied));
   return out;
 }

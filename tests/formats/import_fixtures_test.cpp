@@ -581,6 +581,37 @@ TEST_CASE("an OBJ vertex is its first three numbers whatever follows them", "[fo
   CHECK(corners(2) == C{{4, 0, 4}, {6, 0, 6}, {8, 0, 2}});
 }
 
+TEST_CASE("an OBJ statement continued over backslashes gets the rules of one line", "[formats][import][fixtures][obj]") {
+  // An audit: a statement continued over a backslash-ended line escaped every rule of the
+  // OBJ import: 'v 1 \\' then '0 0 0.25' was divided by w (x = 4), a comment after a
+  // continued vertex or face failed the file, colours after a continued vertex shifted the
+  // indices, and '0x10' on a continued line read as 0. A backslash ending a comment ends it.
+  TempDir dir;
+  writeText(dir / "c.obj",
+            "v 1 \\\n 0 0 0.25\nv 0 0 \\\n0 # c 9 9\n# a comment \\\nv 0 0 1 1 0 0 \\\n\nf 1 2 \\\r\n 3 # c\r\n"
+            "v 2 \\\n  0 2\nf 1 \\\n3 \\\n 4\n");
+  auto imported = importMeshes({dir / "c.obj"}, {});
+  REQUIRE(imported.ok());
+  const TriangleMesh& mesh = imported->mesh;
+  REQUIRE(mesh.triangleCount() == 2);
+  auto corners = [&](uint32_t t) {
+    std::vector<std::array<float, 3>> out;
+    for (int k = 0; k < 3; ++k) {
+      const auto& v = mesh.vertices[mesh.triangles[t][k]];
+      out.push_back({v.x, v.y, v.z});
+    }
+    return out;
+  };
+  using C = std::vector<std::array<float, 3>>;
+  CHECK(corners(0) == C{{1, 0, 0}, {0, 0, 0}, {0, 0, 1}});
+  CHECK(corners(1) == C{{1, 0, 0}, {0, 0, 1}, {2, 0, 2}});
+  // The rules that refuse a line refuse a continued one, named by its first line.
+  writeText(dir / "hex.obj", "v 0 0 0\nv 1 0 \\\n 0x10\nv 0 0 1\nf 1 2 3\n");
+  auto refused = importMeshes({dir / "hex.obj"}, {});
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("OBJ line 2: vertex coordinate '0x10' is not a decimal number"));
+}
+
 TEST_CASE("a skinned glTF mesh stands where its joints pose it - its node's transform is not applied", "[formats][import][fixtures][gltf]") {
   // A hunt: the unit floor skinned to a joint 2 m up (identity inverse bind matrix), on a node
   // moved 5 m up, was imported at 5 m; glTF 2.0 applies only the joint transforms: at 2 m. With
