@@ -20,6 +20,16 @@ using strata::test::TempDir;
 
 namespace {
 
+// Triangle t's corners, in its winding order.
+std::vector<std::array<float, 3>> cornersOf(const TriangleMesh& mesh, uint32_t t) {
+  std::vector<std::array<float, 3>> out;
+  for (int k = 0; k < 3; ++k) {
+    const auto& v = mesh.vertices[mesh.triangles[t][k]];
+    out.push_back({v.x, v.y, v.z});
+  }
+  return out;
+}
+
 void writeText(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
@@ -567,14 +577,7 @@ TEST_CASE("an OBJ vertex is its first three numbers whatever follows them", "[fo
   REQUIRE(imported.ok());
   const TriangleMesh& mesh = imported->mesh;
   REQUIRE(mesh.triangleCount() == 3);
-  auto corners = [&](uint32_t t) {
-    std::vector<std::array<float, 3>> out;
-    for (int k = 0; k < 3; ++k) {
-      const auto& v = mesh.vertices[mesh.triangles[t][k]];
-      out.push_back({v.x, v.y, v.z});
-    }
-    return out;
-  };
+  auto corners = [&](uint32_t t) { return cornersOf(mesh, t); };
   using C = std::vector<std::array<float, 3>>;
   CHECK(corners(0) == C{{0, 0, 0}, {0, 0, 2}, {2, 0, 0}});
   CHECK(corners(1) == C{{0, 1, 0}, {4, 0, 4}, {6, 0, 6}});
@@ -594,14 +597,7 @@ TEST_CASE("an OBJ statement continued over backslashes gets the rules of one lin
   REQUIRE(imported.ok());
   const TriangleMesh& mesh = imported->mesh;
   REQUIRE(mesh.triangleCount() == 2);
-  auto corners = [&](uint32_t t) {
-    std::vector<std::array<float, 3>> out;
-    for (int k = 0; k < 3; ++k) {
-      const auto& v = mesh.vertices[mesh.triangles[t][k]];
-      out.push_back({v.x, v.y, v.z});
-    }
-    return out;
-  };
+  auto corners = [&](uint32_t t) { return cornersOf(mesh, t); };
   using C = std::vector<std::array<float, 3>>;
   CHECK(corners(0) == C{{1, 0, 0}, {0, 0, 0}, {0, 0, 1}});
   CHECK(corners(1) == C{{1, 0, 0}, {0, 0, 1}, {2, 0, 2}});
