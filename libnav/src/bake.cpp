@@ -175,6 +175,12 @@ Status checkGrid(const GridFrame& grid, const AgentSettings& settings, const std
   return Error::badInput(source + text);
 }
 
+// Bytes an agent's bake holds with `nodes` floor nodes in `columns` columns (checkMemory's
+// estimate for one agent while it is baked), against which its triangle lists are checked.
+double bakeHeldBytes(double nodes, double columns) {
+  return nodes * kBakeBytesPerNode + columns * (kBakeBytesPerColumn + kBakeScratchBytesPerColumn);
+}
+
 // BadInput for an agent whose triangles, each listed once per tile (or sweep bin) of columns
 // its bounds touch, make more entries than the 32-bit tables hold: large triangles over a wide
 // grid at a fine cell (10,996 walls along a 20 km diagonal at 1 m, each over 390,625 tiles,
@@ -291,8 +297,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     // per-column tables (checkMemory's estimate; an audit found 25 GB of a machine's 25.3 GB
     // allowed to bins alone, the bake peaking at 22.7 GB).
     auto beyondMemory = [&] {
-      const double held = estimatedNodes(mesh, settings) * kBakeBytesPerNode +
-                          static_cast<double>(grid.columnCount()) * (kBakeBytesPerColumn + kBakeScratchBytesPerColumn);
+      const double held = bakeHeldBytes(estimatedNodes(mesh, settings), static_cast<double>(grid.columnCount()));
       return static_cast<double>(entries) * sizeof(uint32_t) > static_cast<double>(options.memory_limit_bytes) - held;
     };
     if (entries > kMaxRectBucketEntries || (options.memory_limit_bytes > 0 && beyondMemory())) {
@@ -420,8 +425,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
     // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
     // Against the memory the bake does not hold already: the graph and per-column tables.
-    const double held = static_cast<double>(nodes) * kBakeBytesPerNode +
-                        static_cast<double>(grid.columnCount()) * (kBakeBytesPerColumn + kBakeScratchBytesPerColumn);
+    const double held = bakeHeldBytes(static_cast<double>(nodes), static_cast<double>(grid.columnCount()));
     const std::uint64_t bin_bytes =
         options.memory_limit_bytes == 0 ? 0 : static_cast<std::uint64_t>(std::max(1.0, static_cast<double>(options.memory_limit_bytes) - held));
     const TriangleBins bins(*candidates, grid, kSweepBinCells, bin_bytes);
