@@ -21,10 +21,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <new>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
