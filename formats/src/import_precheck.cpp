@@ -781,7 +781,7 @@ std::string joinObjContinuations(std::string_view text) {
       joined = true;
       line.remove_suffix(1);
       if (line.find('#') == std::string_view::npos) {
-        out.append(line).push_back(' ');
+        out.append(line);  // the backslash and line break removed, nothing put in (as Assimp reads them)
         ++pending;
         continue;
       }
@@ -798,12 +798,12 @@ std::string joinObjContinuations(std::string_view text) {
 
 std::string precheckObj(Bytes bytes, std::vector<std::string>* material_libraries) {
   if (hasNulByte(bytes)) return "not a text OBJ file (it contains binary data)";
+  // Lines ended by a carriage return alone (classic Mac OS): Assimp 5.2.5 reads one line and
+  // says "OBJ-file is too small". (Before the continued lines are joined, which ends them in LF.)
+  if (asText(bytes).find('\r') != std::string_view::npos && asText(bytes).find('\n') == std::string_view::npos)
+    return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
   const std::string joined = joinObjContinuations(asText(bytes));
   const std::string_view text = joined.empty() ? asText(bytes) : std::string_view(joined);
-  // Lines ended by a carriage return alone (classic Mac OS): Assimp 5.2.5 reads one line and
-  // says "OBJ-file is too small".
-  if (text.find('\r') != std::string_view::npos && text.find('\n') == std::string_view::npos)
-    return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
   std::size_t start = 0, line_number = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);

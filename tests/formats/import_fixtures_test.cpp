@@ -606,6 +606,19 @@ TEST_CASE("an OBJ statement continued over backslashes gets the rules of one lin
   auto refused = importMeshes({dir / "hex.obj"}, {});
   REQUIRE_FALSE(refused.ok());
   CHECK_THAT(refused.error().message, Catch::Contains("OBJ line 2: vertex coordinate '0x10' is not a decimal number"));
+  // Nothing is put in the backslash's place (as Assimp joins lines; the re-audit: a space made
+  // 'v 0.\\' then '5 0 0' four numbers, and 'g Main \\' then 'Hall' the tag 'Main  Hall'), and
+  // a classic Mac OS file (lone CR) ending in a backslash is still named for its line ends.
+  writeText(dir / "split.obj", "v 0.\\\n5 0 0\nv 0 0 0\nv 0 0 1\ng Main \\\nHall\nf 1 2 3\n");
+  auto split = importMeshes({dir / "split.obj"}, {});
+  REQUIRE(split.ok());
+  CHECK(cornersOf(split->mesh, 0) == std::vector<std::array<float, 3>>{{0.5f, 0, 0}, {0, 0, 0}, {0, 0, 1}});
+  REQUIRE(split->mesh.tags.size() == 1);
+  CHECK(split->mesh.tags[0] == "split/Main Hall");
+  writeText(dir / "mac.obj", "v 0 0 0\rv 1 0 0\rv 0 0 1\rf 1 2 3\\\r");
+  auto mac = importMeshes({dir / "mac.obj"}, {});
+  REQUIRE_FALSE(mac.ok());
+  CHECK_THAT(mac.error().message, Catch::Contains("lone carriage return"));
 }
 
 TEST_CASE("a skinned glTF mesh stands where its joints pose it - its node's transform is not applied", "[formats][import][fixtures][gltf]") {
