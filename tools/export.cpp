@@ -77,7 +77,8 @@ std::function<int()> setupExport(CLI::App& app) {
       "lines (glTF/GLB/OBJ; PLY has quads only). Opens in Blender or any glTF viewer over the source level.");
   addBakedInputOptions(sub, options->input, "export");
   sub->add_option("-o,--output", options->output, "the mesh to write: OUT.gltf (+ OUT.bin), OUT.glb, OUT.obj (+ OUT.mtl) "
-                                                  "or OUT.ply (written atomically; a symbolic link is written through; never an input, a directory or a device)")
+                                                  "or OUT.ply (written atomically; a symbolic link is written through; never an input, a directory or a device; "
+                                                  "a .gltf name without spaces or # ? % and the like, an .obj name without blanks: see strata-export(1))")
       ->required();
   sub->add_flag("--flat", options->settings.flat, "horizontal quads instead of quads tilted to the node normal");
   sub->add_flag("--no-edges", options->no_edges, "leave out the edge lines");

@@ -294,12 +294,24 @@ Result<ExportStats> exportDebugMesh(const std::filesystem::path& path, const nav
   const std::filesystem::path target = destinations.back().second;
   // A .gltf names its buffer file in a URI: '#' would start a fragment, '?' a query and '%' an
   // escape, and readers disagree on decoding escapes (Assimp does not, Blender does), so such a
-  // name cannot be written so that every reader finds the buffer.
-  if (ext == ".gltf")
-    if (const std::string name = target.filename().string(); name.find_first_of("#?%") != std::string::npos)
-      return Error::badInput(fmt::format("{}: a .gltf file names its .bin buffer in a URI, where '#', '?' and '%' "
-                                         "are not plain characters; rename it, or write .glb (one file)",
-                                         path.string()));
+  // name cannot be written so that every reader finds the buffer. Nor can a space or another
+  // character a URI (or IRI) never holds unescaped (Assimp wrote "my level.bin" as it is, which
+  // a strict reader refuses; an audit). Letters beyond ASCII are IRI characters.
+  const std::string name = target.filename().string();
+  auto notInUri = [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u <= 0x20 || u == 0x7f || std::strchr("#?%\"<>\\^`{|}", c) != nullptr;
+  };
+  if (ext == ".gltf" && std::any_of(name.begin(), name.end(), notInUri))
+    return Error::badInput(fmt::format("{}: a .gltf file names its .bin buffer in a URI, where spaces, control characters and "
+                                       "# ? % \" < > \\ ^ ` {{ | }} are not plain characters; rename it, or write .glb (one file)",
+                                       path.string()));
+  // An OBJ names its material library on an "mtllib" line, a list of names separated by blanks:
+  // "mtllib my level.mtl" names two files, neither of them written (an audit).
+  if (ext == ".obj" && name.find_first_of(" \t") != std::string::npos)
+    return Error::badInput(fmt::format("{}: an .obj file names its .mtl on an mtllib line, whose names are separated by blanks, "
+                                       "so its name may not hold a space or tab; rename it",
+                                       path.string()));
   std::error_code ec;
 
   ExportStats stats;

@@ -84,18 +84,27 @@ TEST_CASE("strata export: bad input exits 2 with one line naming the file", "[cl
   CHECK(empty.exit_code == 2);
   CHECK(empty.err == "strata: error: " + (dir / "wall.obj").string() + ": agent default has no walkable nodes to export\n");
   CHECK_FALSE(std::filesystem::exists(dir / "w.glb"));
-  // A .gltf's buffer URI is named after it: '#', '?' and '%' would not read back as a name; a
-  // space does (as Assimp and Blender read it), and so does the same name as .glb.
-  for (const char* name : {"level#1.gltf", "what?.gltf", "100%.gltf"}) {
+  // A .gltf's buffer URI is named after it: '#', '?' and '%' would not read back as a name, and
+  // a space or '<' is no URI character (Assimp and Blender read a raw space, a strict reader
+  // refuses it; an audit); the same names as .glb are fine.
+  for (const char* name : {"level#1.gltf", "what?.gltf", "100%.gltf", "my level.gltf", "a<b.gltf"}) {
     const auto uri = test::runStrata({"export", tower, "--profile", profile, "-o", (dir / name).string()});
     CHECK(uri.exit_code == 2);
     CHECK_THAT(uri.err, Catch::StartsWith("strata: error: " + (dir / name).string() + ": a .gltf file names its .bin"));
     CHECK(std::count(uri.err.begin(), uri.err.end(), '\n') == 1);
     CHECK_FALSE(std::filesystem::exists(dir / name));
   }
-  CHECK(test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "my level.gltf").string()}).exit_code == 0);
-  CHECK(std::filesystem::exists(dir / "my level.bin"));
+  CHECK(test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "my level.glb").string()}).exit_code == 0);
   CHECK(test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "level#1.glb").string()}).exit_code == 0);
+  CHECK(test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "niveau é.glb").string()}).exit_code == 0);
+  CHECK(test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "niveau_é.gltf").string()}).exit_code == 0);
+  // An .obj names its .mtl on an mtllib line, whose names are separated by blanks: "mtllib my
+  // level.mtl" names two files, neither written (an audit).
+  const auto spaced = test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "my level.obj").string()});
+  CHECK(spaced.exit_code == 2);
+  CHECK_THAT(spaced.err, Catch::Contains("my level.obj: an .obj file names its .mtl on an mtllib line"));
+  CHECK_FALSE(std::filesystem::exists(dir / "my level.obj"));
+  CHECK_FALSE(std::filesystem::exists(dir / "my level.mtl"));
   // An upper- or mixed-case .GLTF: Assimp names its buffer NAME.GLTF.bin, which the export moves
   // into place beside it (an audit: the export ran, then refused that buffer, exit 1).
   for (const char* name : {"UP.GLTF", "Mixed.Gltf"}) {
