@@ -209,10 +209,8 @@ int main(int argc, char** argv) {
     // in the order typed, and say where an option of the kind given before it belongs.
     if (message.rfind("The following argument", 0) == 0 && message.find("not expected") != std::string::npos) {
       const std::vector<std::string> extras = app.remaining(true);
-      const CLI::App* kind = nullptr;  // the kind given (query's), if any
-      for (const CLI::App* sub : app.get_subcommands())
-        for (const CLI::App* k : sub->get_subcommands({}))
-          if (k->parsed()) kind = k;
+      // The kind given (query's), if any: the deepest subcommand when it is not strata's own.
+      const CLI::App* kind = deepest != nullptr && deepest->get_parent() != &app ? deepest : nullptr;
       std::string typed, misplaced;
       for (const std::string& word : extras) {
         typed += (typed.empty() ? "" : " ") + word;

@@ -767,6 +767,7 @@ bool objNumber(std::string_view word) {
 }
 
 std::string joinObjContinuations(std::string_view text) {
+  if (text.find('\\') == std::string_view::npos) return {};  // most files: no copy made
   std::string out;
   std::size_t pending = 0;  // line breaks of joined lines, given after the statement
   bool joined = false;

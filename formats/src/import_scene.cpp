@@ -290,9 +290,9 @@ bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) 
 std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesystem::path& directory) {
   // Statements continued over backslashes first become one line each (joinObjContinuations),
   // so that the rules below apply to them too.
-  const std::string joined = joinObjContinuations(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-  const std::string_view text = joined.empty() ? std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())
-                                               : std::string_view(joined);
+  const std::string_view raw(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const std::string joined = joinObjContinuations(raw);
+  const std::string_view text = joined.empty() ? raw : std::string_view(joined);
   std::map<std::string, int, std::less<>> seen;
   std::string out;
   std::size_t copied = 0;  // text before this offset is in `out`
