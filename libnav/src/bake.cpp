@@ -30,6 +30,7 @@
 #include "bake_stages.h"
 #include "edge_builder.h"
 #include "rect_buckets.h"
+#include "triangle_footprint.h"
 #include "strata/nav/column_builder.h"
 #include "strata/nav/layered_graph.h"
 #include "triangle_bins.h"
@@ -182,13 +183,13 @@ double bakeHeldBytes(double nodes, double columns) {
 }
 
 // BadInput for an agent whose triangles, each listed once per tile (or sweep bin) of columns
-// its bounds touch, make more entries than the 32-bit tables hold: large triangles over a wide
+// it spans (its bounds, or its footprint for a thin one), make more entries than the 32-bit tables hold: large triangles over a wide
 // grid at a fine cell (10,996 walls along a 20 km diagonal at 1 m, each over 390,625 tiles,
 // crashed the bake: the count wrapped; an audit).
 Error tooManyEntries(const std::string& source, const AgentSettings& settings, std::uint64_t entries, const char* what) {
   char text[300];
   std::snprintf(text, sizeof text,
-                ": agent %s: its triangles, each listed once per %s of columns its bounds touch, make %.3g entries at "
+                ": agent %s: its triangles, each listed once per %s of columns it spans, make %.3g entries at "
                 "cell_size %g m, more than a bake holds (4.29e9, or the memory); raise cell_size or split the largest triangles",
                 settings.name.c_str(), what, static_cast<double>(entries), settings.effectiveCellSize());
   return Error::badInput(source + text);
@@ -292,7 +293,33 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
       }
     });
     const std::span<const BucketRange> ranges(range.data(), range.size());
-    const std::uint64_t entries = rectBucketEntries(ranges);
+    // A thin triangle over more than kFootprintAboveCells tiles is listed only in the tiles of its
+    // footprint (triangle_footprint.h), widened as its bounds are: by `slack` columns round the
+    // part of it in the band of z that a tile row's column centres cover, also widened by
+    // `slack` columns (and by a millimetre-scale margin against rounding).
+    auto rows = [&](std::size_t t, int32_t tz, int32_t& tx0, int32_t& tx1) {
+      const BucketRange& r = range[t];
+      if (static_cast<std::int64_t>(r[1] - r[0] + 1) * (r[3] - r[2] + 1) <= kFootprintAboveCells) return;
+      const sim::Vec3 a = mesh.vertex(static_cast<uint32_t>(t), 0), b = mesh.vertex(static_cast<uint32_t>(t), 1),
+                      c = mesh.vertex(static_cast<uint32_t>(t), 2);
+      const double xs[3] = {a.x, b.x, c.x}, zs[3] = {a.z, b.z, c.z};
+      if (!thinAcrossAxes(xs, zs)) return;
+      const int32_t first_row = tz * tile, last_row = std::min(first_row + tile, grid.depth_cells) - 1;
+      const double margin = 1e-3 * grid.cell_size;
+      const double lo = grid.origin_z + (first_row + 0.5 - slack) * grid.cell_size - margin;
+      const double hi = grid.origin_z + (last_row + 0.5 + slack) * grid.cell_size + margin;
+      double min_x, max_x;
+      int32_t x0 = 0, x1 = -1;
+      if (triangleSlabX(xs, zs, lo, hi, min_x, max_x))
+        centreRange(min_x - margin, max_x + margin, grid.origin_x, grid.cell_size, grid.width_cells, x0, x1, slack);
+      if (x0 > x1) {
+        tx1 = tx0 - 1;
+        return;
+      }
+      tx0 = std::max(tx0, x0 / tile);
+      tx1 = std::min(tx1, x1 / tile);
+    };
+    const std::uint64_t entries = rectBucketEntries(ranges, rows);
     // Against the memory the bake does not hold already: the agent's estimated graph and
     // per-column tables (checkMemory's estimate; an audit found 25 GB of a machine's 25.3 GB
     // allowed to bins alone, the bake peaking at 22.7 GB).
@@ -304,7 +331,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
       pieces_task.wait();
       return tooManyEntries(source, settings, entries, "tile");
     }
-    fillRectBuckets(ranges, tiles_x, tile_count, entries, tile_offsets, tile_triangles, [](uint32_t t) { return t; });
+    fillRectBuckets(ranges, tiles_x, tile_count, entries, tile_offsets, tile_triangles, [](uint32_t t) { return t; }, rows);
   }
   // Candidate records of every triangle, once, for the tiles' standing-room tests and the edge
   // stage's bins (released after the edge stage).

@@ -23,6 +23,7 @@
 #include <numeric>
 
 #include "local_overlap.h"
+#include "triangle_footprint.h"
 
 namespace strata::nav {
 
@@ -316,12 +317,23 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
     const int32_t cz0 = std::max(z0, static_cast<int32_t>(std::ceil((min_z - pad - grid_.origin_z) / cs - 0.5)));
     const int32_t cz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((max_z + pad - grid_.origin_z) / cs - 0.5)));
     if (cx0 > cx1 || cz0 > cz1) continue;
+    // A thin triangle over many columns is visited row by row only where it lies (a long thin
+    // one across the rectangle covers few of its bounds' centres; triangle_footprint.h).
+    const double xs[3] = {a.x, b.x, c.x}, zs[3] = {a.z, b.z, c.z};
+    const bool by_rows = cx1 - cx0 + 1 > kRowsAboveColumns && thinAcrossAxes(xs, zs);
     // The watertight ray/triangle test of the query index specialised to a vertical ray from
     // (px, ray_top, pz): the same edge functions and the same height arithmetic, so a centre on
     // an edge or vertex counts exactly when the ray through it would hit.
     for (int32_t z = cz0; z <= cz1; ++z) {
       const double pz = grid_.centerZ(z);
-      for (int32_t x = cx0; x <= cx1; ++x) {
+      int32_t rx0 = cx0, rx1 = cx1;
+      if (by_rows) {
+        double lo, hi;
+        if (!triangleSlabX(xs, zs, pz - pad, pz + pad, lo, hi)) continue;
+        rx0 = std::max(cx0, static_cast<int32_t>(std::ceil((lo - pad - grid_.origin_x) / cs - 0.5)));
+        rx1 = std::min(cx1, static_cast<int32_t>(std::floor((hi + pad - grid_.origin_x) / cs - 0.5)));
+      }
+      for (int32_t x = rx0; x <= rx1; ++x) {
         const double px = grid_.centerX(x);
         const double ax = a.x - px, ay = a.z - pz, bx = b.x - px, by = b.z - pz, qx = c.x - px, qy = c.z - pz;
         const double u = qx * by - qy * bx;
@@ -370,6 +382,29 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
   const double r = settings_.radius;
   const auto hasHits = [&](std::size_t column) { return offsets[column] != offsets[column + 1]; };
   std::vector<std::array<int32_t, 4>> near_range(triangles.size());  // x0, x1, z0, z1 per triangle
+  std::vector<uint8_t> near_by_rows(triangles.size());                 // per triangle: forNear goes by rows
+  // Calls visit(column) for every column near triangle i: all of its range's, or, for a thin
+  // triangle whose range is more than kRowsAboveColumns wide, those whose standing boxes' x/z
+  // squares can meet the part of the triangle in their row's band (triangle_footprint.h),
+  // widened as the range is.
+  const auto forNear = [&](std::size_t i, auto&& visit) {
+    const auto [nx0, nx1, nz0, nz1] = near_range[i];
+    if (!near_by_rows[i]) {
+      for (int32_t z = nz0; z <= nz1; ++z)
+        for (int32_t x = nx0; x <= nx1; ++x) visit(static_cast<std::size_t>((z - z0) * width + (x - x0)));
+      return;
+    }
+    const CandidateTriangle& t = records[id(i)];
+    const double xs[3] = {t.a.x, t.b.x, t.c.x}, zs[3] = {t.a.z, t.b.z, t.c.z};
+    for (int32_t z = nz0; z <= nz1; ++z) {
+      const double cz = grid_.centerZ(z);
+      double lo, hi;
+      if (!triangleSlabX(xs, zs, cz - r - near_pad_, cz + r + near_pad_, lo, hi)) continue;
+      const int32_t sx0 = std::max(nx0, static_cast<int32_t>(std::ceil((lo - r - near_pad_ - grid_.origin_x) / cs - 0.5)));
+      const int32_t sx1 = std::min(nx1, static_cast<int32_t>(std::floor((hi + r + near_pad_ - grid_.origin_x) / cs - 0.5)));
+      for (int32_t x = sx0; x <= sx1; ++x) visit(static_cast<std::size_t>((z - z0) * width + (x - x0)));
+    }
+  };
   std::vector<uint32_t> near_offsets(columns + 1, 0);
   for (std::size_t i = 0; i < triangles.size(); ++i) {
     const TriangleBounds& t = bounds[id(i)];
@@ -378,24 +413,23 @@ void ColumnBuilder::buildRect(int32_t x0, int32_t z0, int32_t x1, int32_t z1, st
     nx1 = std::min(x1 - 1, static_cast<int32_t>(std::floor((t.max_x + r + near_pad_ - grid_.origin_x) / cs - 0.5)));
     nz0 = std::max(z0, static_cast<int32_t>(std::ceil((t.min_z - r - near_pad_ - grid_.origin_z) / cs - 0.5)));
     nz1 = std::min(z1 - 1, static_cast<int32_t>(std::floor((t.max_z + r + near_pad_ - grid_.origin_z) / cs - 0.5)));
-    for (int32_t z = nz0; z <= nz1; ++z)
-      for (int32_t x = nx0; x <= nx1; ++x) {
-        const auto column = static_cast<std::size_t>((z - z0) * width + (x - x0));
-        if (hasHits(column)) ++near_offsets[column + 1];
-      }
+    if (nx1 - nx0 + 1 > kRowsAboveColumns && nz0 < nz1) {
+      const CandidateTriangle& record = records[id(i)];
+      const double xs[3] = {record.a.x, record.b.x, record.c.x}, zs[3] = {record.a.z, record.b.z, record.c.z};
+      near_by_rows[i] = thinAcrossAxes(xs, zs);
+    }
+    forNear(i, [&](std::size_t column) {
+      if (hasHits(column)) ++near_offsets[column + 1];
+    });
   }
   for (std::size_t i = 0; i < columns; ++i) near_offsets[i + 1] += near_offsets[i];
   std::vector<uint32_t> near(near_offsets.back());
   {
     std::vector<uint32_t> cursor(near_offsets.begin(), near_offsets.end() - 1);
-    for (std::size_t i = 0; i < triangles.size(); ++i) {
-      const auto [nx0, nx1, nz0, nz1] = near_range[i];
-      for (int32_t z = nz0; z <= nz1; ++z)
-        for (int32_t x = nx0; x <= nx1; ++x) {
-          const auto column = static_cast<std::size_t>((z - z0) * width + (x - x0));
-          if (hasHits(column)) near[cursor[column]++] = id(i);
-        }
-    }
+    for (std::size_t i = 0; i < triangles.size(); ++i)
+      forNear(i, [&](std::size_t column) {
+        if (hasHits(column)) near[cursor[column]++] = id(i);
+      });
   }
   std::vector<SurfaceHit> hits;
   HeightOrderedCandidates ordered;  // a column of many storeys: its candidates by height

@@ -24,25 +24,42 @@ namespace strata::nav {
 /// Bucket rectangle of one item: x0, x1, z0, z1 (inclusive; empty when x0 > x1 or z0 > z1).
 using BucketRange = std::array<int32_t, 4>;
 
-/// The number of entries fillRectBuckets makes of `ranges` (64 bits: it can pass 2^32).
-inline std::uint64_t rectBucketEntries(std::span<const BucketRange> ranges) {
+/// The row narrowing of items that cover their whole rectangles. A row narrowing is called as
+/// rows(i, z, x0, x1) for item i's bucket row z with x0, x1 its rectangle's columns, and may
+/// narrow them to the buckets the item covers in that row (x0 > x1: none); it must give the
+/// same answer every time (it is called for the count and again for the fill).
+struct WholeRows {
+  void operator()(std::size_t, int32_t, int32_t&, int32_t&) const {}
+};
+
+/// The number of entries fillRectBuckets makes of `ranges` narrowed by `rows` (64 bits: it can
+/// pass 2^32).
+template <class Rows = WholeRows>
+std::uint64_t rectBucketEntries(std::span<const BucketRange> ranges, const Rows& rows = {}) {
   std::uint64_t total = 0;
-  for (const BucketRange& r : ranges)
-    if (r[0] <= r[1] && r[2] <= r[3])
-      total += static_cast<std::uint64_t>(r[1] - r[0] + 1) * static_cast<std::uint64_t>(r[3] - r[2] + 1);
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const BucketRange& r = ranges[i];
+    if (r[0] > r[1] || r[2] > r[3]) continue;
+    for (int32_t z = r[2]; z <= r[3]; ++z) {
+      int32_t x0 = r[0], x1 = r[1];
+      rows(i, z, x0, x1);
+      if (x0 <= x1) total += static_cast<std::uint64_t>(x1 - x0 + 1);
+    }
+  }
   return total;
 }
 
 /// Fills `offsets` (buckets + 1 entries) and `entries` (a std::vector or NodeArray, resized
 /// here) so that bucket b (row-major, `buckets_x` wide, `buckets` in all) holds
-/// entries[offsets[b] .. offsets[b + 1]): value(i) for every item i whose ranges[i] covers b, in
-/// ascending i. `total` is rectBucketEntries(ranges), which the caller has checked: at most
+/// entries[offsets[b] .. offsets[b + 1]): value(i) for every item i whose ranges[i], narrowed by
+/// `rows`, covers b, in ascending i. `total` is rectBucketEntries(ranges, rows), which the caller
+/// has checked: at most
 /// kMaxRectBucketEntries (the offsets are 32-bit: a sum past that wrapped, and the entries
 /// were written past a small buffer; an audit: 10,996 wall triangles, each over 390,625 tiles).
 inline constexpr std::uint64_t kMaxRectBucketEntries = std::numeric_limits<uint32_t>::max();
-template <class Entries, class Value>
+template <class Entries, class Value, class Rows = WholeRows>
 void fillRectBuckets(std::span<const BucketRange> ranges, int32_t buckets_x, std::size_t buckets, std::uint64_t total,
-                     std::vector<uint32_t>& offsets, Entries& entries, Value&& value) {
+                     std::vector<uint32_t>& offsets, Entries& entries, Value&& value, const Rows& rows = {}) {
   if (total > kMaxRectBucketEntries) throw std::length_error("fillRectBuckets: more entries than 32-bit offsets hold");
   const std::size_t items = ranges.size();
   // Chunks: a few per thread, fewer when the per-chunk counts would be large.
@@ -54,9 +71,13 @@ void fillRectBuckets(std::span<const BucketRange> ranges, int32_t buckets_x, std
     begin = items * k / chunks;
     end = items * (k + 1) / chunks;
   };
-  auto forEachBucket = [&](const BucketRange& r, auto&& visit) {
-    for (int32_t z = r[2]; z <= r[3]; ++z)
-      for (int32_t x = r[0]; x <= r[1]; ++x) visit(static_cast<std::size_t>(z) * static_cast<std::size_t>(buckets_x) + x);
+  auto forEachBucket = [&](std::size_t i, auto&& visit) {
+    const BucketRange& r = ranges[i];
+    for (int32_t z = r[2]; z <= r[3]; ++z) {
+      int32_t x0 = r[0], x1 = r[1];
+      rows(i, z, x0, x1);
+      for (int32_t x = x0; x <= x1; ++x) visit(static_cast<std::size_t>(z) * static_cast<std::size_t>(buckets_x) + x);
+    }
   };
   std::vector<uint32_t> counts(chunks * buckets, 0);  // per chunk, per bucket; later its write positions
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& c) {
@@ -64,7 +85,7 @@ void fillRectBuckets(std::span<const BucketRange> ranges, int32_t buckets_x, std
       uint32_t* count = counts.data() + k * buckets;
       std::size_t begin, end;
       chunkItems(k, begin, end);
-      for (std::size_t i = begin; i < end; ++i) forEachBucket(ranges[i], [&](std::size_t b) { ++count[b]; });
+      for (std::size_t i = begin; i < end; ++i) forEachBucket(i, [&](std::size_t b) { ++count[b]; });
     }
   });
   offsets.assign(buckets + 1, 0);
@@ -91,7 +112,7 @@ void fillRectBuckets(std::span<const BucketRange> ranges, int32_t buckets_x, std
       chunkItems(k, begin, end);
       for (std::size_t i = begin; i < end; ++i) {
         const auto v = value(static_cast<uint32_t>(i));
-        forEachBucket(ranges[i], [&](std::size_t b) { entries[position[b]++] = v; });
+        forEachBucket(i, [&](std::size_t b) { entries[position[b]++] = v; });
       }
     }
   });

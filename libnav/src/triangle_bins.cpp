@@ -1,8 +1,11 @@
 // Triangles binned on a coarse square grid (counting sort into flat arrays). A triangle goes
-// into every bin its x/z bounds touch; a query visits the bins its bounds touch and tests a
-// triangle only in the first of them it shares with the triangle (the bin at the larger of the
-// two lowest bin coordinates on each axis), so no triangle is tested twice. Built in parallel
-// (rect_buckets.h), each bin in triangle order.
+// into every bin its x/z bounds touch, or, when those are more than kFootprintAboveCells bins and
+// it is thin across the axes, every bin its footprint touches (triangle_footprint.h: a wall along
+// a diagonal); a query visits
+// the bins its bounds touch and tests a triangle only once: a bounds-listed one in the first of
+// them it shares with the triangle (the bin at the larger of the two lowest bin coordinates on
+// each axis), a footprint-listed one where it first meets it (a short list of those tested).
+// Built in parallel (rect_buckets.h), each bin in triangle order.
 
 #include "triangle_bins.h"
 
@@ -14,6 +17,7 @@
 #include <limits>
 
 #include "rect_buckets.h"
+#include "triangle_footprint.h"
 
 namespace strata::nav {
 
@@ -32,14 +36,45 @@ TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame
     }
   });
   const std::span<const BucketRange> ranges(range.data(), range.size());
-  entries_ = rectBucketEntries(ranges);
+  // The bins of row z a footprint-listed triangle touches: its part in the row's band of z,
+  // widened (as the band) by far more than rounding, so the bins hold a superset.
+  const double margin = 1e-3 * bin_size_;
+  auto footprint = [&](std::size_t t) {
+    const BucketRange& b = range[t];
+    if (static_cast<std::int64_t>(b[1] - b[0] + 1) * (b[3] - b[2] + 1) <= kFootprintAboveCells) return false;
+    const CandidateTriangle& c = records_[t];
+    const double xs[3] = {c.a.x, c.b.x, c.c.x}, zs[3] = {c.a.z, c.b.z, c.c.z};
+    return thinAcrossAxes(xs, zs);
+  };
+  auto rows = [&](std::size_t t, int32_t z, int32_t& x0, int32_t& x1) {
+    if (!footprint(t)) return;
+    const CandidateTriangle& c = records_[t];
+    const double xs[3] = {c.a.x, c.b.x, c.c.x}, zs[3] = {c.a.z, c.b.z, c.c.z};
+    // Row z holds the z that binZ maps to z: everything below its top edge for the first row,
+    // above its bottom edge for the last (binZ clamps).
+    const double lo = z == 0 ? -std::numeric_limits<double>::infinity() : origin_z_ + z * bin_size_ - margin;
+    const double hi = z == bins_z_ - 1 ? std::numeric_limits<double>::infinity() : origin_z_ + (z + 1) * bin_size_ + margin;
+    double min_x, max_x;
+    if (!triangleSlabX(xs, zs, lo, hi, min_x, max_x)) {
+      x1 = x0 - 1;
+      return;
+    }
+    x0 = std::max(x0, binX(min_x - margin));
+    x1 = std::min(x1, binX(max_x + margin));
+  };
+  entries_ = rectBucketEntries(ranges, rows);
   full_ = entries_ > kMaxRectBucketEntries || (max_bytes > 0 && entries_ > max_bytes / (sizeof(Item) + sizeof(float)));
   if (full_) return;  // full() says so, and the bins are not used
-  fillRectBuckets(ranges, bins_x_, static_cast<std::size_t>(bins_x_) * bins_z_, entries_, offsets_, items_, [&](uint32_t t) {
-    const TriangleBounds& r = candidates.bounds[t];
-    const BucketRange& b = range[t];
-    return Item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, b[0], b[2], t};
-  });
+  fillRectBuckets(
+      ranges, bins_x_, static_cast<std::size_t>(bins_x_) * bins_z_, entries_, offsets_, items_,
+      [&](uint32_t t) {
+        const TriangleBounds& r = candidates.bounds[t];
+        const BucketRange& b = range[t];
+        const bool listed_by_footprint = footprint(t);
+        return Item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, listed_by_footprint ? kFootprintItem : b[0],
+                    listed_by_footprint ? kFootprintItem : b[2], t};
+      },
+      rows);
   // Bins of many triangles (a stack of storeys) are ordered by height for boxFree, with the
   // running maximum of their tops (HeightOrderedCandidates' rule; the answer does not depend on
   // the order, only the work does).
@@ -75,6 +110,12 @@ bool TriangleBins::boxFree(const LocalBoxTest& box) const {
   const int32_t x0 = binX(box.minX() - pad), x1 = binX(box.maxX() + pad);
   const int32_t z0 = binZ(box.minZ() - pad), z1 = binZ(box.maxZ() + pad);
   const sim::Aabb& b = box.bounds();
+  // Footprint-listed triangles tested so far (only when the box meets several bins); past
+  // kSeen of them, one may be tested again, which changes nothing but the work.
+  constexpr int kSeen = 16;
+  uint32_t seen[kSeen];
+  int seen_count = 0;
+  const bool several = x0 != x1 || z0 != z1;
   for (int32_t z = z0; z <= z1; ++z)
     for (int32_t x = x0; x <= x1; ++x) {
       const std::size_t bin = static_cast<std::size_t>(z) * bins_x_ + x;
@@ -94,7 +135,15 @@ bool TriangleBins::boxFree(const LocalBoxTest& box) const {
         if (item.max_y < b.min.y || item.min_y > b.max.y || item.max_x < b.min.x || item.min_x > b.max.x ||
             item.max_z < b.min.z || item.min_z > b.max.z)
           continue;  // the same bounds test overlaps() starts with
-        if (std::max(item.first_x, x0) != x || std::max(item.first_z, z0) != z) continue;  // tested in another bin
+        // (A footprint-listed item's first_x and first_z are kFootprintItem, below any bin: this
+        // passes for it in the box's first bin, where nothing has been tested yet.)
+        if (std::max(item.first_x, x0) != x || std::max(item.first_z, z0) != z) {
+          if (item.first_x != kFootprintItem) continue;  // tested in another bin
+          if (std::find(seen, seen + seen_count, item.triangle) != seen + seen_count) continue;  // tested
+          if (seen_count < kSeen) seen[seen_count++] = item.triangle;
+        } else if (item.first_x == kFootprintItem && several && seen_count < kSeen) {
+          seen[seen_count++] = item.triangle;
+        }
         if (box.overlaps(records_[item.triangle])) return false;
       }
     }

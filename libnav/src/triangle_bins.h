@@ -25,7 +25,8 @@ class TriangleBins {
   /// QueryIndex::overlapsBox / overlapsOrientedBox, negated. Each triangle is tested once.
   bool boxFree(const LocalBoxTest& box) const;
 
-  /// Entries of all bins together (each triangle once per bin its bounds touch).
+  /// Entries of all bins together (each triangle once per bin its bounds touch, or its
+  /// footprint when its bounds touch more than kFootprintAboveCells bins).
   std::uint64_t entries() const { return entries_; }
   /// True when those are more than 2^32 - 1 (the bins' offsets are 32-bit) or would take more
   /// than `max_bytes`: the bins are then left empty and must not be used (the bake refuses the
@@ -41,9 +42,11 @@ class TriangleBins {
   /// A triangle in a bin, with what rejects it without touching its record.
   struct Item {
     float min_x, max_x, min_y, max_y, min_z, max_z;  // the triangle's bounds
-    int32_t first_x, first_z;                        // its lowest bin on each axis
+    int32_t first_x, first_z;                        // its lowest bin on each axis; both kFootprintItem:
+                                                     // listed by its footprint (triangle_footprint.h)
     uint32_t triangle;
   };
+  static constexpr int32_t kFootprintItem = -1;
 
   const CandidateTriangle* records_;     // per mesh triangle (TriangleCandidates::records)
   std::vector<uint32_t> offsets_;         // per bin (row-major), into items_

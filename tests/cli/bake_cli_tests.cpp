@@ -467,22 +467,24 @@ TEST_CASE("strata bake refuses triangles listed in more tiles than its tables ho
   // An audit: 10,996 wall triangles along the diagonal of a 20 km square at cell_size 1 (under
   // the 4e8-column limit; walls, so no floors for the memory estimate), each bounding box over
   // all 390,625 tiles: 4.3e9 entries, whose 32-bit count wrapped to a small buffer that the fill
-  // wrote far past (SIGSEGV after 7 s). Now a usage error before any work of the tiles.
+  // wrote far past (SIGSEGV after 7 s). Now a usage error before any work of the tiles. (Walls
+  // along a diagonal are now listed by their footprints, about 1,900 tiles each: the triangles
+  // here are slopes too steep to walk whose footprints are half the square, as many.)
   TempDir dir;
   {
     std::ofstream obj(dir / "diagonal.obj");
-    constexpr int kWalls = 10996;
-    for (int i = 0; i < kWalls; ++i) {
+    constexpr int kSlopes = 10996;
+    for (int i = 0; i < kSlopes; ++i) {
       const double y = i * 0.01;
-      obj << "v 0 " << y << " 0\nv 19998 " << y << " 19998\nv 19998 " << y + 1 << " 19998\n";
+      obj << "v 0 " << y << " 0\nv 19998 " << y << " 0\nv 0 " << y + 40000 << " 19998\n";
     }
-    for (int i = 0; i < kWalls; ++i) obj << "f " << 3 * i + 1 << ' ' << 3 * i + 2 << ' ' << 3 * i + 3 << '\n';
+    for (int i = 0; i < kSlopes; ++i) obj << "f " << 3 * i + 1 << ' ' << 3 * i + 2 << ' ' << 3 * i + 3 << '\n';
     std::ofstream(dir / "p.toml") << "[agent.a]\ncell_size = 1\nradius = 0.5\n";
   }
   const auto r = runStrata({"bake", (dir / "diagonal.obj").string(), "--profile", (dir / "p.toml").string(), "-o",
                             (dir / "w.h5").string(), "--threads", "1"});
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("diagonal.obj: agent a: its triangles, each listed once per tile of columns its bounds touch, "
+  CHECK_THAT(r.err, Catch::Contains("diagonal.obj: agent a: its triangles, each listed once per tile of columns it spans, "
                                     "make 4.3e+09 entries at cell_size 1 m") &&
                         Catch::Contains("raise cell_size"));
   CHECK(!std::filesystem::exists(dir / "w.h5"));
