@@ -10,7 +10,12 @@
 
 #include "strata/formats/import.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <new>
@@ -125,7 +130,14 @@ std::string companionProblem(const fs::path& path) {
   if (status.type() == fs::file_type::not_found) return kNotFound;
   if (ec) return "cannot be read: " + ec.message();
   switch (status.type()) {
-    case fs::file_type::regular: return {};
+    case fs::file_type::regular: {
+      // A file there that cannot be opened (mode 000 for this user): the importer skipped it
+      // and each material's warning said it was defined nowhere (an audit).
+      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) return std::string("cannot be read: ") + std::strerror(errno);
+      ::close(fd);
+      return {};
+    }
     case fs::file_type::directory: return "is a directory";
     default: return "is not a regular file (a FIFO, device or socket)";
   }

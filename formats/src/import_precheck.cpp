@@ -19,6 +19,8 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -112,6 +114,25 @@ std::uint64_t base64DecodedLength(std::string_view payload) {
   return chars / 4 * 3 + (chars % 4 >= 2 ? chars % 4 - 1 : 0);
 }
 
+// What is wrong with a base64 payload (RFC 4648's alphabet, '=' padding only at its end), or
+// empty. Assimp 5.2.5 decodes any byte outside the alphabet as some value and imports the
+// result: a data uri with '*' in it gave other coordinates, exit 0 (an audit).
+std::string base64Problem(std::string_view payload) {
+  std::size_t end = payload.size();
+  while (end > 0 && payload[end - 1] == '=') --end;
+  if (payload.size() - end > 2) return "more than two '=' at its end";
+  for (std::size_t i = 0; i < end; ++i) {
+    const char c = payload[i];
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/') continue;
+    const auto byte = static_cast<unsigned char>(c);
+    char shown[8];
+    if (byte >= 0x20 && byte < 0x7f) std::snprintf(shown, sizeof shown, "'%c'", c);
+    else std::snprintf(shown, sizeof shown, "0x%02X", byte);
+    return std::string("a character outside base64 (") + shown + " at payload offset " + number(i) + ")";
+  }
+  return {};
+}
+
 std::uint64_t componentBytes(std::uint64_t component_type) {
   switch (component_type) {
     case 5120: case 5121: return 1;  // BYTE, UNSIGNED_BYTE
@@ -155,6 +176,10 @@ std::optional<MeshFormat> formatFromExtension(std::string_view extension) {
   return std::nullopt;
 }
 
+namespace {
+std::optional<std::vector<std::uint32_t>> indexList(const nlohmann::json& object, const char* name);  // below
+}  // namespace
+
 std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t> embedded_binary_length,
                              std::vector<ExternalBuffer>* external_buffers) {
   if (trim(json).empty()) return "the glTF JSON is empty";
@@ -184,15 +209,51 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
         return "unsupported: the glTF requires extension " + text +
                ", which the importer (Assimp 5.2.5) does not read: the triangles would be wrong or missing";
     }
-  if (const auto nodes = document.find("nodes"); nodes != document.end() && nodes->is_array())
-    for (std::size_t i = 0; i < nodes->size(); ++i) {
+  if (const auto nodes = document.find("nodes"); nodes != document.end() && nodes->is_array()) {
+    // The nodes whose transforms reach a mesh: those with a mesh and their ancestors (each
+    // node's parent from the children lists; a walk up stops at a node already marked, and
+    // after as many steps as there are nodes, in case of a cycle, which is refused elsewhere).
+    const std::size_t count = nodes->size();
+    std::vector<std::size_t> parent(count, count);
+    for (std::size_t i = 0; i < count; ++i)
+      if ((*nodes)[i].is_object())
+        if (const auto children = indexList((*nodes)[i], "children"))
+          for (const std::uint32_t child : *children)
+            if (child < count && parent[child] == count) parent[child] = i;
+    std::vector<char> moves_mesh(count, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!(*nodes)[i].is_object() || !(*nodes)[i].contains("mesh")) continue;
+      for (std::size_t n = i, steps = 0; n < count && !moves_mesh[n] && steps <= count; n = parent[n], ++steps) moves_mesh[n] = 1;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
       const nlohmann::json& node = (*nodes)[i];
       if (!node.is_object()) continue;
       if (const auto ext = node.find("extensions"); ext != node.end() && ext->is_object() && ext->contains("EXT_mesh_gpu_instancing"))
         return "unsupported: glTF node " + std::to_string(i) +
                " is instanced (EXT_mesh_gpu_instancing), which the importer (Assimp 5.2.5) does not read: only "
                "one instance would be kept";
+      // glTF 2.0 requires a unit quaternion; Assimp 5.2.5 applies any as it is, which scales
+      // and shears the mesh (an audit: [0, 1.414, 0, 1.414] stretched a triangle five times,
+      // exit 0). Rounding in a writer stays far inside the tolerance. All zeros, which some
+      // writers use for none, the importer reads as no rotation, as viewers do. Only nodes that
+      // move a mesh (a camera's node moves nothing imported: the re-audit).
+      if (const auto rotation = node.find("rotation");
+          moves_mesh[i] && rotation != node.end() && rotation->is_array() && rotation->size() == 4) {
+        double squared = 0;
+        bool numbers = true;
+        for (const nlohmann::json& q : *rotation) {
+          numbers = numbers && q.is_number();
+          if (numbers) squared += q.get<double>() * q.get<double>();
+        }
+        if (numbers && std::isfinite(squared) && squared != 0 && std::fabs(std::sqrt(squared) - 1) > 1e-3) {
+          char length[32];
+          std::snprintf(length, sizeof length, "%.6g", std::sqrt(squared));
+          return "glTF node " + std::to_string(i) + ": rotation is not a unit quaternion (length " + length +
+                 "); glTF 2.0 requires unit rotations, and the importer would scale the mesh by it";
+        }
+      }
     }
+  }
 
   std::vector<std::uint64_t> buffer_lengths;
   if (const auto buffers = document.find("buffers"); buffers != document.end()) {
@@ -223,6 +284,8 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
       if (text.rfind("data:", 0) == 0) {
         const std::size_t marker = text.find(";base64,");
         if (marker == std::string::npos) return where + ": data uri is not base64";
+        if (const std::string problem = base64Problem(std::string_view(text).substr(marker + 8)); !problem.empty())
+          return where + ": data uri holds " + problem;
         const std::uint64_t decoded = base64DecodedLength(std::string_view(text).substr(marker + 8));
         if (*byte_length > decoded)
           return where + ": byteLength " + number(*byte_length) + " exceeds its embedded data (" + number(decoded) +
@@ -596,22 +659,53 @@ std::string precheckStl(Bytes bytes) {
   }
   if (bytes.size() < 84) return "too short for a binary STL (" + number(bytes.size()) + " bytes) and not ASCII STL";
   const std::uint64_t count = readU32le(bytes, 80);
+  // Text that is no ASCII STL the importer reads ('SOLID', 'Solid', no solid line: an audit had
+  // only the binary reading's count of 1414677846 triangles to go by).
+  if (!hasNulByte(bytes))
+    return "not ASCII STL (it does not start with 'solid', in lower case, as the importer needs) and not binary STL (its "
+           "header would declare " + number(count) + " triangles, " + number(84 + 50 * count) + " bytes, but the file has " +
+           number(bytes.size()) + ")";
   return "binary STL header declares " + number(count) + " triangles (" + number(84 + 50 * count) +
          " bytes) but the file has " + number(bytes.size()) + " bytes";
 }
+
+bool objNumber(std::string_view word);  // below, with the OBJ checks
 
 std::string precheckPly(Bytes bytes) {
   const std::string_view text = asText(bytes);
   if (text.rfind("ply\n", 0) != 0 && text.rfind("ply\r\n", 0) != 0) return "not a PLY file (no 'ply' magic line)";
   constexpr std::size_t kMaxHeader = 1 << 20;
+  // A scalar type: its binary size, and how its ASCII values are written.
+  struct Type {
+    std::uint64_t bytes = 0;  // 0: not a type
+    bool is_float = false, is_signed = false;
+  };
+  auto typeOf = [](std::string_view type) -> Type {
+    if (type == "char" || type == "int8") return {1, false, true};
+    if (type == "uchar" || type == "uint8") return {1, false, false};
+    if (type == "short" || type == "int16") return {2, false, true};
+    if (type == "ushort" || type == "uint16") return {2, false, false};
+    if (type == "int" || type == "int32") return {4, false, true};
+    if (type == "uint" || type == "uint32") return {4, false, false};
+    if (type == "float" || type == "float32") return {4, true, true};
+    if (type == "double" || type == "float64") return {8, true, true};
+    return {};
+  };
+  struct Property {
+    std::string name;
+    bool list = false;
+    Type count;  // a list's count
+    Type value;  // the scalar, or a list's items
+  };
   struct Element {
     std::string name;
     std::uint64_t count = 0;
     std::uint64_t min_bytes = 0;  // smallest binary size of one element (lists may be empty)
-    std::vector<bool> lists;      // per property: a list (else a scalar)
+    std::vector<Property> properties;
   };
   std::vector<Element> elements;
   enum class Encoding { None, Ascii, Binary } encoding = Encoding::None;
+  bool big_endian = false;
   std::size_t position = text.find('\n') + 1;
   std::size_t line_number = 1;
   std::optional<std::size_t> body_start;
@@ -634,7 +728,10 @@ std::string precheckPly(Bytes bytes) {
       if (encoding != Encoding::None) return where + ": a second 'format' line";
       if (words.size() != 3) return where + ": malformed 'format' line";
       if (words[1] == "ascii") encoding = Encoding::Ascii;
-      else if (words[1] == "binary_little_endian" || words[1] == "binary_big_endian") encoding = Encoding::Binary;
+      else if (words[1] == "binary_little_endian" || words[1] == "binary_big_endian") {
+        encoding = Encoding::Binary;
+        big_endian = words[1] == "binary_big_endian";
+      }
       else return where + ": unknown PLY format '" + std::string(words[1]) + "'";
     } else if (words[0] == "element") {
       if (words.size() != 3) return where + ": malformed 'element' line";
@@ -649,25 +746,14 @@ std::string precheckPly(Bytes bytes) {
       elements.push_back({std::string(words[1]), *count, 0, {}});
     } else if (words[0] == "property") {
       if (elements.empty()) return where + ": 'property' before any 'element'";
-      auto type_bytes = [](std::string_view type) -> std::uint64_t {
-        if (type == "char" || type == "uchar" || type == "int8" || type == "uint8") return 1;
-        if (type == "short" || type == "ushort" || type == "int16" || type == "uint16") return 2;
-        if (type == "int" || type == "uint" || type == "float" || type == "int32" || type == "uint32" ||
-            type == "float32")
-          return 4;
-        if (type == "double" || type == "float64") return 8;
-        return 0;
-      };
       if (words.size() == 5 && words[1] == "list") {
-        const std::uint64_t count_bytes = type_bytes(words[2]);
-        if (count_bytes == 0 || words[2] == "float" || words[2] == "float32" || words[2] == "double" ||
-            words[2] == "float64" || type_bytes(words[3]) == 0)
-          return where + ": malformed list property";
-        elements.back().min_bytes += count_bytes;
-        elements.back().lists.push_back(true);
-      } else if (words.size() == 3 && type_bytes(words[1]) > 0) {
-        elements.back().min_bytes += type_bytes(words[1]);
-        elements.back().lists.push_back(false);
+        const Type count = typeOf(words[2]), value = typeOf(words[3]);
+        if (count.bytes == 0 || count.is_float || value.bytes == 0) return where + ": malformed list property";
+        elements.back().min_bytes += count.bytes;
+        elements.back().properties.push_back({std::string(words[4]), true, count, value});
+      } else if (words.size() == 3 && typeOf(words[1]).bytes > 0) {
+        elements.back().min_bytes += typeOf(words[1]).bytes;
+        elements.back().properties.push_back({std::string(words[2]), false, {}, typeOf(words[1])});
       } else {
         return where + ": malformed 'property' line";
       }
@@ -699,11 +785,56 @@ std::string precheckPly(Bytes bytes) {
     total_elements = addSat(total_elements, element.count);
     min_body = addSat(min_body, mulSat(element.count, element.min_bytes));
   }
+  // A face of no vertex indices aborted the importer (Assimp 5.2.5's triangulation asserts): an
+  // import audit.
+  auto emptyFace = [&](const Element& e, const Property& p, std::uint64_t count, std::uint64_t index) -> std::string {
+    if (count != 0 || e.name != "face" || (p.name != "vertex_indices" && p.name != "vertex_index")) return {};
+    return e.name + " " + number(index) + " has no vertex indices";
+  };
   if (encoding == Encoding::Binary) {
     if (min_body > body_bytes)
       return "the PLY header declares " + declared + " (at least " + number(min_body) + " bytes) but the body has " +
              number(body_bytes) + " bytes";
-    return {};
+    // Walked element by element, reading every list's count: lists make the body longer than
+    // min_body, and a body short of them aborted the importer (an audit: 5 vertices declared,
+    // 4 written, the faces read from the wrong bytes).
+    // A face of no indices is said only if the body holds the elements (read from misaligned
+    // bytes, a short body's faces looked empty: the re-audit).
+    const Bytes body = bytes.subspan(*body_start);
+    std::uint64_t at = 0;
+    std::string empty_face;
+    const auto walk = [&]() -> std::string {
+      for (const Element& e : elements)
+        for (std::uint64_t index = 0; index < e.count; ++index)
+          for (const Property& p : e.properties) {
+            if (!p.list) {
+              at = addSat(at, p.value.bytes);
+              if (at > body.size()) return {};
+              continue;
+            }
+            if (addSat(at, p.count.bytes) > body.size()) {
+              at = kSaturated;
+              return {};
+            }
+            std::uint64_t raw = 0;
+            for (std::uint64_t k = 0; k < p.count.bytes; ++k)
+              raw |= std::uint64_t{body[at + (big_endian ? p.count.bytes - 1 - k : k)]} << (8 * k);
+            at += p.count.bytes;
+            const std::uint64_t sign_bit = std::uint64_t{1} << (8 * p.count.bytes - 1);
+            if (p.count.is_signed && (raw & sign_bit) != 0)
+              return "PLY binary body: " + e.name + " " + number(index) + ": a list count of -" + number((sign_bit << 1) - raw);
+            if (std::string empty = emptyFace(e, p, raw, index); !empty.empty() && empty_face.empty())
+              empty_face = "PLY binary body: " + empty;
+            at = addSat(at, mulSat(raw, p.value.bytes));
+            if (at > body.size()) return {};
+          }
+      return {};
+    };
+    if (std::string problem = walk(); !problem.empty()) return problem;
+    if (at > body.size())
+      return "the PLY header declares " + declared + " but the binary body ends before them (" + number(body_bytes) +
+             " bytes)";
+    return empty_face;
   }
   const std::string_view body = text.substr(*body_start);
   if (body.find('\0') != std::string_view::npos) return "the ASCII PLY body contains binary data";
@@ -718,7 +849,19 @@ std::string precheckPly(Bytes bytes) {
     return "the PLY header declares " + declared + " but the body has only " + number(lines) + " lines";
   // Every element's line, in the declared order, holds exactly the values of its properties: one
   // per scalar, a count and that many per list. (A face whose list count exceeded its indices
-  // imported as one triangle and many degenerate ones dropped in silence: an import audit.)
+  // imported as one triangle and many degenerate ones dropped in silence: an import audit.) Each
+  // value is a number of its type: Assimp 5.2.5 read "0x3" as 0, "2.7" in an integer list as 2
+  // and "3abc" as 3, a wrong triangle imported in silence (an audit).
+  // (Only the values the import reads: a colour of 255.0 is no uchar, but harmless: the re-audit.)
+  const auto read = [](const Element& e, const Property& p) {
+    return (e.name == "vertex" && (p.name == "x" || p.name == "y" || p.name == "z")) ||
+           (e.name == "face" && (p.name == "vertex_indices" || p.name == "vertex_index"));
+  };
+  auto plyValue = [](std::string_view word, const Type& type) {
+    if (type.is_float) return objNumber(word);
+    if (!word.empty() && (word[0] == '+' || (word[0] == '-' && type.is_signed))) word.remove_prefix(1);
+    return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
   std::size_t start = 0;
   std::size_t element = 0;
   std::uint64_t index = 0;  // of the element within its block
@@ -734,21 +877,30 @@ std::string precheckPly(Bytes bytes) {
     if (element == elements.size()) continue;  // past the declared elements: left to the importer
     const Element& e = elements[element];
     const std::vector<std::string_view> values = splitWords(line);
+    const std::string here = "PLY line " + std::to_string(body_line) + ": ";
     std::uint64_t needed = 0;
-    for (const bool list : e.lists) {
-      if (!list) {
+    for (const Property& p : e.properties) {
+      if (!p.list) {
+        if (needed < values.size() && read(e, p) && !plyValue(values[needed], p.value))
+          return here + e.name + " " + number(index) + ": '" + std::string(values[needed]).substr(0, 32) +
+                 "' is not a number of its property's type (" + p.name.substr(0, 32) + ")";
         ++needed;
         continue;
       }
       const auto count = needed < values.size() ? parseUnsigned(values[needed]) : std::nullopt;
       if (!count)
-        return "PLY line " + std::to_string(body_line) + ": " + e.name + " " + number(index) +
-               ": a list's count is missing or not a count";
-      needed = addSat(needed, addSat(*count, 1));
+        return here + e.name + " " + number(index) + ": a list's count is missing or not a count";
+      if (const std::string empty = emptyFace(e, p, *count, index); !empty.empty()) return here + empty;
+      const std::uint64_t first = needed + 1;
+      needed = addSat(first, *count);
+      for (std::uint64_t k = first; k < needed && k < values.size() && read(e, p); ++k)
+        if (!plyValue(values[k], p.value))
+          return here + e.name + " " + number(index) + ": '" + std::string(values[k]).substr(0, 32) +
+                 "' is not a number of its list's type (" + p.name.substr(0, 32) + ")";
     }
     if (needed != values.size())
-      return "PLY line " + std::to_string(body_line) + ": " + e.name + " " + number(index) + " has " +
-             number(values.size()) + " values where its properties need " + number(needed);
+      return here + e.name + " " + number(index) + " has " + number(values.size()) +
+             " values where its properties need " + number(needed);
     ++index;
   }
   return {};

@@ -595,6 +595,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     return Error::badInput(display_name + ": the importer rejected the file: " + message);
   }
   bool dropped_corners = false;
+  std::vector<std::string> fbx_unread;  // the FBX reader's errors: objects left out
   for (const std::string& line : log_lines) {
     // A glTF primitive whose vertex or index count is not a multiple of 3 (invalid in glTF):
     // Assimp drops the last one or two and says so only in its log.
@@ -605,6 +606,24 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     }
     if (line.find("out-of-range indices") != std::string::npos)
       return Error::badInput(display_name + ": some faces have out-of-range vertex indices");
+    // Assimp's FBX reader logs an object it cannot build (a geometry with an index out of range,
+    // a vertex array not a multiple of 3, a blend shape without normals) as an error, leaves it
+    // out and imports the rest. A scene node (Model) that lost an object of its own, its
+    // geometry or material, is a level short of a wall or floor (an audit: exit 0), so that
+    // fails the file, quoting the reader's error, which names the line; another object (a blend
+    // shape, which the import drops anyway) is a warning (the re-audit).
+    if (format == MeshFormat::Fbx) {
+      std::string what;
+      for (const char* source : {"FBX-DOM", "FBX-Parser"})
+        if (const auto at = line.find(source); at != std::string::npos && what.empty()) what = line.substr(at);
+      while (!what.empty() && (what.back() == '\n' || what.back() == '\r')) what.pop_back();
+      if (line.rfind("Error", 0) == 0 && !what.empty()) {
+        fbx_unread.push_back(what.substr(0, 200));
+      } else if (line.find("failed to read source object for incoming Model link") != std::string::npos) {
+        return Error::badInput(display_name + ": the importer could not read an object of a scene node and would leave it out: " +
+                               (fbx_unread.empty() ? what.substr(0, 200) : fbx_unread.back()));
+      }
+    }
     const std::string kMissingMaterial = "failed to locate material ";
     if (const auto at = line.find(kMissingMaterial); at != std::string::npos) {
       std::string name = line.substr(at + kMissingMaterial.size());
@@ -612,6 +631,9 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       out.warnings.push_back("material '" + name + "' is not defined in any material library");
     }
   }
+  for (std::size_t i = 0; i < fbx_unread.size() && i < 3; ++i)
+    out.warnings.push_back("the importer could not read an object and left it out (no scene node's geometry or material): " +
+                           fbx_unread[i]);
   if ((scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE) != 0 || scene->mRootNode == nullptr)
     return Error::badInput(display_name + ": the file holds no complete scene (no meshes)");
 

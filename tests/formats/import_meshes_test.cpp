@@ -208,6 +208,99 @@ Connections:  {
   CHECK(bounds.max.z - bounds.min.z == Approx(0.0).margin(1e-5));
 }
 
+TEST_CASE("an FBX object the importer cannot build is refused - it left the geometry out in silence", "[formats][import][meshes][fbx]") {
+  // An audit: a Floor and a Wall; Assimp's FBX reader logged the Wall's bad index (or vertex
+  // array) as an error and imported the Floor alone, exit 0.
+  auto fbx = [](const std::string& wall_vertices, const std::string& wall_indices, const std::string& objects = "",
+                const std::string& connections = "") {
+    return R"(; FBX 7.4.0 project file
+FBXHeaderExtension:  {
+	FBXHeaderVersion: 1003
+	FBXVersion: 7400
+}
+GlobalSettings:  {
+	Version: 1000
+	Properties70:  {
+		P: "UpAxis", "int", "Integer", "", 1
+		P: "UpAxisSign", "int", "Integer", "", 1
+		P: "UnitScaleFactor", "double", "Number", "", 100
+	}
+}
+Objects:  {
+	Geometry: 1000, "Geometry::floor", "Mesh" {
+		Vertices: *12 {
+			a: 0.0,0.0,0.0,0.0,0.0,1.0,1.0,0.0,1.0,1.0,0.0,0.0
+		}
+		PolygonVertexIndex: *6 {
+			a: 0,1,-3,0,2,-4
+		}
+		GeometryVersion: 124
+	}
+	Geometry: 1001, "Geometry::wall", "Mesh" {
+		Vertices: *12 {
+			a: )" + wall_vertices + R"(
+		}
+		PolygonVertexIndex: *4 {
+			a: )" + wall_indices + R"(
+		}
+		GeometryVersion: 124
+	}
+	Model: 2000, "Model::Floor", "Mesh" {
+		Version: 232
+	}
+	Model: 2001, "Model::Wall", "Mesh" {
+		Version: 232
+	}
+)" + objects + R"(
+}
+Connections:  {
+	C: "OO",1000,2000
+	C: "OO",2000,0
+	C: "OO",1001,2001
+	C: "OO",2001,0
+)" + connections + R"(
+}
+)";
+  };
+  const std::string wall = "0.0,0.0,0.0,0.0,1.0,0.0,1.0,1.0,0.0,1.0,0.0,0.0";
+  strata::test::TempDir dir;
+  std::ofstream(dir / "good.fbx", std::ios::binary) << fbx(wall, "0,1,2,-4");
+  auto good = importMeshes({dir / "good.fbx"}, {});
+  REQUIRE(good.ok());
+  CHECK(good->mesh.triangleCount() == 4);
+  std::ofstream(dir / "index.fbx", std::ios::binary) << fbx(wall, "0,1,9,-4");
+  auto index = importMeshes({dir / "index.fbx"}, {});
+  REQUIRE_FALSE(index.ok());
+  CHECK(index.error().kind == strata::ErrorKind::BadInput);
+  CHECK_THAT(index.error().message, Catch::Contains("index.fbx: the importer could not read an object of a scene node and would "
+                                                    "leave it out: FBX-DOM (TOK_KEY, line ") &&
+                                        Catch::Contains("polygon vertex index out of range"));
+  std::ofstream(dir / "floats.fbx", std::ios::binary) << fbx(wall.substr(0, wall.size() - 4), "0,1,2,-4");
+  auto floats = importMeshes({dir / "floats.fbx"}, {});
+  REQUIRE_FALSE(floats.ok());
+  CHECK_THAT(floats.error().message, Catch::Contains("floats.fbx: the importer could not read an object of a scene node") &&
+                                         Catch::Contains("number of floats is not a multiple of three"));
+  // An object no scene node owns, a blend shape without normals (the import drops morph targets
+  // anyway), is a warning: refusing it refused a good level (the re-audit).
+  std::ofstream(dir / "shape.fbx", std::ios::binary)
+      << fbx(wall, "0,1,2,-4",
+             "\tDeformer: 3001, \"Deformer::BS\", \"BlendShape\" {\n\t\tVersion: 100\n\t}\n"
+             "\tDeformer: 3002, \"SubDeformer::Key1\", \"BlendShapeChannel\" {\n\t\tVersion: 100\n\t\tDeformPercent: 0\n"
+             "\t\tFullWeights: *1 {\n\t\t\ta: 100\n\t\t}\n\t}\n"
+             "\tGeometry: 3003, \"Geometry::Key1\", \"Shape\" {\n\t\tVersion: 100\n\t\tIndexes: *1 {\n\t\t\ta: 0\n\t\t}\n"
+             "\t\tVertices: *3 {\n\t\t\ta: 0,0.1,0\n\t\t}\n\t}\n",
+             "\tC: \"OO\",3001,1000\n\tC: \"OO\",3002,3001\n\tC: \"OO\",3003,3002\n");
+  auto shape = importMeshes({dir / "shape.fbx"}, {});
+  REQUIRE(shape.ok());
+  CHECK(shape->mesh.triangleCount() == 4);
+  bool warned = false;
+  for (const std::string& w : shape->stats.warnings)
+    warned = warned || (w.find("the importer could not read an object and left it out (no scene node's geometry or material)") !=
+                            std::string::npos &&
+                        w.find("did not find required element \"Normals\"") != std::string::npos);
+  CHECK(warned);
+}
+
 TEST_CASE("sandboxed and in-process imports give identical geometry", "[formats][import][meshes][sandbox]") {
   const auto path = strata::test::sharedData() / "meshes" / "real" / "godot-demo-projects" / "town_model.gltf";
   ImportOptions in_process;

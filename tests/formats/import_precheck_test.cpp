@@ -115,6 +115,39 @@ TEST_CASE("glTF JSON checks", "[formats][import][precheck]") {
   CHECK(precheckGltfJson(R"({"asset":{"version":"2.0"},"buffers":[{"uri":"data:application/octet-stream;base64,AAAA","byteLength":3}]})",
                          std::nullopt, nullptr)
             .empty());
+  // A payload outside base64's alphabet, or '=' other than at its end, is refused: Assimp 5.2.5
+  // decoded it as other bytes and imported other coordinates, exit 0 (an audit).
+  auto withPayload = [](const std::string& payload) {
+    return R"({"asset":{"version":"2.0"},"buffers":[{"uri":"data:application/octet-stream;base64,)" + payload +
+           R"(","byteLength":3}]})";
+  };
+  CHECK_THAT(precheckGltfJson(withPayload("AA*A"), std::nullopt, nullptr),
+             Catch::Contains("buffer 0: data uri holds a character outside base64 ('*' at payload offset 2)"));
+  CHECK_THAT(precheckGltfJson(withPayload("AA=AAAAA"), std::nullopt, nullptr),
+             Catch::Contains("a character outside base64 ('=' at payload offset 2)"));
+  CHECK_THAT(precheckGltfJson(withPayload("AAAA-_AA"), std::nullopt, nullptr), Catch::Contains("('-' at payload offset 4)"));
+  CHECK_THAT(precheckGltfJson(withPayload("AAAA==="), std::nullopt, nullptr), Catch::Contains("more than two '=' at its end"));
+  CHECK(precheckGltfJson(withPayload("Ab+/"), std::nullopt, nullptr).empty());
+  CHECK(precheckGltfJson(withPayload("AAAAAA=="), std::nullopt, nullptr).empty());
+  // A node's rotation must be a unit quaternion: Assimp 5.2.5 applied [0, 1.414, 0, 1.414] as it
+  // is and stretched the mesh five times, exit 0 (an audit). Writers' rounding and all zeros
+  // (read as no rotation) pass.
+  auto withRotation = [](const std::string& rotation) {
+    return R"({"asset":{"version":"2.0"},"nodes":[{"name":"a"},{"rotation":)" + rotation + R"(,"children":[2]},{"mesh":0}]})";
+  };
+  CHECK_THAT(precheckGltfJson(withRotation("[0, 1.414, 0, 1.414]"), std::nullopt, nullptr),
+             Catch::Contains("glTF node 1: rotation is not a unit quaternion (length 1.9997)"));
+  CHECK_THAT(precheckGltfJson(withRotation("[0, 0, 0, 0.5]"), std::nullopt, nullptr), Catch::Contains("(length 0.5)"));
+  CHECK(precheckGltfJson(withRotation("[0, 0.7071068, 0, 0.7071068]"), std::nullopt, nullptr).empty());
+  CHECK(precheckGltfJson(withRotation("[0, 0, 0, 1.0004]"), std::nullopt, nullptr).empty());
+  CHECK(precheckGltfJson(withRotation("[0, 0, 0, 0]"), std::nullopt, nullptr).empty());
+  // On the mesh's own node too; on a node that moves no mesh (a camera's), it changes nothing
+  // imported (the re-audit).
+  CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"2.0"},"nodes":[{"mesh":0,"rotation":[0,0,0,2]}]})", std::nullopt, nullptr),
+             Catch::Contains("glTF node 0: rotation is not a unit quaternion (length 2)"));
+  CHECK(precheckGltfJson(R"({"asset":{"version":"2.0"},"nodes":[{"mesh":0},{"name":"camera","rotation":[0,0,0,2],"children":[2]},{}]})",
+                         std::nullopt, nullptr)
+            .empty());
   // glTF 1.0 and a missing asset.
   CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"1.0"}})", std::nullopt, nullptr), Catch::Contains("'1.0' is not supported"));
   CHECK_THAT(precheckGltfJson(R"({"scenes":[]})", std::nullopt, nullptr), Catch::Contains("no 'asset'"));
@@ -215,6 +248,11 @@ TEST_CASE("STL binary size equation and ASCII detection", "[formats][import][pre
              Catch::Contains("ASCII STL facet 1 has 4 vertices"));
   // Too short for binary and not ASCII.
   CHECK_THAT(precheckStl(bytesOf("hello")), Catch::Contains("too short"));
+  // Text the importer does not read as ASCII STL says so, not only that its binary count is wrong.
+  const std::string upper = "SOLID X\nFACET NORMAL 0 1 0\nOUTER LOOP\nVERTEX 0 0 0\nVERTEX 0 0 1\nVERTEX 1 0 0\nENDLOOP\nENDFACET\nENDSOLID X\n";
+  CHECK_THAT(precheckStl(bytesOf(upper)),
+             Catch::StartsWith("not ASCII STL (it does not start with 'solid', in lower case, as the importer needs) "
+                               "and not binary STL (its header would declare "));
 }
 
 TEST_CASE("PLY header checks", "[formats][import][precheck]") {
@@ -226,8 +264,8 @@ TEST_CASE("PLY header checks", "[formats][import][precheck]") {
   CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n3 0 1 2\n")), Catch::Contains("body has only 3 lines"));
   // Each line holds its element's values: a list count beyond its indices (an audit: 198
   // degenerate triangles dropped in silence), a vertex short of a coordinate, a count that is no
-  // count are refused, naming the line; extra lines after the elements, blank lines, a list of
-  // 0 and a further scalar after the list pass.
+  // count are refused, naming the line; extra lines after the elements, blank lines and a further
+  // scalar after the list pass.
   CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n200 0 1 2\n")),
              Catch::Contains("PLY line 14: face 0 has 4 values where its properties need 201"));
   CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0\n0 0 1\n3 0 1 2\n")),
@@ -236,17 +274,70 @@ TEST_CASE("PLY header checks", "[formats][import][precheck]") {
   const std::string flagged =
       "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
       "element face 2\nproperty list uchar int vertex_indices\nproperty uchar flags\nend_header\n";
-  CHECK(precheckPly(bytesOf(flagged + "0 0 0\n\n1 0 0\n0 0 1\n3 0 1 2 7\n0 9\nextra\n")).empty());
+  CHECK(precheckPly(bytesOf(flagged + "0 0 0\n\n1 0 0\n0 0 1\n3 0 1 2 7\n3 0 2 1 9\nextra\n")).empty());
+  // A face of no vertex indices aborted the importer (an audit); a list of 0 of another kind passes.
+  CHECK_THAT(precheckPly(bytesOf(flagged + "0 0 0\n1 0 0\n0 0 1\n3 0 1 2 7\n0 9\n")),
+             Catch::Contains("PLY line 15: face 1 has no vertex indices"));
+  const std::string with_uv =
+      "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 1\nproperty list uchar int vertex_indices\nproperty list uchar float texcoord\nend_header\n";
+  CHECK(precheckPly(bytesOf(with_uv + "0 0 0\n1 0 0\n0 0 1\n3 0 1 2 0\n")).empty());
+  // Every value is a number of its property's type: Assimp 5.2.5 read "0x3" as 0, "2.7" in an
+  // index list as 2 and "3abc" as 3, a wrong triangle imported in silence (an audit).
+  for (const char* face : {"3 0 1 0x2", "3 0 1 2.7", "3 0 1 2abc", "3 0 1 -2e0", "3 0 1 two"})
+    CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n" + face + "\n")),
+               Catch::Contains("PLY line 14: face 0: '") && Catch::Contains("is not a number of its list's type (vertex_indices)"));
+  CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0x1 0\n0 0 1\n3 0 1 2\n")),
+             Catch::Contains("PLY line 12: vertex 1: '0x1' is not a number of its property's type (y)"));
+  CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1,5\n3 0 1 2\n")),
+             Catch::Contains("vertex 2: '1,5' is not a number of its property's type (z)"));
+  CHECK(precheckPly(bytesOf(header + "-1.5e-3 +2 .5\n1. 0 0\n0 0 1E2\n3 0 +1 2\n")).empty());
+  CHECK(precheckPly(bytesOf(header + "nan 0 0\n1 0 0\n0 0 1\n3 0 1 2\n")).empty());  // refused by name later
+  // Only the values the import reads are typed: a colour written 255.0 is harmless (the re-audit).
+  const std::string coloured =
+      "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+      "property uchar red\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n";
+  CHECK(precheckPly(bytesOf(coloured + "0 0 0 255.0\n1 0 0 -1\n0 0 1 2.55e2\n3 0 1 2\n")).empty());
+  CHECK_THAT(precheckPly(bytesOf(coloured + "0 0 0 255\n1 0 0 1\n0 0 0x1 2\n3 0 1 2\n")), Catch::Contains("(z)"));
   // Binary: 2^31 vertices of 12 bytes against a tiny body.
   const std::string binary_header =
       "ply\nformat binary_little_endian 1.0\nelement vertex 2147483647\nproperty float x\nproperty float y\n"
       "property float z\nend_header\n";
   CHECK_THAT(precheckPly(bytesOf(binary_header + std::string(36, '\0'))), Catch::Contains("at least 25769803764 bytes"));
-  // Binary body exactly the declared size passes.
+  // Binary body exactly the declared size passes; the lists' counts are read (in the file's byte
+  // order), so a body short of the list items, a negative count and a face of no indices are
+  // refused (each aborted the importer: an audit).
   const std::string small_binary =
       "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
       "element face 1\nproperty list uchar int vertex_indices\nend_header\n";
-  CHECK(precheckPly(bytesOf(small_binary + std::string(36 + 13, '\0'))).empty());
+  const std::string face012("\x03\0\0\0\0\x01\0\0\0\x02\0\0\0", 13);
+  CHECK(precheckPly(bytesOf(small_binary + std::string(36, '\0') + face012)).empty());
+  CHECK_THAT(precheckPly(bytesOf(small_binary + std::string(36, '\0') + std::string(13, '\0'))),
+             Catch::Contains("PLY binary body: face 0 has no vertex indices"));
+  CHECK_THAT(precheckPly(bytesOf(small_binary + std::string(36, '\0') + "\x04" + face012.substr(1))),
+             Catch::Contains("the binary body ends before them"));
+  const std::string two_faces =
+      "ply\nformat binary_big_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 2\nproperty list short int vertex_indices\nend_header\n";
+  const std::string face_be("\0\x03\0\0\0\0\0\0\0\x01\0\0\0\x02", 14);
+  CHECK(precheckPly(bytesOf(two_faces + std::string(36, '\0') + face_be + face_be)).empty());
+  CHECK_THAT(precheckPly(bytesOf(two_faces + std::string(36, '\0') + face_be + "\xff\xff" + face_be.substr(2))),
+             Catch::Contains("PLY binary body: face 1: a list count of -1"));
+  // The header's minimum fits (5 vertices of 12 bytes and 2 counts in 74 bytes) but the faces do not.
+  const std::string five =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 5\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 2\nproperty list uchar int vertex_indices\nend_header\n";
+  CHECK_THAT(precheckPly(bytesOf(five + std::string(48, '\0') + face012 + face012)), Catch::Contains("PLY binary body"));
+  // A count past the body ends the walk (the re-audit: the offset wrapped and the walk went on
+  // from the body's start, and a count of 2^32 - 1 reached the importer).
+  const std::string huge =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 3\nproperty list uint int vertex_indices\nend_header\n";
+  const std::string face_u32("\x03\0\0\0\0\0\0\0\x01\0\0\0\x02\0\0\0", 16);
+  CHECK_THAT(precheckPly(bytesOf(huge + std::string(36, '\0') + std::string("\xff\xff\xff\xff", 4) + face_u32.substr(4) +
+                                 face_u32 + face_u32)),
+             Catch::Contains("the binary body ends before them"));
+  CHECK(precheckPly(bytesOf(huge + std::string(36, '\0') + face_u32 + face_u32 + face_u32)).empty());
   // Malformed headers.
   CHECK_THAT(precheckPly(bytesOf("ply\nformat ascii 1.0\nelement vertex 3\n")), Catch::Contains("no 'end_header'"));
   CHECK_THAT(precheckPly(bytesOf("ply\nelement vertex 3\nend_header\n")), Catch::Contains("no 'format'"));
