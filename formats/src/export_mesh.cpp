@@ -241,6 +241,13 @@ Result<std::vector<std::pair<std::filesystem::path, std::filesystem::path>>> che
   for (const std::filesystem::path& companion : exportCompanionFiles(target)) {
     auto companion_target = checkOutputPath(companion, inputs);
     if (!companion_target) return Error{companion_target.error().kind, path.string() + ": companion file " + companion_target.error().message};
+    // Through a symbolic link, as the main file: only to a file of its own extension (an audit:
+    // OUT.bin linked to notes.txt, a profile or a mesh, which the export replaced, exit 0).
+    if (lowerExtension(*companion_target) != lowerExtension(companion))
+      return Error::badInput(fmt::format("{}: companion file {} is a symbolic link to '{}', not a {} file: refusing to "
+                                         "replace it",
+                                         path.string(), companion.string(), companion_target->string(),
+                                         lowerExtension(companion)));
     destinations.emplace_back(companion.filename(), *companion_target);
   }
   destinations.emplace_back(target.filename(), target);

@@ -45,7 +45,10 @@ struct Slot {
 };
 
 Slot g_slots[kSlots];
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+// Every signal that ends a process by default and can be caught (an audit: `timeout -s QUIT`,
+// `kill -USR1` and an alarm left a partial world's temporary behind).
+constexpr int kSignals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGPIPE, SIGALRM,
+                            SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU};
 
 // Removes the entries of a folder (through its open descriptor `folder_fd`, so a name another
 // process put in its place is never entered; by its name, not followed, when there is none),
@@ -188,6 +191,22 @@ Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::pat
   if (!fs::is_directory(directory, ec))
     return outputError(path, "the output directory '" + directory.string() +
                                  (fs::exists(directory, ec) ? "' is not a directory" : "' does not exist"));
+  // The HDF5 library resolves the temporary file's real path, from the root and with the links in
+  // its directory followed: the directory, the temporary's folder (a dot, the name and at most
+  // kSuffix bytes) and the name again must fit in PATH_MAX with its NUL. (An audit: a short
+  // relative path from a deep working directory passed the check above, then the bake failed
+  // after its work with "can't retrieve real path for file", exit 1.) Held to every writer.
+  {
+    const fs::path real_directory = fs::canonical(directory, ec);
+    if (ec) return outputError(path, "cannot resolve the output directory '" + directory.string() + "': " + ec.message());
+    const std::size_t name = target.filename().native().size();
+    const std::size_t longest = real_directory.native().size() + 1 + (1 + name + kSuffix) + 1 + name;
+    if (longest > PATH_MAX - 1)
+      return outputError(path, "its temporary file's path from the root would be up to " + std::to_string(longest) +
+                                   " bytes (its directory resolved, " + std::to_string(real_directory.native().size()) +
+                                   " bytes, a folder named after the file, the name again); at most " +
+                                   std::to_string(PATH_MAX - 1) + " can be written: use a shorter directory or name");
+  }
   // The temporary is created in that directory, so it must be writable (and searchable).
   if (::access(directory.c_str(), W_OK | X_OK) != 0)
     return outputError(path, "cannot write in the output directory '" + directory.string() + "': " +

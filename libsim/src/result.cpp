@@ -25,6 +25,11 @@ Error Error::noSuchFile(const std::string& name) {
   std::error_code ec;
   (void)std::filesystem::status(name, ec);
   if (ec == std::errc::not_a_directory) return badInput(name + ": no such file (a part of the path is a file, not a folder)");
+  // A file behind a folder the user cannot search, or a name past the system's limits, is not
+  // known to be missing (an audit: "no such file" for both).
+  if (ec == std::errc::permission_denied)
+    return badInput(name + ": cannot open: Permission denied (a folder on its path cannot be searched)");
+  if (ec == std::errc::filename_too_long) return badInput(name + ": cannot open: File name too long");
   return badInput(name + ": no such file");
 }
 

@@ -128,6 +128,24 @@ TEST_CASE("strata export: the companion files get the output checks - an .obj's 
   CHECK(r.exit_code == 0);
   CHECK(std::filesystem::is_symlink(dir / "linked.bin"));
   CHECK(std::filesystem::file_size(dir / "real.bin") > 3);
+  // Through a link only to a file of the companion's own extension, as the main file: an audit's
+  // OUT.bin -> notes.txt (and OUT.mtl -> a mesh) was replaced by the export, exit 0.
+  { std::ofstream(dir / "notes.txt") << "important notes"; }
+  std::filesystem::copy_file(sample("tower.obj"), dir / "other.obj");
+  std::filesystem::create_symlink("notes.txt", dir / "o7.bin");
+  std::filesystem::create_symlink("other.obj", dir / "o10.mtl");
+  r = test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "o7.gltf").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("o7.gltf: companion file") &&
+                        Catch::Contains("o7.bin is a symbolic link to '") &&
+                        Catch::Contains("notes.txt', not a .bin file: refusing to replace it"));
+  r = test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "o10.obj").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("o10.mtl is a symbolic link to '") && Catch::Contains("other.obj', not a .mtl file"));
+  CHECK(test::readFile(dir / "notes.txt") == "important notes");
+  CHECK(test::readFile(dir / "other.obj") == test::readFile(sample("tower.obj")));
+  CHECK_FALSE(std::filesystem::exists(dir / "o7.gltf"));
+  CHECK_FALSE(std::filesystem::exists(dir / "o10.obj"));
   REQUIRE(::mkfifo((dir / "piped.mtl").c_str(), 0600) == 0);
   r = test::runStrata({"export", tower, "--profile", profile, "-o", (dir / "piped.obj").string()});
   CHECK(r.exit_code == 2);
