@@ -431,16 +431,30 @@ class Parser {
 
   // toml++'s message, with the redefined table named by its header as written on that line:
   // toml++ 3.3 garbles a quoted name ([agent."a"] came out as 'agent."a"a"').
+  // Likewise a key set twice ('"height" = 3' after 'height = 2' came out as '"heheight" '): named
+  // as written before its '=' on that line (an audit).
   static std::string describe(std::string_view description, std::string_view text, std::size_t line) {
     constexpr std::string_view kRedefined = "cannot redefine existing table '";
+    constexpr std::string_view kRedefinedValue = "cannot redefine existing ";
     const std::size_t at = description.find(kRedefined);
-    if (at == std::string_view::npos || line == 0) return std::string(description);
+    const std::size_t value_at = description.find(kRedefinedValue);
+    if ((at == std::string_view::npos && value_at == std::string_view::npos) || line == 0) return std::string(description);
     std::size_t start = 0;
     for (std::size_t l = 1; l < line && start != std::string_view::npos; ++l) {
       start = text.find('\n', start);
       if (start != std::string_view::npos) ++start;
     }
     if (start == std::string_view::npos) return std::string(description);
+    if (at == std::string_view::npos) {
+      const std::string_view whole = text.substr(start, text.find('\n', start) - start);
+      const std::size_t equals = whole.find('=');
+      if (equals == std::string_view::npos) return std::string(description);
+      std::string_view key = whole.substr(0, equals);
+      while (!key.empty() && (key.front() == ' ' || key.front() == '\t')) key.remove_prefix(1);
+      while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.remove_suffix(1);
+      if (key.empty() || key.size() > 200) return std::string(description);
+      return std::string(description.substr(0, value_at)) + "cannot redefine existing key " + std::string(key) + " (set twice)";
+    }
     std::string_view header = text.substr(start, text.find('\n', start) - start);
     const std::size_t open = header.find('['), close = header.rfind(']');
     if (open == std::string_view::npos || close == std::string_view::npos || close < open)
@@ -469,14 +483,39 @@ class Parser {
     nav::BakeProfile profile;
     // Agents in the order the profile writes them (toml++ keeps a table's keys sorted by name): the
     // first one is every command's default agent.
+    // An agent's place is where the profile first writes anything of it: toml++ moves a table
+    // made by a sub-table's header ([[agent.c.links]]) to its own later [agent.c] header, and
+    // an agent written that way became the default after one written between (an audit).
     std::vector<std::pair<const toml::key*, const toml::node*>> ordered;
     for (const auto& [key, value] : *agents) ordered.emplace_back(&key, &value);
-    auto position = [](const toml::node* node) {
-      const toml::source_position p = node->source().begin;
-      return std::pair{p.line, p.column};
+    using Place = std::pair<toml::source_index, toml::source_index>;
+    const auto earliest = [](const toml::key& name, const toml::node& top) {
+      Place best{std::numeric_limits<toml::source_index>::max(), std::numeric_limits<toml::source_index>::max()};
+      const auto take = [&](const toml::source_region& r) {
+        if (r.begin.line > 0) best = std::min(best, Place{r.begin.line, r.begin.column});
+      };
+      take(name.source());
+      std::vector<const toml::node*> pending{&top};
+      while (!pending.empty()) {
+        const toml::node* node = pending.back();
+        pending.pop_back();
+        take(node->source());
+        if (const toml::table* t = node->as_table())
+          for (const auto& [key, child] : *t) {
+            take(key.source());
+            pending.push_back(&child);
+          }
+        else if (const toml::array* a = node->as_array())
+          for (const toml::node& element : *a) pending.push_back(&element);
+      }
+      return best;
     };
-    std::stable_sort(ordered.begin(), ordered.end(),
-                     [&](const auto& a, const auto& b) { return position(a.second) < position(b.second); });
+    std::vector<std::pair<Place, std::size_t>> places;
+    for (std::size_t i = 0; i < ordered.size(); ++i) places.emplace_back(earliest(*ordered[i].first, *ordered[i].second), i);
+    std::stable_sort(places.begin(), places.end());
+    std::vector<std::pair<const toml::key*, const toml::node*>> sorted;
+    for (const auto& [place, i] : places) sorted.push_back(ordered[i]);
+    ordered = std::move(sorted);
     for (const auto& [key_pointer, value_pointer] : ordered) {
       const toml::key& key = *key_pointer;
       const toml::node& value = *value_pointer;

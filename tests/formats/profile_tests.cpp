@@ -290,6 +290,10 @@ TEST_CASE("malformed TOML and empty profiles are located errors", "[formats][pro
              Catch::EndsWith("cannot redefine existing table [agent.\"a\"]") && Catch::StartsWith("p.toml:3:"));
   CHECK_THAT(errorOf("[agent.\"b c\"]\n\n  [agent.\"b c\"]  \n"),
              Catch::EndsWith("cannot redefine existing table [agent.\"b c\"]"));
+  // A key set twice is named as written (toml++ gave '"heheight" ': an audit).
+  CHECK_THAT(errorOf("[agent.a]\nheight = 2.0\n\"height\" = 3.0\n"),
+             Catch::StartsWith("p.toml:3:") && Catch::EndsWith("cannot redefine existing key \"height\" (set twice)"));
+  CHECK_THAT(errorOf("[agent.a]\nradius = 0.3\n  radius   = 0.4\n"), Catch::EndsWith("cannot redefine existing key radius (set twice)"));
 }
 
 TEST_CASE("a key or header of more than 64 dotted parts is refused before the TOML parser sees it", "[formats][profile]") {
@@ -411,6 +415,21 @@ TEST_CASE("agents keep the order the profile writes them in (the first is the de
   REQUIRE(again.ok());
   CHECK(again->agents[0].settings.name == "small");
   CHECK(again->agents[2].settings.name == "middle");
+  // An agent first written by a sub-table's header comes where that header is, not where its
+  // own [agent.c] header is (an audit: toml++ moves the table to that header, and b became the
+  // default); likewise by a dotted key.
+  const char* early_links =
+      "[[agent.c.links]]\nfrom = [0, 0, 0]\nto = [1, 0, 0]\nlabel = \"zip\"\n[agent.b]\nradius = 0.2\n[agent.c]\nradius = 0.3\n[agent.a]\n";
+  auto links_first = parseProfile(early_links, "p.toml");
+  REQUIRE(links_first.ok());
+  REQUIRE(links_first->agents.size() == 3);
+  CHECK(links_first->agents[0].settings.name == "c");
+  CHECK(links_first->agents[1].settings.name == "b");
+  CHECK(links_first->agents[2].settings.name == "a");
+  auto dotted = parseProfile("[agent]\nz.radius = 0.2\ny.radius = 0.3\nz.height = 2.0\n", "p.toml");
+  REQUIRE(dotted.ok());
+  CHECK(dotted->agents[0].settings.name == "z");
+  CHECK(dotted->agents[1].settings.name == "y");
 }
 
 TEST_CASE("area and climbable globs match whole UTF-8 characters and literal stars", "[formats][profile]") {
