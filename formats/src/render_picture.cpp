@@ -332,11 +332,15 @@ Result<Picture> planPicture(const nav::LayeredGraph& graph, const RenderSettings
 }
 
 // Pixel X of world X in a panel (left edge of the pixel containing it).
+// Pixel offsets are held to +-2^30 before they become ints: a region a micrometre wide makes a
+// cell billions of pixels across, whose far edge overflowed int and the cell was not drawn (an
+// audit); the panel clips far inside that bound.
+int pixelOffset(double pixels) { return static_cast<int>(std::clamp(std::floor(pixels), -1073741824.0, 1073741824.0)); }
 int pixelX(const RenderLayout& layout, const RenderLayout::Panel& panel, double world_x) {
-  return panel.x + static_cast<int>(std::floor((world_x - layout.region.min_x) * layout.pixels_per_metre));
+  return panel.x + pixelOffset((world_x - layout.region.min_x) * layout.pixels_per_metre);
 }
 int pixelY(const RenderLayout& layout, const RenderLayout::Panel& panel, double world_z) {
-  return panel.y + static_cast<int>(std::floor((world_z - layout.region.min_z) * layout.pixels_per_metre));
+  return panel.y + pixelOffset((world_z - layout.region.min_z) * layout.pixels_per_metre);
 }
 double pointX(const RenderLayout& layout, const RenderLayout::Panel& panel, double world_x) {
   return panel.x + (world_x - layout.region.min_x) * layout.pixels_per_metre;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "render_canvas.h"
 #include "render_font.h"
@@ -41,11 +42,29 @@ class RasterCanvas final : public Canvas {
 
   void line(double x0, double y0, double x1, double y1, Rgb colour, double width, bool dashed) override {
     const double length = std::hypot(x1 - x0, y1 - y0);
-    const int steps = std::max(1, static_cast<int>(std::ceil(length * 2.0)));
+    if (!std::isfinite(length)) return;
+    const auto steps = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::min(std::ceil(length * 2.0), 9.0e15)));
     const int size = std::max(1, static_cast<int>(std::lround(width)));
     const double dash = 4.0;  // pixels on, pixels off
-    for (int i = 0; i <= steps; ++i) {
-      const double t = static_cast<double>(i) / steps;
+    // Only the steps whose stamps can reach the clip rectangle (the same points as stepping from
+    // the start: a line billions of pixels long, from a region a micrometre wide, overflowed the
+    // step count and would take that many steps; an audit).
+    double t_lo = 0, t_hi = 1;
+    const double margin = size + 1.0;
+    const auto keep = [&](double p, double q) {  // the part of the segment where p * t <= q
+      if (p == 0) return q >= 0;
+      const double r = q / p;
+      if (p < 0) t_lo = std::max(t_lo, r);
+      else t_hi = std::min(t_hi, r);
+      return t_lo <= t_hi;
+    };
+    if (!keep(-(x1 - x0), x0 - (clip_.x0 - margin)) || !keep(x1 - x0, (clip_.x1 + margin) - x0) ||
+        !keep(-(y1 - y0), y0 - (clip_.y0 - margin)) || !keep(y1 - y0, (clip_.y1 + margin) - y0))
+      return;
+    const auto first = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(t_lo * static_cast<double>(steps))) - 1);
+    const auto last = std::min<std::int64_t>(steps, static_cast<std::int64_t>(std::ceil(t_hi * static_cast<double>(steps))) + 1);
+    for (std::int64_t i = first; i <= last; ++i) {
+      const double t = static_cast<double>(i) / static_cast<double>(steps);
       if (dashed && std::fmod(t * length, 2 * dash) >= dash) continue;
       const double x = x0 + (x1 - x0) * t, y = y0 + (y1 - y0) * t;
       const int px = static_cast<int>(std::floor(x - size / 2.0 + 0.5));

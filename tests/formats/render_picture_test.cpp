@@ -137,6 +137,23 @@ TEST_CASE("render: --region crops the view - bad regions and settings are errors
   CHECK(layout.panels[1].nodes_drawn == 0);
   CHECK(inkInside(*image, layout.panels[1]) == 0);
 
+  // A region a tenth of a micrometre wide inside one ground column (cell 0.5 m): the cell is
+  // billions of pixels across; its edges overflowed int and it was not drawn (an audit), and its
+  // walk edges are lines as long, stepped only where they can show.
+  for (const bool edges : {false, true}) {
+    INFO("edges " << edges);
+    settings.draw_edges = edges;
+    settings.region = formats::RenderRegion{1.1, 1.1, 1.1000001, 1.1000001};
+    formats::RenderLayout tiny_layout;
+    auto tiny = formats::renderRaster(graph, {}, settings, &tiny_layout);
+    REQUIRE(tiny.ok());
+    REQUIRE_FALSE(tiny_layout.panels.empty());
+    const auto& panel = tiny_layout.panels[0];
+    CHECK(panel.nodes_drawn == 1);
+    CHECK(inkInside(*tiny, panel) == static_cast<std::size_t>(panel.width) * static_cast<std::size_t>(panel.height));
+  }
+  settings.draw_edges = false;
+
   settings.region = formats::RenderRegion{3, 0, 1, 5};
   auto reversed = formats::renderRaster(graph, {}, settings);
   REQUIRE_FALSE(reversed.ok());
