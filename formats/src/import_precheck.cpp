@@ -44,6 +44,10 @@ std::string number(std::uint64_t value) { return std::to_string(value); }
 
 // Saturating arithmetic for declared sizes, which are attacker controlled.
 constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
+
+// Assimp 5.2.5's names hold at most 1023 bytes (aiString); a longer one is lost, not cut, and the
+// import named it material<N> or node<N>, which could be another name of the file (an audit).
+constexpr std::size_t kMaxImportedName = 1024;
 std::uint64_t addSat(std::uint64_t a, std::uint64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
 std::uint64_t mulSat(std::uint64_t a, std::uint64_t b) {
   if (a == 0 || b == 0) return 0;
@@ -228,6 +232,10 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
     for (std::size_t i = 0; i < count; ++i) {
       const nlohmann::json& node = (*nodes)[i];
       if (!node.is_object()) continue;
+      if (const auto name = node.find("name"); name != node.end() && name->is_string() &&
+                                                name->get_ref<const std::string&>().size() >= kMaxImportedName)
+        return "glTF node " + std::to_string(i) + ": its name is " + std::to_string(name->get_ref<const std::string&>().size()) +
+               " bytes; the importer keeps names of at most " + std::to_string(kMaxImportedName - 1);
       if (const auto ext = node.find("extensions"); ext != node.end() && ext->is_object() && ext->contains("EXT_mesh_gpu_instancing"))
         return "unsupported: glTF node " + std::to_string(i) +
                " is instanced (EXT_mesh_gpu_instancing), which the importer (Assimp 5.2.5) does not read: only "
@@ -255,6 +263,14 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
     }
   }
 
+  if (const auto materials = document.find("materials"); materials != document.end() && materials->is_array())
+    for (std::size_t i = 0; i < materials->size(); ++i)
+      if (const nlohmann::json& m = (*materials)[i]; m.is_object())
+        if (const auto name = m.find("name"); name != m.end() && name->is_string() &&
+                                              name->get_ref<const std::string&>().size() >= kMaxImportedName)
+          return "glTF material " + std::to_string(i) + ": its name is " +
+                 std::to_string(name->get_ref<const std::string&>().size()) + " bytes; the importer keeps names of at most " +
+                 std::to_string(kMaxImportedName - 1);
   std::vector<std::uint64_t> buffer_lengths;
   if (const auto buffers = document.find("buffers"); buffers != document.end()) {
     if (!buffers->is_array()) return "the glTF 'buffers' is not an array";
@@ -979,6 +995,14 @@ std::string precheckObj(Bytes bytes, std::vector<std::string>* material_librarie
     if (material_libraries != nullptr && line.rfind("mtllib", 0) == 0 && line.size() > 6 &&
         std::isspace(static_cast<unsigned char>(line[6])))
       material_libraries->emplace_back(trim(line.substr(6)));
+    // A material or object name of 1024 bytes or more: Assimp 5.2.5 keeps none of it, and the
+    // import named it material<N> or node<N>, which could be another name of the file (an audit).
+    for (const std::string_view keyword : {"usemtl", "o", "g"})
+      if (line.size() > keyword.size() && line.substr(0, keyword.size()) == keyword &&
+          std::isspace(static_cast<unsigned char>(line[keyword.size()])))
+        if (const std::size_t size = trim(line.substr(keyword.size())).size(); size >= kMaxImportedName)
+          return "OBJ line " + std::to_string(line_number) + ": the name after '" + std::string(keyword) + "' is " +
+                 std::to_string(size) + " bytes; the importer keeps names of at most " + std::to_string(kMaxImportedName - 1);
   }
   return {};
 }

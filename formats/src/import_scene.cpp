@@ -271,7 +271,7 @@ void triangulateLargePolygons(aiScene& scene) {
 // Importers invent a root node when the file has none (OBJ names it after the file, FBX
 // "RootNode", glTF "ROOT" when the scene has several roots, STL "<STL_BINARY>", PLY nothing).
 // Such a root stands for the file itself, whose stem already starts every tag, so it adds no
-// path element; a real root node (a glTF scene with one root) keeps its name.
+// path element; a real root node (a glTF scene with one root) keeps its name, whatever it is.
 bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) {
   const std::string text(name.C_Str(), name.length);
   return text.empty() || text == "RootNode" || text == "ROOT" || (text.front() == '<' && text.back() == '>') ||
@@ -287,6 +287,8 @@ bool isSynthesizedRoot(const aiString& name, const std::filesystem::path& path) 
 //    "g" line keeps them all): spaces and tabs inside the name become kObjSpaceMark.
 // The name is the rest of the line, without the whitespace around it. Empty when nothing
 // changes (the bytes are read as they are).
+constexpr const char* kObjDefaultMaterial = "DefaultMaterial";  // Assimp's name for a face without a material
+
 std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesystem::path& directory) {
   // Statements continued over backslashes first become one line each (joinObjContinuations),
   // so that the rules below apply to them too.
@@ -295,7 +297,29 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
   const std::string_view text = joined.empty() ? raw : std::string_view(joined);
   std::map<std::string, int, std::less<>> seen;
   std::string out;
+  std::string hoisted;     // the library lines moved to the start
   std::size_t copied = 0;  // text before this offset is in `out`
+  // Faces before any "usemtl" of a file with material libraries: Assimp 5.2.5 gave them the
+  // last material the libraries define (an audit: a floor labelled 'NeverUsed', a material no
+  // face uses, became lava); they are given "usemtl DefaultMaterial", the label documented.
+  bool material_named = text.find("mtllib") == std::string_view::npos;
+  // A library named after the first face or "usemtl": Assimp 5.2.5 loads it only there, so the
+  // materials named before it were "not defined" and the faces took the library's last one. A
+  // library serves the whole file: such lines are moved to its start (one line per library).
+  bool late_library = false;
+  if (!material_named) {
+    bool used = false;
+    for (std::size_t begin = 0; begin < text.size() && !late_library;) {
+      std::size_t end = text.find('\n', begin);
+      if (end == std::string_view::npos) end = text.size();
+      std::size_t first = begin;
+      while (first < end && blank(text[first])) ++first;
+      const std::string_view line = text.substr(first, end - first);
+      if ((line.size() > 1 && line[0] == 'f' && blank(line[1])) || line.rfind("usemtl", 0) == 0) used = true;
+      if (used && line.size() > 7 && line.rfind("mtllib", 0) == 0 && blank(line[6])) late_library = true;
+      begin = end + 1;
+    }
+  }
   for (std::size_t begin = 0; begin < text.size();) {
     std::size_t end = text.find('\n', begin);
     if (end == std::string_view::npos) end = text.size();
@@ -307,6 +331,16 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
       if (first < end && text[first] != '\r') {
         out.append(text.substr(copied, begin - copied));
         copied = begin = first;
+      }
+    }
+    if (!material_named && end > begin + 1) {
+      if (text.compare(begin, 6, "usemtl") == 0 && (end == begin + 6 || blank(text[begin + 6]) || text[begin + 6] == '\r')) {
+        material_named = true;
+      } else if (text[begin] == 'f' && blank(text[begin + 1])) {
+        out.append(text.substr(copied, begin - copied));
+        out.append("usemtl ").append(kObjDefaultMaterial).append("\n");
+        copied = begin;
+        material_named = true;
       }
     }
     // The line's first '#' (its comment), else `end`: searched in the line only (searched to the
@@ -345,14 +379,19 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
       }
     }
     // "mtllib a.mtl b.mtl" names two libraries (objMaterialLibraries): Assimp 5.2.5 took the rest
-    // of the line for one file name and loaded neither; it is given one line per library.
+    // of the line for one file name and loaded neither; it is given one line per library (at
+    // the file's start when one comes late, above).
     if (end > begin + 7 && text.compare(begin, 6, "mtllib") == 0 && blank(text[begin + 6])) {
       std::size_t first = begin + 6, last = end;
       while (first < last && blank(text[first])) ++first;
       while (last > first && blank(text[last - 1])) --last;
-      if (const auto libraries = objMaterialLibraries(directory, text.substr(first, last - first)); libraries.size() > 1) {
+      if (const auto libraries = objMaterialLibraries(directory, text.substr(first, last - first));
+          libraries.size() > 1 || late_library) {
         out.append(text.substr(copied, begin - copied));
-        for (std::size_t i = 0; i < libraries.size(); ++i) out.append(i == 0 ? "mtllib " : "\nmtllib ").append(libraries[i]);
+        std::string lines;
+        for (std::size_t i = 0; i < libraries.size(); ++i) lines.append(i == 0 ? "mtllib " : "\nmtllib ").append(libraries[i]);
+        if (late_library) hoisted.append(lines).append("\n");
+        else out.append(lines);
         copied = end;
       }
     }
@@ -398,7 +437,7 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
   }
   if (copied == 0) return joined;
   out.append(text.substr(copied));
-  return out;
+  return hoisted + out;
 }
 
 // The ASCII STL text given to Assimp: a space inside a solid's name as kObjSpaceMark (Assimp
@@ -628,7 +667,8 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     if (const auto at = line.find(kMissingMaterial); at != std::string::npos) {
       std::string name = line.substr(at + kMissingMaterial.size());
       name = name.substr(0, name.find(','));
-      out.warnings.push_back("material '" + name + "' is not defined in any material library");
+      if (format != MeshFormat::Obj || name != kObjDefaultMaterial)  // objForAssimp's own, or the label anyway
+        out.warnings.push_back("material '" + name + "' is not defined in any material library");
     }
   }
   for (std::size_t i = 0; i < fbx_unread.size() && i < 3; ++i)
@@ -831,7 +871,9 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
       return Error::badInput(display_name + ": the node hierarchy is too deep or cyclic");
     const aiNode& node = *item.node;
     const Affine global = item.parent * Affine::fromAssimp(node.mTransformation);
-    const bool adds_nothing = (item.depth == 0 && isSynthesizedRoot(node.mName, path)) ||
+    // A glTF scene of one root node: Assimp's root is that node, whatever its name ("RootNode"
+    // and "ROOT" are names exporters give real nodes: an audit found them dropped from tags).
+    const bool adds_nothing = (item.depth == 0 && !(gltf && gltf_facts.roots.size() == 1) && isSynthesizedRoot(node.mName, path)) ||
                               (format == MeshFormat::Fbx && isFbxHelperNode(node.mName));
     const std::string node_path = adds_nothing
                                       ? item.parent_path

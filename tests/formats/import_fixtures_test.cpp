@@ -996,3 +996,65 @@ TEST_CASE("PLY triangle strips are refused - the importer would keep one triangl
   CHECK_THAT(importError(dir / "strip.ply"),
              Catch::Contains("PLY content the importer cannot read: PLY header line 7: triangle strips"));
 }
+
+TEST_CASE("OBJ faces before any usemtl are DefaultMaterial even with material libraries - not the last one defined",
+          "[formats][import][fixtures][obj]") {
+  // An audit: Assimp 5.2.5 labelled them with the last material of the .mtl ('NeverUsed', which
+  // no face uses), so an area rule for it turned the floor into lava.
+  strata::test::TempDir dir;
+  writeText(dir / "n.mtl", "newmtl Lava\nKd 1 0 0\nnewmtl NeverUsed\nKd 0 1 0\n");
+  writeText(dir / "n.obj", "mtllib n.mtl\no Floor\nv 0 0 0\nv 0 0 1\nv 1 0 1\nv 1 0 0\nf 1 2 3\nf 1 3 4\n");
+  writeText(dir / "m.obj", "mtllib n.mtl\nv 0 0 0\nv 0 0 1\nv 1 0 1\nv 1 0 0\nf 1 2 3\nusemtl Lava\nf 1 3 4\n");
+  writeText(dir / "e.obj", "v 0 0 0\nv 0 0 1\nv 1 0 1\nv 1 0 0\nf 1 2 3\nf 1 3 4\nmtllib n.mtl\n");  // library at the end
+  for (const char* name : {"n.obj", "m.obj", "e.obj"}) {
+    INFO(name);
+    auto imported = importMeshes({dir / name}, {});
+    REQUIRE(imported.ok());
+    REQUIRE(imported->mesh.triangleCount() == 2);
+    CHECK(labelOf(imported->mesh, 0) == "DefaultMaterial");
+    CHECK(labelOf(imported->mesh, 1) == (std::string(name) == "m.obj" ? "Lava" : "DefaultMaterial"));
+    for (const std::string& warning : imported->stats.warnings) CHECK(warning.find("not defined") == std::string::npos);
+  }
+  // A library named after the materials it defines serves the whole file (Assimp 5.2.5 loaded it
+  // only there: 'Lava' was "not defined" and its faces took 'NeverUsed').
+  writeText(dir / "late.obj", "v 0 0 0\nv 0 0 1\nv 1 0 1\nusemtl Lava\nf 1 2 3\nmtllib n.mtl\n");
+  auto late = importMeshes({dir / "late.obj"}, {});
+  REQUIRE(late.ok());
+  CHECK(labelOf(late->mesh, 0) == "Lava");
+  CHECK(late->stats.warnings.empty());
+}
+
+TEST_CASE("names of 1024 bytes or more are refused - the importer keeps none of them", "[formats][import][fixtures]") {
+  // An audit: Assimp 5.2.5 drops such a name, and the import named it material<N> / node<N>,
+  // which merged it with a real material2 or node2 of the file.
+  strata::test::TempDir dir;
+  const std::string long_name(1024, 'm');
+  writeText(dir / "ok.obj", "o " + std::string(1023, 'o') + "\nusemtl " + std::string(1023, 'm') +
+                                "\nv 0 0 0\nv 0 0 1\nv 1 0 0\nf 1 2 3\n");
+  auto ok = importMeshes({dir / "ok.obj"}, {});
+  REQUIRE(ok.ok());
+  CHECK(labelOf(ok->mesh, 0) == std::string(1023, 'm'));
+  writeText(dir / "mat.obj", "usemtl " + long_name + "\nv 0 0 0\nv 0 0 1\nv 1 0 0\nf 1 2 3\n");
+  CHECK_THAT(importError(dir / "mat.obj"),
+             Catch::Contains("OBJ line 1: the name after 'usemtl' is 1024 bytes; the importer keeps names of at most 1023"));
+  writeText(dir / "obj.obj", "v 0 0 0\nv 0 0 1\nv 1 0 0\no " + long_name + "\nf 1 2 3\n");
+  CHECK_THAT(importError(dir / "obj.obj"), Catch::Contains("OBJ line 4: the name after 'o' is 1024 bytes"));
+  std::string json = nestedGltfJson("\"uri\":\"data:application/octet-stream;base64," + base64(quadBuffer()) + "\",");
+  json.replace(json.find("\"Floor\""), 7, "\"" + long_name + "\"");
+  writeText(dir / "node.gltf", json);
+  CHECK_THAT(importError(dir / "node.gltf"), Catch::Contains("glTF node 1: its name is 1024 bytes"));
+}
+
+TEST_CASE("a glTF scene's one root node keeps its name in tags even when it is RootNode or ROOT", "[formats][import][fixtures][gltf]") {
+  // An audit: a real root named like Assimp's own roots was dropped from the tags.
+  strata::test::TempDir dir;
+  for (const char* root : {"RootNode", "ROOT", "Level"}) {
+    INFO(root);
+    std::string json = nestedGltfJson("\"uri\":\"data:application/octet-stream;base64," + base64(quadBuffer()) + "\",");
+    json.replace(json.find("\"Level\""), 7, std::string("\"") + root + "\"");
+    writeText(dir / "scene.gltf", json);
+    auto imported = importMeshes({dir / "scene.gltf"}, {});
+    REQUIRE(imported.ok());
+    CHECK(tagOf(imported->mesh, 0) == std::string("scene/") + root + "/Floor");
+  }
+}
