@@ -199,6 +199,13 @@ std::optional<sim::Vec3> pointFromJson(const Json& value) {
 
 int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSearchSettings& defaults,
              const std::string& default_agent, const WorldPathOptions& options) {
+  // More threads than cores is the caller's choice: lift TBB's default cap (hardware threads),
+  // which otherwise ignores the extra workers with a warning on stderr. Set before the world is
+  // read, whose chunks are read in parallel too (a memory audit saw that read run at TBB's
+  // default concurrency whatever --threads said).
+  std::optional<tbb::global_control> limit;
+  if (options.threads > 0)
+    limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));
   std::error_code ec;
   if (std::filesystem::is_directory(options.batch, ec)) return badInput(options.batch + ": is a directory");
   // Before any work: the results file can be written and is none of the inputs.
@@ -349,11 +356,6 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     ids.push_back(std::move(id));
   }
   (void)sub;
-  // More threads than cores is the caller's choice: lift TBB's default cap (hardware threads),
-  // which otherwise ignores the extra workers with a warning on stderr.
-  std::optional<tbb::global_control> limit;
-  if (options.threads > 0)
-    limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));
   const auto results = nav::findLayeredPaths(cache.views(), requests, options.threads);
   std::string text;
   bool all_found = true;
