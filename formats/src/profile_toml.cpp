@@ -422,6 +422,7 @@ class Parser {
       for (std::size_t l = 0; l + 1 < header_line; ++l) {
         bool other_array = false;
         const auto h = headerOf(lines[l], other_array);
+        if (h && other_array && h->empty()) return {};  // a quoted array header may be this one (an audit)
         index += h && other_array && *h == header;
       }
       header += "[" + std::to_string(index) + "]";
