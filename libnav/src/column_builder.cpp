@@ -192,9 +192,11 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
           hit.normal.y >= min_normal_y_ - floorRoundingSlack(mesh_.vertex(hit.triangle, 0), mesh_.vertex(hit.triangle, 1),
                                                              mesh_.vertex(hit.triangle, 2))))
       continue;
-    // Merged: closer than merge_distance, and always within kAbove (one surface hit twice, as on
-    // the edge two triangles share, is one floor also when merge_distance is 0).
-    if (have_group && group_top - hit.height < std::max(settings_.merge_distance, kAbove)) continue;
+    // Merged: closer than merge_distance by more than kAbove (surfaces exactly that far apart
+    // stay two: their hits' rounding merged them in some columns and not others, an audit), and
+    // always within kAbove (one surface hit twice, as on the edge two triangles share, is one
+    // floor also when merge_distance is 0).
+    if (have_group && group_top - hit.height < std::max(settings_.merge_distance - kAbove, kAbove)) continue;
     have_group = true;
     group_top = hit.height;
     // Headroom: the lowest hit strictly above this floor (hits are sorted downward).

@@ -9,7 +9,8 @@
 ///  1. surface hits at the column centre, sorted by descending height (then triangle index);
 ///  2. a hit is a floor candidate when its triangle faces up within the slope limit
 ///     (normal.y >= cos(max_slope));
-///  3. candidates closer than `merge_distance` to the top of the current group join it; a group
+///  3. candidates closer than `merge_distance` (by more than 1e-6 m, so surfaces exactly that far
+///     apart stay two whatever their rounding) to the top of the current group join it; a group
 ///     is one floor at the height and normal of its highest hit;
 ///  4. a floor is kept only with standing room: the box of half-width `radius` from
 ///     standingBoxBottom() to `height` above the floor must not overlap any triangle
