@@ -48,6 +48,7 @@ constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
 // Assimp 5.2.5's names hold at most 1023 bytes (aiString); a longer one is lost, not cut, and the
 // import named it material<N> or node<N>, which could be another name of the file (an audit).
 constexpr std::size_t kMaxImportedName = 1024;
+constexpr std::size_t kObjRepeatRoom = 11;  // an OBJ object name's repeat mark and count (objForAssimp)
 std::uint64_t addSat(std::uint64_t a, std::uint64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
 std::uint64_t mulSat(std::uint64_t a, std::uint64_t b) {
   if (a == 0 || b == 0) return 0;
@@ -997,12 +998,16 @@ std::string precheckObj(Bytes bytes, std::vector<std::string>* material_librarie
       material_libraries->emplace_back(trim(line.substr(6)));
     // A material or object name of 1024 bytes or more: Assimp 5.2.5 keeps none of it, and the
     // import named it material<N> or node<N>, which could be another name of the file (an audit).
+    // An object's name may get a mark and a count appended when it is named again (objForAssimp):
+    // room is left for them.
     for (const std::string_view keyword : {"usemtl", "o", "g"})
       if (line.size() > keyword.size() && line.substr(0, keyword.size()) == keyword &&
-          std::isspace(static_cast<unsigned char>(line[keyword.size()])))
-        if (const std::size_t size = trim(line.substr(keyword.size())).size(); size >= kMaxImportedName)
+          std::isspace(static_cast<unsigned char>(line[keyword.size()]))) {
+        const std::size_t most = keyword == "o" ? kMaxImportedName - 1 - kObjRepeatRoom : kMaxImportedName - 1;
+        if (const std::size_t size = trim(line.substr(keyword.size())).size(); size > most)
           return "OBJ line " + std::to_string(line_number) + ": the name after '" + std::string(keyword) + "' is " +
-                 std::to_string(size) + " bytes; the importer keeps names of at most " + std::to_string(kMaxImportedName - 1);
+                 std::to_string(size) + " bytes; the importer keeps names of at most " + std::to_string(most);
+      }
   }
   return {};
 }

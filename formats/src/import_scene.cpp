@@ -302,24 +302,30 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
   // Faces before any "usemtl" of a file with material libraries: Assimp 5.2.5 gave them the
   // last material the libraries define (an audit: a floor labelled 'NeverUsed', a material no
   // face uses, became lava); they are given "usemtl DefaultMaterial", the label documented.
-  bool material_named = text.find("mtllib") == std::string_view::npos;
   // A library named after the first face or "usemtl": Assimp 5.2.5 loads it only there, so the
   // materials named before it were "not defined" and the faces took the library's last one. A
   // library serves the whole file: such lines are moved to its start (one line per library).
-  bool late_library = false;
-  if (!material_named) {
-    bool used = false;
-    for (std::size_t begin = 0; begin < text.size() && !late_library;) {
-      std::size_t end = text.find('\n', begin);
-      if (end == std::string_view::npos) end = text.size();
-      std::size_t first = begin;
-      while (first < end && blank(text[first])) ++first;
-      const std::string_view line = text.substr(first, end - first);
-      if ((line.size() > 1 && line[0] == 'f' && blank(line[1])) || line.rfind("usemtl", 0) == 0) used = true;
-      if (used && line.size() > 7 && line.rfind("mtllib", 0) == 0 && blank(line[6])) late_library = true;
-      begin = end + 1;
+  // (Statements as Assimp 5.2.5 reads them: a line starting with 'f' is a face, "usemtl" names a
+  // material only with a name after it, "mtllib" a library only as its own word.)
+  const auto usemtlName = [](std::string_view line) {
+    return line.size() > 7 && line.rfind("usemtl", 0) == 0 && blank(line[6]) &&
+           line.find_first_not_of(" \t\r\f\v", 6) != std::string_view::npos;
+  };
+  bool has_library = false, late_library = false, used = false;
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    std::size_t first = begin;
+    while (first < end && blank(text[first])) ++first;
+    const std::string_view line = text.substr(first, end - first);
+    if ((!line.empty() && line[0] == 'f') || usemtlName(line)) used = true;
+    if (line.size() > 7 && line.rfind("mtllib", 0) == 0 && blank(line[6])) {
+      has_library = true;
+      late_library = late_library || used;
     }
+    begin = end + 1;
   }
+  bool material_named = !has_library;
   for (std::size_t begin = 0; begin < text.size();) {
     std::size_t end = text.find('\n', begin);
     if (end == std::string_view::npos) end = text.size();
@@ -333,10 +339,10 @@ std::string objForAssimp(std::span<const std::uint8_t> bytes, const std::filesys
         copied = begin = first;
       }
     }
-    if (!material_named && end > begin + 1) {
-      if (text.compare(begin, 6, "usemtl") == 0 && (end == begin + 6 || blank(text[begin + 6]) || text[begin + 6] == '\r')) {
+    if (!material_named && end > begin) {
+      if (usemtlName(text.substr(begin, end - begin))) {
         material_named = true;
-      } else if (text[begin] == 'f' && blank(text[begin + 1])) {
+      } else if (text[begin] == 'f') {
         out.append(text.substr(copied, begin - copied));
         out.append("usemtl ").append(kObjDefaultMaterial).append("\n");
         copied = begin;
