@@ -219,6 +219,31 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
     // node's parent from the children lists; a walk up stops at a node already marked, and
     // after as many steps as there are nodes, in case of a cycle, which is refused elsewhere).
     const std::size_t count = nodes->size();
+    // The nodes the import reads: those of the scene it imports (`scene`, else the first), its
+    // roots and their descendants; all of them when the file names no scenes. Nodes outside it
+    // are not imported, so their names and rotations are not checked (the review).
+    std::vector<char> in_scene(count, 0);
+    {
+      const auto scenes = document.find("scenes");
+      std::optional<std::vector<std::uint32_t>> roots;
+      if (scenes != document.end() && scenes->is_array() && !scenes->empty()) {
+        const std::uint64_t chosen = unsignedMember(document, "scene").value_or(0);
+        if (chosen < scenes->size() && (*scenes)[chosen].is_object()) roots = indexList((*scenes)[chosen], "nodes");
+      }
+      if (!roots) {
+        std::fill(in_scene.begin(), in_scene.end(), 1);
+      } else {
+        std::vector<std::uint32_t> pending = *roots;
+        while (!pending.empty()) {
+          const std::uint32_t n = pending.back();
+          pending.pop_back();
+          if (n >= count || in_scene[n]) continue;
+          in_scene[n] = 1;
+          if ((*nodes)[n].is_object())
+            if (const auto children = indexList((*nodes)[n], "children")) pending.insert(pending.end(), children->begin(), children->end());
+        }
+      }
+    }
     std::vector<std::size_t> parent(count, count);
     for (std::size_t i = 0; i < count; ++i)
       if ((*nodes)[i].is_object())
@@ -227,13 +252,13 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
             if (child < count && parent[child] == count) parent[child] = i;
     std::vector<char> moves_mesh(count, 0);
     for (std::size_t i = 0; i < count; ++i) {
-      if (!(*nodes)[i].is_object() || !(*nodes)[i].contains("mesh")) continue;
+      if (!in_scene[i] || !(*nodes)[i].is_object() || !(*nodes)[i].contains("mesh")) continue;
       for (std::size_t n = i, steps = 0; n < count && !moves_mesh[n] && steps <= count; n = parent[n], ++steps) moves_mesh[n] = 1;
     }
     for (std::size_t i = 0; i < count; ++i) {
       const nlohmann::json& node = (*nodes)[i];
       if (!node.is_object()) continue;
-      if (const auto name = node.find("name"); name != node.end() && name->is_string() &&
+      if (const auto name = node.find("name"); in_scene[i] && name != node.end() && name->is_string() &&
                                                 name->get_ref<const std::string&>().size() >= kMaxImportedName)
         return "glTF node " + std::to_string(i) + ": its name is " + std::to_string(name->get_ref<const std::string&>().size()) +
                " bytes; the importer keeps names of at most " + std::to_string(kMaxImportedName - 1);

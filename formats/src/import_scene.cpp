@@ -641,6 +641,7 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
   }
   bool dropped_corners = false;
   std::vector<std::string> fbx_unread;  // the FBX reader's errors: objects left out
+  bool fbx_error_before = false;        // the line before was one of them
   for (const std::string& line : log_lines) {
     // A glTF primitive whose vertex or index count is not a multiple of 3 (invalid in glTF):
     // Assimp drops the last one or two and says so only in its log.
@@ -657,17 +658,22 @@ Result<SceneGeometry> readSceneGeometry(const std::filesystem::path& path, MeshF
     // geometry or material, is a level short of a wall or floor (an audit: exit 0), so that
     // fails the file, quoting the reader's error, which names the line; another object (a blend
     // shape, which the import drops anyway) is a warning (the re-audit).
+    // (The reader builds an object when a Model first asks for it, so the failure's error comes
+    // right before the Model's "failed to read source object" warning; that warning alone is an
+    // object the reader skips on purpose, a NURBS curve of a rig: the re-audit.)
     if (format == MeshFormat::Fbx) {
       std::string what;
       for (const char* source : {"FBX-DOM", "FBX-Parser"})
         if (const auto at = line.find(source); at != std::string::npos && what.empty()) what = line.substr(at);
       while (!what.empty() && (what.back() == '\n' || what.back() == '\r')) what.pop_back();
-      if (line.rfind("Error", 0) == 0 && !what.empty()) {
+      const bool error = line.rfind("Error", 0) == 0 && !what.empty();
+      if (error) {
         fbx_unread.push_back(what.substr(0, 200));
-      } else if (line.find("failed to read source object for incoming Model link") != std::string::npos) {
+      } else if (fbx_error_before && line.find("failed to read source object for incoming Model link") != std::string::npos) {
         return Error::badInput(display_name + ": the importer could not read an object of a scene node and would leave it out: " +
-                               (fbx_unread.empty() ? what.substr(0, 200) : fbx_unread.back()));
+                               fbx_unread.back());
       }
+      fbx_error_before = error;
     }
     const std::string kMissingMaterial = "failed to locate material ";
     if (const auto at = line.find(kMissingMaterial); at != std::string::npos) {

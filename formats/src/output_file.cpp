@@ -191,17 +191,21 @@ Result<fs::path> checkOutputPath(const fs::path& path, const std::vector<fs::pat
   if (!fs::is_directory(directory, ec))
     return outputError(path, "the output directory '" + directory.string() +
                                  (fs::exists(directory, ec) ? "' is not a directory" : "' does not exist"));
-  // The HDF5 library resolves the temporary file's real path, from the root and with the links in
-  // its directory followed: the directory, the temporary's folder (a dot, the name and at most
-  // kSuffix bytes) and the name again must fit in PATH_MAX with its NUL. (An audit: a short
-  // relative path from a deep working directory passed the check above, then the bake failed
-  // after its work with "can't retrieve real path for file", exit 1.) Held to every writer.
-  {
+  // The HDF5 library resolves a world file's temporary's real path, from the root and with the
+  // links in its directory followed: the directory, the temporary's folder (its prefix and at most
+  // kSuffix - 5 bytes of process and counter) and the name again must fit in PATH_MAX with its
+  // NUL. (An audit: a short relative path from a deep working directory passed the check above,
+  // then the bake failed after its work with "can't retrieve real path for file", exit 1.) Only
+  // for HDF5 names, and only when the directory resolves: HDF5 then fails the same way, while
+  // other writers need neither (the re-audit: a folder under one the user cannot search refused
+  // a picture).
+  const std::string extension = lowerExtension(target);
+  if (extension == ".h5" || extension == ".hdf5") {
     const fs::path real_directory = fs::canonical(directory, ec);
-    if (ec) return outputError(path, "cannot resolve the output directory '" + directory.string() + "': " + ec.message());
     const std::size_t name = target.filename().native().size();
-    const std::size_t longest = real_directory.native().size() + 1 + (1 + name + kSuffix) + 1 + name;
-    if (longest > PATH_MAX - 1)
+    const std::size_t folder = temporaryPrefix(target.filename().string()).size() + kSuffix - 5;
+    const std::size_t longest = real_directory.native().size() + 1 + folder + 1 + name;
+    if (!ec && longest > PATH_MAX - 1)
       return outputError(path, "its temporary file's path from the root would be up to " + std::to_string(longest) +
                                    " bytes (its directory resolved, " + std::to_string(real_directory.native().size()) +
                                    " bytes, a folder named after the file, the name again); at most " +

@@ -447,8 +447,26 @@ class Parser {
     }
     if (start == std::string_view::npos) return std::string(description);
     if (at == std::string_view::npos) {
+      // Only toml++'s "cannot redefine existing <type> '<key>'" for a line "key = value" (not an
+      // inline table, nor a value turned into a dotted table: the re-audit), its key up to the
+      // first '=' outside quotes.
       const std::string_view whole = text.substr(start, text.find('\n', start) - start);
-      const std::size_t equals = whole.find('=');
+      const std::size_t quote = description.find('\'', value_at);
+      if (quote == std::string_view::npos || description.find_last_not_of(" ") != description.rfind('\'') ||
+          description.rfind('\'') == quote || whole.find('{') != std::string_view::npos)
+        return std::string(description);
+      std::size_t equals = std::string_view::npos;
+      char in_quote = 0;
+      for (std::size_t i = 0; i < whole.size() && equals == std::string_view::npos; ++i) {
+        const char c = whole[i];
+        if (in_quote != 0) {
+          if (c == in_quote) in_quote = 0;
+        } else if (c == '"' || c == '\'') {
+          in_quote = c;
+        } else if (c == '=') {
+          equals = i;
+        }
+      }
       if (equals == std::string_view::npos) return std::string(description);
       std::string_view key = whole.substr(0, equals);
       while (!key.empty() && (key.front() == ' ' || key.front() == '\t')) key.remove_prefix(1);

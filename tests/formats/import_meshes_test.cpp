@@ -155,10 +155,8 @@ TEST_CASE("an FBX whose axis system is not the one read says so in a warning", "
   CHECK(told->stats.warnings.empty());
 }
 
-TEST_CASE("FBX helper nodes for pivots and pre-rotations add no tag element", "[formats][import][meshes][fbx]") {
-  // An audit: Assimp splits a model with a PreRotation (or pivots, geometric offsets) into
-  // "A_$AssimpFbx$_PreRotation" -> "A"; the helper's name reached the tag.
-  const std::string fbx = R"(; FBX 7.4.0 project file
+// An ASCII FBX 7.4 file's header and settings (Y up, metres), up to its objects.
+const std::string kFbxHeader = R"(; FBX 7.4.0 project file
 FBXHeaderExtension:  {
 	FBXHeaderVersion: 1003
 	FBXVersion: 7400
@@ -171,7 +169,12 @@ GlobalSettings:  {
 		P: "UnitScaleFactor", "double", "Number", "", 100
 	}
 }
-Objects:  {
+Objects:  {)";
+
+TEST_CASE("FBX helper nodes for pivots and pre-rotations add no tag element", "[formats][import][meshes][fbx]") {
+  // An audit: Assimp splits a model with a PreRotation (or pivots, geometric offsets) into
+  // "A_$AssimpFbx$_PreRotation" -> "A"; the helper's name reached the tag.
+  const std::string fbx = kFbxHeader + R"(
 	Geometry: 1000, "Geometry::g0", "Mesh" {
 		Vertices: *12 {
 			a: 0.0,0.0,0.0,0.0,0.0,1.0,1.0,0.0,1.0,1.0,0.0,0.0
@@ -213,20 +216,7 @@ TEST_CASE("an FBX object the importer cannot build is refused - it left the geom
   // array) as an error and imported the Floor alone, exit 0.
   auto fbx = [](const std::string& wall_vertices, const std::string& wall_indices, const std::string& objects = "",
                 const std::string& connections = "") {
-    return R"(; FBX 7.4.0 project file
-FBXHeaderExtension:  {
-	FBXHeaderVersion: 1003
-	FBXVersion: 7400
-}
-GlobalSettings:  {
-	Version: 1000
-	Properties70:  {
-		P: "UpAxis", "int", "Integer", "", 1
-		P: "UpAxisSign", "int", "Integer", "", 1
-		P: "UnitScaleFactor", "double", "Number", "", 100
-	}
-}
-Objects:  {
+    return kFbxHeader + R"(
 	Geometry: 1000, "Geometry::floor", "Mesh" {
 		Vertices: *12 {
 			a: 0.0,0.0,0.0,0.0,0.0,1.0,1.0,0.0,1.0,1.0,0.0,0.0
@@ -290,6 +280,19 @@ Connections:  {
              "\tGeometry: 3003, \"Geometry::Key1\", \"Shape\" {\n\t\tVersion: 100\n\t\tIndexes: *1 {\n\t\t\ta: 0\n\t\t}\n"
              "\t\tVertices: *3 {\n\t\t\ta: 0,0.1,0\n\t\t}\n\t}\n",
              "\tC: \"OO\",3001,1000\n\tC: \"OO\",3002,3001\n\tC: \"OO\",3003,3002\n");
+  // A NURBS curve of a rig is a node's object the reader skips on purpose, with a warning and no
+  // error: the level imports (the review: the file was refused).
+  std::ofstream(dir / "curve.fbx", std::ios::binary)
+      << fbx(wall, "0,1,2,-4",
+             "\tGeometry: 3000, \"Geometry::Curve\", \"NurbsCurve\" {\n\t\tType: \"NurbsCurve\"\n\t\tNurbsCurveVersion: 100\n"
+             "\t\tOrder: 4\n\t\tDimension: 1\n\t\tForm: \"Open\"\n\t\tRational: 0\n"
+             "\t\tPoints: *16 {\n\t\t\ta: 0,0,0,1,1,0,0,1,2,0,0,1,3,0,0,1\n\t\t}\n"
+             "\t\tKnotVector: *8 {\n\t\t\ta: 0,0,0,0,1,1,1,1\n\t\t}\n\t}\n"
+             "\tModel: 4000, \"Model::CurveNode\", \"NurbsCurve\" {\n\t\tVersion: 232\n\t}\n",
+             "\tC: \"OO\",3000,4000\n\tC: \"OO\",4000,0\n");
+  auto curve = importMeshes({dir / "curve.fbx"}, {});
+  REQUIRE(curve.ok());
+  CHECK(curve->mesh.triangleCount() == 4);
   auto shape = importMeshes({dir / "shape.fbx"}, {});
   REQUIRE(shape.ok());
   CHECK(shape->mesh.triangleCount() == 4);

@@ -148,6 +148,15 @@ TEST_CASE("glTF JSON checks", "[formats][import][precheck]") {
   CHECK(precheckGltfJson(R"({"asset":{"version":"2.0"},"nodes":[{"mesh":0},{"name":"camera","rotation":[0,0,0,2],"children":[2]},{}]})",
                          std::nullopt, nullptr)
             .empty());
+  // A node outside the scene imported is not read: its rotation and name are not checked (the
+  // review); the same node in the scene is.
+  const std::string outside = R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],)"
+                              R"("nodes":[{"mesh":0},{"mesh":0,"rotation":[0,1.414,0,1.414],"name":")" +
+                              std::string(1100, 'n') + R"("}]})";
+  CHECK(precheckGltfJson(outside, std::nullopt, nullptr).empty());
+  std::string inside = outside;
+  inside.replace(inside.find("\"nodes\":[0]"), 11, "\"nodes\":[0,1]");
+  CHECK_THAT(precheckGltfJson(inside, std::nullopt, nullptr), Catch::Contains("glTF node 1:"));
   // glTF 1.0 and a missing asset.
   CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"1.0"}})", std::nullopt, nullptr), Catch::Contains("'1.0' is not supported"));
   CHECK_THAT(precheckGltfJson(R"({"scenes":[]})", std::nullopt, nullptr), Catch::Contains("no 'asset'"));

@@ -266,10 +266,28 @@ TEST_CASE("output path: a path too long for its temporary is refused before any 
   auto refused = formats::checkOutputPath(over);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().kind == ErrorKind::BadInput);
+  // Only for world files, which HDF5 writes: a picture there is written (the review).
+  CHECK(formats::checkOutputPath(link / (std::string(fit - 2, 'w') + ".png")).ok());
   CHECK_THAT(refused.error().message, Catch::Contains("its temporary file's path from the root would be up to " +
                                                       std::to_string(real + 51 + 2 * (fit + 1)) + " bytes (its directory resolved, " +
                                                       std::to_string(real) + " bytes,") &&
                                           Catch::Contains("at most 4095 can be written"));
+  // A long name's temporary folder takes a shortened name: counted as it is, a 250-byte world
+  // name whose folder fits is written (the review: refused for 80 bytes it did not need).
+  fs::path deeper = dir.path() / "b";
+  fs::create_directory(deeper);
+  while (fs::canonical(deeper).native().size() + 201 < 3560) {
+    deeper /= std::string(200, 'e');
+    REQUIRE(fs::create_directory(deeper));
+  }
+  const std::size_t have = fs::canonical(deeper).native().size();
+  deeper /= std::string(3560 - have - 1, 'f');
+  REQUIRE(fs::create_directory(deeper));
+  REQUIRE(fs::canonical(deeper).native().size() == 3560);
+  const fs::path long_world = deeper / (std::string(247, 'n') + ".h5");
+  REQUIRE(formats::checkOutputPath(long_world).ok());
+  CHECK(formats::writeWorldFile(long_world, test::cubeWorld()).ok());
+  CHECK(fs::is_regular_file(long_world));
 }
 
 TEST_CASE("temporary file: a writer ended by a signal leaves no temporary", "[formats][output][atomic]") {

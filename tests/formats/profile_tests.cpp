@@ -298,6 +298,11 @@ TEST_CASE("malformed TOML and empty profiles are located errors", "[formats][pro
   CHECK_THAT(errorOf("[agent.a]\nheight = 2.0\n\"height\" = 3.0\n"),
              Catch::StartsWith("p.toml:3:") && Catch::EndsWith("cannot redefine existing key \"height\" (set twice)"));
   CHECK_THAT(errorOf("[agent.a]\nradius = 0.3\n  radius   = 0.4\n"), Catch::EndsWith("cannot redefine existing key radius (set twice)"));
+  // Not in an inline table, nor for a value turned into a dotted table, and a quoted key keeps
+  // its '=' (the review: 'key a', 'key radius.x', 'key "x').
+  CHECK_THAT(errorOf("[agent]\na = { radius = 0.3, radius = 0.4 }\n"), !Catch::Contains("key a (set twice)"));
+  CHECK_THAT(errorOf("[agent.a]\nradius = 0.3\nradius.x = 0.4\n"), !Catch::Contains("(set twice)"));
+  CHECK_THAT(errorOf("[agent.a]\n\"x=y\" = 1\n\"x=y\" = 2\n"), Catch::EndsWith("cannot redefine existing key \"x=y\" (set twice)"));
 }
 
 TEST_CASE("a key or header of more than 64 dotted parts is refused before the TOML parser sees it", "[formats][profile]") {
