@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -51,6 +52,12 @@ int main(int argc, char** argv) {
   // removed), not a silent death by SIGPIPE (141) or SIGXFSZ (153) that left temporaries behind.
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGXFSZ, SIG_IGN);
+  // Standard output into a pipe or file goes out in 64 KiB writes: an answer that fits a pipe's
+  // buffer is then one write, done before a reader like `head -1` goes, as strata(1) says (stdio's
+  // 4 KiB writes made `strata path --help | head -1` fail with "Broken pipe" one time in two: an
+  // audit). A terminal keeps line buffering.
+  static char output_buffer[1 << 16];
+  if (::isatty(STDOUT_FILENO) == 0) std::setvbuf(stdout, output_buffer, _IOFBF, sizeof output_buffer);
   CLI::App app{"strata: offline navigation toolchain (import, bake, path, query).\n"
                "Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input, 3 negative answer.",
                "strata"};
@@ -95,6 +102,14 @@ int main(int argc, char** argv) {
     }
     return code;
   };
+  // "--agent=" with nothing after the '=': CLI11 took the next argument for its value (a script's
+  // empty variable turned `--exclude-tag= --json` into a tag named --json: an audit).
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word(argv[i]);
+    if (word == "--") break;
+    if (word.size() > 3 && word.rfind("--", 0) == 0 && word.back() == '=' && word.find('=') == word.size() - 1)
+      return badInput(std::string(word) + ": the value after '=' is empty; give one, or leave the option out");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -191,6 +191,41 @@ TEST_CASE("a pipe closed early and the file-size limit are write errors: exit 1,
   CHECK(std::filesystem::is_empty(dir.path()));  // neither the world nor a temporary
 }
 
+TEST_CASE("an answer that fits a pipe's buffer is written before a reader like head goes - exit 0", "[cli][usage]") {
+  // stdio wrote 4 KiB at a time, so `strata path --help | head -1` (or a 17 KB route) failed with
+  // "Broken pipe" about one time in two (an audit of scripted use): now one write up to 64 KiB.
+  const std::string strata = "'" + strata::test::strataBinary().string() + "'";
+  strata::test::TempDir dir;
+  const std::string world = (dir / "t.h5").string();
+  REQUIRE(strata::test::runStrata({"bake", (strata::test::sourceDir() / "samples" / "tower.obj").string(), "-o", world})
+              .exit_code == 0);
+  const std::string route = strata + " path '" + world + "' --from 0,0,25 --to 0,8,-4 --spacing 0.1";
+  REQUIRE(strata::test::runProgram({"/bin/sh", "-c", route + " | wc -c"}).out.size() > 1);
+  for (const std::string& command : {strata + " path --help", strata + " --help", route}) {
+    INFO(command);
+    int failed = 0;
+    for (int i = 0; i < 20; ++i)
+      failed += strata::test::runProgram({"/bin/bash", "-c", "set -o pipefail; " + command + " | head -1 > /dev/null"}).exit_code != 0;
+    CHECK(failed == 0);
+  }
+}
+
+TEST_CASE("an option given an empty value with '=' is refused - it took the next argument", "[cli][usage]") {
+  // An audit: `--exclude-tag="$T" --json` with T empty made --json the tag (text out, exit 0).
+  strata::test::TempDir dir;
+  const std::string world = (dir / "t.h5").string();
+  REQUIRE(strata::test::runStrata({"bake", (strata::test::sourceDir() / "samples" / "tower.obj").string(), "-o", world})
+              .exit_code == 0);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"query", world, "--exclude-tag=", "--json", "ray", "--from", "0,20,0", "--dir", "0,-1,0"},
+        std::vector<std::string>{"path", world, "--from", "0,0,25", "--to", "0,8,-4", "--agent=", "--json"}}) {
+    const auto r = strata::test::runStrata(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::StartsWith("strata: error: --") && Catch::EndsWith("=: the value after '=' is empty; give one, or leave the option out\n"));
+  }
+}
+
 TEST_CASE("a stderr that cannot be written changes neither the work nor the exit code", "[cli][usage]") {
   // fmt::print throws on a failed write: the error line of a bad input, thrown again inside the
   // handler, ended the process with SIGABRT (134), and a bake's warning threw its world away.
