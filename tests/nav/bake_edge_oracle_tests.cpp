@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 
 #include "bake_fixtures.h"
@@ -85,6 +86,24 @@ void checkEdges(const sim::TriangleMesh& mesh, const nav::AgentProfile& agent, s
   CHECK(edges > checked);  // the sample is meaningful: most sampled nodes have edges
 }
 
+/// Checks every column's floors in `baked` against the all-hits ray of the query index
+/// (buildColumn); returns how many columns hold more than `deep_above` floors.
+std::size_t checkFloors(const sim::TriangleMesh& mesh, const nav::BakedAgent& baked, std::size_t deep_above = SIZE_MAX) {
+  const nav::LayeredGraph& g = baked.graph;
+  const sim::QueryIndex index(mesh);
+  const nav::ColumnBuilder builder(mesh, index, baked.profile.settings, g.grid);
+  std::size_t deep = 0;
+  for (int32_t z = 0; z < g.grid.depth_cells; ++z)
+    for (int32_t x = 0; x < g.grid.width_cells; ++x) {
+      const auto floors = builder.buildColumn(x, z);
+      REQUIRE(floors.size() == g.columnEnd(x, z) - g.columnBegin(x, z));
+      for (std::size_t i = 0; i < floors.size(); ++i)
+        REQUIRE(g.height[g.columnBegin(x, z) + i] == static_cast<float>(floors[i].height));
+      if (floors.size() > deep_above) ++deep;
+    }
+  return deep;
+}
+
 nav::AgentProfile agentWithCell(double cell_size, double radius) {
   nav::AgentProfile agent = test::testAgent();
   agent.settings.cell_size = cell_size;
@@ -137,21 +156,9 @@ TEST_CASE("a stack of many storeys: height-ordered candidates and bins give the 
   checkEdges(mesh, agentWithCell(0.25, 0.1), 2000);
   const auto agent = agentWithCell(0.25, 0.3);
   checkEdges(mesh, agent, 2000);
-  // Every column's floors as the all-hits ray of the query index finds them.
-  const nav::BakedAgent baked = test::bakeOne(mesh, agent, 2);
-  const nav::LayeredGraph& g = baked.graph;
-  const sim::QueryIndex index(mesh);
-  const nav::ColumnBuilder builder(mesh, index, baked.profile.settings, g.grid);
-  std::size_t deep = 0;
-  for (int32_t z = 0; z < g.grid.depth_cells; ++z)
-    for (int32_t x = 0; x < g.grid.width_cells; ++x) {
-      const auto floors = builder.buildColumn(x, z);
-      REQUIRE(floors.size() == g.columnEnd(x, z) - g.columnBegin(x, z));
-      for (std::size_t i = 0; i < floors.size(); ++i)
-        REQUIRE(g.height[g.columnBegin(x, z) + i] == static_cast<float>(floors[i].height));
-      if (floors.size() > 100) ++deep;
-    }
-  CHECK(deep > 50);  // most columns hold more than 100 floors
+  // Every column's floors as the all-hits ray of the query index finds them; most columns hold
+  // more than 100 floors.
+  CHECK(checkFloors(mesh, test::bakeOne(mesh, agent, 2), 100) > 50);
 }
 
 namespace {
@@ -203,17 +210,7 @@ TEST_CASE("long walls across the grid: footprint-listed tiles and bins give the 
   checkEdges(mesh, agentWithCell(0.25, 0.1), 3000);  // walk edges swept
   for (const int threads : {1, 2}) {
     INFO(threads << " threads");
-    const nav::BakedAgent baked = test::bakeOne(mesh, agentWithCell(0.25, 0.3), threads);
-    const nav::LayeredGraph& g = baked.graph;
-    const sim::QueryIndex index(mesh);
-    const nav::ColumnBuilder builder(mesh, index, baked.profile.settings, g.grid);
-    for (int32_t z = 0; z < g.grid.depth_cells; ++z)
-      for (int32_t x = 0; x < g.grid.width_cells; ++x) {
-        const auto floors = builder.buildColumn(x, z);
-        REQUIRE(floors.size() == g.columnEnd(x, z) - g.columnBegin(x, z));
-        for (std::size_t i = 0; i < floors.size(); ++i)
-          REQUIRE(g.height[g.columnBegin(x, z) + i] == static_cast<float>(floors[i].height));
-      }
+    checkFloors(mesh, test::bakeOne(mesh, agentWithCell(0.25, 0.3), threads));
   }
 }
 
