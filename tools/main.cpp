@@ -225,7 +225,9 @@ int main(int argc, char** argv) {
     if (message.rfind("The following argument", 0) == 0 && message.find("not expected") != std::string::npos) {
       const std::vector<std::string> extras = app.remaining(true);
       // The kind given (query's), if any: the deepest subcommand when it is not strata's own.
-      const CLI::App* kind = deepest != nullptr && deepest->get_parent() != &app ? deepest : nullptr;
+      // (After "--" the deepest is CLI11's unnamed group: no kind, not "an option of ''".)
+      const CLI::App* kind =
+          deepest != nullptr && deepest->get_parent() != &app && !deepest->get_name().empty() ? deepest : nullptr;
       std::string typed, misplaced;
       for (const std::string& word : extras) {
         typed += (typed.empty() ? "" : " ") + word;

@@ -226,6 +226,17 @@ TEST_CASE("an option given an empty value with '=' is refused - it took the next
   }
 }
 
+TEST_CASE("arguments after -- are no options of an unnamed kind", "[cli][usage]") {
+  // An audit: "(--to is an option of '': give it after '')".
+  strata::test::TempDir dir;
+  const std::string world = (dir / "t.h5").string();
+  REQUIRE(strata::test::runStrata({"bake", (strata::test::sourceDir() / "samples" / "tower.obj").string(), "-o", world})
+              .exit_code == 0);
+  const auto r = strata::test::runStrata({"path", world, "--from", "0,0,25", "--", "--to", "0,8,-4"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("unexpected arguments: --to 0,8,-4") && !Catch::Contains("''"));
+}
+
 TEST_CASE("a stderr that cannot be written changes neither the work nor the exit code", "[cli][usage]") {
   // fmt::print throws on a failed write: the error line of a bad input, thrown again inside the
   // handler, ended the process with SIGABRT (134), and a bake's warning threw its world away.
