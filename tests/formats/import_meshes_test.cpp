@@ -169,13 +169,12 @@ GlobalSettings:  {
 		P: "UnitScaleFactor", "double", "Number", "", 100
 	}
 }
-Objects:  {)";
+Objects:  {
+)";
 
-TEST_CASE("FBX helper nodes for pivots and pre-rotations add no tag element", "[formats][import][meshes][fbx]") {
-  // An audit: Assimp splits a model with a PreRotation (or pivots, geometric offsets) into
-  // "A_$AssimpFbx$_PreRotation" -> "A"; the helper's name reached the tag.
-  const std::string fbx = kFbxHeader + R"(
-	Geometry: 1000, "Geometry::g0", "Mesh" {
+// Geometry 1000, a 1 m floor quad in the x-z plane, named NAME.
+std::string fbxFloorGeometry(const std::string& name) {
+  return "\tGeometry: 1000, \"Geometry::" + name + R"(", "Mesh" {
 		Vertices: *12 {
 			a: 0.0,0.0,0.0,0.0,0.0,1.0,1.0,0.0,1.0,1.0,0.0,0.0
 		}
@@ -184,7 +183,13 @@ TEST_CASE("FBX helper nodes for pivots and pre-rotations add no tag element", "[
 		}
 		GeometryVersion: 124
 	}
-	Model: 2000, "Model::A", "Mesh" {
+)";
+}
+
+TEST_CASE("FBX helper nodes for pivots and pre-rotations add no tag element", "[formats][import][meshes][fbx]") {
+  // An audit: Assimp splits a model with a PreRotation (or pivots, geometric offsets) into
+  // "A_$AssimpFbx$_PreRotation" -> "A"; the helper's name reached the tag.
+  const std::string fbx = kFbxHeader + fbxFloorGeometry("g0") + R"(	Model: 2000, "Model::A", "Mesh" {
 		Version: 232
 		Properties70:  {
 			P: "PreRotation", "Vector3D", "Vector", "", -90.0, 0.0, 0.0
@@ -216,17 +221,7 @@ TEST_CASE("an FBX object the importer cannot build is refused - it left the geom
   // array) as an error and imported the Floor alone, exit 0.
   auto fbx = [](const std::string& wall_vertices, const std::string& wall_indices, const std::string& objects = "",
                 const std::string& connections = "") {
-    return kFbxHeader + R"(
-	Geometry: 1000, "Geometry::floor", "Mesh" {
-		Vertices: *12 {
-			a: 0.0,0.0,0.0,0.0,0.0,1.0,1.0,0.0,1.0,1.0,0.0,0.0
-		}
-		PolygonVertexIndex: *6 {
-			a: 0,1,-3,0,2,-4
-		}
-		GeometryVersion: 124
-	}
-	Geometry: 1001, "Geometry::wall", "Mesh" {
+    return kFbxHeader + fbxFloorGeometry("floor") + R"(	Geometry: 1001, "Geometry::wall", "Mesh" {
 		Vertices: *12 {
 			a: )" + wall_vertices + R"(
 		}
