@@ -183,9 +183,9 @@ double bakeHeldBytes(double nodes, double columns) {
 }
 
 // BadInput for an agent whose triangles, each listed once per tile (or sweep bin) of columns
-// it spans (its bounds, or its footprint for a thin one), make more entries than the 32-bit tables hold: large triangles over a wide
-// grid at a fine cell (10,996 walls along a 20 km diagonal at 1 m, each over 390,625 tiles,
-// crashed the bake: the count wrapped; an audit).
+// it spans (its bounds, or its footprint for a thin one), make more entries than the 32-bit
+// tables hold: large triangles over a wide grid at a fine cell (10,996 walls along a 20 km
+// diagonal at 1 m, each over 390,625 tiles, crashed the bake: the count wrapped; an audit).
 Error tooManyEntries(const std::string& source, const AgentSettings& settings, std::uint64_t entries, const char* what) {
   char text[300];
   std::snprintf(text, sizeof text,
