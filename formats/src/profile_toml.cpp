@@ -453,7 +453,7 @@ class Parser {
       const std::string_view whole = text.substr(start, text.find('\n', start) - start);
       const std::size_t quote = description.find('\'', value_at);
       if (quote == std::string_view::npos || description.find_last_not_of(" ") != description.rfind('\'') ||
-          description.rfind('\'') == quote || whole.find('{') != std::string_view::npos)
+          description.rfind('\'') == quote)
         return std::string(description);
       std::size_t equals = std::string_view::npos;
       char in_quote = 0;
@@ -468,6 +468,11 @@ class Parser {
         }
       }
       if (equals == std::string_view::npos) return std::string(description);
+      // An inline table as the value: the key set twice is inside it (a '{' in a string or a
+      // comment is no table: the re-audit).
+      if (const std::size_t value = whole.find_first_not_of(" \t", equals + 1);
+          value != std::string_view::npos && whole[value] == '{')
+        return std::string(description);
       std::string_view key = whole.substr(0, equals);
       while (!key.empty() && (key.front() == ' ' || key.front() == '\t')) key.remove_prefix(1);
       while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.remove_suffix(1);
@@ -476,7 +481,9 @@ class Parser {
     }
     std::string_view header = text.substr(start, text.find('\n', start) - start);
     const std::size_t open = header.find('['), close = header.rfind(']');
-    if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+    // A header line starts with its '[' ("human = [1]" is a value, not a header: the re-audit).
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open ||
+        header.find_first_not_of(" \t") != open)
       return std::string(description);
     header = header.substr(open, close - open + 1);
     return std::string(description.substr(0, at)) + "cannot redefine existing table " + std::string(header);

@@ -303,6 +303,9 @@ TEST_CASE("malformed TOML and empty profiles are located errors", "[formats][pro
   CHECK_THAT(errorOf("[agent]\na = { radius = 0.3, radius = 0.4 }\n"), !Catch::Contains("key a (set twice)"));
   CHECK_THAT(errorOf("[agent.a]\nradius = 0.3\nradius.x = 0.4\n"), !Catch::Contains("(set twice)"));
   CHECK_THAT(errorOf("[agent.a]\n\"x=y\" = 1\n\"x=y\" = 2\n"), Catch::EndsWith("cannot redefine existing key \"x=y\" (set twice)"));
+  // A '{' in a comment or string is no inline table (the re-audit), and a value "[1]" no header.
+  CHECK_THAT(errorOf("[agent.a]\nheight = 1.8\n\"height\" = 2   # {x}\n"), Catch::EndsWith("cannot redefine existing key \"height\" (set twice)"));
+  CHECK_THAT(errorOf("[agent]\nhuman = [1]\nhuman = [2]\n"), !Catch::Contains("table [1]") && !Catch::Contains("table [2]"));
 }
 
 TEST_CASE("a key or header of more than 64 dotted parts is refused before the TOML parser sees it", "[formats][profile]") {
