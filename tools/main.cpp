@@ -107,8 +107,20 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view word(argv[i]);
     if (word == "--") break;
-    if (word.size() > 3 && word.rfind("--", 0) == 0 && word.back() == '=' && word.find('=') == word.size() - 1)
+    if (word.size() > 3 && word.rfind("--", 0) == 0 && word.back() == '=' && word.find('=') == word.size() - 1) {
+      // Where the usage is, as for every usage error: the subcommand (and query's kind) typed.
+      CLI::App* sub = &app;
+      std::string usage;
+      for (int j = 1; j < argc && std::string_view(argv[j]) != "--"; ++j)
+        for (CLI::App* next : sub->get_subcommands({}))
+          if (next->get_name() == argv[j]) {
+            usage += (usage.empty() ? "" : " ") + next->get_name();
+            sub = next;
+            break;
+          }
+      if (!usage.empty()) setUsageCommand(usage);
       return badInput(std::string(word) + ": the value after '=' is empty; give one, or leave the option out");
+    }
   }
   try {
     app.parse(argc, argv);
