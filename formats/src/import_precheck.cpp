@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "json_nesting.h"
 
@@ -214,6 +215,7 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
         return "unsupported: the glTF requires extension " + text +
                ", which the importer (Assimp 5.2.5) does not read: the triangles would be wrong or missing";
     }
+  std::set<std::uint64_t> scene_meshes;  // the meshes the imported scene's nodes instance
   if (const auto nodes = document.find("nodes"); nodes != document.end() && nodes->is_array()) {
     // The nodes whose transforms reach a mesh: those with a mesh and their ancestors (each
     // node's parent from the children lists; a walk up stops at a node already marked, and
@@ -244,16 +246,28 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
         }
       }
     }
-    std::vector<std::size_t> parent(count, count);
+    // Every parent of each node (a node with two is invalid glTF, but Assimp imports it under
+    // both: the re-audit found the second parent's rotation unchecked), walked up from each mesh
+    // node of the scene; a node marked once is not walked again, so cycles end.
+    std::vector<std::vector<std::uint32_t>> parents(count);
     for (std::size_t i = 0; i < count; ++i)
       if ((*nodes)[i].is_object())
         if (const auto children = indexList((*nodes)[i], "children"))
           for (const std::uint32_t child : *children)
-            if (child < count && parent[child] == count) parent[child] = i;
+            if (child < count) parents[child].push_back(static_cast<std::uint32_t>(i));
     std::vector<char> moves_mesh(count, 0);
-    for (std::size_t i = 0; i < count; ++i) {
-      if (!in_scene[i] || !(*nodes)[i].is_object() || !(*nodes)[i].contains("mesh")) continue;
-      for (std::size_t n = i, steps = 0; n < count && !moves_mesh[n] && steps <= count; n = parent[n], ++steps) moves_mesh[n] = 1;
+    std::vector<std::uint32_t> up;
+    for (std::size_t i = 0; i < count; ++i)
+      if (in_scene[i] && (*nodes)[i].is_object() && (*nodes)[i].contains("mesh")) {
+        up.push_back(static_cast<std::uint32_t>(i));
+        if (const auto mesh = unsignedMember((*nodes)[i], "mesh")) scene_meshes.insert(*mesh);
+      }
+    while (!up.empty()) {
+      const std::uint32_t n = up.back();
+      up.pop_back();
+      if (moves_mesh[n]) continue;
+      moves_mesh[n] = 1;
+      up.insert(up.end(), parents[n].begin(), parents[n].end());
     }
     for (std::size_t i = 0; i < count; ++i) {
       const nlohmann::json& node = (*nodes)[i];
@@ -289,14 +303,25 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
     }
   }
 
-  if (const auto materials = document.find("materials"); materials != document.end() && materials->is_array())
-    for (std::size_t i = 0; i < materials->size(); ++i)
-      if (const nlohmann::json& m = (*materials)[i]; m.is_object())
-        if (const auto name = m.find("name"); name != m.end() && name->is_string() &&
-                                              name->get_ref<const std::string&>().size() >= kMaxImportedName)
-          return "glTF material " + std::to_string(i) + ": its name is " +
+  // The names of the materials those meshes use (an unused material's name is never read).
+  const auto materials = document.find("materials");
+  const auto meshes_json = document.find("meshes");
+  if (materials != document.end() && materials->is_array() && meshes_json != document.end() && meshes_json->is_array())
+    for (const std::uint64_t m : scene_meshes) {
+      if (m >= meshes_json->size() || !(*meshes_json)[m].is_object()) continue;
+      const auto primitives = (*meshes_json)[m].find("primitives");
+      if (primitives == (*meshes_json)[m].end() || !primitives->is_array()) continue;
+      for (const nlohmann::json& primitive : *primitives) {
+        const auto i = primitive.is_object() ? unsignedMember(primitive, "material") : std::nullopt;
+        if (!i || *i >= materials->size() || !(*materials)[*i].is_object()) continue;
+        const nlohmann::json& material = (*materials)[*i];
+        if (const auto name = material.find("name"); name != material.end() && name->is_string() &&
+                                                     name->get_ref<const std::string&>().size() >= kMaxImportedName)
+          return "glTF material " + std::to_string(*i) + ": its name is " +
                  std::to_string(name->get_ref<const std::string&>().size()) + " bytes; the importer keeps names of at most " +
                  std::to_string(kMaxImportedName - 1);
+      }
+    }
   std::vector<std::uint64_t> buffer_lengths;
   if (const auto buffers = document.find("buffers"); buffers != document.end()) {
     if (!buffers->is_array()) return "the glTF 'buffers' is not an array";

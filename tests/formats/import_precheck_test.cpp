@@ -157,6 +157,19 @@ TEST_CASE("glTF JSON checks", "[formats][import][precheck]") {
   std::string inside = outside;
   inside.replace(inside.find("\"nodes\":[0]"), 11, "\"nodes\":[0,1]");
   CHECK_THAT(precheckGltfJson(inside, std::nullopt, nullptr), Catch::Contains("glTF node 1:"));
+  // A node under two parents (invalid, imported by Assimp under both): the second parent's
+  // rotation moves the mesh too (the re-audit).
+  CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"2.0"},"nodes":[{"children":[2]},{"rotation":[0,0,0,2],"children":[2]},{"mesh":0}]})",
+                              std::nullopt, nullptr),
+             Catch::Contains("glTF node 1: rotation is not a unit quaternion"));
+  // A material's name is checked when a mesh of the scene uses it (an unused one is never read).
+  const std::string long_material = R"({"name":")" + std::string(1024, 'm') + R"("})";
+  const std::string used = R"({"asset":{"version":"2.0"},"nodes":[{"mesh":0}],"meshes":[{"primitives":[{"attributes":{},"material":1}]}],)"
+                           R"("materials":[)" + long_material + "," + long_material + "]}";
+  CHECK_THAT(precheckGltfJson(used, std::nullopt, nullptr), Catch::Contains("glTF material 1: its name is 1024 bytes"));
+  std::string unused = used;
+  unused.replace(unused.find("\"material\":1"), 12, "\"material\":9");
+  CHECK(precheckGltfJson(unused, std::nullopt, nullptr).empty());
   // glTF 1.0 and a missing asset.
   CHECK_THAT(precheckGltfJson(R"({"asset":{"version":"1.0"}})", std::nullopt, nullptr), Catch::Contains("'1.0' is not supported"));
   CHECK_THAT(precheckGltfJson(R"({"scenes":[]})", std::nullopt, nullptr), Catch::Contains("no 'asset'"));
