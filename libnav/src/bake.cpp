@@ -281,6 +281,8 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     const auto slack = static_cast<int32_t>(std::ceil(settings.radius / grid.cell_size)) + 1;
     NodeArray<BucketRange> range;  // tx0, tx1, tz0, tz1 (empty: tx0 > tx1); every entry written below
     range.resize(triangles);
+    // Per triangle: listed by its footprint (rows below), decided once for the count and the fill.
+    std::vector<uint8_t> by_footprint(triangles);
     tbb::parallel_for(tbb::blocked_range<uint32_t>(0, triangles, 1024), [&](const tbb::blocked_range<uint32_t>& r) {
       for (uint32_t t = r.begin(); t != r.end(); ++t) {
         const sim::Vec3 a = mesh.vertex(t, 0), b = mesh.vertex(t, 1), c = mesh.vertex(t, 2);
@@ -289,7 +291,12 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
                     grid.width_cells, x0, x1, slack);
         centreRange(std::min({a.z, b.z, c.z}), std::max({a.z, b.z, c.z}), grid.origin_z, grid.cell_size,
                     grid.depth_cells, z0, z1, slack);
-        range[t] = x0 > x1 || z0 > z1 ? BucketRange{1, 0, 1, 0} : BucketRange{x0 / tile, x1 / tile, z0 / tile, z1 / tile};
+        const BucketRange tiles =
+            x0 > x1 || z0 > z1 ? BucketRange{1, 0, 1, 0} : BucketRange{x0 / tile, x1 / tile, z0 / tile, z1 / tile};
+        range[t] = tiles;
+        const double xs[3] = {a.x, b.x, c.x}, zs[3] = {a.z, b.z, c.z};
+        by_footprint[t] = static_cast<std::int64_t>(tiles[1] - tiles[0] + 1) * (tiles[3] - tiles[2] + 1) > kFootprintAboveCells &&
+                          thinAcrossAxes(xs, zs);
       }
     });
     const std::span<const BucketRange> ranges(range.data(), range.size());
@@ -298,12 +305,10 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     // part of it in the band of z that a tile row's column centres cover, also widened by
     // `slack` columns (and by a millimetre-scale margin against rounding).
     auto rows = [&](std::size_t t, int32_t tz, int32_t& tx0, int32_t& tx1) {
-      const BucketRange& r = range[t];
-      if (static_cast<std::int64_t>(r[1] - r[0] + 1) * (r[3] - r[2] + 1) <= kFootprintAboveCells) return;
+      if (!by_footprint[t]) return;
       const sim::Vec3 a = mesh.vertex(static_cast<uint32_t>(t), 0), b = mesh.vertex(static_cast<uint32_t>(t), 1),
                       c = mesh.vertex(static_cast<uint32_t>(t), 2);
       const double xs[3] = {a.x, b.x, c.x}, zs[3] = {a.z, b.z, c.z};
-      if (!thinAcrossAxes(xs, zs)) return;
       const int32_t first_row = tz * tile, last_row = std::min(first_row + tile, grid.depth_cells) - 1;
       const double margin = 1e-3 * grid.cell_size;
       const double lo = grid.origin_z + (first_row + 0.5 - slack) * grid.cell_size - margin;

@@ -29,25 +29,29 @@ TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame
   const auto count = static_cast<uint32_t>(candidates.records.size());
   NodeArray<BucketRange> range;  // x0, x1, z0, z1 per triangle; every entry written below
   range.resize(count);
+  // Per triangle: listed by its footprint (thin across the axes, over more than
+  // kFootprintAboveCells bins), decided once here for the count, the fill and the items.
+  std::vector<uint8_t> by_footprint(count);
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, count, 1024), [&](const tbb::blocked_range<uint32_t>& q) {
     for (uint32_t t = q.begin(); t != q.end(); ++t) {
       const TriangleBounds& r = candidates.bounds[t];
-      range[t] = {binX(r.min_x), binX(r.max_x), binZ(r.min_z), binZ(r.max_z)};
+      const BucketRange b{binX(r.min_x), binX(r.max_x), binZ(r.min_z), binZ(r.max_z)};
+      range[t] = b;
+      bool thin = false;
+      if (static_cast<std::int64_t>(b[1] - b[0] + 1) * (b[3] - b[2] + 1) > kFootprintAboveCells) {
+        const CandidateTriangle& c = records_[t];
+        const double xs[3] = {c.a.x, c.b.x, c.c.x}, zs[3] = {c.a.z, c.b.z, c.c.z};
+        thin = thinAcrossAxes(xs, zs);
+      }
+      by_footprint[t] = thin;
     }
   });
   const std::span<const BucketRange> ranges(range.data(), range.size());
   // The bins of row z a footprint-listed triangle touches: its part in the row's band of z,
   // widened (as the band) by far more than rounding, so the bins hold a superset.
   const double margin = 1e-3 * bin_size_;
-  auto footprint = [&](std::size_t t) {
-    const BucketRange& b = range[t];
-    if (static_cast<std::int64_t>(b[1] - b[0] + 1) * (b[3] - b[2] + 1) <= kFootprintAboveCells) return false;
-    const CandidateTriangle& c = records_[t];
-    const double xs[3] = {c.a.x, c.b.x, c.c.x}, zs[3] = {c.a.z, c.b.z, c.c.z};
-    return thinAcrossAxes(xs, zs);
-  };
   auto rows = [&](std::size_t t, int32_t z, int32_t& x0, int32_t& x1) {
-    if (!footprint(t)) return;
+    if (!by_footprint[t]) return;
     const CandidateTriangle& c = records_[t];
     const double xs[3] = {c.a.x, c.b.x, c.c.x}, zs[3] = {c.a.z, c.b.z, c.c.z};
     // Row z holds the z that binZ maps to z: everything below its top edge for the first row,
@@ -70,7 +74,7 @@ TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame
       [&](uint32_t t) {
         const TriangleBounds& r = candidates.bounds[t];
         const BucketRange& b = range[t];
-        const bool listed_by_footprint = footprint(t);
+        const bool listed_by_footprint = by_footprint[t] != 0;
         return Item{r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, listed_by_footprint ? kFootprintItem : b[0],
                     listed_by_footprint ? kFootprintItem : b[2], t};
       },
