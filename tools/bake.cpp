@@ -45,9 +45,14 @@ double millisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-/// Renders bake progress as a one-line bar with ETA on stderr (only used on a terminal).
+/// Renders bake progress as a one-line bar with ETA on stderr (only used on a terminal). The line
+/// fits the terminal's width (TIOCGWINSZ, else $COLUMNS, else 80 columns): a long agent name is
+/// cut short and the bar narrowed, so that the line never wraps (a wrapped line would not be
+/// redrawn in place). On a terminal that cannot erase a line (TERM unset or "dumb", such as an
+/// editor's shell buffer) only each stage's finished line is printed.
 class ProgressBar final : public nav::BakeObserver {
  public:
+  ProgressBar() : animate_(stderrCanRedrawLine()), width_(stderrColumns()) {}
   void stageStarted(const std::string& agent, const std::string& stage, std::size_t total) override {
     label_ = agent.empty() ? stage : agent + ": " + stage;
     start_ = Clock::now();
@@ -55,7 +60,8 @@ class ProgressBar final : public nav::BakeObserver {
   }
   void stageProgress(std::size_t done, std::size_t total) override { draw(done, total); }
   void stageFinished(const std::string&, const std::string&, double milliseconds) override {
-    toStderr(fmt::format("\r\033[K{:<24} done in {:.0f} ms\n", label_, milliseconds));
+    const std::string tail = fmt::format(" done in {:.0f} ms", milliseconds);
+    toStderr(fmt::format("{}{}{}\n", animate_ ? "\r\033[K" : "", fitted(label_, 24, tail.size()), tail));
     open_ = false;
   }
   /// Clears an unfinished bar, so that an error line starts at the left margin.
@@ -66,22 +72,41 @@ class ProgressBar final : public nav::BakeObserver {
   }
 
  private:
+  /// The label padded to `pad` columns, or cut short (ending in "...") so that `rest` more
+  /// columns fit on the line without touching its last column.
+  std::string fitted(const std::string& label, std::size_t pad, std::size_t rest) const {
+    const std::size_t room = width_ > rest + 1 ? width_ - rest - 1 : 0;
+    if (label.size() <= room) return label.size() < pad && pad <= room ? label + std::string(pad - label.size(), ' ') : label;
+    if (room <= 3) return label.substr(0, room);
+    return label.substr(0, room - 3) + "...";
+  }
   void draw(std::size_t done, std::size_t total) {
+    if (!animate_) return;
     const auto now = Clock::now();
     if (done != 0 && done != total && now - last_draw_ < std::chrono::milliseconds(100)) return;
     last_draw_ = now;
-    constexpr int kWidth = 30;
     const double fraction = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 0.0;
-    const int filled = static_cast<int>(fraction * kWidth);
     std::string eta = "--";
     if (fraction > 0.02) {
       const double elapsed = std::chrono::duration<double>(now - start_).count();
       eta = fmt::format("{:.0f}s", elapsed / fraction - elapsed);
     }
-    toStderr(fmt::format("\r\033[K{:<24} [{}{}] {:3.0f}%  ETA {}", label_, std::string(filled, '#'),
-                         std::string(kWidth - filled, ' '), fraction * 100, eta));
+    const std::string figures = fmt::format(" {:3.0f}%  ETA {}", fraction * 100, eta);
+    // The bar: 30 columns, narrowed to what the line leaves beside 24 columns of label, " [",
+    // "]" and the figures (the last column stays free), and left out below 10.
+    const std::size_t used = 24 + 3 + figures.size() + 1;
+    const std::size_t spare = width_ > used ? width_ - used : 0;
+    const std::size_t bar_width = std::min<std::size_t>(30, spare);
+    std::string bar;
+    if (bar_width >= 10) {
+      const auto filled = static_cast<std::size_t>(fraction * static_cast<double>(bar_width));
+      bar = " [" + std::string(filled, '#') + std::string(bar_width - filled, ' ') + "]";
+    }
+    toStderr("\r\033[K" + fitted(label_, 24, bar.size() + figures.size()) + bar + figures);
     open_ = true;
   }
+  bool animate_;
+  std::size_t width_;
   std::string label_;
   bool open_ = false;  // a bar is drawn and its line not ended
   Clock::time_point start_, last_draw_;
@@ -285,7 +310,8 @@ std::function<int()> setupBake(CLI::App& app) {
       "machine's (or a container's memory limit), whose grid has more than 4e8 columns, or whose triangles'\n"
       "lists per tile of columns would hold more than 4.29e9 entries or the memory). Warnings\n"
       "(strata: warning: ...) do not fail. A progress bar with ETA is drawn on stderr only when it is a\n"
-      "terminal. See strata-bake(1).");
+      "terminal (fitted to its width; with TERM unset or dumb only each stage's finished line). See\n"
+      "strata-bake(1).");
   return [options, sub] {
     // The import options have no meaning for a world file (its geometry is already imported).
     if (isWorldFile(options->input))

@@ -1,5 +1,6 @@
 #include "command.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <string_view>
 
 #include "strata/formats/output_file.h"
 
@@ -180,6 +182,22 @@ std::optional<sim::Vec3> parseVec3(const std::string& text) {
 }
 
 bool stderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
+
+bool stderrCanRedrawLine() {
+  const char* term = std::getenv("TERM");
+  return term != nullptr && *term != '\0' && std::string_view(term) != "dumb";
+}
+
+std::size_t stderrColumns() {
+  winsize size{};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr) {
+    char* end = nullptr;
+    const long value = std::strtol(columns, &end, 10);
+    if (end != columns && *end == '\0' && value > 0 && value < 100000) return static_cast<std::size_t>(value);
+  }
+  return 80;
+}
 
 std::string trimmedSpaces(const std::string& text) {
   const std::size_t first = text.find_first_not_of(' ');

@@ -110,6 +110,10 @@ std::string printedJson(Json doc, int indent = -1) {
 
 /// True when stderr is a terminal (progress bars and colour only then).
 bool stderrIsTerminal();
+/// True when stderr's terminal can redraw a line in place (TERM is set and not "dumb").
+bool stderrCanRedrawLine();
+/// The width of stderr's terminal in columns: TIOCGWINSZ, else a positive $COLUMNS, else 80.
+std::size_t stderrColumns();
 
 /// Option validators whose messages say what was typed and what is allowed, on one line
 /// (CLI11's own print a 300-digit bound for an unbounded range, and "not in range" for a word):

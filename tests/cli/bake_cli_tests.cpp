@@ -489,3 +489,67 @@ TEST_CASE("strata bake refuses triangles listed in more tiles than its tables ho
                         Catch::Contains("raise cell_size"));
   CHECK(!std::filesystem::exists(dir / "w.h5"));
 }
+
+namespace {
+
+// The lines a terminal shows of `err`: split at "\r" and "\n", with the erase-line escape taken
+// out (each redraw starts with "\r\033[K").
+std::vector<std::string> terminalLines(const std::string& err) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (std::size_t i = 0; i < err.size(); ++i) {
+    if (err.compare(i, 3, "\033[K") == 0) {
+      i += 2;
+    } else if (err[i] == '\r' || err[i] == '\n') {
+      if (!line.empty()) lines.push_back(line);
+      line.clear();
+    } else {
+      line += err[i];
+    }
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("strata bake draws its progress bar within the terminal's width", "[cli][bake]") {
+  TempDir dir;
+  // An agent name of 64 characters: "NAME: stage" is longer than any narrow terminal.
+  const std::string name(64, 'a');
+  {
+    std::ofstream profile(dir / "long.toml");
+    profile << "[agent." << name << "]\nradius = 0.3\nheight = 1.8\n";
+  }
+  for (const int columns : {40, 50, 120}) {
+    CAPTURE(columns);
+    const auto run = strata::test::runStrataOnTerminal(
+        {"bake", sample("course.obj"), "--profile", (dir / "long.toml").string(), "-o", (dir / "w.h5").string()},
+        {columns, "xterm"});
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.err.find("\r\033[K") != std::string::npos);  // redrawn in place
+    std::size_t finished = 0;
+    for (const std::string& line : terminalLines(run.err)) {
+      CAPTURE(line);
+      CHECK(line.size() < static_cast<std::size_t>(columns));  // never the last column: no wrap
+      finished += line.find(" done in ") != std::string::npos;
+    }
+    CHECK(finished >= 5);  // a line per finished stage
+  }
+}
+
+TEST_CASE("strata bake on a terminal that cannot redraw prints only the finished stages", "[cli][bake]") {
+  TempDir dir;
+  for (const std::string term : {"dumb", ""}) {
+    CAPTURE(term);
+    const auto run = strata::test::runStrataOnTerminal(
+        {"bake", sample("course.obj"), "--profile", sample("course.toml"), "-o", (dir / "w.h5").string()}, {80, term});
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.err.find('\033') == std::string::npos);
+    const auto lines = terminalLines(run.err);
+    REQUIRE(lines.size() >= 5);
+    for (const std::string& line : lines) CHECK(line.find(" done in ") != std::string::npos);
+  }
+}

@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 extern char** environ;
 
@@ -38,10 +41,36 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-RunResult runProgram(const std::vector<std::string>& args, double timeout_seconds) {
+namespace {
+
+// Runs argv with stdout on a pipe and stderr on a pipe, or (tty != nullptr) on the slave side of
+// a pseudo-terminal of tty->columns columns with TERM set to tty->term (unset when empty).
+RunResult run(const std::vector<std::string>& args, double timeout_seconds, const TerminalStderr* tty) {
   RunResult result;
   int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
+  if (pipe(out_pipe) != 0) throw std::runtime_error("pipe failed");
+  std::string slave_name;
+  if (tty != nullptr) {
+    err_pipe[0] = posix_openpt(O_RDWR | O_NOCTTY);
+    if (err_pipe[0] < 0 || grantpt(err_pipe[0]) != 0 || unlockpt(err_pipe[0]) != 0) throw std::runtime_error("posix_openpt failed");
+    slave_name = ptsname(err_pipe[0]);
+    err_pipe[1] = open(slave_name.c_str(), O_RDWR | O_NOCTTY);
+    if (err_pipe[1] < 0) throw std::runtime_error("cannot open " + slave_name);
+    winsize size{};
+    size.ws_row = 24;
+    size.ws_col = static_cast<unsigned short>(tty->columns);
+    if (ioctl(err_pipe[1], TIOCSWINSZ, &size) != 0) throw std::runtime_error("TIOCSWINSZ failed");
+  } else if (pipe(err_pipe) != 0) {
+    throw std::runtime_error("pipe failed");
+  }
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (tty == nullptr || (std::string_view(*e).substr(0, 5) != "TERM=" && std::string_view(*e).substr(0, 8) != "COLUMNS="))
+      environment.emplace_back(*e);
+  if (tty != nullptr && !tty->term.empty()) environment.push_back("TERM=" + tty->term);
+  std::vector<char*> envp;
+  for (std::string& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
@@ -54,7 +83,7 @@ RunResult runProgram(const std::vector<std::string>& args, double timeout_second
   argv.push_back(nullptr);
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(out_pipe[1]);
   close(err_pipe[1]);
@@ -94,6 +123,18 @@ RunResult runProgram(const std::vector<std::string>& args, double timeout_second
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
   return result;
+}
+
+}  // namespace
+
+RunResult runProgram(const std::vector<std::string>& args, double timeout_seconds) {
+  return run(args, timeout_seconds, nullptr);
+}
+
+RunResult runStrataOnTerminal(const std::vector<std::string>& args, const TerminalStderr& tty, double timeout_seconds) {
+  std::vector<std::string> argv{strataBinary().string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv, timeout_seconds, &tty);
 }
 
 RunResult runStrata(const std::vector<std::string>& args, double timeout_seconds) {

@@ -41,6 +41,15 @@ RunResult runStrata(const std::vector<std::string>& args, double timeout_seconds
 /// Runs any program (argv[0] looked up in PATH).
 RunResult runProgram(const std::vector<std::string>& argv, double timeout_seconds = 60);
 
+/// A pseudo-terminal for stderr: its width, and TERM (left unset when empty; COLUMNS is unset).
+struct TerminalStderr {
+  int columns = 80;
+  std::string term = "xterm";
+};
+/// Runs `strata` with stderr on a pseudo-terminal (what it writes there lands in `err`, with the
+/// terminal's newline translation: "\r\n" for "\n").
+RunResult runStrataOnTerminal(const std::vector<std::string>& args, const TerminalStderr& tty, double timeout_seconds = 60);
+
 /// Reads a whole file; empty string if it does not exist.
 std::string readFile(const std::filesystem::path& path);
 /// True when the two files exist and have identical bytes.
