@@ -278,6 +278,32 @@ TEST_CASE("layered search: a goal in another component is NoPath with zero expan
   }
 }
 
+TEST_CASE("layered search: Theta*'s closest route to an unreachable goal is A*'s flood, straightened", "[nav][layered][failure]") {
+  // An open island 16 x 9 and, past a void column, another: the goal is on the second, up and to
+  // the right. Every method floods the start's island; Theta*'s closest route is A*'s flood
+  // (same expansions, same closest node) made any-angle: one straight line where A* steps.
+  LayeredBuilder b(19, 9);
+  std::vector<std::string> rows(9, "................#..");
+  b.fromAscii(rows);
+  const auto g = b.build();
+  REQUIRE(g.component_count == 2);
+  LayeredSearchSettings astar = method(SearchMethod::AStar), theta = method(SearchMethod::Theta);
+  astar.return_closest = theta.return_closest = true;
+  const sim::Vec3 from{0.5, 0, 0.5}, to{18.5, 0, 8.5};
+  const auto a = run(g, from, to, astar), t = run(g, from, to, theta);
+  REQUIRE(a.failure == PathFailure::ClosestNoPath);
+  REQUIRE(t.failure == PathFailure::ClosestNoPath);
+  CHECK(t.expansions == a.expansions);
+  REQUIRE(t.nodes.back() == a.nodes.back());
+  CHECK(t.waypoints.back().position.x == Approx(15.5));
+  CHECK(t.waypoints.back().position.z == Approx(8.5));
+  // The closest node is in sight of the start: a straight line (start, end), shorter than A*'s
+  // diagonal-then-straight steps.
+  CHECK(t.waypoints.size() == 2);
+  CHECK(t.length == Approx(std::hypot(15.0, 8.0)));
+  CHECK(t.length < a.length - 0.5);
+}
+
 TEST_CASE("layered search: NoPath and ClosestNoPath when one-way edges lead away", "[nav][layered][failure]") {
   // A (x 0..2, floor 0) <-drop- B (x 3..5, floor 3) -drop-> C (x 6..8, floor 0); a one-way
   // link from island D (x 10..11) onto B. All one undirected component, and B is entered from D
