@@ -210,7 +210,7 @@ auto setupField(CLI::App& sub) {
       const auto target = nav::nearestWalkable(agent->graph, *p, snap);
       if (!target) return badInput(world + ": --at: no walkable floor near the point");
       const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
-      value = nav::floodDistanceField(view, start->node, *max)[target->node];
+      value = nav::fieldDistanceBetween(view, start->node, target->node, *max);
     }
     const bool reached = std::isfinite(value);
     if (json)

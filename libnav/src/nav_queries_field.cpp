@@ -26,9 +26,12 @@ Result<double> fieldValueAt(const LayeredGraph& graph, const std::string& name, 
   return static_cast<double>(field.distance[hit->node]);
 }
 
-std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId origin, double max_cost) {
-  std::vector<float> distance(graph.nodeCount(), std::numeric_limits<float>::infinity());
-  if (origin >= graph.nodeCount() || std::isnan(max_cost)) return distance;  // a NaN limit reaches nothing
+namespace {
+
+// Dijkstra from `origin` up to `max_cost`, writing each settled node's distance into `distance`
+// (float); stops as soon as `stop` is settled (kNoNode: never), whose distance is then final.
+void flood(const LayeredSearchGraph& graph, NodeId origin, double max_cost, NodeId stop, std::vector<float>& distance) {
+  if (origin >= graph.nodeCount() || std::isnan(max_cost)) return;  // a NaN limit reaches nothing
   std::vector<double> best(graph.nodeCount(), std::numeric_limits<double>::infinity());
   const double reach = fieldReach(max_cost);
   using Entry = std::pair<double, NodeId>;
@@ -43,6 +46,7 @@ std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId or
     open.pop();
     if (d > best[node]) continue;
     distance[node] = static_cast<float>(d);
+    if (node == stop) return;
     graph.forEachEdge(node, kNoNode, [&](NodeId to, double cost, MoveAction) {
       const double nd = d + cost;
       if (nd <= reach && nd < best[to]) {
@@ -51,7 +55,21 @@ std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId or
       }
     });
   }
+}
+
+}  // namespace
+
+std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId origin, double max_cost) {
+  std::vector<float> distance(graph.nodeCount(), std::numeric_limits<float>::infinity());
+  flood(graph, origin, max_cost, kNoNode, distance);
   return distance;
+}
+
+double fieldDistanceBetween(const LayeredSearchGraph& graph, NodeId origin, NodeId target, double max_cost) {
+  if (target >= graph.nodeCount()) return std::numeric_limits<double>::infinity();
+  std::vector<float> distance(graph.nodeCount(), std::numeric_limits<float>::infinity());
+  flood(graph, origin, max_cost, target, distance);
+  return static_cast<double>(distance[target]);
 }
 
 }  // namespace strata::nav

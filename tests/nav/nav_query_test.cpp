@@ -545,6 +545,33 @@ TEST_CASE("distance fields: baked lookup and the on-demand flood agree", "[nav][
   CHECK(near[g.columnBegin(2, 0)] == Approx(2));
 }
 
+TEST_CASE("fieldDistanceBetween is the whole flood's value at the target, exactly", "[nav][query][field][oracle]") {
+  // Random multi-floor worlds with links (one-way and cheap ones too): the flood stopped at the
+  // target gives the very float the whole flood gives there, within and beyond the limit.
+  std::mt19937 rng(20261205);
+  for (int trial = 0; trial < 12; ++trial) {
+    LayeredBuilder b(4 + int(rng() % 12), 4 + int(rng() % 12));
+    b.addRandomFloors(rng);
+    auto g = b.build();
+    const auto pick = [&] { return NodeId(rng() % g.nodeCount()); };
+    for (int l = 0; l < 4; ++l) LayeredBuilder::addLink(g, pick(), pick(), float(0.5 + rng() % 6));
+    LayeredBuilder::computeComponents(g);
+    const AgentSettings agent;
+    const LayeredSearchGraph view(g, agent);
+    for (const double limit : {std::numeric_limits<double>::infinity(), 4.0, 0.0}) {
+      const NodeId origin = pick();
+      const auto whole = floodDistanceField(view, origin, limit);
+      for (int q = 0; q < 30; ++q) {
+        const NodeId target = q == 0 ? origin : pick();
+        CAPTURE(trial, limit, origin, target);
+        const double one = fieldDistanceBetween(view, origin, target, limit);
+        CHECK((std::isinf(one) ? std::isinf(whole[target]) : one == double(whole[target])));
+      }
+    }
+    CHECK(std::isinf(fieldDistanceBetween(view, 0, NodeId(g.nodeCount()), 10.0)));
+  }
+}
+
 TEST_CASE("nearestWalkable equals a brute force over every column, on and off the grid", "[nav][query][oracle]") {
   std::mt19937 rng(20261130);
   for (int trial = 0; trial < 20; ++trial) {
