@@ -414,4 +414,41 @@ SignalsDeferred::~SignalsDeferred() {
   if (const int sig = g_pending_signal.exchange(0, std::memory_order_acq_rel); sig != 0) removeTemporariesAndDie(sig);
 }
 
+Result<std::unique_ptr<AtomicFileWriter>> AtomicFileWriter::open(const std::filesystem::path& path) {
+  auto checked = checkOutputPath(path);
+  if (!checked) return checked.error();
+  auto created = TemporaryFile::createFor(*checked, path.string());
+  if (!created) return created.error();
+  std::FILE* file = std::fopen((*created)->writePath().c_str(), "wb");  // the file created (see TemporaryFile)
+  if (!file)
+    return Error::runtime(path.string() + ": cannot create " + (*created)->path().string() + ": " + std::strerror(errno));
+  return std::unique_ptr<AtomicFileWriter>(new AtomicFileWriter(path, *checked, std::move(*created), file));
+}
+
+AtomicFileWriter::AtomicFileWriter(std::filesystem::path path, std::filesystem::path target,
+                                   std::unique_ptr<TemporaryFile> temporary, std::FILE* file)
+    : path_(std::move(path)), target_(std::move(target)), temporary_(std::move(temporary)), file_(file) {}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (file_ != nullptr) std::fclose(file_);  // then temporary_ removes the file
+}
+
+Status AtomicFileWriter::write(const std::string& bytes) {
+  if (file_ == nullptr) return Error::runtime(path_.string() + ": write after the file was closed");
+  if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
+    return Error::runtime(path_.string() + ": write failed: " + std::strerror(errno));
+  return Ok{};
+}
+
+Status AtomicFileWriter::commit() {
+  if (file_ == nullptr) return Error::runtime(path_.string() + ": write after the file was closed");
+  const bool flushed = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
+  const int error = errno;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!flushed || !closed) return Error::runtime(path_.string() + ": write failed: " + std::strerror(closed ? error : errno));
+  keepModeOf(target_, temporary_->fd());
+  return temporary_->renameOver(target_, path_.string());
+}
+
 }  // namespace strata::formats

@@ -21,26 +21,10 @@
 namespace strata::formats {
 
 Status writeFileAtomically(const std::filesystem::path& path, const std::string& bytes) {
-  auto checked = checkOutputPath(path);
-  if (!checked) return checked.error();
-  const std::filesystem::path& target = *checked;
-  auto created = TemporaryFile::createFor(target, path.string());
-  if (!created) return created.error();
-  TemporaryFile& temporary = **created;
-  {
-    std::FILE* file = std::fopen(temporary.writePath().c_str(), "wb");  // the file created (output_file.h)
-    if (!file)
-      return Error::runtime(fmt::format("{}: cannot create {}: {}", path.string(), temporary.path().string(), std::strerror(errno)));
-    const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-    const bool flushed = std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
-    const int error = errno;
-    const bool closed = std::fclose(file) == 0;
-    if (!written || !flushed || !closed)
-      return Error::runtime(fmt::format("{}: write failed: {}", path.string(), std::strerror(closed ? error : errno)));
-  }
-  keepModeOf(target, temporary.fd());
-  if (auto moved = temporary.renameOver(target, path.string()); !moved) return moved;
-  return Ok{};
+  auto writer = AtomicFileWriter::open(path);
+  if (!writer) return writer.error();
+  if (auto written = (*writer)->write(bytes); !written) return written;
+  return (*writer)->commit();
 }
 
 Status writeRender(const std::filesystem::path& path, const nav::LayeredGraph& graph, const std::vector<RenderPath>& paths,

@@ -381,6 +381,50 @@ TEST_CASE("strata path --method corridor and interval: stairs, bridge, gap and s
   }
 }
 
+TEST_CASE("strata path --batch: thousands of requests come out in order, chunk after chunk", "[cli][path][layered][batch]") {
+  // More requests than one chunk of results (4,096) holds: written out chunk by chunk, in input
+  // order, the same bytes to a file as to stdout and for 1 and 2 threads, each line the answer
+  // to its own request (its id; spot checks against single requests).
+  strata::test::TempDir dir;
+  const int count = 9001;
+  {
+    std::ofstream in(dir / "many.jsonl");
+    for (int i = 0; i < count; ++i) {
+      const int x = (i * 7) % 21 - 10, z = (i * 13) % 41 - 20;
+      in << R"({"id":)" << i << R"(,"from":[)" << x << ",0," << z << R"(],"to":[)" << -z / 2 << ",0," << x * 2
+         << R"(],"method":")" << (i % 2 ? "corridor" : "astar") << "\"}\n";
+      if (i % 1000 == 999) in << "\n";  // blank lines count as lines
+    }
+  }
+  const auto file = path("tower", {"--batch", (dir / "many.jsonl").string(), "-o", (dir / "one.jsonl").string(), "--threads", "1"});
+  const auto two = path("tower", {"--batch", (dir / "many.jsonl").string(), "-o", (dir / "two.jsonl").string(), "--threads", "2"});
+  const auto out = path("tower", {"--batch", (dir / "many.jsonl").string(), "--threads", "2"});
+  INFO(file.err);
+  REQUIRE((file.exit_code == 0 || file.exit_code == 3));
+  CHECK(two.exit_code == file.exit_code);
+  CHECK(out.exit_code == file.exit_code);
+  const std::string text = strata::test::readFile(dir / "one.jsonl");
+  CHECK(strata::test::sameBytes(dir / "one.jsonl", dir / "two.jsonl"));
+  CHECK(out.out == text);
+  std::istringstream lines(text);
+  int i = 0;
+  for (std::string line; std::getline(lines, line); ++i) {
+    const Json r = Json::parse(line);
+    REQUIRE(r["id"] == i);
+    CHECK(r["line"] == i + 1 + i / 1000);
+    if (i % 997 == 0) {
+      const int x = (i * 7) % 21 - 10, z = (i * 13) % 41 - 20;
+      const auto single = path("tower", {"--from", std::to_string(x) + ",0," + std::to_string(z), "--to",
+                                         std::to_string(-z / 2) + ",0," + std::to_string(x * 2), "--method",
+                                         i % 2 ? "corridor" : "astar", "--json"});
+      const Json one = Json::parse(single.out);
+      CHECK(one["found"] == r["found"]);
+      CHECK(one["waypoints"] == r["waypoints"]);
+    }
+  }
+  CHECK(i == count);
+}
+
 TEST_CASE("strata path --batch with corridor requests: same bytes for 1 and 2 threads", "[cli][path][layered][corridor][batch]") {
   strata::test::TempDir dir;
   {

@@ -55,3 +55,53 @@ TEST_CASE("layered batch: results in input order, identical across thread counts
     }
   }
 }
+
+TEST_CASE("layered batch: chunk by chunk, the same results in order, and a stop when asked", "[nav][layered][batch]") {
+  std::mt19937 rng(12);
+  LayeredBuilder b(30, 30);
+  b.addRandomFloors(rng);
+  const auto g = b.build();
+  const AgentSettings agent;
+  const LayeredSearchGraph view(g, agent);
+  std::vector<LayeredPathRequest> requests;
+  std::uniform_real_distribution<double> coord(0, 30);
+  for (int i = 0; i < 101; ++i) {
+    LayeredPathRequest r;
+    r.from = {coord(rng), 0, coord(rng)};
+    r.to = {coord(rng), 0, coord(rng)};
+    r.settings.method = i % 2 == 0 ? SearchMethod::AStar : SearchMethod::Corridor;
+    requests.push_back(r);
+  }
+  const auto whole = findLayeredPaths({&view}, requests, 1);
+  for (const std::size_t chunk : {std::size_t(1), std::size_t(7), std::size_t(100), std::size_t(101), std::size_t(500)}) {
+    for (const int threads : {1, 2}) {
+      CAPTURE(chunk, threads);
+      std::vector<std::size_t> firsts;
+      std::vector<PathResult> joined;
+      findLayeredPaths({&view}, requests, threads, chunk, [&](std::size_t first, std::vector<PathResult>& results) {
+        firsts.push_back(first);
+        CHECK(first == joined.size());
+        CHECK(results.size() == std::min(chunk, requests.size() - first));
+        for (PathResult& r : results) joined.push_back(std::move(r));
+        return true;
+      });
+      CHECK(firsts.size() == (requests.size() + chunk - 1) / chunk);
+      REQUIRE(joined.size() == whole.size());
+      for (std::size_t i = 0; i < whole.size(); ++i) {
+        CHECK(joined[i].failure == whole[i].failure);
+        CHECK(joined[i].nodes == whole[i].nodes);
+        CHECK(joined[i].cost == whole[i].cost);
+      }
+    }
+  }
+  // Returning false stops after that chunk.
+  int calls = 0;
+  findLayeredPaths({&view}, requests, 2, 10, [&](std::size_t, std::vector<PathResult>&) { return ++calls < 3; });
+  CHECK(calls == 3);
+  // No requests: no call.
+  findLayeredPaths({&view}, std::span<const LayeredPathRequest>(), 1, 10, [&](std::size_t, std::vector<PathResult>&) {
+    FAIL("called for an empty batch");
+    return true;
+  });
+  CHECK(findLayeredPaths({&view}, std::span<const LayeredPathRequest>(), 1).empty());
+}

@@ -3,6 +3,7 @@
 /// What every command that writes a file shares: the checks on an output path before any work,
 /// and the temporary file that becomes the output by rename(2) when it is complete.
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -97,6 +98,28 @@ class TemporaryFile {
   Kind kind_ = Kind::File;
   int slot_ = -1;  ///< index in the signal handlers' table, or -1
   bool committed_ = false;
+};
+
+/// A file written in pieces and moved into place only when complete: checkOutputPath(path), a
+/// TemporaryFile beside the file it names, written through, then flushed, synced, given the
+/// replaced file's mode and renamed over it by commit(). Destroyed without commit() (an error, a
+/// signal), it leaves nothing behind and the old file untouched. Errors name `path`.
+class AtomicFileWriter {
+ public:
+  static Result<std::unique_ptr<AtomicFileWriter>> open(const std::filesystem::path& path);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  /// Appends `bytes` (buffered).
+  Status write(const std::string& bytes);
+  /// Flushes, syncs and closes the file, then renames it over the target.
+  Status commit();
+
+ private:
+  AtomicFileWriter(std::filesystem::path path, std::filesystem::path target, std::unique_ptr<TemporaryFile> temporary, std::FILE* file);
+  std::filesystem::path path_, target_;
+  std::unique_ptr<TemporaryFile> temporary_;
+  std::FILE* file_ = nullptr;
 };
 
 /// The path's extension in lower case, with its dot (".png"; "" when it has none): the writers

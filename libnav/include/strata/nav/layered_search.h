@@ -25,8 +25,10 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -213,7 +215,15 @@ struct LayeredPathRequest {
 /// oneTBB, one SearchState per thread. Results are in request order and do not depend on the
 /// thread count. A request whose agent index is out of range gets NoStartNode.
 std::vector<PathResult> findLayeredPaths(const std::vector<const LayeredSearchGraph*>& agents,
-                                         const std::vector<LayeredPathRequest>& requests, int threads);
+                                         std::span<const LayeredPathRequest> requests, int threads);
+/// The same, `chunk` requests at a time (0 counts as 1): after each chunk, `done(first, results)`
+/// is called on the calling thread with the index of the chunk's first request and its results,
+/// in request order, so that a caller can write them out and a batch's memory stays that of one
+/// chunk's results. The worker threads and their search states are kept from chunk to chunk.
+/// Stops early when `done` returns false.
+void findLayeredPaths(const std::vector<const LayeredSearchGraph*>& agents, std::span<const LayeredPathRequest> requests,
+                      int threads, std::size_t chunk,
+                      const std::function<bool(std::size_t first, std::vector<PathResult>& results)>& done);
 
 /// The waypoint pass over a node chain (exposed for tests): exact `from` first, exact `to` last,
 /// corners, action changes, area boundaries and link ends kept, straight walking runs collapsed,
