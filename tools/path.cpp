@@ -265,7 +265,8 @@ std::function<int()> setupPath(CLI::App& app) {
                   "corridor (worlds only: A* over a rectangle decomposition + string pulling; fast, any-angle,\n"
                   "walkable, not guaranteed optimal) or interval (worlds only: corridor with the rectangles\n"
                   "chosen by an exact interval search and corners tightened, or corridor's route when cheaper;\n"
-                  "slower, routes as short as theta's); corridor charges areas of different costs per rectangle;\n"
+                  "slower, routes about as short as theta's; its search is bounded at 131,072 + 32 x corridor's\n"
+                  "expansions, beyond which corridor's route answers); corridor charges areas of different costs per rectangle;\n"
                   "interval needs one area cost, else theta answers in its search's place (corridor's route\n"
                   "still kept when cheaper); both need no link cheaper than walking, else theta answers (the\n"
                   "output says who answered: answered_by)")

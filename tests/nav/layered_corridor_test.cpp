@@ -1246,16 +1246,16 @@ struct CellPlane {
 }  // namespace
 
 TEST_CASE("interval: on a lattice of pillars the search stays within a bound of the corridor method's", "[nav][layered][corridor]") {
-  // Pillars 0.15 m across at a 1 m pitch on a 40 m floor, the default agent (radius 0.3, cell
+  // Pillars 0.15 m across at a 1 m pitch on an 88 m floor, the default agent (radius 0.3, cell
   // 0.3): lanes a column or two wide, routes far longer than straight lines and tying in
   // length, where the exact interval search's nodes grew far faster than the route (236,536
   // for a 57 m route on a 45 m floor, 903,000 for 198 m on a 150 m one). It gets at most
-  // 4,096 + 32 x the corridor method's rectangles; its route is never dearer than the corridor
+  // 131,072 + 32 x the corridor method's rectangles; its route is never dearer than the corridor
   // method's.
   strata::test::MeshBuilder level;
-  level.box({0, -0.2, 0}, {40, 0, 40});
-  for (double x = 1; x < 39; x += 1)
-    for (double z = 1; z < 39; z += 1) level.box({x, 0, z}, {x + 0.15, 2.5, z + 0.15});
+  level.box({0, -0.2, 0}, {88, 0, 88});
+  for (double x = 1; x < 87; x += 1)
+    for (double z = 1; z < 87; z += 1) level.box({x, 0, z}, {x + 0.15, 2.5, z + 0.15});
   nav::AgentProfile agent;
   agent.settings.name = "a";
   const nav::BakedAgent baked = strata::test::bakeOne(level.mesh(), agent);
@@ -1267,7 +1267,7 @@ TEST_CASE("interval: on a lattice of pillars the search stays within a bound of 
   SearchState state;
   int bounded = 0;
   for (const auto& [from, to] : std::vector<std::pair<sim::Vec3, sim::Vec3>>{
-           {{0.5, 0, 0.5}, {39.5, 0, 39.5}}, {{0.5, 0, 0.5}, {39.5, 0, 20.5}}, {{2.5, 0, 0.5}, {20.5, 0, 38.5}}, {{0.5, 0, 30.5}, {30.5, 0, 0.5}}}) {
+           {{0.5, 0, 0.5}, {87.5, 0, 87.5}}, {{0.5, 0, 0.5}, {87.5, 0, 50.5}}, {{2.5, 0, 0.5}, {50.5, 0, 86.5}}, {{0.5, 0, 70.5}, {70.5, 0, 0.5}}}) {
     const PathResult c = findLayeredPath(view, from, to, corridor, state);
     const PathResult i = findLayeredPath(view, from, to, interval, state);
     REQUIRE(c.ok());
@@ -1275,9 +1275,9 @@ TEST_CASE("interval: on a lattice of pillars the search stays within a bound of 
     CAPTURE(from.x, from.z, to.x, to.z, c.expansions, i.expansions);
     // (The interval method's count includes the corridor search that runs first, and, when the
     // bound stops the interval search, the rectangle search it then falls back on.)
-    CHECK(i.expansions <= 2 * c.expansions + 4096 + 32 * c.expansions);
+    CHECK(i.expansions <= 2 * c.expansions + 131072 + 32 * c.expansions);
     CHECK(i.cost <= c.cost + 1e-9);
-    bounded += i.expansions > 4096 + 32 * c.expansions;
+    bounded += i.expansions > 131072 + 32 * c.expansions;
   }
   CHECK(bounded > 0);  // the bound was reached: without it these searches run far longer
 }

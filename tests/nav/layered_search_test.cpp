@@ -304,6 +304,37 @@ TEST_CASE("layered search: Theta*'s closest route to an unreachable goal is A*'s
   CHECK(t.length < a.length - 0.5);
 }
 
+TEST_CASE("layered search: Theta*'s closest route round a wall is as short as Theta*'s route to that node", "[nav][layered][failure]") {
+  // A floor 48 x 40 with a wall (no floor) from z = 6 to z = 39 at x = 14, and past a void
+  // column at x = 40 an island holding the goal: the closest node is found by A*'s flood, and
+  // its straightened route must be Theta*'s own route to that node (the A* chain's diagonal
+  // runs tie with their lines: rounding kept corners in open floor).
+  std::vector<std::string> rows;
+  for (int z = 0; z < 40; ++z) {
+    std::string row;
+    for (int x = 0; x < 48; ++x) row += (x == 14 && z >= 6) || x == 40 ? '#' : '.';
+    rows.push_back(row);
+  }
+  LayeredBuilder b(48, 40);
+  b.fromAscii(rows);
+  const auto g = b.build();
+  REQUIRE(g.component_count == 2);
+  LayeredSearchSettings theta = method(SearchMethod::Theta);
+  for (const auto& [from, to] : std::vector<std::pair<sim::Vec3, sim::Vec3>>{
+           {{2.5, 0, 30.5}, {45.5, 0, 30.5}}, {{0.5, 0, 39.5}, {44.5, 0, 20.5}}, {{5.5, 0, 12.5}, {47.5, 0, 39.5}}}) {
+    theta.return_closest = true;
+    const auto closest = run(g, from, to, theta);
+    REQUIRE(closest.failure == PathFailure::ClosestNoPath);
+    const sim::Vec3 end = g.nodePosition(closest.nodes.back());
+    CHECK(end.x == Approx(39.5));
+    theta.return_closest = false;
+    const auto direct = run(g, from, end, theta);
+    REQUIRE(direct.ok());
+    CAPTURE(from.x, from.z, end.x, end.z, closest.waypoints.size(), direct.waypoints.size());
+    CHECK(closest.length == Approx(direct.length).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("layered search: NoPath and ClosestNoPath when one-way edges lead away", "[nav][layered][failure]") {
   // A (x 0..2, floor 0) <-drop- B (x 3..5, floor 3) -drop-> C (x 6..8, floor 0); a one-way
   // link from island D (x 10..11) onto B. All one undirected component, and B is entered from D
