@@ -61,7 +61,10 @@ class ProgressBar final : public nav::BakeObserver {
   void stageProgress(std::size_t done, std::size_t total) override { draw(done, total); }
   void stageFinished(const std::string&, const std::string&, double milliseconds) override {
     const std::string tail = fmt::format(" done in {:.0f} ms", milliseconds);
-    toStderr(fmt::format("{}{}{}\n", animate_ ? "\r\033[K" : "", fitted(label_, 24, tail.size()), tail));
+    // (A line that ends is never redrawn: on a terminal too narrow for a readable label it keeps
+    // the whole label and wraps.)
+    const std::string label = width_ >= tail.size() + 12 ? fitted(label_, 24, tail.size()) : label_;
+    toStderr(fmt::format("{}{}{}\n", animate_ ? "\r\033[K" : "", label, tail));
     open_ = false;
   }
   /// Clears an unfinished bar, so that an error line starts at the left margin.
@@ -102,7 +105,9 @@ class ProgressBar final : public nav::BakeObserver {
       const auto filled = static_cast<std::size_t>(fraction * static_cast<double>(bar_width));
       bar = " [" + std::string(filled, '#') + std::string(bar_width - filled, ' ') + "]";
     }
-    toStderr("\r\033[K" + fitted(label_, 24, bar.size() + figures.size()) + bar + figures);
+    std::string line = fitted(label_, 24, bar.size() + figures.size()) + bar + figures;
+    if (line.size() >= width_) line.resize(width_ > 1 ? width_ - 1 : 0);  // a terminal narrower than the figures
+    toStderr("\r\033[K" + line);
     open_ = true;
   }
   bool animate_;
