@@ -12,22 +12,41 @@ using namespace strata;
 using namespace strata::nav;
 using strata::test::LayeredBuilder;
 
-TEST_CASE("layered batch: results in input order, identical across thread counts", "[nav][layered][batch]") {
-  std::mt19937 rng(11);
-  LayeredBuilder b(40, 40);
-  b.addRandomFloors(rng);
-  const auto g = b.build();
-  const AgentSettings agent;
-  const LayeredSearchGraph view(g, agent);
+namespace {
+
+// `count` requests between random points of a size x size floor, the methods taken in turn.
+std::vector<LayeredPathRequest> randomRequests(std::mt19937& rng, int count, double size, const std::vector<SearchMethod>& methods) {
   std::vector<LayeredPathRequest> requests;
-  std::uniform_real_distribution<double> coord(0, 40);
-  for (int i = 0; i < 300; ++i) {
+  std::uniform_real_distribution<double> coord(0, size);
+  for (int i = 0; i < count; ++i) {
     LayeredPathRequest r;
     r.from = {coord(rng), 0, coord(rng)};
     r.to = {coord(rng), 0, coord(rng)};
-    r.settings.method = i % 3 == 0 ? SearchMethod::Theta : (i % 3 == 1 ? SearchMethod::AStar : SearchMethod::Direct);
+    r.settings.method = methods[std::size_t(i) % methods.size()];
     requests.push_back(r);
   }
+  return requests;
+}
+
+// A size x size world of random floors, and the generator that made it (for the requests).
+struct RandomWorld {
+  RandomWorld(uint32_t seed, int size) : rng(seed) {
+    LayeredBuilder b(size, size);
+    b.addRandomFloors(rng);
+    g = b.build();
+  }
+  std::mt19937 rng;
+  LayeredGraph g;
+  AgentSettings agent;
+};
+
+}  // namespace
+
+TEST_CASE("layered batch: results in input order, identical across thread counts", "[nav][layered][batch]") {
+  RandomWorld w(11, 40);
+  const LayeredSearchGraph view(w.g, w.agent);
+  std::vector<LayeredPathRequest> requests =
+      randomRequests(w.rng, 300, 40, {SearchMethod::Theta, SearchMethod::AStar, SearchMethod::Direct});
   LayeredPathRequest bad_agent;
   bad_agent.agent = 5;
   requests.push_back(bad_agent);
@@ -57,21 +76,9 @@ TEST_CASE("layered batch: results in input order, identical across thread counts
 }
 
 TEST_CASE("layered batch: chunk by chunk, the same results in order, and a stop when asked", "[nav][layered][batch]") {
-  std::mt19937 rng(12);
-  LayeredBuilder b(30, 30);
-  b.addRandomFloors(rng);
-  const auto g = b.build();
-  const AgentSettings agent;
-  const LayeredSearchGraph view(g, agent);
-  std::vector<LayeredPathRequest> requests;
-  std::uniform_real_distribution<double> coord(0, 30);
-  for (int i = 0; i < 101; ++i) {
-    LayeredPathRequest r;
-    r.from = {coord(rng), 0, coord(rng)};
-    r.to = {coord(rng), 0, coord(rng)};
-    r.settings.method = i % 2 == 0 ? SearchMethod::AStar : SearchMethod::Corridor;
-    requests.push_back(r);
-  }
+  RandomWorld w(12, 30);
+  const LayeredSearchGraph view(w.g, w.agent);
+  const std::vector<LayeredPathRequest> requests = randomRequests(w.rng, 101, 30, {SearchMethod::AStar, SearchMethod::Corridor});
   const auto whole = findLayeredPaths({&view}, requests, 1);
   for (const std::size_t chunk : {std::size_t(1), std::size_t(7), std::size_t(100), std::size_t(101), std::size_t(500)}) {
     for (const int threads : {1, 2}) {
