@@ -295,8 +295,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
             x0 > x1 || z0 > z1 ? BucketRange{1, 0, 1, 0} : BucketRange{x0 / tile, x1 / tile, z0 / tile, z1 / tile};
         range[t] = tiles;
         const double xs[3] = {a.x, b.x, c.x}, zs[3] = {a.z, b.z, c.z};
-        by_footprint[t] = static_cast<std::int64_t>(tiles[1] - tiles[0] + 1) * (tiles[3] - tiles[2] + 1) > kFootprintAboveCells &&
-                          thinAcrossAxes(xs, zs);
+        by_footprint[t] = listedByFootprint(tiles, xs, zs);
       }
     });
     const std::span<const BucketRange> ranges(range.data(), range.size());

@@ -37,13 +37,9 @@ TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame
       const TriangleBounds& r = candidates.bounds[t];
       const BucketRange b{binX(r.min_x), binX(r.max_x), binZ(r.min_z), binZ(r.max_z)};
       range[t] = b;
-      bool thin = false;
-      if (static_cast<std::int64_t>(b[1] - b[0] + 1) * (b[3] - b[2] + 1) > kFootprintAboveCells) {
-        const CandidateTriangle& c = records_[t];
-        const double xs[3] = {c.a.x, c.b.x, c.c.x}, zs[3] = {c.a.z, c.b.z, c.c.z};
-        thin = thinAcrossAxes(xs, zs);
-      }
-      by_footprint[t] = thin;
+      const CandidateTriangle& c = records_[t];
+      const double xs[3] = {c.a.x, c.b.x, c.c.x}, zs[3] = {c.a.z, c.b.z, c.c.z};
+      by_footprint[t] = listedByFootprint(b, xs, zs);
     }
   });
   const std::span<const BucketRange> ranges(range.data(), range.size());

@@ -6,6 +6,7 @@
 // came near).
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -47,6 +48,13 @@ inline bool thinAcrossAxes(const double (&x)[3], const double (&z)[3]) {
 /// Items whose rectangle of grid cells has more cells than this, and which are thinAcrossAxes,
 /// are listed by their footprint (triangleSlabX row by row); the others by their rectangle.
 inline constexpr std::int64_t kFootprintAboveCells = 8;
+
+/// Whether a triangle whose rectangle of grid cells is `r` (x0, x1, z0, z1; empty when x0 > x1)
+/// is listed by its footprint: more cells than kFootprintAboveCells and thinAcrossAxes. The one
+/// rule of the bake's tile lists and the sweep's bins.
+inline bool listedByFootprint(const std::array<int32_t, 4>& r, const double (&x)[3], const double (&z)[3]) {
+  return static_cast<std::int64_t>(r[1] - r[0] + 1) * (r[3] - r[2] + 1) > kFootprintAboveCells && thinAcrossAxes(x, z);
+}
 
 /// A walk over the columns of a thinAcrossAxes triangle goes row by row over its footprint when
 /// its bounds are more columns wide than this: a row's triangleSlabX costs about what a few
