@@ -29,9 +29,11 @@ Result<double> fieldValueAt(const LayeredGraph& graph, const std::string& name, 
 namespace {
 
 // Dijkstra from `origin` up to `max_cost`, writing each settled node's distance into `distance`
-// (float); stops as soon as `stop` is settled (kNoNode: never), whose distance is then final.
-void flood(const LayeredSearchGraph& graph, NodeId origin, double max_cost, NodeId stop, std::vector<float>& distance) {
-  if (origin >= graph.nodeCount() || std::isnan(max_cost)) return;  // a NaN limit reaches nothing
+// (float) when given; stops as soon as `stop` is settled (kNoNode: never) and returns its
+// distance, then final (+inf when it is not reached).
+float flood(const LayeredSearchGraph& graph, NodeId origin, double max_cost, NodeId stop, std::vector<float>* distance) {
+  constexpr float kUnreached = std::numeric_limits<float>::infinity();
+  if (origin >= graph.nodeCount() || std::isnan(max_cost)) return kUnreached;  // a NaN limit reaches nothing
   std::vector<double> best(graph.nodeCount(), std::numeric_limits<double>::infinity());
   const double reach = fieldReach(max_cost);
   using Entry = std::pair<double, NodeId>;
@@ -45,8 +47,8 @@ void flood(const LayeredSearchGraph& graph, NodeId origin, double max_cost, Node
     const NodeId node = open.top().second;
     open.pop();
     if (d > best[node]) continue;
-    distance[node] = static_cast<float>(d);
-    if (node == stop) return;
+    if (distance != nullptr) (*distance)[node] = static_cast<float>(d);
+    if (node == stop) return static_cast<float>(d);
     graph.forEachEdge(node, kNoNode, [&](NodeId to, double cost, MoveAction) {
       const double nd = d + cost;
       if (nd <= reach && nd < best[to]) {
@@ -55,21 +57,20 @@ void flood(const LayeredSearchGraph& graph, NodeId origin, double max_cost, Node
       }
     });
   }
+  return kUnreached;
 }
 
 }  // namespace
 
 std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId origin, double max_cost) {
   std::vector<float> distance(graph.nodeCount(), std::numeric_limits<float>::infinity());
-  flood(graph, origin, max_cost, kNoNode, distance);
+  flood(graph, origin, max_cost, kNoNode, &distance);
   return distance;
 }
 
 double fieldDistanceBetween(const LayeredSearchGraph& graph, NodeId origin, NodeId target, double max_cost) {
   if (target >= graph.nodeCount()) return std::numeric_limits<double>::infinity();
-  std::vector<float> distance(graph.nodeCount(), std::numeric_limits<float>::infinity());
-  flood(graph, origin, max_cost, target, distance);
-  return static_cast<double>(distance[target]);
+  return static_cast<double>(flood(graph, origin, max_cost, target, nullptr));
 }
 
 }  // namespace strata::nav
