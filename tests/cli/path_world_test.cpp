@@ -425,6 +425,47 @@ TEST_CASE("strata path --batch: thousands of requests come out in order, chunk a
   CHECK(i == count);
 }
 
+TEST_CASE("strata path --batch: the first bad line is the one named, however the lines are parsed", "[cli][path][layered][batch]") {
+  // Lines are parsed a block of 8,192 at a time, in parallel, and taken in line order: the error
+  // named is the first bad line's (by line, not by which worker finished first), in the first
+  // block or a later one, before a line too long to read further on, and an unreadable line is
+  // named only when every line before it is good. Nothing is written.
+  strata::test::TempDir dir;
+  const std::string good = R"({"from":[0,0,-25],"to":[0,8,-4]})";
+  const std::string too_long = R"({"id":")" + std::string(std::size_t(1) << 20, 'a') + "\"}";
+  struct Case {
+    std::vector<std::pair<int, std::string>> bad;  // line number (1-based) -> its text; others good
+    int lines;
+    std::string named;
+  };
+  const std::vector<Case> cases = {
+      {{{5000, R"({"from":[0,0],"to":[0,8,-4]})"}, {3, "[1]"}, {7000, "x"}}, 9000, ":3: not a JSON object"},
+      {{{8192, "x"}, {8193, "[1]"}}, 9000, ":8192: not valid JSON"},
+      {{{8193, "[1]"}, {9000, "x"}}, 9000, ":8193: not a JSON object"},
+      {{{20000, R"({"from":[0,0,-25],"to":[0,8,-4],"agent":"nobody"})"}, {20001, "[1]"}}, 20001, ":20000: "},
+      {{{100, "[1]"}, {200, too_long}}, 300, ":100: not a JSON object"},
+      {{{100, too_long}, {50, "x"}}, 300, ":50: not valid JSON"},
+      {{{8300, too_long}}, 9000, ":8300: longer than 1048576 bytes"},
+  };
+  for (const Case& c : cases) {
+    {
+      std::ofstream out(dir / "requests.jsonl");
+      for (int line = 1; line <= c.lines; ++line) {
+        const auto bad = std::find_if(c.bad.begin(), c.bad.end(), [&](const auto& b) { return b.first == line; });
+        out << (bad != c.bad.end() ? bad->second : good) << "\n";
+      }
+    }
+    for (const char* threads : {"1", "2"}) {
+      const auto r = path("tower", {"--batch", (dir / "requests.jsonl").string(), "-o", (dir / "out.jsonl").string(), "--threads", threads});
+      INFO(c.named << " threads " << threads);
+      CHECK(r.exit_code == 2);
+      CHECK_THAT(r.err, Catch::Contains("requests.jsonl" + c.named));
+      CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+      CHECK_FALSE(std::filesystem::exists(dir / "out.jsonl"));
+    }
+  }
+}
+
 TEST_CASE("strata path --batch with corridor requests: same bytes for 1 and 2 threads", "[cli][path][layered][corridor][batch]") {
   strata::test::TempDir dir;
   {
