@@ -276,8 +276,8 @@ std::function<int()> setupPath(CLI::App& app) {
                   "400000 on a world (each batch request may set its own \"budget\"), unlimited on a Moving AI map")
       ->transform(integerRange(0, std::numeric_limits<long long>::max()));
   sub->add_flag("--json", options->json,
-                "Print one JSON document. A map: scenarios, mismatches, failures, mean_us, p99_us and results in\n"
-                ".scen order. A map request: map, from, to, found, reason, method, length, cost, expansions,\n"
+                "Print one JSON document. A map with --scen: map, scen, method, scenarios, mismatches, failures,\n"
+                "mean_us, p99_us and results in .scen order. A map request: map, from, to, found, reason, method, length, cost, expansions,\n"
                 "waypoints ([x, y] pairs). A world: found, reason, agent, method, answered_by, length, cost, expansions,\n"
                 "waypoints (and on_demand with --on-demand). --batch always writes JSON lines");
   sub->add_flag("--no-jump-points", options->no_jump_points,
