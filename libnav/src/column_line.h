@@ -64,6 +64,23 @@ class ColumnLine {
     return (back * quadrant_bit_[0]) | (x_only * quadrant_bit_[1]) | (z_only * quadrant_bit_[2]) | (ahead * quadrant_bit_[3]);
   }
 
+  /// quadrantMask() at the column (qx, qz) columns from the segment's start, for the segment to
+  /// (dx, dz), without walking there: 0 when the walk does not pass through that column (it
+  /// touches at most a corner of it, or lies beyond the segment's ends) and for a segment along
+  /// a row or column of columns (quadrantMask() is 0 on those everywhere).
+  static unsigned quadrantMaskAt(int64_t dx, int64_t dz, int64_t qx, int64_t qz) {
+    ColumnLine line(dx, dz);
+    const int64_t ix = qx * line.sx_, iz = qz * line.sz_;
+    if (line.nx_ == 0 || line.nz_ == 0 || ix < 0 || iz < 0 || ix > line.nx_ || iz > line.nz_) return 0;
+    line.ix_ = ix, line.iz_ = iz, line.tu_ = 2 * ix * line.nz_, line.tw_ = 2 * iz * line.nx_;
+    // Passed through: the open time intervals inside the column's X and Z ranges overlap on the
+    // segment (a walk's step through a column corner, both at once, enters neither side column).
+    // (quadrantMask() is 0 elsewhere anyway: each of its quadrants lies inside the column.)
+    const int64_t tin = std::max<int64_t>({line.tu_ - line.nz_, line.tw_ - line.nx_, 0});
+    const int64_t tout = std::min<int64_t>({line.tu_ + line.nz_, line.tw_ + line.nx_, line.end_});
+    return tin < tout ? line.quadrantMask() : 0;
+  }
+
   /// The last step's column offsets: -1, 0 or 1.
   int stepX() const { return step_x_; }
   int stepZ() const { return step_z_; }

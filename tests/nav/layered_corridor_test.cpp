@@ -11,9 +11,11 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 
 #include "bake_fixtures.h"
+#include "column_line.h"
 #include "corridor_search.h"
 #include "layered_fixtures.h"
 #include "strata/formats/import.h"
@@ -211,6 +213,39 @@ void checkPair(const LayeredSearchGraph& view, const sim::Vec3& a, const sim::Ve
 }
 
 }  // namespace
+
+TEST_CASE("column line: quadrantMaskAt is the walk's quadrantMask at each column it passes, 0 at every other (oracle)", "[nav][layered][corridor][oracle]") {
+  // The corridor method answers most failing shortcut tries from one column of the line (no walk
+  // there: corridor_path.cpp, blockedNear), so the column test must say exactly what the walk
+  // would: which columns it passes (a step through a column corner enters neither side column)
+  // and the quadrants it crosses in each. Every segment of up to 12 columns either way, every
+  // column of its box and a ring around it.
+  int passed_columns = 0, corner_skips = 0;
+  for (int64_t dx = -12; dx <= 12; ++dx)
+    for (int64_t dz = -12; dz <= 12; ++dz) {
+      std::map<std::pair<int64_t, int64_t>, unsigned> walked;
+      strata::nav::ColumnLine line(dx, dz);
+      int64_t x = 0, z = 0;
+      walked[{0, 0}] = line.quadrantMask();
+      while (!line.done()) {
+        line.step();
+        x += line.stepX(), z += line.stepZ();
+        walked[{x, z}] = line.quadrantMask();
+        corner_skips += line.stepX() != 0 && line.stepZ() != 0;
+      }
+      REQUIRE((x == dx && z == dz));
+      for (int64_t qx = std::min<int64_t>(0, dx) - 2; qx <= std::max<int64_t>(0, dx) + 2; ++qx)
+        for (int64_t qz = std::min<int64_t>(0, dz) - 2; qz <= std::max<int64_t>(0, dz) + 2; ++qz) {
+          const auto it = walked.find({qx, qz});
+          const unsigned expected = it == walked.end() || dx == 0 || dz == 0 ? 0u : it->second;
+          INFO("segment " << dx << "," << dz << " column " << qx << "," << qz);
+          REQUIRE(strata::nav::ColumnLine::quadrantMaskAt(dx, dz, qx, qz) == expected);
+          passed_columns += it != walked.end() && expected != 0;
+        }
+    }
+  CHECK(passed_columns > 1000);
+  CHECK(corner_skips > 100);  // diagonal steps through column corners were among the cases
+}
 
 TEST_CASE("corridor: an open floor is one rectangle and a route inside it is one straight leg", "[nav][layered][corridor]") {
   LayeredBuilder b(10, 6);
