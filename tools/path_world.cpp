@@ -366,10 +366,12 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   // The requests are read a block of lines at a time, each block's lines parsed in parallel (a
   // batch of short routes spent more time parsing and printing JSON than searching, on one
   // thread whatever --threads said: 20,000 corridor requests 1.5 s on 1 thread and on 2) and
-  // then taken in line order, so that the first bad line is the one reported and nothing is
-  // read far past it.
+  // then taken in line order, so that the first bad line is the one reported (once its block is
+  // read: at most a block past it).
   tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
-  constexpr std::size_t kParseBlock = 8192;
+  // (A block also ends at 16 MiB of text: 8,192 lines of up to 1 MiB each held at once took
+  // gigabytes, where one line at a time had taken 22 MB: a review.)
+  constexpr std::size_t kParseBlock = 8192, kParseBlockBytes = std::size_t(16) << 20;
   std::vector<std::string> texts;
   std::vector<std::size_t> numbers;
   std::vector<ParsedLine> parsed;
@@ -380,7 +382,8 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     numbers.clear();
     // A line that cannot be read ends the block; its error comes after the lines before it.
     LineRead stopped = LineRead::End;
-    while (texts.size() < kParseBlock) {
+    std::size_t block_bytes = 0;
+    while (texts.size() < kParseBlock && block_bytes < kParseBlockBytes) {
       const LineRead read = readRequestLine(in, line);
       if (read != LineRead::Line) {
         more = false;
@@ -389,6 +392,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
         break;
       }
       ++number;
+      block_bytes += line.size();
       texts.push_back(std::move(line));
       numbers.push_back(number);
     }

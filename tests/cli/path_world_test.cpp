@@ -426,7 +426,7 @@ TEST_CASE("strata path --batch: thousands of requests come out in order, chunk a
 }
 
 TEST_CASE("strata path --batch: the first bad line is the one named, however the lines are parsed", "[cli][path][layered][batch]") {
-  // Lines are parsed a block of 8,192 at a time, in parallel, and taken in line order: the error
+  // Lines are parsed a block of 8,192 (or 16 MiB) at a time, in parallel, and taken in line order: the error
   // named is the first bad line's (by line, not by which worker finished first), in the first
   // block or a later one, before a line too long to read further on, and an unreadable line is
   // named only when every line before it is good. Nothing is written.
@@ -446,13 +446,17 @@ TEST_CASE("strata path --batch: the first bad line is the one named, however the
       {{{100, "[1]"}, {200, too_long}}, 300, ":100: not a JSON object"},
       {{{100, too_long}, {50, "x"}}, 300, ":50: not valid JSON"},
       {{{8300, too_long}}, 9000, ":8300: longer than 1048576 bytes"},
+      // A block also ends at 16 MiB of text: 30 requests of 0.9 MB make two blocks.
+      {{{31, "[1]"}, {32, "x"}}, 32, ":31: not a JSON object"},
+      {{{12, "x"}}, 32, ":12: not valid JSON"},
   };
+  const std::string padded = R"({"from":[0,0,-25],"to":[0,8,-4],"id":")" + std::string(900000, 'p') + "\"}";
   for (const Case& c : cases) {
     {
       std::ofstream out(dir / "requests.jsonl");
       for (int line = 1; line <= c.lines; ++line) {
         const auto bad = std::find_if(c.bad.begin(), c.bad.end(), [&](const auto& b) { return b.first == line; });
-        out << (bad != c.bad.end() ? bad->second : good) << "\n";
+        out << (bad != c.bad.end() ? bad->second : c.lines == 32 ? padded : good) << "\n";
       }
     }
     for (const char* threads : {"1", "2"}) {
