@@ -277,9 +277,10 @@ std::function<int()> setupPath(CLI::App& app) {
       ->transform(integerRange(0, std::numeric_limits<long long>::max()));
   sub->add_flag("--json", options->json,
                 "Print one JSON document. A map with --scen: map, scen, method, scenarios, mismatches, failures,\n"
-                "mean_us, p99_us and results in .scen order. A map request: map, from, to, found, reason, method, length, cost, expansions,\n"
-                "waypoints ([x, y] pairs). A world: found, reason, agent, method, answered_by, length, cost, expansions,\n"
-                "waypoints (and on_demand with --on-demand). --batch always writes JSON lines");
+                "mean_us, p99_us and results in .scen order. A map request: map, from, to, found, reason, method,\n"
+                "length, cost, expansions, waypoints ([x, y] pairs). A world: found, reason, agent, method,\n"
+                "answered_by, length, cost, expansions, waypoints (and on_demand with --on-demand). --batch always\n"
+                "writes JSON lines");
   sub->add_flag("--no-jump-points", options->no_jump_points,
                 "Run astar on the plain search core instead of the jump point search fast path (maps only;\n"
                 "a --budget other than 0 does the same: the budget counts cells)");
