@@ -407,15 +407,14 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       ParsedLine& p = parsed[k];
       if (p.blank) continue;
       if (!p.error.empty()) return badInput(p.error);
-      nav::LayeredPathRequest& r = p.request;
       auto index = cache.get(p.agent);
       if (!index) {
         if (index.error().kind == ErrorKind::BadInput)
           return badInput(fmt::format("{}:{}: {}", options.batch, numbers[k], index.error().message));
         return reportError(index.error());
       }
-      r.agent = *index;
-      requests.push_back(r);
+      p.request.agent = *index;
+      requests.push_back(std::move(p.request));
       lines.push_back(numbers[k]);
       ids.push_back(std::move(p.id));
     }

@@ -353,14 +353,13 @@ bool tightenCorners(const CorridorIndex& index, std::vector<NodeId>& nodes, cons
 // of the column has (walkSegment's room test), or the column has no floor at all. Wherever the
 // walk reaches that column, on whichever floor, it stops there, so the answer is walkSegment's
 // without the walk. False when the segment does not pass through the column (quadrantMaskAt).
-bool blockedColumn(const CorridorIndex& index, const std::array<int32_t, 2>& ca, const std::array<int32_t, 2>& cc, int64_t x, int64_t z) {
+bool blockedColumn(const CorridorIndex& index, const std::array<int32_t, 2>& ca, const std::array<int32_t, 2>& cc, int32_t x, int32_t z) {
   const LayeredGraph& g = index.view().graph();
-  if (x < 0 || z < 0 || x >= g.grid.width_cells || z >= g.grid.depth_cells) return false;
-  const unsigned mask = ColumnLine::quadrantMaskAt(cc[0] - ca[0], cc[1] - ca[1], x - ca[0], z - ca[1]);
+  if (!g.grid.contains(x, z)) return false;
+  const unsigned mask = ColumnLine::quadrantMaskAt(cc[0] - ca[0], cc[1] - ca[1], int64_t(x) - ca[0], int64_t(z) - ca[1]);
   if (mask == 0) return false;
-  const uint32_t column = static_cast<uint32_t>(z * g.grid.width_cells + x);
   const CorridorFloor* floors = index.floors();
-  for (uint32_t n = g.column_offsets[column]; n < g.column_offsets[column + 1]; ++n)
+  for (uint32_t n = g.columnBegin(x, z), end = g.columnEnd(x, z); n < end; ++n)
     if ((~unsigned(floors[n].walks) & mask) == 0) return false;
   return true;
 }
@@ -374,8 +373,8 @@ bool blockedNear(const CorridorIndex& index, NodeId a, NodeId c, NodeId b) {
   const double dx = cc[0] - ca[0], dz = cc[1] - ca[1];
   if (dx == 0 && dz == 0) return false;
   const double t = ((cb[0] - ca[0]) * dx + (cb[1] - ca[1]) * dz) / (dx * dx + dz * dz);
-  const int64_t qx = std::llround(ca[0] + t * dx), qz = std::llround(ca[1] + t * dz);
-  return blockedColumn(index, ca, cc, qx, qz);
+  // (The point nearest b is no farther from a than b is: within the grid's span of a column.)
+  return blockedColumn(index, ca, cc, static_cast<int32_t>(std::lround(ca[0] + t * dx)), static_cast<int32_t>(std::lround(ca[1] + t * dz)));
 }
 
 // Drops walking waypoints that continue straight on, horizontally, within one area (the merged
