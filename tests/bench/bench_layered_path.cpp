@@ -29,6 +29,18 @@
 // for Strata, rcMarkBoxArea and the query filter's area cost for Recast / Detour); the summary
 // then adds a line per mesh with the mean cost of the corridor routes against Theta*'s and A*'s
 // and how many corridor requests Theta* answered.
+// STRATA_BENCH_CLEARANCE=1 adds, per mesh, how close the corridor routes and Detour's straight
+// paths pass to walls: each route is probed every 5 cm along its legs with the bake's standing
+// box (the agent's half-width, from step height to head height over the floor a downward ray
+// finds there, raised on a slope as the bake raises it), at the agent's radius and at 0.05, 0.10
+// and 0.15 m less; the line gives the share of routes with a probe whose box overlaps a triangle
+// steeper than 70 degrees, at each width. A probe's height is interpolated between waypoints, so
+// over a hump or beside a ramp its floor can be another surface than the walked one: not every
+// hit is a route through a wall (those examined on Strata's routes at 0.15 m were such).
+// STRATA_BENCH_CORNERS=1 adds, per mesh, what moving corners off the column centres could save
+// at most: the corridor routes' length with every walking corner moved half a column toward the
+// inside of its turn on each axis (the cell corner there; not checked, so an upper bound), over
+// Detour's.
 
 #include <benchmark/benchmark.h>
 
@@ -38,6 +50,7 @@
 #include <Recast.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <ctime>
 #include <cmath>
@@ -55,6 +68,7 @@
 #include "strata/nav/bake.h"
 #include "strata/nav/corridor.h"
 #include "strata/nav/layered_search.h"
+#include "strata/sim/query_index.h"
 
 #include "bench_mesh_list.h"
 
@@ -204,7 +218,7 @@ struct DetourAnswer {
   double cost = 0;    // with STRATA_BENCH_AREAS: each straight-path leg's horizontal length times its polygon's area cost
 };
 
-DetourAnswer detourPath(const DetourMesh& d, const sim::Vec3& a, const sim::Vec3& b) {
+DetourAnswer detourPath(const DetourMesh& d, const sim::Vec3& a, const sim::Vec3& b, std::vector<sim::Vec3>* corners = nullptr) {
   static thread_local std::vector<dtPolyRef> polys(4096);
   static thread_local std::vector<float> straight(3 * 1024);
   static thread_local std::vector<unsigned char> flags(1024);
@@ -230,6 +244,8 @@ DetourAnswer detourPath(const DetourMesh& d, const sim::Vec3& a, const sim::Vec3
   d.query->findStraightPath(na, nb, polys.data(), count, straight.data(), flags.data(), straight_refs.data(), &points, 1024,
                             options);
   answer.ok = points >= 2;
+  if (corners != nullptr)
+    for (int i = 0; i < points; ++i) corners->push_back({straight[3 * i], straight[3 * i + 1], straight[3 * i + 2]});
   for (int i = 1; i < points; ++i) {
     const double leg = std::hypot(straight[3 * i] - straight[3 * (i - 1)], straight[3 * i + 2] - straight[3 * (i - 1) + 2]);
     answer.length += leg;
@@ -249,6 +265,8 @@ struct Scene {
   std::unique_ptr<nav::LayeredSearchGraph> view;
   std::unique_ptr<DetourMesh> detour;
   std::vector<std::pair<sim::Vec3, sim::Vec3>> pairs;
+  std::unique_ptr<sim::TriangleMesh> mesh;    // STRATA_BENCH_CLEARANCE: the level and its query index
+  std::unique_ptr<sim::QueryIndex> index;
   double bake_ms = 0, recast_ms = 0, corridor_ms = 0;
   std::size_t rects = 0, dead_ends = 0;
 };
@@ -303,6 +321,10 @@ std::unique_ptr<Scene> loadScene(const std::filesystem::path& path, double scale
   scene->detour = buildDetour(imported->mesh);
   scene->recast_ms = msSince(t);
   if (!scene->detour) return nullptr;
+  if (std::getenv("STRATA_BENCH_CLEARANCE")) {
+    scene->mesh = std::make_unique<sim::TriangleMesh>(imported->mesh);
+    scene->index = std::make_unique<sim::QueryIndex>(*scene->mesh);
+  }
   const auto& g = scene->agent.graph;
   std::mt19937 rng(12345);
   std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
@@ -370,6 +392,109 @@ double perQueryMicros(const Scene& s, F&& query) {
     rounds.push_back((threadCpuMs() - t) * 1000.0 / double(s.pairs.size()));
   }
   return median(rounds);
+}
+
+// STRATA_BENCH_CLEARANCE: true when an agent of half-width `half` standing at (x, z) has a wall
+// in its standing box: the bake's box (ColumnBuilder::standingBox: from step height, raised on a
+// slope, to head height) over the floor a downward ray finds from 0.5 m above y overlaps a
+// triangle steeper than 70 degrees. (Only walls: between waypoints y is interpolated, so on
+// stairs and slopes the floor found can be a step or a slope's other end, whose gentler
+// triangles would count the route's own ground.) False where no floor is found.
+bool probeBlocked(const sim::TriangleMesh& mesh, const sim::QueryIndex& index, double x, double y, double z, double half,
+                  std::vector<sim::OverlapHit>& hits) {
+  const auto hit = index.raycast({x, y + 0.5, z}, {0, -1, 0}, 1.5);
+  if (!hit) return false;
+  sim::Vec3 n = hit->normal;
+  if (n.y < 0) n = {-n.x, -n.y, -n.z};
+  const double rise = half * (std::fabs(n.x) + std::fabs(n.z)) / std::max(n.y, 1e-9);
+  const double bottom = std::max(kStep, rise) + 1e-3;
+  if (bottom >= kHeight) return false;
+  sim::Aabb box;
+  box.min = {x - half, hit->point.y + bottom, z - half};
+  box.max = {x + half, hit->point.y + kHeight, z + half};
+  index.overlapBox(box, hits);
+  for (const sim::OverlapHit& h : hits) {
+    if (h.triangle == sim::kNoTriangle || h.triangle >= mesh.triangles.size()) continue;
+    const auto& t = mesh.triangles[h.triangle];
+    const sim::Vec3f &a = mesh.vertices[t[0]], &b = mesh.vertices[t[1]], &c = mesh.vertices[t[2]];
+    const double ux = double(b.x) - a.x, uy = double(b.y) - a.y, uz = double(b.z) - a.z, vx = double(c.x) - a.x, vy = double(c.y) - a.y,
+                 vz = double(c.z) - a.z;
+    const double nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+    const double len = std::sqrt(nx * nx + ny * ny + nz * nz);
+    if (len > 0 && std::fabs(ny) / len < std::cos(70.0 * 3.14159265358979 / 180.0)) return true;
+  }
+  return false;
+}
+
+// For each probe width (kRadius - 0.05 k), whether the route's polyline has a blocked probe.
+constexpr int kProbeWidths = 4;
+std::array<bool, kProbeWidths> routeBlocked(const Scene& s, const std::vector<sim::Vec3>& points) {
+  std::array<bool, kProbeWidths> blocked{};
+  std::vector<sim::OverlapHit> hits;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const sim::Vec3 &a = points[i - 1], &b = points[i];
+    const int steps = std::max(1, int(std::ceil(std::hypot(b.x - a.x, b.z - a.z) / 0.05)));
+    for (int k = 0; k <= steps; ++k) {
+      const double t = double(k) / steps;
+      const double x = a.x + t * (b.x - a.x), y = a.y + t * (b.y - a.y), z = a.z + t * (b.z - a.z);
+      for (int w = 0; w < kProbeWidths; ++w)
+        if (!blocked[std::size_t(w)] && probeBlocked(*s.mesh, *s.index, x, y, z, kRadius - 0.05 * w, hits)) blocked[std::size_t(w)] = true;
+    }
+  }
+  return blocked;
+}
+
+// STRATA_BENCH_CORNERS: the route's horizontal length with every walking corner moved half a
+// column toward the inside of its turn on each axis where the turn has a component along it.
+double cornersMovedLength(const nav::PathResult& r) {
+  std::vector<sim::Vec3> w;
+  for (const auto& p : r.waypoints) w.push_back(p.position);
+  for (std::size_t k = 1; k + 1 < w.size(); ++k) {
+    if (r.waypoints[k].action != nav::MoveAction::Walk || r.waypoints[k + 1].action != nav::MoveAction::Walk) continue;
+    const sim::Vec3 &a = r.waypoints[k - 1].position, &m = r.waypoints[k].position, &b = r.waypoints[k + 1].position;
+    const double ux = m.x - a.x, uz = m.z - a.z, vx = b.x - m.x, vz = b.z - m.z;
+    const double lu = std::hypot(ux, uz), lv = std::hypot(vx, vz);
+    if (lu < 1e-9 || lv < 1e-9) continue;
+    const double ix = vx / lv - ux / lu, iz = vz / lv - uz / lu;  // toward the inside of the turn
+    if (std::fabs(ix) > 0.2) w[k].x += std::copysign(0.5 * kCell, ix);
+    if (std::fabs(iz) > 0.2) w[k].z += std::copysign(0.5 * kCell, iz);
+  }
+  double length = 0;
+  for (std::size_t k = 1; k < w.size(); ++k) length += std::hypot(w[k].x - w[k - 1].x, w[k].z - w[k - 1].z);
+  return length;
+}
+
+void diagnostics(const Scene& s) {
+  const bool clearance = s.index != nullptr, corners = std::getenv("STRATA_BENCH_CORNERS") != nullptr;
+  if (!clearance && !corners) return;
+  nav::SearchState state;
+  const auto corridor = settingsFor(nav::SearchMethod::Corridor);
+  std::array<int, kProbeWidths> strata_blocked{}, detour_blocked{};
+  double len_c = 0, len_moved = 0, len_d = 0;
+  std::vector<sim::Vec3> points;
+  for (const auto& p : s.pairs) {
+    const nav::PathResult c = nav::findLayeredPath(*s.view, p.first, p.second, corridor, state);
+    points.clear();
+    const DetourAnswer d = detourPath(*s.detour, p.first, p.second, &points);
+    len_c += c.length, len_d += d.length, len_moved += cornersMovedLength(c);
+    if (!clearance) continue;
+    const auto db = routeBlocked(s, points);
+    points.clear();
+    for (const auto& w : c.waypoints) points.push_back(w.position);
+    const auto sb = routeBlocked(s, points);
+    for (int w = 0; w < kProbeWidths; ++w) strata_blocked[std::size_t(w)] += sb[std::size_t(w)], detour_blocked[std::size_t(w)] += db[std::size_t(w)];
+  }
+  const double n = double(s.pairs.size());
+  if (clearance)
+    std::printf("%-11s clearance: routes with a blocked probe at half-width %.2f / %.2f / %.2f / %.2f m: corridor %.1f / %.1f / %.1f / "
+                "%.1f %%, Detour %.1f / %.1f / %.1f / %.1f %%\n",
+                s.name.c_str(), kRadius, kRadius - 0.05, kRadius - 0.10, kRadius - 0.15, 100 * strata_blocked[0] / n,
+                100 * strata_blocked[1] / n, 100 * strata_blocked[2] / n, 100 * strata_blocked[3] / n, 100 * detour_blocked[0] / n,
+                100 * detour_blocked[1] / n, 100 * detour_blocked[2] / n, 100 * detour_blocked[3] / n);
+  if (corners)
+    std::printf("%-11s corners: corridor length / Detour %.5f; with every walking corner moved half a column inward %.5f (upper "
+                "bound)\n",
+                s.name.c_str(), len_c / len_d, len_moved / len_d);
 }
 
 void summary() {
@@ -457,6 +582,7 @@ void summary() {
       std::printf("%-11s areas of cost %.2f: corridor cost / Theta* cost %.5f, / A* cost %.5f; horizontal cost corridor / Detour %.5f; "
                   "Theta* answered %d of %zu corridor requests\n",
                   s.name.c_str(), benchAreaCost(), cost_c / cost_t, cost_c / cost_a, hcost_c / hcost_d, fell_back, s.pairs.size());
+    diagnostics(s);
   }
   std::printf("corr_ms / rects = corridor index build time and rectangle count; corr_exp = mean rectangles expanded "
               "per corridor query; t_ratio = corridor_us / detour_us "
