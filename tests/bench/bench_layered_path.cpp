@@ -35,8 +35,9 @@
 // finds there, raised on a slope as the bake raises it), at the agent's radius and at 0.05, 0.10
 // and 0.15 m less; the line gives the share of routes with a probe whose box overlaps a triangle
 // steeper than 70 degrees, at each width. A probe's height is interpolated between waypoints, so
-// over a hump or beside a ramp its floor can be another surface than the walked one: not every
-// hit is a route through a wall (those examined on Strata's routes at 0.15 m were such).
+// over a hump or beside a ramp its floor can be another surface than the walked one, and a
+// stair's riser counts as a wall: not every hit is a route through a wall (those examined on
+// Strata's routes were such).
 // STRATA_BENCH_CORNERS=1 adds, per mesh, what moving corners off the column centres could save
 // at most: the corridor routes' length with every walking corner moved half a column toward the
 // inside of its turn on each axis (the cell corner there; not checked, so an upper bound), over
