@@ -1,5 +1,6 @@
-// strata bake INPUT -o WORLD.h5 [--profile P.toml] [--threads N] [--json] [--scale S] [--up y|z]:
-// bakes the layered surface graph of every agent of a profile into a world file. INPUT is a
+// strata bake INPUT -o WORLD.h5 [--profile P.toml] [--agent NAME]... [--threads N] [--json] [--scale S]
+// [--up y|z]: bakes the layered surface graph of every agent of a profile (or of the agents named)
+// into a world file. INPUT is a
 // mesh (imported on the fly with the import options) or a world file from `strata import`
 // (its geometry and provenance are kept; earlier baked agents are replaced). Thin over
 // nav::bakeWorld and formats::writeWorldFile; a progress bar with ETA on stderr when it is a
@@ -17,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "baked_input.h"
 #include "command.h"
@@ -33,6 +35,7 @@ struct BakeCommandOptions {
   std::string input;             ///< mesh or world file
   std::string output;            ///< world file to write
   std::string profile;           ///< bake profile (TOML); empty = the default agent
+  std::vector<std::string> agents; ///< --agent: the profile's agents to bake; empty = all of them
   int threads = 0;               ///< 0 = every CPU the process may run on
   bool json = false;             ///< one JSON document
   std::string up = "y";          ///< mesh inputs: source up axis
@@ -152,8 +155,18 @@ int runBake(BakeCommandOptions& options) {
     if (!loaded) return reportError(loaded.error());
     profile = std::move(*loaded);
   }
-  if (Status s = formats::checkStoredProfileSize(profile, options.profile.empty() ? "default profile" : options.profile); !s)
-    return reportError(s.error());
+  const std::string profile_name = options.profile.empty() ? "default profile" : options.profile;
+  // --agent: only the agents named, in the profile's order (each name must be one of its agents).
+  if (!options.agents.empty()) {
+    auto named = [&](const std::string& name) { return std::find(options.agents.begin(), options.agents.end(), name) != options.agents.end(); };
+    std::string names;
+    for (const nav::AgentProfile& agent : profile.agents) names += (names.empty() ? "" : ", ") + agent.settings.name;
+    for (const std::string& wanted : options.agents)
+      if (std::none_of(profile.agents.begin(), profile.agents.end(), [&](const nav::AgentProfile& a) { return a.settings.name == wanted; }))
+        return badInput(fmt::format("{}: no agent '{}' (agents: {})", profile_name, wanted, names));
+    std::erase_if(profile.agents, [&](const nav::AgentProfile& a) { return !named(a.settings.name); });
+  }
+  if (Status s = formats::checkStoredProfileSize(profile, profile_name); !s) return reportError(s.error());
 
   // Threads: the task arena of the bake and a global cap for anything else TBB runs.
   // The default: the CPUs this process may run on (TBB's default concurrency follows the
@@ -292,6 +305,11 @@ std::function<int()> setupBake(CLI::App& app) {
                   "bake profile (TOML, [agent.NAME] tables; see strata-bake(1) and docs/parameters.md); default: one "
                   "agent 'default' (radius 0.3 m, height 1.8 m, max_slope 45, step_height 0.4 m)")
       ->check(fileName());
+  sub->add_option("--agent", options->agents,
+                  "bake only this agent of the profile (repeatable; default: every agent); the world file then holds "
+                  "only the agents baked (with a world INPUT too: its earlier agents are replaced as always)")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
   sub->add_option("--threads", options->threads, "worker threads for the bake and for compressing the world file (0 = every CPU the process may run on: affinity and CPU limits count); never changes the result")
       ->default_val(0)
       ->transform(integerRange(0, 1024));

@@ -105,6 +105,48 @@ TEST_CASE("strata bake takes a world file from strata import and the default pro
   CHECK_THAT(text.out, Catch::Contains("timings (ms): import"));
 }
 
+TEST_CASE("strata bake --agent bakes only the agents named and each as the whole profile bakes it", "[cli][bake]") {
+  TempDir dir;
+  const auto profile = (dir / "two.toml").string();
+  {
+    std::ofstream out(profile);
+    out << "[agent.human]\nradius = 0.3\nheight = 1.8\n\n[agent.small]\nradius = 0.2\nheight = 1.0\n";
+  }
+  const auto all = (dir / "all.h5").string(), small = (dir / "small.h5").string(), both = (dir / "both.h5").string();
+  auto agentsOf = [](const std::string& world) {
+    auto info = runStrata({"info", world, "--json"});
+    REQUIRE(info.exit_code == 0);
+    return nlohmann::json::parse(info.out)["agents"];
+  };
+  REQUIRE(runStrata({"bake", sample("course.obj"), "--profile", profile, "-o", all}).exit_code == 0);
+  const auto whole = agentsOf(all);
+  REQUIRE(whole.size() == 2);
+  auto run = runStrata({"bake", sample("course.obj"), "--profile", profile, "--agent", "small", "-o", small, "--json"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto doc = nlohmann::json::parse(run.out);
+  REQUIRE(doc["agents"].size() == 1);
+  CHECK(doc["agents"][0]["name"] == "small");
+  const auto alone = agentsOf(small);
+  REQUIRE(alone.size() == 1);
+  CHECK(alone[0] == whole[1]);  // the same graph: counts, grid, components, regions
+  // Named in another order (and twice): the profile's order, each once.
+  REQUIRE(runStrata({"bake", sample("course.obj"), "--profile", profile, "--agent", "small", "--agent", "human", "--agent", "small",
+                     "-o", both})
+              .exit_code == 0);
+  CHECK(agentsOf(both) == whole);
+  // A name the profile lacks: one line naming the profile and its agents, exit 2, nothing written.
+  const auto none = (dir / "none.h5").string();
+  auto bad = runStrata({"bake", sample("course.obj"), "--profile", profile, "--agent", "tiny", "-o", none});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "strata: error: " + profile + ": no agent 'tiny' (agents: human, small)\n");
+  CHECK_FALSE(std::filesystem::exists(none));
+  auto default_profile = runStrata({"bake", sample("course.obj"), "--agent", "human", "-o", none});
+  CHECK(default_profile.exit_code == 2);
+  CHECK(default_profile.err == "strata: error: default profile: no agent 'human' (agents: default)\n");
+  CHECK_FALSE(std::filesystem::exists(none));
+}
+
 TEST_CASE("strata bake reports bad input on one line with exit code 2", "[cli][bake]") {
   TempDir dir;
   const auto out = (dir / "x.h5").string();
@@ -475,7 +517,7 @@ TEST_CASE("strata bake --help and its man page document every option", "[cli][ba
   auto help = runStrata({"bake", "--help"});
   REQUIRE(help.exit_code == 0);
   const std::string man = strata::test::readFile(sourceDir() / "man" / "strata-bake.1");
-  for (const char* option : {"--profile", "--threads", "--json", "--scale", "--up", "--in-process", "--output"}) {
+  for (const char* option : {"--profile", "--agent", "--threads", "--json", "--scale", "--up", "--in-process", "--output"}) {
     INFO(option);
     CHECK_THAT(help.out, Catch::Contains(option));
     std::string escaped;
