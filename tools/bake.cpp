@@ -293,7 +293,7 @@ std::function<int()> setupBake(CLI::App& app) {
   auto options = std::make_shared<BakeCommandOptions>();
   CLI::App* sub = app.add_subcommand(
       "bake",
-      "Bake the layered surface graph of every agent of a profile into a world file: floor nodes per column "
+      "Bake the layered surface graph of every agent of a profile (or of those --agent names) into a world file: floor nodes per column "
       "(road, bridge and roof at the same x/z stay distinct), walk/jump/drop/climb edges (and second jumps across "
       "pits whose drop holds a node's slot) and custom links with "
       "their costs, areas, headroom, clearance, connected components and route-distance fields. INPUT is a mesh "
@@ -328,13 +328,13 @@ std::function<int()> setupBake(CLI::App& app) {
                 "mesh inputs: parse in this process without the import sandbox (trusted inputs only)");
   sub->footer(
       "Exit codes: 0 success; 1 runtime failure (I/O, out of memory); 2 bad usage or bad input: one line on\n"
-      "stderr, strata: error: FILE: problem (unreadable mesh or world, profile errors as FILE:LINE:COLUMN: key:\n"
-      "problem, a link or field endpoint with no floor near it, agents whose estimated memory exceeds the\n"
-      "machine's (or a container's memory limit), whose grid has more than 4e8 columns, or whose triangles'\n"
-      "lists per tile of columns would hold more than 4.29e9 entries or the memory). Warnings\n"
-      "(strata: warning: ...) do not fail. A progress bar with ETA is drawn on stderr only when it is a\n"
-      "terminal (fitted to its width; with TERM unset or dumb only each stage's finished line). See\n"
-      "strata-bake(1).");
+      "stderr, strata: error: FILE: problem (unreadable mesh or world, profile errors as FILE:LINE:COLUMN:\n"
+      "key: problem, an --agent the profile lacks, a link or field endpoint with no floor near it, agents\n"
+      "whose estimated memory exceeds the machine's (or a container's memory limit), whose grid has more than\n"
+      "4e8 columns, or whose triangles' lists per tile of columns would hold more than 4.29e9 entries or the\n"
+      "memory). Warnings (strata: warning: ...) do not fail. A progress bar with ETA is drawn on stderr only\n"
+      "when it is a terminal (fitted to its width; with TERM unset or dumb only each stage's finished line).\n"
+      "See strata-bake(1).");
   return [options, sub] {
     // The import options have no meaning for a world file (its geometry is already imported).
     if (isWorldFile(options->input))

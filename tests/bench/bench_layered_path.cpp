@@ -38,10 +38,13 @@
 // over a hump or beside a ramp its floor can be another surface than the walked one, and a
 // stair's riser counts as a wall: not every hit is a route through a wall (those examined on
 // Strata's routes were such).
-// STRATA_BENCH_CORNERS=1 adds, per mesh, what moving corners off the column centres could save
-// at most: the corridor routes' length with every walking corner moved half a column toward the
-// inside of its turn on each axis (the cell corner there; not checked, so an upper bound), over
-// Detour's.
+// STRATA_BENCH_CORNERS=1 adds, per mesh, what moving corners off the column centres could save:
+// the corridor routes' length over Detour's with every walking corner moved toward the inside of
+// its turn on each axis by half a column (the cell corner) and by a whole one (the next column's
+// centre), unchecked. Where the agent's box stops being free lies anywhere from the corner's centre
+// to almost a column past it (the next column's box is not free), so the two moves bracket what
+// corners that keep the radius from walls could save: not a bound where a route turns in open
+// space, in practice close to one.
 
 #include <benchmark/benchmark.h>
 
@@ -445,9 +448,9 @@ std::array<bool, kProbeWidths> routeBlocked(const Scene& s, const std::vector<si
   return blocked;
 }
 
-// STRATA_BENCH_CORNERS: the route's horizontal length with every walking corner moved half a
-// column toward the inside of its turn on each axis where the turn has a component along it.
-double cornersMovedLength(const nav::PathResult& r) {
+// STRATA_BENCH_CORNERS: the route's horizontal length with every walking corner moved `columns`
+// columns toward the inside of its turn on each axis where the turn has a component along it.
+double cornersMovedLength(const nav::PathResult& r, double columns) {
   std::vector<sim::Vec3> w;
   for (const auto& p : r.waypoints) w.push_back(p.position);
   for (std::size_t k = 1; k + 1 < w.size(); ++k) {
@@ -457,8 +460,8 @@ double cornersMovedLength(const nav::PathResult& r) {
     const double lu = std::hypot(ux, uz), lv = std::hypot(vx, vz);
     if (lu < 1e-9 || lv < 1e-9) continue;
     const double ix = vx / lv - ux / lu, iz = vz / lv - uz / lu;  // toward the inside of the turn
-    if (std::fabs(ix) > 0.2) w[k].x += std::copysign(0.5 * kCell, ix);
-    if (std::fabs(iz) > 0.2) w[k].z += std::copysign(0.5 * kCell, iz);
+    if (std::fabs(ix) > 0.2) w[k].x += std::copysign(columns * kCell, ix);
+    if (std::fabs(iz) > 0.2) w[k].z += std::copysign(columns * kCell, iz);
   }
   double length = 0;
   for (std::size_t k = 1; k < w.size(); ++k) length += std::hypot(w[k].x - w[k - 1].x, w[k].z - w[k - 1].z);
@@ -471,13 +474,13 @@ void diagnostics(const Scene& s) {
   nav::SearchState state;
   const auto corridor = settingsFor(nav::SearchMethod::Corridor);
   std::array<int, kProbeWidths> strata_blocked{}, detour_blocked{};
-  double len_c = 0, len_moved = 0, len_d = 0;
+  double len_c = 0, len_half = 0, len_whole = 0, len_d = 0;
   std::vector<sim::Vec3> points;
   for (const auto& p : s.pairs) {
     const nav::PathResult c = nav::findLayeredPath(*s.view, p.first, p.second, corridor, state);
     points.clear();
     const DetourAnswer d = detourPath(*s.detour, p.first, p.second, &points);
-    len_c += c.length, len_d += d.length, len_moved += cornersMovedLength(c);
+    len_c += c.length, len_d += d.length, len_half += cornersMovedLength(c, 0.5), len_whole += cornersMovedLength(c, 1.0);
     if (!clearance) continue;
     const auto db = routeBlocked(s, points);
     points.clear();
@@ -493,9 +496,9 @@ void diagnostics(const Scene& s) {
                 100 * strata_blocked[1] / n, 100 * strata_blocked[2] / n, 100 * strata_blocked[3] / n, 100 * detour_blocked[0] / n,
                 100 * detour_blocked[1] / n, 100 * detour_blocked[2] / n, 100 * detour_blocked[3] / n);
   if (corners)
-    std::printf("%-11s corners: corridor length / Detour %.5f; with every walking corner moved half a column inward %.5f (upper "
-                "bound)\n",
-                s.name.c_str(), len_c / len_d, len_moved / len_d);
+    std::printf("%-11s corners: corridor length / Detour %.5f; with every walking corner moved inward half a column %.5f, a whole "
+                "column %.5f\n",
+                s.name.c_str(), len_c / len_d, len_half / len_d, len_whole / len_d);
 }
 
 void summary() {
