@@ -3,6 +3,7 @@
 // Thin over formats::exportDebugMesh (export.h). See strata-export(1) and docs/rendering.md.
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <string>
@@ -16,11 +17,14 @@
 namespace strata::cli {
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 struct ExportCommandOptions {
   BakedInputOptions input;          ///< WORLD, --agent, --profile
   std::string output;               ///< -o
   formats::ExportSettings settings; ///< --flat, --no-edges
   bool no_edges = false;
+  bool json = false;                ///< --json: the summary as one JSON document
 };
 
 int runExport(ExportCommandOptions& options) {
@@ -61,6 +65,17 @@ int runExport(ExportCommandOptions& options) {
   options.settings.memory_limit_bytes = formats::usableMemoryBytes();
   auto stats = formats::exportDebugMesh(options.output, agent->graph, options.settings);
   if (!stats) return reportError(stats.error());
+  if (options.json) {
+    Json doc;
+    doc["output"] = options.output;
+    doc["files"] = Json::array();
+    for (const auto& file : stats->files) doc["files"].push_back(file.string());
+    doc["agent"] = agent->profile.settings.name;
+    doc["quads"] = stats->quads;
+    doc["edge_lines"] = stats->lines;
+    fmt::print("{}\n", printedJson(doc, 2));
+    return kExitOk;
+  }
   std::string files;
   for (const auto& file : stats->files) files += (files.empty() ? "" : ", ") + printable(file.string());
   fmt::print("wrote {}: agent {}, {}, {}\n", files, printable(agent->profile.settings.name), counted(stats->quads, "quad"),
@@ -82,6 +97,9 @@ std::function<int()> setupExport(CLI::App& app) {
       ->required();
   sub->add_flag("--flat", options->settings.flat, "horizontal quads instead of quads tilted to the node normal");
   sub->add_flag("--no-edges", options->no_edges, "leave out the edge lines");
+  sub->add_flag("--json", options->json,
+                "print one JSON document instead of the summary: output, files (every file written: a .gltf's .bin, an "
+                ".obj's .mtl), agent, quads and edge_lines");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown extension, an export\n"
               "larger than the machine's memory (or a container's limit) by its estimate; one line:\n"
               "strata: error: FILE: problem). See strata-export(1) and docs/rendering.md.");

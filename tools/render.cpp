@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <charconv>
 #include <cmath>
@@ -24,6 +25,8 @@
 namespace strata::cli {
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 struct RenderCommandOptions {
   BakedInputOptions input;          ///< WORLD, --agent, --profile
   std::string output;               ///< -o
@@ -38,6 +41,7 @@ struct RenderCommandOptions {
   bool region_given = false;        ///< --region was given (an empty value is an error, not "all")
   int width = 1200;                 ///< --width
   bool no_edges = false;            ///< --no-edges
+  bool json = false;                ///< --json: the summary as one JSON document
 };
 
 int runRender(const RenderCommandOptions& options) {
@@ -111,6 +115,7 @@ int runRender(const RenderCommandOptions& options) {
   }
 
   int exit_code = kExitOk;
+  Json not_found = Json::array();  // --path requests without a route (--json)
   nav::SearchState state;
   nav::LayeredSearchSettings search;
   search.method = *nav::parseMethod(options.method);  // one of the names: checked at parse time
@@ -120,6 +125,7 @@ int runRender(const RenderCommandOptions& options) {
       warn(fmt::format("{}: --path {},{},{}:{},{},{}: no path ({}); not drawn", file, from.x, from.y, from.z, to.x, to.y,
                        to.z, nav::failureName(result.failure)));
       exit_code = kExitNegative;
+      not_found.push_back({{"from", {from.x, from.y, from.z}}, {"to", {to.x, to.y, to.z}}, {"reason", nav::failureName(result.failure)}});
       continue;
     }
     formats::RenderPath path;
@@ -138,6 +144,26 @@ int runRender(const RenderCommandOptions& options) {
     if (error.kind == ErrorKind::BadInput && error.message.rfind(options.output + ": --", 0) == 0)
       error.message = file + ": agent " + printable(agent->profile.settings.name) + ": " + error.message.substr(options.output.size() + 2);
     return reportError(error);
+  }
+  if (options.json) {
+    Json doc;
+    doc["output"] = options.output;
+    doc["agent"] = agent->profile.settings.name;
+    doc["width"] = layout.width;
+    doc["height"] = layout.height;
+    doc["pixels_per_metre"] = layout.pixels_per_metre;
+    doc["region"] = {layout.region.min_x, layout.region.min_z, layout.region.max_x, layout.region.max_z};
+    doc["paths"] = paths.size();
+    doc["paths_not_found"] = std::move(not_found);
+    doc["layers"] = Json::array();
+    for (const auto& panel : layout.panels)
+      doc["layers"].push_back({{"band", panel.band.index},
+                               {"min_height", panel.band.min_height},
+                               {"max_height", panel.band.max_height},
+                               {"nodes", panel.band.node_count},
+                               {"nodes_in_region", panel.nodes_drawn}});
+    fmt::print("{}\n", printedJson(doc, 2));
+    return exit_code;
   }
   fmt::print("wrote {}: {}x{} px, agent {}, {}, {}\n", printable(options.output), layout.width, layout.height,
              printable(agent->profile.settings.name), counted(layout.panels.size(), "panel"), counted(paths.size(), "path"));
@@ -179,6 +205,11 @@ std::function<int()> setupRender(CLI::App& app) {
   sub->add_option("--region", options->region, "minx,minz,maxx,maxz: the world rectangle to show, metres "
                                                "(default: the extent of all nodes plus one cell)")
       ->each([o = options.get()](const std::string&) { o->region_given = true; });
+  sub->add_flag("--json", options->json,
+                "print one JSON document instead of the summary: output, agent, width and height (pixels), "
+                "pixels_per_metre, region ([minx, minz, maxx, maxz], metres), paths (routes drawn), paths_not_found "
+                "(per --path without a route: from, to, reason) and layers (per panel: band, min_height, max_height, "
+                "nodes, nodes_in_region)");
   sub->add_option("--width", options->width, "picture width in pixels, 200..8192")->capture_default_str()->transform(integerRange(200, 8192));
   sub->add_flag("--no-edges", options->no_edges, "leave out jump, drop, climb and link edges");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 bad input (missing agent, unknown field, bad region or\n"

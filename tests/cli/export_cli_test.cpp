@@ -5,6 +5,7 @@
 
 #include <assimp/Importer.hpp>
 #include <assimp/scene.h>
+#include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
 
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "test_support.h"
 
@@ -65,6 +67,38 @@ TEST_CASE("strata export writes one quad per node and edge lines", "[cli][export
       CHECK(scene->mMeshes[edges->mMeshes[k]]->mPrimitiveTypes == aiPrimitiveType_LINE);
   }
   CHECK(std::filesystem::exists(dir / "tower.mtl"));
+}
+
+TEST_CASE("strata export --json: the files written and the counts of the summary", "[cli][export]") {
+  test::TempDir dir;
+  const auto world = (dir / "tower.h5").string();
+  REQUIRE(test::runStrata({"bake", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", world}).exit_code == 0);
+  const auto out = dir / "tower.gltf";
+  const auto run = test::runStrata({"export", world, "-o", out.string(), "--json"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto doc = nlohmann::ordered_json::parse(run.out);  // in the printed order
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : doc.items()) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"output", "files", "agent", "quads", "edge_lines"});
+  CHECK(doc["output"] == out.string());
+  CHECK(doc["agent"] == "human");
+  // A .gltf writes its .bin beside it: both listed, both there.
+  std::vector<std::string> files = doc["files"].get<std::vector<std::string>>();
+  std::sort(files.begin(), files.end());
+  CHECK(files == std::vector<std::string>{(dir / "tower.bin").string(), out.string()});
+  for (const std::string& file : files) CHECK(std::filesystem::exists(file));
+  // One quad per node (strata info counts them) and the lines the file holds.
+  const auto info = nlohmann::json::parse(test::runStrata({"info", world, "--json"}).out);
+  CHECK(doc["quads"].get<std::size_t>() == info["agents"][0]["nodes"].get<std::size_t>());
+  Assimp::Importer importer;
+  const aiScene* scene = importer.ReadFile(out.string(), 0);
+  REQUIRE(scene != nullptr);
+  std::size_t segments = 0;
+  for (unsigned m = 0; m < scene->mNumMeshes; ++m)
+    for (unsigned f = 0; f < scene->mMeshes[m]->mNumFaces; ++f) segments += scene->mMeshes[m]->mFaces[f].mNumIndices == 2 ? 1 : 0;
+  CHECK(doc["edge_lines"].get<std::size_t>() == segments);
+  CHECK(segments > 0);
 }
 
 TEST_CASE("strata export: bad input exits 2 with one line naming the file", "[cli][export]") {

@@ -4,8 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "test_support.h"
 
@@ -108,6 +111,47 @@ TEST_CASE("strata render: a --path with no path warns, still writes the picture 
   CHECK(run.exit_code == 3);
   CHECK_THAT(run.err, Catch::StartsWith("strata: warning: ") && Catch::Contains("no path"));
   CHECK(std::filesystem::exists(out));
+}
+
+TEST_CASE("strata render --json: the summary as one document that agrees with the picture and the graph", "[cli][render]") {
+  test::TempDir dir;
+  const auto world = (dir / "maze.h5").string(), out = (dir / "maze.png").string();
+  REQUIRE(test::runStrata({"bake", sample("maze.obj"), "--profile", sample("maze.toml"), "-o", world}).exit_code == 0);
+  // One route found, one into the sealed room (samples/README.md) not.
+  const auto run = test::runStrata({"render", world, "-o", out, "--json", "--width", "400", "--path", "0.6,0,-1:3.5,0,-1",
+                                    "--path", "0.6,0,-1:17.5,0,3.5"});
+  INFO(run.err);
+  CHECK(run.exit_code == 3);
+  CHECK_THAT(run.err, Catch::StartsWith("strata: warning: ") && Catch::Contains("no path"));
+  const auto doc = nlohmann::ordered_json::parse(run.out);  // in the printed order
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : doc.items()) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"output", "agent", "width", "height", "pixels_per_metre", "region", "paths", "paths_not_found", "layers"});
+  CHECK(doc["output"] == out);
+  CHECK(doc["agent"] == "human");
+  CHECK(doc["width"] == 400);
+  CHECK(doc["paths"] == 1);
+  REQUIRE(doc["paths_not_found"].size() == 1);
+  CHECK(doc["paths_not_found"][0]["to"] == nlohmann::ordered_json::array({17.5, 0.0, 3.5}));
+  CHECK(doc["paths_not_found"][0]["reason"] == "NoPath");
+  CHECK(doc["region"].size() == 4);
+  // The PNG's own size (its IHDR chunk: width and height, big-endian, at bytes 16 and 20).
+  std::ifstream png(out, std::ios::binary);
+  unsigned char header[24] = {};
+  png.read(reinterpret_cast<char*>(header), sizeof header);
+  REQUIRE(png.gcount() == 24);
+  auto be32 = [&](int at) { return (header[at] << 24) | (header[at + 1] << 16) | (header[at + 2] << 8) | header[at + 3]; };
+  CHECK(be32(16) == doc["width"].get<int>());
+  CHECK(be32(20) == doc["height"].get<int>());
+  // Every node of the graph lies in one band (strata info counts them).
+  const auto info = nlohmann::json::parse(test::runStrata({"info", world, "--json"}).out);
+  std::size_t nodes = 0;
+  for (const auto& layer : doc["layers"]) {
+    nodes += layer["nodes"].get<std::size_t>();
+    CHECK(layer["nodes_in_region"].get<std::size_t>() == layer["nodes"].get<std::size_t>());  // the default region holds every node
+    CHECK(layer["min_height"].get<double>() <= layer["max_height"].get<double>());
+  }
+  CHECK(nodes == info["agents"][0]["nodes"].get<std::size_t>());
 }
 
 TEST_CASE("strata render: bad input exits 2 with one line naming the file and the problem", "[cli][render]") {
