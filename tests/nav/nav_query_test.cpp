@@ -2,11 +2,13 @@
 // of all layers, lineOfSight vs sightLine, components, fields and clearance.
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -412,6 +414,42 @@ TEST_CASE("floorsAt: heights of every layer of a column", "[nav][query]") {
   CHECK(floorsAt(g, 0.5, 0.5).size() == 1);
   CHECK(floorsAt(g, -1, 0.5).empty());
   CHECK(floorsAt(g, std::nan(""), 0.5).empty());
+}
+
+TEST_CASE("floorsAt: a typed border between columns reads the +X / +Z column whatever the rounding", "[nav][query]") {
+  // x = -2.1 with cell 0.3 is the border between columns -8 and -7 (relative to origin 0), but
+  // -2.1 / 0.3 is -7.000000000000001 in doubles: the query read the -X column (an audit).
+  // Every border typed as a decimal (as `strata query height --at` reads it) must give the
+  // floors of a point clearly inside the column on its +X (or +Z) side; each column here has
+  // its own number of floors, so a wrong column shows.
+  LayeredBuilder b(40, 40);
+  b.fromAscii(std::vector<std::string>(40, std::string(40, '.')));
+  for (int x = 0; x < 40; ++x)
+    for (int z = 0; z < 40; ++z)
+      for (int extra = 0; extra < (x + 2 * z) % 3; ++extra) b.addFloor(x, z, 4.0f * float(extra + 1));
+  auto g = b.build();
+  for (const double cell : {0.3, 0.1, 0.7, 0.25}) {
+    for (const double origin : {-6.0, -4.2, 3.3}) {
+      g.grid.cell_size = cell;
+      g.grid.origin_x = origin;
+      g.grid.origin_z = origin;
+      int checked = 0;
+      for (int k = 1; k < 40; ++k) {
+        // The border as a user types it: the decimal of (origin + k cell) to 6 places.
+        const double border = std::stod(fmt::format("{:.6f}", origin + k * cell));
+        if (std::fabs(border - (origin + k * cell)) > 1e-9) continue;
+        ++checked;
+        CAPTURE(cell, origin, k, border);
+        const double inside = origin + (k + 0.5) * cell, middle = origin + 20.5 * cell;
+        CHECK(floorsAt(g, border, middle).size() == floorsAt(g, inside, middle).size());
+        CHECK(floorsAt(g, middle, border).size() == floorsAt(g, middle, inside).size());
+        const auto at = floorsAt(g, border, border), in = floorsAt(g, inside, inside);
+        REQUIRE(at.size() == in.size());
+        for (std::size_t i = 0; i < at.size(); ++i) CHECK(at[i].node == in[i].node);
+      }
+      CHECK(checked >= 39);
+    }
+  }
 }
 
 TEST_CASE("lineOfSight vs sightLine: a trench blocks feet not eyes, a ridge blocks both", "[nav][query]") {
