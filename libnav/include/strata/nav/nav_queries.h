@@ -117,8 +117,8 @@ Result<double> fieldValueAt(const LayeredGraph& graph, const std::string& name, 
 std::vector<float> floodDistanceField(const LayeredSearchGraph& graph, NodeId origin, double max_cost);
 /// One value of that field: floodDistanceField(graph, origin, max_cost)[target], exactly (the
 /// same float), the flood stopping once `target` is settled (its search grows with the distance
-/// asked about, not with the world, though it still sets aside a double per node; +inf when
-/// `target` is out of reach or no node).
+/// asked about, not with the world, and so does its memory until the flood has reached a 64th of
+/// the nodes, when it takes a double per node; +inf when `target` is out of reach or no node).
 double fieldDistanceBetween(const LayeredSearchGraph& graph, NodeId origin, NodeId target, double max_cost);
 
 /// Clearance and headroom at the floor below `point` (ring search of `snap`); nullopt when none.
