@@ -158,13 +158,17 @@ int runBake(BakeCommandOptions& options) {
   const std::string profile_name = options.profile.empty() ? "default profile" : options.profile;
   // --agent: only the agents named, in the profile's order (each name must be one of its agents).
   if (!options.agents.empty()) {
-    auto named = [&](const std::string& name) { return std::find(options.agents.begin(), options.agents.end(), name) != options.agents.end(); };
+    const std::vector<std::string>& wanted = options.agents;
     std::string names;
     for (const nav::AgentProfile& agent : profile.agents) names += (names.empty() ? "" : ", ") + agent.settings.name;
-    for (const std::string& wanted : options.agents)
-      if (std::none_of(profile.agents.begin(), profile.agents.end(), [&](const nav::AgentProfile& a) { return a.settings.name == wanted; }))
-        return badInput(fmt::format("{}: no agent '{}' (agents: {})", profile_name, wanted, names));
-    std::erase_if(profile.agents, [&](const nav::AgentProfile& a) { return !named(a.settings.name); });
+    for (const std::string& name : wanted) {
+      const auto is_named = [&](const nav::AgentProfile& a) { return a.settings.name == name; };
+      if (std::none_of(profile.agents.begin(), profile.agents.end(), is_named))
+        return badInput(fmt::format("{}: no agent '{}' (agents: {})", profile_name, name, names));
+    }
+    std::erase_if(profile.agents, [&](const nav::AgentProfile& a) {
+      return std::find(wanted.begin(), wanted.end(), a.settings.name) == wanted.end();
+    });
   }
   if (Status s = formats::checkStoredProfileSize(profile, profile_name); !s) return reportError(s.error());
 
@@ -293,8 +297,8 @@ std::function<int()> setupBake(CLI::App& app) {
   auto options = std::make_shared<BakeCommandOptions>();
   CLI::App* sub = app.add_subcommand(
       "bake",
-      "Bake the layered surface graph of every agent of a profile (or of those --agent names) into a world file: floor nodes per column "
-      "(road, bridge and roof at the same x/z stay distinct), walk/jump/drop/climb edges (and second jumps across "
+      "Bake the layered surface graph of every agent of a profile (or of those --agent names) into a world "
+      "file: floor nodes per column (road, bridge and roof at the same x/z stay distinct), walk/jump/drop/climb edges (and second jumps across "
       "pits whose drop holds a node's slot) and custom links with "
       "their costs, areas, headroom, clearance, connected components and route-distance fields. INPUT is a mesh "
       "(imported with --scale/--up) or a world file from strata import. Parallel and deterministic: the file is "
