@@ -276,11 +276,10 @@ std::vector<FloorLayer> floorsAt(const LayeredGraph& graph, double x, double z) 
   // A point on a border between columns reads the column on its +X / +Z side. floor(x / cell) can
   // put a typed border just below it (x = -2.1 at cell 0.3: -7.000000000000001, so column -8 where
   // the border is the side of column -7; 22 of the 201 multiples of 0.3 in -30..30, an audit): a
-  // point within a nanometre a metre of its column's upper side (GridFrame::onColumn's slack)
-  // is on that side.
-  auto onUpperSide = [](double w, double side) { return std::fabs(w - side) <= 1e-9 * (1.0 + std::fabs(w)); };
-  if (onUpperSide(x, graph.grid.cornerX(cx + 1))) ++cx;
-  if (onUpperSide(z, graph.grid.cornerZ(cz + 1))) ++cz;
+  // point on the next column's square by GridFrame::onColumn (its sides within a nanometre a
+  // metre) is on that column.
+  if (graph.grid.onColumn(cx + 1, cz, x, z)) ++cx;
+  if (graph.grid.onColumn(cx, cz + 1, x, z)) ++cz;
   if (!graph.grid.contains(cx, cz)) return layers;
   for (uint32_t n = graph.columnBegin(cx, cz); n < graph.columnEnd(cx, cz); ++n) layers.push_back(layerOf(graph, n));
   return layers;
