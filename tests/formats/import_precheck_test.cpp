@@ -326,6 +326,12 @@ TEST_CASE("PLY header checks", "[formats][import][precheck]") {
       "ply\nformat binary_little_endian 1.0\nelement vertex 2147483647\nproperty float x\nproperty float y\n"
       "property float z\nend_header\n";
   CHECK_THAT(precheckPly(bytesOf(binary_header + std::string(36, '\0'))), Catch::Contains("at least 25769803764 bytes"));
+  // A file ending on its end_header line, no newline after it: an empty body, not one read a byte
+  // past the file's end (the CI fuzz run: a heap overflow, and an exception for ASCII).
+  CHECK_THAT(precheckPly(bytesOf("ply\nformat binary_little_endian 1.0\nelement face 1\n"
+                                 "property list uchar int vertex_indices\nend_header int indices")),
+             Catch::Contains("(at least 1 bytes) but the body has 0 bytes"));
+  CHECK_THAT(precheckPly(bytesOf(header.substr(0, header.size() - 1))), Catch::Contains("the body has only 0 lines"));
   // Binary body exactly the declared size passes; the lists' counts are read (in the file's byte
   // order), so a body short of the list items, a negative count and a face of no indices are
   // refused (each aborted the importer: an audit).
