@@ -159,13 +159,11 @@ int runBake(BakeCommandOptions& options) {
   // --agent: only the agents named, in the profile's order (each name must be one of its agents).
   if (!options.agents.empty()) {
     const std::vector<std::string>& wanted = options.agents;
-    std::string names;
-    for (const nav::AgentProfile& agent : profile.agents) names += (names.empty() ? "" : ", ") + agent.settings.name;
-    for (const std::string& name : wanted) {
-      const auto is_named = [&](const nav::AgentProfile& a) { return a.settings.name == name; };
-      if (std::none_of(profile.agents.begin(), profile.agents.end(), is_named))
-        return badInput(fmt::format("{}: no agent '{}' (agents: {})", profile_name, name, names));
-    }
+    std::vector<std::string> names;
+    for (const nav::AgentProfile& agent : profile.agents) names.push_back(agent.settings.name);
+    for (const std::string& name : wanted)
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        return reportError(formats::noAgentError(profile_name, name, names));
     std::erase_if(profile.agents, [&](const nav::AgentProfile& a) {
       return std::find(wanted.begin(), wanted.end(), a.settings.name) == wanted.end();
     });

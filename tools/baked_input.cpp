@@ -23,12 +23,12 @@ namespace {
 template <class T, class NameOf>
 Result<T> pickByName(std::vector<T> items, const std::string& wanted, const std::string& where, NameOf name_of) {
   if (wanted.empty()) return std::move(items.front());
-  std::string names;
+  std::vector<std::string> names;
   for (T& item : items) {
     if (name_of(item) == wanted) return std::move(item);
-    names += (names.empty() ? "" : ", ") + name_of(item);
+    names.push_back(name_of(item));
   }
-  return Error::badInput(fmt::format("{}: no agent '{}' (agents: {})", where, wanted, names));
+  return formats::noAgentError(where, wanted, names);
 }
 
 // --profile, or the default profile.

@@ -4,12 +4,18 @@
 // validating readers, and the assembled graph checked by LayeredGraph::validate() so a world
 // that reads is safe to search.
 
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <new>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -167,6 +173,83 @@ Result<nav::AgentProfile> readAgentProfile(const h5::Location& at, const std::st
     return Error::badInput(at.self() + ": attribute profile does not describe agent '" + name + "'");
   return std::move(profile->agents[0]);
 }
+// What is wrong with graph g's region_reach rows against its edges and links (empty: nothing):
+// a row must list the regions one edge or link away from the region and, when the rows are the
+// closure, every region those regions' rows list; nothing else (the region itself never).
+std::string regionRowProblem(const nav::LayeredGraph& g) {
+  const std::size_t nodes = g.nodeCount();
+  // The distinct (region, region an edge or link leads to) pairs, region[n] != region[m].
+  tbb::enumerable_thread_specific<std::vector<uint64_t>> found;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 1 << 14), [&](const tbb::blocked_range<std::size_t>& range) {
+    std::vector<uint64_t>& local = found.local();
+    auto add = [&](uint32_t from, uint32_t to) {
+      if (from == to) return;
+      const uint64_t pair = (uint64_t{from} << 32) | to;
+      if (local.empty() || local.back() != pair) local.push_back(pair);
+    };
+    for (std::size_t n = range.begin(); n != range.end(); ++n) {
+      for (int d = 0; d < nav::kDirectionCount; ++d) {
+        const std::size_t slot = n * nav::kDirectionCount + static_cast<std::size_t>(d);
+        if (static_cast<nav::EdgeKind>(g.edge_kind[slot]) != nav::EdgeKind::None) add(g.region[n], g.region[g.neighbor[slot]]);
+      }
+      for (uint32_t i = g.link_offsets[n]; i < g.link_offsets[n + 1]; ++i) add(g.region[n], g.region[g.links[i].to_node]);
+    }
+  });
+  std::vector<uint64_t> pairs;
+  for (std::vector<uint64_t>& local : found) pairs.insert(pairs.end(), local.begin(), local.end());
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  std::vector<std::size_t> first_pair(static_cast<std::size_t>(g.region_count) + 1, 0);
+  for (uint64_t pair : pairs) ++first_pair[(pair >> 32) + 1];
+  for (std::size_t r = 0; r < g.region_count; ++r) first_pair[r + 1] += first_pair[r];
+  auto row = [&](uint32_t r) {
+    return std::span<const uint32_t>(g.region_reach.data() + g.region_reach_offsets[r],
+                                     g.region_reach_offsets[r + 1] - g.region_reach_offsets[r]);
+  };
+  // Region r's row as the edges make it, sorted.
+  auto expectedRow = [&](uint32_t r, std::vector<uint32_t>& out) {
+    out.clear();
+    for (std::size_t i = first_pair[r]; i < first_pair[r + 1]; ++i) {
+      const uint32_t to = static_cast<uint32_t>(pairs[i]);
+      out.push_back(to);
+      if (g.region_reach_closure)
+        for (uint32_t further : row(to))
+          if (further != r) out.push_back(further);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  };
+  tbb::enumerable_thread_specific<std::vector<uint32_t>> scratch;
+  const std::size_t bad_row = nav::firstFailing(g.region_count, [&](std::size_t r) {
+    std::vector<uint32_t>& expected = scratch.local();
+    expectedRow(static_cast<uint32_t>(r), expected);
+    const auto stored = row(static_cast<uint32_t>(r));
+    return std::equal(expected.begin(), expected.end(), stored.begin(), stored.end());
+  });
+  if (bad_row == g.region_count) return {};
+  std::vector<uint32_t> expected;
+  expectedRow(static_cast<uint32_t>(bad_row), expected);
+  const auto stored = row(static_cast<uint32_t>(bad_row));
+  std::vector<uint32_t> missing, extra;
+  std::set_difference(expected.begin(), expected.end(), stored.begin(), stored.end(), std::back_inserter(missing));
+  std::set_difference(stored.begin(), stored.end(), expected.begin(), expected.end(), std::back_inserter(extra));
+  const std::string region = "region " + std::to_string(bad_row);
+  if (!missing.empty()) {
+    // (Not a region an edge leads into: the caller's test of every edge said so first.)
+    const uint32_t x = missing.front();
+    const auto direct = pairs.begin() + static_cast<std::ptrdiff_t>(first_pair[bad_row]);
+    const auto direct_end = pairs.begin() + static_cast<std::ptrdiff_t>(first_pair[bad_row + 1]);
+    const auto through = std::find_if(direct, direct_end, [&](uint64_t pair) {
+      const auto next = row(static_cast<uint32_t>(pair));
+      return std::binary_search(next.begin(), next.end(), x);
+    });
+    return region + " reaches region " + std::to_string(x) + " through region " +
+           std::to_string(static_cast<uint32_t>(*through)) + " (whose row lists it), but its row does not list it";
+  }
+  return region + "'s row lists region " + std::to_string(extra.front()) + ", which it " +
+         (g.region_reach_closure ? "does not reach" : "has no edge or link to");
+}
+
 
 // The values a bake writes, checked beyond what LayeredGraph::validate() needs for safety: a
 // file edited by hand (its checksums recomputed) must not answer from values no bake writes
@@ -332,6 +415,11 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
       return bad("region_reach", "node " + std::to_string(bad_join) +
                                      ": an edge leaves its component, or leads to a region its region's region_reach row "
                                      "does not list (component, region and region_reach disagree with the edges)");
+    // Each row is exactly what the edges make it: the regions an edge or link leads to from the
+    // region and, in a closure, every region their rows list. (A closure row that left out a
+    // region reached through another passed the test above and answered NoPath for a route
+    // that exists; a row listing a region not reached said `reachable: yes`: an audit.)
+    if (std::string problem = regionRowProblem(g); !problem.empty()) return bad("region_reach", problem);
   }
   // Fields (their names, origins and limits are the profile's, checked above): distances.
   for (const nav::RouteField& field : g.fields) {
@@ -617,11 +705,7 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, co
   using Agents = WorldReadOptions::Agents;
   if (options.agents == Agents::One && !names->empty()) {
     const std::string& wanted = options.agent.empty() ? names->front() : options.agent;
-    if (std::find(names->begin(), names->end(), wanted) == names->end()) {
-      std::string list;
-      for (const std::string& name : *names) list += (list.empty() ? "" : ", ") + name;
-      return Error::badInput(root.file + ": no agent '" + wanted + "' (agents: " + list + ")");
-    }
+    if (std::find(names->begin(), names->end(), wanted) == names->end()) return noAgentError(root.file, wanted, *names);
     auto agent = readAgentOrOutOfMemory(wanted, true);
     if (!agent) return agent.error();
     agents.push_back(std::move(*agent));
@@ -636,3 +720,13 @@ Result<std::vector<nav::BakedAgent>> readNavigation(const h5::Location& root, co
 }
 
 }  // namespace strata::formats::detail
+
+namespace strata::formats {
+
+Error noAgentError(const std::string& where, const std::string& wanted, const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+  return Error::badInput(where + ": no agent '" + wanted + "' (agents: " + list + ")");
+}
+
+}  // namespace strata::formats

@@ -583,6 +583,74 @@ TEST_CASE("world file: second jumps keep their kind, and a schema 1 file reads i
   CHECK(read->agents[0].graph.linkLabel(2, 9) == 0);
 }
 
+TEST_CASE("world reader: region_reach rows other than the edges make them are refused", "[formats][world_file][validation]") {
+  // Three 4 m platforms at heights 2, 1 and 0 in a row along +x, each a 1 m drop below the last:
+  // three regions, the top one reaching the others (the middle one through an edge, the bottom
+  // one only through the middle one).
+  formats::World world = test::cubeWorld();
+  sim::TriangleMesh& m = world.geometry;
+  m.vertices.clear();
+  m.triangles.clear();
+  for (uint32_t step = 0; step < 3; ++step) {
+    const float x = 4.0f * static_cast<float>(step), y = 2.0f - static_cast<float>(step);
+    const uint32_t v = static_cast<uint32_t>(m.vertices.size());
+    m.vertices.insert(m.vertices.end(), {{x, y, 0}, {x + 4, y, 0}, {x + 4, y, 4}, {x, y, 4}});
+    m.triangles.push_back({v, v + 3, v + 2});
+    m.triangles.push_back({v, v + 2, v + 1});
+  }
+  m.triangle_labels.assign(m.triangles.size(), 0);
+  m.triangle_tags.assign(m.triangles.size(), 0);
+  auto profile = formats::parseProfile("[agent.walker]\nradius = 0.3\nheight = 1.8\nstep_height = 0.4\ncan_jump = false\n"
+                                       "max_drop = 2.0\n",
+                                       "steps.toml");
+  REQUIRE(profile.ok());
+  auto baked = nav::bakeWorld(world.geometry, *profile, nav::BakeOptions{}, "steps");
+  REQUIRE(baked.ok());
+  world.agents = std::move(baked->agents);
+  nav::LayeredGraph& g = world.agents[0].graph;
+  REQUIRE(g.region_count == 3);
+  REQUIRE(g.region_reach_closure);
+  // Regions are numbered by lowest node, and the top platform's columns come first.
+  REQUIRE(g.region_reach_offsets == std::vector<uint32_t>{0, 2, 3, 3});
+  REQUIRE(g.region_reach == std::vector<uint32_t>{1, 2, 2});
+  TempDir dir;
+  const std::filesystem::path path = dir / "steps.h5";
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  std::string expected;
+  SECTION("a closure row without a region reached through another") {
+    // An audit: accepted, and the route from the top to the bottom was NoPath.
+    g.region_reach_offsets = {0, 1, 2, 2};
+    g.region_reach = {1, 2};
+    expected = "region 0 reaches region 2 through region 1 (whose row lists it), but its row does not list it";
+  }
+  SECTION("a closure row listing a region not reached") {
+    g.region_reach_offsets = {0, 2, 4, 4};
+    g.region_reach = {1, 2, 0, 2};
+    expected = "region 1's row lists region 0, which it does not reach";
+  }
+  SECTION("a closure row listing a region not reached, which the rows above it then list too") {
+    g.region_reach_offsets = {0, 2, 3, 4};
+    g.region_reach = {1, 2, 2, 0};
+    expected = "region 1 reaches region 0 through region 2 (whose row lists it), but its row does not list it";
+  }
+  SECTION("the region graph's edges with one left out, or one too many") {
+    g.region_reach_closure = false;
+    g.region_reach_offsets = {0, 1, 2, 2};
+    g.region_reach = {1, 2};
+    REQUIRE(formats::writeWorldFile(path, world).ok());  // the edges, as a bake stores them
+    REQUIRE(formats::readWorldFile(path).ok());
+    g.region_reach_offsets = {0, 2, 3, 3};
+    g.region_reach = {1, 2, 2};
+    expected = "region 0's row lists region 2, which it has no edge or link to";
+  }
+  CHECK_FALSE(formats::writeWorldFile(path, world).ok());
+  REQUIRE(formats::detail::writeWorldFileUnchecked(path, world).ok());
+  auto read = formats::readWorldFile(path);
+  REQUIRE_FALSE(read.ok());
+  CHECK(read.error().kind == ErrorKind::BadInput);
+  CHECK(read.error().message == path.string() + ": /navigation/agents/walker/region_reach: " + expected);
+}
+
 TEST_CASE("world file: region_reach_closure is kept, required from schema 3, and a schema 2 file holds the closure",
           "[formats][world_file]") {
   TempDir dir;

@@ -75,4 +75,8 @@ struct WorldReadOptions {
 /// with none, whatever the options).
 Result<World> readWorldFile(const std::filesystem::path& path, const WorldReadOptions& options = {});
 
+/// BadInput "WHERE: no agent 'x' (agents: a, b)": an agent asked for by a name that is none of
+/// `names` (readWorldFile's message; the tools say the same of a profile's agents).
+Error noAgentError(const std::string& where, const std::string& wanted, const std::vector<std::string>& names);
+
 }  // namespace strata::formats
