@@ -934,10 +934,19 @@ std::string precheckPly(Bytes bytes) {
     return (e.name == "vertex" && (p.name == "x" || p.name == "y" || p.name == "z")) ||
            (e.name == "face" && (p.name == "vertex_indices" || p.name == "vertex_index"));
   };
+  // An integer must also fit its type: Assimp 5.2.5 wrapped an index of 4294967298 to 2, a
+  // valid triangle imported in silence (an audit).
   auto plyValue = [](std::string_view word, const Type& type) {
     if (type.is_float) return objNumber(word);
-    if (!word.empty() && (word[0] == '+' || (word[0] == '-' && type.is_signed))) word.remove_prefix(1);
-    return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool negative = !word.empty() && word[0] == '-';
+    if (!word.empty() && (word[0] == '+' || (negative && type.is_signed))) word.remove_prefix(1);
+    if (word.empty() || !std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    std::uint64_t value = 0;
+    if (std::from_chars(word.data(), word.data() + word.size(), value).ec != std::errc()) return false;
+    const std::uint64_t bits = 8 * type.bytes;
+    const std::uint64_t most = type.is_signed ? (std::uint64_t{1} << (bits - 1)) - (negative ? 0 : 1)
+                                              : (bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1);
+    return value <= most;
   };
   std::size_t start = 0;
   std::size_t element = 0;
@@ -964,9 +973,9 @@ std::string precheckPly(Bytes bytes) {
         ++needed;
         continue;
       }
-      const auto count = needed < values.size() ? parseUnsigned(values[needed]) : std::nullopt;
+      const auto count = needed < values.size() && plyValue(values[needed], p.count) ? parseUnsigned(values[needed]) : std::nullopt;
       if (!count)
-        return here + e.name + " " + number(index) + ": a list's count is missing or not a count";
+        return here + e.name + " " + number(index) + ": a list's count is missing or not a count of its type";
       if (const std::string empty = emptyFace(e, p, *count, index); !empty.empty()) return here + empty;
       const std::uint64_t first = needed + 1;
       needed = addSat(first, *count);
@@ -1005,7 +1014,9 @@ std::string joinObjContinuations(std::string_view text) {
     const bool last = end == std::string_view::npos;
     if (last) end = text.size();
     std::string_view line = text.substr(start, end - start);
-    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    // (A form feed ends a line for Assimp as a CR does: a backslash before one continues the
+    // line, and in a comment swallowed the next vertex: an audit.)
+    while (!line.empty() && (line.back() == '\r' || line.back() == '\f')) line.remove_suffix(1);
     start = end + 1;
     if (!line.empty() && line.back() == '\\') {
       joined = true;
@@ -1032,6 +1043,24 @@ std::string precheckObj(Bytes bytes, std::vector<std::string>* material_librarie
   // says "OBJ-file is too small". (Before the continued lines are joined, which ends them in LF.)
   if (asText(bytes).find('\r') != std::string_view::npos && asText(bytes).find('\n') == std::string_view::npos)
     return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
+  // A carriage return or form feed inside a line: Assimp 5.2.5 ends the line there, so what
+  // follows is a statement of its own that every check here (which reads lines to LF) would
+  // miss (after '#' a comment here, a vertex to Assimp: '#\fv 0x10 0 1' imported x = 0; an
+  // audit). At a line's end they are harmless.
+  if (const std::string_view all = asText(bytes); all.find_first_of("\r\f") != std::string_view::npos) {
+    std::size_t number = 0;
+    for (std::size_t start = 0; start < all.size();) {
+      std::size_t end = all.find('\n', start);
+      if (end == std::string_view::npos) end = all.size();
+      std::string_view line = all.substr(start, end - start);
+      start = end + 1;
+      ++number;
+      while (!line.empty() && (line.back() == '\r' || line.back() == '\f')) line.remove_suffix(1);
+      if (const std::size_t at = line.find_first_of("\r\f"); at != std::string_view::npos)
+        return "OBJ line " + std::to_string(number) + ": a " + (line[at] == '\r' ? "carriage return" : "form feed") +
+               " inside the line, where the importer (Assimp 5.2.5) would end it; end lines with LF or CR LF only";
+    }
+  }
   const std::string joined = joinObjContinuations(asText(bytes));
   const std::string_view text = joined.empty() ? asText(bytes) : std::string_view(joined);
   std::size_t start = 0, line_number = 0;

@@ -479,9 +479,33 @@ std::string stlForAssimp(std::span<const std::uint8_t> bytes) {
   return out;
 }
 
+// The binary PLY given to Assimp: when the body's first byte is a line feed (0x0A; one file in
+// 256 whose first value's low byte it is) after an 'end_header' line ended by LF alone, that line
+// ends in CR LF instead. Assimp 5.2.5 took the body's 0x0A for part of the header's line end,
+// read every value a byte late and aborted (an audit); after CR LF it reads the body from its
+// first byte. Empty when nothing needs changing (ASCII PLY, any other first byte).
+std::string plyForAssimp(std::span<const std::uint8_t> bytes) {
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  bool binary = false;
+  for (std::size_t start = 0; start < text.size() && start < (std::size_t(1) << 20);) {
+    const std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) return {};
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.rfind("format binary_", 0) == 0) binary = true;
+    if (line.rfind("end_header", 0) != 0) continue;
+    if (!binary || start >= text.size() || text[start] != '\n' || (!line.empty() && line.back() == '\r')) return {};
+    std::string out;
+    out.reserve(text.size() + 1);
+    out.append(text.substr(0, end)).append("\r").append(text.substr(end));
+    return out;
+  }
+  return {};
+}
+
 // Serves the file itself from memory, under its own path, whatever its format (the bytes already
-// hashed and checked; for OBJ and ASCII STL their copy with names fixed, objForAssimp and
-// stlForAssimp), and every other
+// hashed and checked; for OBJ, ASCII STL and binary PLY their copy fixed for Assimp,
+// objForAssimp, stlForAssimp and plyForAssimp), and every other
 // file (.mtl, glTF buffers) from disk.
 // A glTF buffer's URI may hold %XX escapes, which Assimp 5.2.5 does not decode ("my%20buf.bin"
 // was not found beside the file): a file that does not exist under the name asked for is
@@ -492,6 +516,7 @@ class CheckedFileIO : public Assimp::DefaultIOSystem {
       : path_(std::move(path)),
         rewritten_(format == MeshFormat::Obj   ? objForAssimp(bytes, std::filesystem::path(path_).parent_path())
                    : format == MeshFormat::Stl ? stlForAssimp(bytes)
+                   : format == MeshFormat::Ply ? plyForAssimp(bytes)
                                                : std::string()),
         bytes_(bytes) {
     if (!rewritten_.empty()) bytes_ = {reinterpret_cast<const std::uint8_t*>(rewritten_.data()), rewritten_.size()};

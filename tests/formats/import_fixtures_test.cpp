@@ -2,10 +2,11 @@
 // (labels, tags, instancing, mirroring, triangulation, dropping, --scale, --up z, merging).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
-#include <filesystem>
 #include <set>
 
 #include <sys/stat.h>
@@ -986,6 +987,41 @@ TEST_CASE("a PLY element of another kind before the vertices or faces is refused
   REQUIRE(after.ok());
   CHECK(after->mesh.triangles.size() == 2);
   CHECK(after->mesh.bounds().max.x == 4);
+}
+
+TEST_CASE("a binary PLY whose body starts with a line feed byte imports - the importer aborted on it", "[formats][import][fixtures][ply]") {
+  // An audit: when the first value's first byte was 0x0A (one file in 256), Assimp 5.2.5 took it
+  // for part of the header's line end and aborted; a header ending in CR LF already imported.
+  TempDir dir;
+  for (const bool big_endian : {false, true}) {
+    for (const char* line_end : {"\n", "\r\n"}) {
+      INFO("big endian " << big_endian << ", header line end " << (line_end[0] == '\r' ? "CR LF" : "LF"));
+      const std::string header = std::string("ply\nformat ") + (big_endian ? "binary_big_endian" : "binary_little_endian") +
+                                 " 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                                 "element face 1\nproperty list uchar int vertex_indices\nend_header" + line_end;
+      auto put = [&](std::string& out, const void* value, std::size_t size) {
+        std::string bytes(static_cast<const char*>(value), size);
+        if (big_endian) std::reverse(bytes.begin(), bytes.end());
+        out += bytes;
+      };
+      // x of the first vertex: its first byte in the file 0x0A.
+      const std::uint32_t first_bits = big_endian ? 0x0A408000u : 0x4080000Au;
+      float first = 0;
+      std::memcpy(&first, &first_bits, sizeof first);
+      std::string body;
+      for (const float value : {first, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 1.0f, 0.0f, 0.0f}) put(body, &value, sizeof value);
+      REQUIRE(static_cast<unsigned char>(body[0]) == 0x0A);
+      body += '\3';
+      for (const std::int32_t index : {0, 1, 2}) put(body, &index, sizeof index);
+      writeText(dir / "lf.ply", header + body);
+      auto imported = importMeshes({dir / "lf.ply"}, {});
+      REQUIRE(imported.ok());
+      REQUIRE(imported->mesh.vertices.size() == 3);
+      CHECK(imported->mesh.vertices[0].x == first);
+      CHECK(imported->mesh.vertices[1].z == 1.0f);
+      CHECK(imported->mesh.vertices[2].x == 1.0f);
+    }
+  }
 }
 
 TEST_CASE("PLY triangle strips are refused - the importer would keep one triangle of four", "[formats][import][fixtures][ply]") {

@@ -313,6 +313,14 @@ TEST_CASE("PLY header checks", "[formats][import][precheck]") {
              Catch::Contains("PLY line 12: vertex 1: '0x1' is not a number of its property's type (y)"));
   CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1,5\n3 0 1 2\n")),
              Catch::Contains("vertex 2: '1,5' is not a number of its property's type (z)"));
+  // An integer must fit its type: Assimp 5.2.5 wrapped 4294967298 to 2, a valid triangle
+  // imported in silence (an audit); a list count must fit its (here uchar) type too.
+  for (const char* face : {"3 0 1 4294967298", "3 0 1 2147483648", "3 0 1 -2147483649", "3 0 1 18446744073709551618"})
+    CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n" + face + "\n")),
+               Catch::Contains("is not a number of its list's type (vertex_indices)"));
+  CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n259 0 1 2\n")), Catch::Contains("not a count of its type"));
+  CHECK(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n3 0 1 2147483647\n")).empty());  // out of range later, by name
+  CHECK(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n3 0 1 -2147483648\n")).empty());
   CHECK(precheckPly(bytesOf(header + "-1.5e-3 +2 .5\n1. 0 0\n0 0 1E2\n3 0 +1 2\n")).empty());
   CHECK(precheckPly(bytesOf(header + "nan 0 0\n1 0 0\n0 0 1\n3 0 1 2\n")).empty());  // refused by name later
   // Only the values the import reads are typed: a colour written 255.0 is harmless (the re-audit).
@@ -406,6 +414,16 @@ TEST_CASE("OBJ and FBX content checks", "[formats][import][precheck]") {
   // Lines ended by a lone CR (an audit: "OBJ-file is too small"); CR LF is fine.
   CHECK_THAT(precheckObj(bytesOf("v 0 0 0\rv 1 0 0\rv 0 0 1\rf 1 2 3\r"), nullptr), Catch::Contains("lone carriage return"));
   CHECK(precheckObj(bytesOf("v 0 0 0\r\nv 1 0 0\r\nv 0 0 1\r\nf 1 2 3\r\n"), nullptr).empty());
+  // A CR or form feed inside a line ends it for Assimp, so what follows is a statement every check
+  // here would miss (an audit: '#\fv 0x10 0 1' imported x = 0, '#\rmtllib' named a library
+  // the companion check never saw); at a line's end they are harmless.
+  CHECK_THAT(precheckObj(bytesOf("v 0 0 0\nv 1 0 0\n#\fv 0x10 0 1\nf 1 2 3\n"), nullptr),
+             Catch::Equals("OBJ line 3: a form feed inside the line, where the importer (Assimp 5.2.5) would end it; end "
+                           "lines with LF or CR LF only"));
+  CHECK_THAT(precheckObj(bytesOf("v 0 0 0\r\n#\rmtllib a.mtl\r\n"), nullptr), Catch::StartsWith("OBJ line 2: a carriage return inside"));
+  CHECK(precheckObj(bytesOf("v 0 0 0\r\r\nv 1 0 0\f\nv 0 0 1\nf 1 2 3\r"), nullptr).empty());
+  // A backslash before a trailing form feed continues the line as one before CR LF does.
+  CHECK(joinObjContinuations("v 0 0 \\\f\n1\n# note \\\f\nv 0 0 1\n") == "v 0 0 1\n\n# note \nv 0 0 1\n");
   // PNG bytes named .obj.
   CHECK_THAT(precheckObj(std::vector<std::uint8_t>{0x89, 'P', 'N', 'G', 0, 0}, nullptr), Catch::Contains("binary data"));
   std::vector<std::uint8_t> binary_fbx = bytesOf("Kaydara FBX Binary  ");
