@@ -666,6 +666,11 @@ std::string precheckGlb(Bytes bytes, std::vector<ExternalBuffer>* external_buffe
              number(length - offset - 8) + " remain in the file";
     if (chunk == 0) {
       if (chunk_type != kChunkJson) return "the first GLB chunk is not JSON";
+      // The format pads every chunk to 4 bytes; Assimp 5.2.5 did not read a file whose JSON chunk
+      // was not padded and said only "No suitable reader found" (an audit).
+      if (chunk_length % 4 != 0)
+        return "the GLB JSON chunk is " + number(chunk_length) +
+               " bytes, not a multiple of 4 (the format pads it with spaces; the importer does not read it unpadded)";
       json = asText(bytes.subspan(offset + 8, chunk_length));
     } else if (chunk == 1 && chunk_type == kChunkBin) {
       binary_length = chunk_length;
@@ -689,6 +694,10 @@ std::string precheckStl(Bytes bytes) {
   const std::string_view head = trim(asText(bytes.first(std::min<std::size_t>(bytes.size(), 512))));
   const bool says_solid = head.rfind("solid", 0) == 0;
   if (says_solid && !hasNulByte(bytes)) {
+    // Lines ended by a lone CR: Assimp 5.2.5 read the whole file as the solid's name (an audit:
+    // "STL: Node name too long", or a mesh with no vertices).
+    if (asText(bytes).find('\r') != std::string_view::npos && asText(bytes).find('\n') == std::string_view::npos)
+      return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
     // ASCII STL; Assimp parses the rest, but keeps the first three vertices of a facet and drops
     // any more in silence (an import audit): a facet must hold exactly three. Counted per facet,
     // from 'facet' to 'endfacet' (or the next 'facet', or the end), as Assimp reads them: a
@@ -1081,6 +1090,15 @@ std::string precheckObj(Bytes bytes, std::vector<std::string>* material_librarie
       if (words.size() < 4)
         return "OBJ line " + std::to_string(line_number) + ": a vertex needs three coordinates (x y z), this one has " +
                std::to_string(words.size() - 1);
+    }
+    // A face of one or two vertices: Assimp 5.2.5 failed its own validation on it ("aiMesh::mFaces[1]
+    // is a LINE but aiMesh::mPrimitiveTypes does not report the LINE flag", no line named: an
+    // audit). Lines and points are 'l' and 'p' statements, which the import drops.
+    if (!line.empty() && line[0] == 'f' && (line.size() == 1 || std::isspace(static_cast<unsigned char>(line[1])))) {
+      // (An 'f' with no vertices Assimp skips: a bad-inputs file has one.)
+      if (const std::size_t count = splitWords(line.substr(0, line.find('#'))).size() - 1; count == 1 || count == 2)
+        return "OBJ line " + std::to_string(line_number) + ": a face needs three vertices at least, this one has " +
+               std::to_string(count) + " (a line or point is an 'l' or 'p' statement)";
     }
     if (material_libraries != nullptr && line.rfind("mtllib", 0) == 0 && line.size() > 6 &&
         std::isspace(static_cast<unsigned char>(line[6])))

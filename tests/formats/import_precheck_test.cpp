@@ -81,6 +81,25 @@ TEST_CASE("GLB header checks", "[formats][import][precheck]") {
   auto chunk_overflow = makeGlb(kMinimalGltf, 48);
   chunk_overflow[12] = 0xF0, chunk_overflow[13] = 0xFF, chunk_overflow[14] = 0xFF, chunk_overflow[15] = 0xFF;
   CHECK_THAT(precheckGlb(chunk_overflow, nullptr), Catch::Contains("GLB chunk 0 declares 4294967280 bytes"));
+  // A JSON chunk not padded to 4 bytes: the importer said only "No suitable reader found" (an
+  // audit).
+  {
+    std::string json = kMinimalGltf;
+    while (json.size() % 4 != 3) json.push_back(' ');
+    std::vector<std::uint8_t> unpadded;
+    putU32(unpadded, 0x46546C67);
+    putU32(unpadded, 2);
+    putU32(unpadded, static_cast<std::uint32_t>(12 + 8 + json.size() + 8 + 48));
+    putU32(unpadded, static_cast<std::uint32_t>(json.size()));
+    putU32(unpadded, 0x4E4F534A);
+    unpadded.insert(unpadded.end(), json.begin(), json.end());
+    putU32(unpadded, 48);
+    putU32(unpadded, 0x004E4942);
+    unpadded.resize(unpadded.size() + 48, 0);
+    CHECK_THAT(precheckGlb(unpadded, nullptr),
+               Catch::Equals("the GLB JSON chunk is " + std::to_string(json.size()) +
+                             " bytes, not a multiple of 4 (the format pads it with spaces; the importer does not read it unpadded)"));
+  }
   // First chunk is not JSON.
   auto not_json = makeGlb(kMinimalGltf, 48);
   not_json[16] = 'X';
@@ -270,6 +289,10 @@ TEST_CASE("STL binary size equation and ASCII detection", "[formats][import][pre
              Catch::Contains("ASCII STL facet 1 has 4 vertices"));
   // Too short for binary and not ASCII.
   CHECK_THAT(precheckStl(bytesOf("hello")), Catch::Contains("too short"));
+  // Lines ended by a lone CR (an audit: the whole file read as the solid's name).
+  CHECK_THAT(precheckStl(bytesOf("solid x\rfacet normal 0 1 0\router loop\rvertex 0 0 0\rvertex 0 0 1\rvertex 1 0 0\r"
+                                 "endloop\rendfacet\rendsolid x\r")),
+             Catch::Equals("its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF"));
   // Text the importer does not read as ASCII STL says so, not only that its binary count is wrong.
   const std::string upper = "SOLID X\nFACET NORMAL 0 1 0\nOUTER LOOP\nVERTEX 0 0 0\nVERTEX 0 0 1\nVERTEX 1 0 0\nENDLOOP\nENDFACET\nENDSOLID X\n";
   CHECK_THAT(precheckStl(bytesOf(upper)),
@@ -409,6 +432,13 @@ TEST_CASE("OBJ and FBX content checks", "[formats][import][precheck]") {
   }
   CHECK_THAT(precheckObj(bytesOf("v 1 2\n"), nullptr), Catch::Equals("OBJ line 1: a vertex needs three coordinates (x y z), this one has 2"));
   CHECK_THAT(precheckObj(bytesOf("v\n"), nullptr), Catch::Contains("this one has 0"));
+  // A face of one or two vertices failed Assimp's own validation, naming no line (an audit).
+  CHECK_THAT(precheckObj(bytesOf("v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\nf 1 2"), nullptr),
+             Catch::Equals("OBJ line 5: a face needs three vertices at least, this one has 2 (a line or point is an 'l' or 'p' "
+                           "statement)"));
+  CHECK_THAT(precheckObj(bytesOf("v 0 0 0\nf 1 # 2 3\n"), nullptr), Catch::Contains("OBJ line 2: a face needs three vertices at least, this one has 1"));
+  CHECK(precheckObj(bytesOf("v 0 0 0\nf\n"), nullptr).empty());  // skipped by the importer
+  CHECK(precheckObj(bytesOf("v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1/1 2/2 3/3\nl 1 2\np 3\n"), nullptr).empty());
   // A statement continued over a backslash is Assimp's to read; its second line is not a vertex.
   CHECK(precheckObj(bytesOf("v 1 2 \\\n 3\nf 1 1 1\n"), nullptr).empty());
   // Lines ended by a lone CR (an audit: "OBJ-file is too small"); CR LF is fine.
