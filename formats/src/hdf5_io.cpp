@@ -847,6 +847,17 @@ Result<std::int64_t> readIntegerAttribute(const Location& object, std::string_vi
   auto& [attribute, type] = *opened;
   if (H5Tget_class(type.get()) != H5T_INTEGER || H5Tget_size(type.get()) > 8)
     return Error::badInput(where + ": expected an integer, found " + describeType(type.get()));
+  // An unsigned value above int64's range is said as it is (read as int64, HDF5 clamped 2^64 - 1
+  // to 2^63 - 1, and the message named a value the file does not hold: an audit).
+  if (H5Tget_sign(type.get()) == H5T_SGN_NONE && H5Tget_size(type.get()) == 8) {
+    std::uint64_t unsigned_value = 0;
+    if (H5Aread(attribute.get(), H5T_NATIVE_UINT64, &unsigned_value) < 0)
+      return Error::badInput(where + ": cannot read" + errorSuffix());
+    if (unsigned_value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      return Error::badInput(where + ": " + std::to_string(unsigned_value) + " is out of range (at most " +
+                             std::to_string(std::numeric_limits<std::int64_t>::max()) + ")");
+    return static_cast<std::int64_t>(unsigned_value);
+  }
   std::int64_t value = 0;
   if (H5Aread(attribute.get(), H5T_NATIVE_INT64, &value) < 0)
     return Error::badInput(where + ": cannot read" + errorSuffix());

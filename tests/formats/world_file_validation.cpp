@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <fstream>
+#include <limits>
 #include <random>
 
 #include "hdf5_handles.h"
@@ -166,6 +168,22 @@ TEST_CASE("world reader: schema_version is checked", "[formats][world_file][vali
   CHECK(message.find("schema_version") != std::string::npos);
   if (message.find("missing") != std::string::npos)
     CHECK(message == path.string() + ": not a Strata world file (root attribute schema_version missing)");
+}
+
+TEST_CASE("world reader: an unsigned attribute above int64's range is said as the file holds it", "[formats][world_file][validation]") {
+  // An audit: read as int64, HDF5 clamped 2^64 - 1 to 2^63 - 1, which the message then named.
+  TempDir dir;
+  const auto path = dir / "w.h5";
+  {
+    h5::File file = writeAndOpen(path);
+    REQUIRE(H5Adelete(file.get(), "schema_version") >= 0);
+    h5::Dataspace scalar(H5Screate(H5S_SCALAR));
+    h5::Attribute attribute(H5Acreate2(file.get(), "schema_version", H5T_STD_U64LE, scalar.get(), H5P_DEFAULT, H5P_DEFAULT));
+    const std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+    REQUIRE(H5Awrite(attribute.get(), H5T_NATIVE_UINT64, &most) >= 0);
+  }
+  CHECK(readError(path) ==
+        path.string() + ": / attribute schema_version: 18446744073709551615 is out of range (at most 9223372036854775807)");
 }
 
 TEST_CASE("world reader: schema_version 4 and 0 name the versions read", "[formats][world_file][validation]") {
