@@ -175,81 +175,84 @@ Result<nav::AgentProfile> readAgentProfile(const h5::Location& at, const std::st
 }
 // What is wrong with graph g's region_reach rows against its edges and links (empty: nothing):
 // a row must list the regions one edge or link away from the region and, when the rows are the
-// closure, every region those regions' rows list; nothing else (the region itself never).
+// closure, every region those regions' rows list, and nothing else (the region itself never);
+// and in a closure no two regions may reach each other (they would be one region, and rows
+// around such a cycle could all list a region none of them reaches: a review).
+// Checked with per-thread stamp arrays, no sorting: a region's work is its nodes' edges and, in
+// a closure, the lengths of its successors' rows (sorting those took a minute on a million-node
+// world of many regions: the review).
 std::string regionRowProblem(const nav::LayeredGraph& g) {
   const std::size_t nodes = g.nodeCount();
-  // The distinct (region, region an edge or link leads to) pairs, region[n] != region[m].
-  tbb::enumerable_thread_specific<std::vector<uint64_t>> found;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodes, 1 << 14), [&](const tbb::blocked_range<std::size_t>& range) {
-    std::vector<uint64_t>& local = found.local();
-    auto add = [&](uint32_t from, uint32_t to) {
-      if (from == to) return;
-      const uint64_t pair = (uint64_t{from} << 32) | to;
-      if (local.empty() || local.back() != pair) local.push_back(pair);
-    };
-    for (std::size_t n = range.begin(); n != range.end(); ++n) {
-      for (int d = 0; d < nav::kDirectionCount; ++d) {
-        const std::size_t slot = n * nav::kDirectionCount + static_cast<std::size_t>(d);
-        if (static_cast<nav::EdgeKind>(g.edge_kind[slot]) != nav::EdgeKind::None) add(g.region[n], g.region[g.neighbor[slot]]);
-      }
-      for (uint32_t i = g.link_offsets[n]; i < g.link_offsets[n + 1]; ++i) add(g.region[n], g.region[g.links[i].to_node]);
-    }
-  });
-  std::vector<uint64_t> pairs;
-  for (std::vector<uint64_t>& local : found) pairs.insert(pairs.end(), local.begin(), local.end());
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  std::vector<std::size_t> first_pair(static_cast<std::size_t>(g.region_count) + 1, 0);
-  for (uint64_t pair : pairs) ++first_pair[(pair >> 32) + 1];
-  for (std::size_t r = 0; r < g.region_count; ++r) first_pair[r + 1] += first_pair[r];
+  const uint32_t regions = g.region_count;
+  // The nodes of each region together (a counting sort).
+  std::vector<std::size_t> first_node(std::size_t(regions) + 1, 0);
+  for (std::size_t n = 0; n < nodes; ++n) ++first_node[std::size_t(g.region[n]) + 1];
+  for (std::size_t r = 0; r < regions; ++r) first_node[r + 1] += first_node[r];
+  std::vector<uint32_t> by_region(nodes);
+  {
+    std::vector<std::size_t> cursor(first_node.begin(), first_node.end() - 1);
+    for (std::size_t n = 0; n < nodes; ++n) by_region[cursor[g.region[n]]++] = static_cast<uint32_t>(n);
+  }
   auto row = [&](uint32_t r) {
     return std::span<const uint32_t>(g.region_reach.data() + g.region_reach_offsets[r],
                                      g.region_reach_offsets[r + 1] - g.region_reach_offsets[r]);
   };
-  // Region r's row as the edges make it, sorted.
-  auto expectedRow = [&](uint32_t r, std::vector<uint32_t>& out) {
-    out.clear();
-    for (std::size_t i = first_pair[r]; i < first_pair[r + 1]; ++i) {
-      const uint32_t to = static_cast<uint32_t>(pairs[i]);
-      out.push_back(to);
-      if (g.region_reach_closure)
-        for (uint32_t further : row(to))
-          if (further != r) out.push_back(further);
-    }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  struct Scratch {
+    std::vector<uint32_t> direct;              // region r's successors, each once
+    std::vector<uint32_t> seen, listed, made;  // stamped r: a successor, in row(r), in the row the edges make
   };
-  tbb::enumerable_thread_specific<std::vector<uint32_t>> scratch;
-  const std::size_t bad_row = nav::firstFailing(g.region_count, [&](std::size_t r) {
-    std::vector<uint32_t>& expected = scratch.local();
-    expectedRow(static_cast<uint32_t>(r), expected);
-    const auto stored = row(static_cast<uint32_t>(r));
-    return std::equal(expected.begin(), expected.end(), stored.begin(), stored.end());
+  tbb::enumerable_thread_specific<Scratch> scratches;
+  // Region r's problem, or empty; with `say` false only whether there is one ("x" when there is).
+  auto problemOf = [&](uint32_t r, Scratch& k, bool say) -> std::string {
+    if (k.seen.empty()) k.seen.assign(regions, kNone), k.listed.assign(regions, kNone), k.made.assign(regions, kNone);
+    k.direct.clear();
+    for (std::size_t i = first_node[r]; i < first_node[r + 1]; ++i) {
+      const std::size_t n = by_region[i];
+      auto add = [&](uint32_t to) {
+        const uint32_t s = g.region[to];
+        if (s != r && k.seen[s] != r) k.seen[s] = r, k.direct.push_back(s);
+      };
+      for (int d = 0; d < nav::kDirectionCount; ++d) {
+        const std::size_t slot = n * nav::kDirectionCount + static_cast<std::size_t>(d);
+        if (static_cast<nav::EdgeKind>(g.edge_kind[slot]) != nav::EdgeKind::None) add(g.neighbor[slot]);
+      }
+      for (uint32_t l = g.link_offsets[n]; l < g.link_offsets[n + 1]; ++l) add(g.links[l].to_node);
+    }
+    const std::string region = "region " + std::to_string(r);
+    for (uint32_t x : row(r)) k.listed[x] = r;
+    for (uint32_t s : k.direct) {
+      if (k.listed[s] != r)
+        return say ? region + " has an edge or link into region " + std::to_string(s) + ", but its row does not list it" : "x";
+      k.made[s] = r;
+      if (!g.region_reach_closure) continue;
+      for (uint32_t x : row(s)) {
+        if (x == r)
+          return say ? "region " + std::to_string(s) + "'s row lists region " + std::to_string(r) + ", and " + region +
+                           " has an edge or link into region " + std::to_string(s) +
+                           ": regions that reach each other would be one region"
+                     : "x";
+        if (k.listed[x] != r)
+          return say ? region + " reaches region " + std::to_string(x) + " through region " + std::to_string(s) +
+                           " (whose row lists it), but its row does not list it"
+                     : "x";
+        k.made[x] = r;
+      }
+    }
+    for (uint32_t x : row(r))
+      if (k.made[x] != r)
+        return say ? region + "'s row lists region " + std::to_string(x) + ", which it " +
+                         (g.region_reach_closure ? "does not reach" : "has no edge or link to")
+                   : "x";
+    return {};
+  };
+  const std::size_t bad_row = nav::firstFailing(regions, [&](std::size_t r) {
+    return problemOf(static_cast<uint32_t>(r), scratches.local(), false).empty();
   });
-  if (bad_row == g.region_count) return {};
-  std::vector<uint32_t> expected;
-  expectedRow(static_cast<uint32_t>(bad_row), expected);
-  const auto stored = row(static_cast<uint32_t>(bad_row));
-  std::vector<uint32_t> missing, extra;
-  std::set_difference(expected.begin(), expected.end(), stored.begin(), stored.end(), std::back_inserter(missing));
-  std::set_difference(stored.begin(), stored.end(), expected.begin(), expected.end(), std::back_inserter(extra));
-  const std::string region = "region " + std::to_string(bad_row);
-  if (!missing.empty()) {
-    // (Not a region an edge leads into: the caller's test of every edge said so first.)
-    const uint32_t x = missing.front();
-    const auto direct = pairs.begin() + static_cast<std::ptrdiff_t>(first_pair[bad_row]);
-    const auto direct_end = pairs.begin() + static_cast<std::ptrdiff_t>(first_pair[bad_row + 1]);
-    const auto through = std::find_if(direct, direct_end, [&](uint64_t pair) {
-      const auto next = row(static_cast<uint32_t>(pair));
-      return std::binary_search(next.begin(), next.end(), x);
-    });
-    return region + " reaches region " + std::to_string(x) + " through region " +
-           std::to_string(static_cast<uint32_t>(*through)) + " (whose row lists it), but its row does not list it";
-  }
-  return region + "'s row lists region " + std::to_string(extra.front()) + ", which it " +
-         (g.region_reach_closure ? "does not reach" : "has no edge or link to");
+  if (bad_row == regions) return {};
+  Scratch fresh;
+  return problemOf(static_cast<uint32_t>(bad_row), fresh, true);
 }
-
 
 // The values a bake writes, checked beyond what LayeredGraph::validate() needs for safety: a
 // file edited by hand (its checksums recomputed) must not answer from values no bake writes
