@@ -689,6 +689,30 @@ bool isGltfIndexName(std::string_view name) {
          std::all_of(name.begin() + 6, name.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// A carriage return or form feed inside a line of `text` (the lines its LFs end), named as a
+// line of `format`, or empty. Assimp 5.2.5's text readers end a line there, so what follows
+// is a statement of its own that every check here (which reads lines to LF) would miss (in an
+// OBJ, after '#' a comment here, a vertex to Assimp: '#\fv 0x10 0 1' imported x = 0; an
+// audit). At a line's end, blanks after them included, they are harmless.
+static std::string lineEndInside(std::string_view text, const char* format) {
+  if (text.find_first_of("\r\f") == std::string_view::npos) return {};
+  std::size_t number = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++number;
+    while (!line.empty() && (line.back() == '\r' || line.back() == '\f' || line.back() == ' ' || line.back() == '\t'))
+      line.remove_suffix(1);
+    if (const std::size_t at = line.find_first_of("\r\f"); at != std::string_view::npos)
+      return std::string(format) + " line " + std::to_string(number) + ": a " +
+             (line[at] == '\r' ? "carriage return" : "form feed") +
+             " inside the line, where the importer (Assimp 5.2.5) would end it; end lines with LF or CR LF only";
+  }
+  return {};
+}
+
 std::string precheckStl(Bytes bytes) {
   if (isBinaryStl(bytes)) return {};  // binary, even if the header starts with "solid"
   const std::string_view head = trim(asText(bytes.first(std::min<std::size_t>(bytes.size(), 512))));
@@ -698,6 +722,7 @@ std::string precheckStl(Bytes bytes) {
     // "STL: Node name too long", or a mesh with no vertices).
     if (asText(bytes).find('\r') != std::string_view::npos && asText(bytes).find('\n') == std::string_view::npos)
       return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
+    if (std::string inside = lineEndInside(asText(bytes), "ASCII STL"); !inside.empty()) return inside;
     // ASCII STL; Assimp parses the rest, but keeps the first three vertices of a facet and drops
     // any more in silence (an import audit): a facet must hold exactly three. Counted per facet,
     // from 'facet' to 'endfacet' (or the next 'facet', or the end), as Assimp reads them: a
@@ -947,8 +972,10 @@ std::string precheckPly(Bytes bytes) {
   // valid triangle imported in silence (an audit).
   auto plyValue = [](std::string_view word, const Type& type) {
     if (type.is_float) return objNumber(word);
+    // (A '+' only before a signed type's value: Assimp 5.2.5's unsigned reader read '+2' as 0,
+    // a degenerate triangle dropped in silence: a review.)
     const bool negative = !word.empty() && word[0] == '-';
-    if (!word.empty() && (word[0] == '+' || (negative && type.is_signed))) word.remove_prefix(1);
+    if (!word.empty() && (word[0] == '+' || negative) && type.is_signed) word.remove_prefix(1);
     if (word.empty() || !std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
     std::uint64_t value = 0;
     if (std::from_chars(word.data(), word.data() + word.size(), value).ec != std::errc()) return false;
@@ -982,7 +1009,12 @@ std::string precheckPly(Bytes bytes) {
         ++needed;
         continue;
       }
-      const auto count = needed < values.size() && plyValue(values[needed], p.count) ? parseUnsigned(values[needed]) : std::nullopt;
+      std::optional<std::uint64_t> count;
+      if (needed < values.size() && plyValue(values[needed], p.count)) {
+        std::string_view word = values[needed];
+        if (word[0] == '+') word.remove_prefix(1);  // a signed count's sign (a review)
+        count = parseUnsigned(word);
+      }
       if (!count)
         return here + e.name + " " + number(index) + ": a list's count is missing or not a count of its type";
       if (const std::string empty = emptyFace(e, p, *count, index); !empty.empty()) return here + empty;
@@ -1052,24 +1084,7 @@ std::string precheckObj(Bytes bytes, std::vector<std::string>* material_librarie
   // says "OBJ-file is too small". (Before the continued lines are joined, which ends them in LF.)
   if (asText(bytes).find('\r') != std::string_view::npos && asText(bytes).find('\n') == std::string_view::npos)
     return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
-  // A carriage return or form feed inside a line: Assimp 5.2.5 ends the line there, so what
-  // follows is a statement of its own that every check here (which reads lines to LF) would
-  // miss (after '#' a comment here, a vertex to Assimp: '#\fv 0x10 0 1' imported x = 0; an
-  // audit). At a line's end they are harmless.
-  if (const std::string_view all = asText(bytes); all.find_first_of("\r\f") != std::string_view::npos) {
-    std::size_t number = 0;
-    for (std::size_t start = 0; start < all.size();) {
-      std::size_t end = all.find('\n', start);
-      if (end == std::string_view::npos) end = all.size();
-      std::string_view line = all.substr(start, end - start);
-      start = end + 1;
-      ++number;
-      while (!line.empty() && (line.back() == '\r' || line.back() == '\f')) line.remove_suffix(1);
-      if (const std::size_t at = line.find_first_of("\r\f"); at != std::string_view::npos)
-        return "OBJ line " + std::to_string(number) + ": a " + (line[at] == '\r' ? "carriage return" : "form feed") +
-               " inside the line, where the importer (Assimp 5.2.5) would end it; end lines with LF or CR LF only";
-    }
-  }
+  if (std::string inside = lineEndInside(asText(bytes), "OBJ"); !inside.empty()) return inside;
   const std::string joined = joinObjContinuations(asText(bytes));
   const std::string_view text = joined.empty() ? asText(bytes) : std::string_view(joined);
   std::size_t start = 0, line_number = 0;

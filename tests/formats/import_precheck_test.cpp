@@ -293,6 +293,10 @@ TEST_CASE("STL binary size equation and ASCII detection", "[formats][import][pre
   CHECK_THAT(precheckStl(bytesOf("solid x\rfacet normal 0 1 0\router loop\rvertex 0 0 0\rvertex 0 0 1\rvertex 1 0 0\r"
                                  "endloop\rendfacet\rendsolid x\r")),
              Catch::Equals("its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF"));
+  // CR-ended lines and one LF at the end (a review): the CR inside the first line is named.
+  CHECK_THAT(precheckStl(bytesOf("solid x\rfacet normal 0 1 0\rendsolid x\r\n")),
+             Catch::Equals("ASCII STL line 1: a carriage return inside the line, where the importer (Assimp 5.2.5) would end it; "
+                           "end lines with LF or CR LF only"));
   // Text the importer does not read as ASCII STL says so, not only that its binary count is wrong.
   const std::string upper = "SOLID X\nFACET NORMAL 0 1 0\nOUTER LOOP\nVERTEX 0 0 0\nVERTEX 0 0 1\nVERTEX 1 0 0\nENDLOOP\nENDFACET\nENDSOLID X\n";
   CHECK_THAT(precheckStl(bytesOf(upper)),
@@ -344,6 +348,19 @@ TEST_CASE("PLY header checks", "[formats][import][precheck]") {
   CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n259 0 1 2\n")), Catch::Contains("not a count of its type"));
   CHECK(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n3 0 1 2147483647\n")).empty());  // out of range later, by name
   CHECK(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n3 0 1 -2147483648\n")).empty());
+  // A '+' only before a signed type's value (Assimp read '+2' as an unsigned 0: a review); a
+  // signed list count may carry one.
+  const std::string unsigned_header =
+      "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 1\nproperty list uchar uint vertex_indices\nend_header\n";
+  CHECK_THAT(precheckPly(bytesOf(unsigned_header + "0 0 0\n1 0 0\n0 0 1\n3 0 +1 2\n")),
+             Catch::Contains("face 0: '+1' is not a number of its list's type"));
+  CHECK(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n3 0 +1 2\n")).empty());
+  const std::string signed_count =
+      "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 1\nproperty list int int vertex_indices\nend_header\n";
+  CHECK(precheckPly(bytesOf(signed_count + "0 0 0\n1 0 0\n0 0 1\n+3 0 1 2\n")).empty());
+  CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n+3 0 1 2\n")), Catch::Contains("not a count of its type"));
   CHECK(precheckPly(bytesOf(header + "-1.5e-3 +2 .5\n1. 0 0\n0 0 1E2\n3 0 +1 2\n")).empty());
   CHECK(precheckPly(bytesOf(header + "nan 0 0\n1 0 0\n0 0 1\n3 0 1 2\n")).empty());  // refused by name later
   // Only the values the import reads are typed: a colour written 255.0 is harmless (the re-audit).
@@ -451,7 +468,7 @@ TEST_CASE("OBJ and FBX content checks", "[formats][import][precheck]") {
              Catch::Equals("OBJ line 3: a form feed inside the line, where the importer (Assimp 5.2.5) would end it; end "
                            "lines with LF or CR LF only"));
   CHECK_THAT(precheckObj(bytesOf("v 0 0 0\r\n#\rmtllib a.mtl\r\n"), nullptr), Catch::StartsWith("OBJ line 2: a carriage return inside"));
-  CHECK(precheckObj(bytesOf("v 0 0 0\r\r\nv 1 0 0\f\nv 0 0 1\nf 1 2 3\r"), nullptr).empty());
+  CHECK(precheckObj(bytesOf("v 0 0 0\r\r\nv 1 0 0\f\nv 0 0 1\r \nf 1 2 3\r"), nullptr).empty());  // blanks after: harmless
   // A backslash before a trailing form feed continues the line as one before CR LF does.
   CHECK(joinObjContinuations("v 0 0 \\\f\n1\n# note \\\f\nv 0 0 1\n") == "v 0 0 1\n\n# note \nv 0 0 1\n");
   // PNG bytes named .obj.
