@@ -76,7 +76,12 @@ std::size_t lineOfDeepKey(std::string_view text) {
       std::size_t j = i + close.size();
       while (j < text.size() && text.substr(j, close.size()) != close) {
         if (text[j] == '\n') ++line;
-        j += c == '"' && text[j] == '\\' ? 2 : 1;  // an escape in a basic string
+        if (c == '"' && text[j] == '\\') {  // an escape in a basic string (a line break after it counted: an audit)
+          if (j + 1 < text.size() && text[j + 1] == '\n') ++line;
+          j += 2;
+        } else {
+          ++j;
+        }
       }
       // A multi-line string may end with one or two quotes of its own before the delimiter.
       for (int extra = 0; multi && extra < 2 && j + 3 < text.size() && text[j + 3] == c; ++extra) ++j;
@@ -131,7 +136,10 @@ class Parser {
   double number(const toml::table& table, const std::string& path, const char* key, double fallback) const {
     const toml::node* node = table.get(key);
     if (node == nullptr) return fallback;
-    if (auto v = node->value_exact<double>()) return *v;
+    if (auto v = node->value_exact<double>()) {
+      if (*v == 0 && underflows(*node)) fail(node, path + "." + key, "too small for a number (it would read as 0)");
+      return *v;
+    }
     if (auto v = node->value_exact<int64_t>()) return static_cast<double>(*v);
     fail(node, path + "." + key, "must be a number");
   }
@@ -171,6 +179,7 @@ class Parser {
       if (auto d = element.value_exact<double>()) value = *d;
       else if (auto n = element.value_exact<int64_t>()) value = static_cast<double>(*n);
       else fail(node, path + "." + key, "must be an array of 3 numbers [x, y, z]");
+      if (value == 0 && underflows(element)) fail(&element, path + "." + key, "too small for a number (it would read as 0)");
       if (!std::isfinite(value)) fail(node, path + "." + key, "must be finite");
       v[i] = value;
     }
@@ -490,6 +499,7 @@ class Parser {
   }
 
   nav::BakeProfile parse(std::string_view text) const {
+    text_ = text;
     if (const std::size_t line = lineOfDeepKey(text); line != 0)
       throw ProfileError{source_ + ":" + std::to_string(line) + ": a key or table header of more than " +
                          std::to_string(kMaxKeyParts) + " dotted parts"};
@@ -556,7 +566,29 @@ class Parser {
   }
 
  private:
+  // Whether a number that reads as 0 was written as a nonzero one too small for a double
+  // (1e-400): refused as 1e400 is (an audit: 'cell_size = 1e-400' baked at the default cell
+  // size, 0 meaning "from the radius"; the batch requests refuse it too).
+  bool underflows(const toml::node& node) const {
+    const auto& begin = node.source().begin;
+    if (begin.line == 0 || begin.column == 0) return false;
+    if (line_starts_.empty()) {
+      line_starts_.push_back(0);
+      for (std::size_t i = 0; i < text_.size(); ++i)
+        if (text_[i] == '\n') line_starts_.push_back(i + 1);
+    }
+    if (begin.line > line_starts_.size()) return false;
+    const std::size_t at = line_starts_[begin.line - 1] + begin.column - 1;
+    if (at >= text_.size()) return false;
+    const std::size_t end = text_.find_first_not_of("0123456789+-._eE", at);
+    const std::string_view literal = text_.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    const std::string_view mantissa = literal.substr(0, literal.find_first_of("eE"));
+    return mantissa.find_first_of("123456789") != std::string_view::npos;
+  }
+
   std::string source_;
+  mutable std::string_view text_;                 // the text parse() reads
+  mutable std::vector<std::size_t> line_starts_;  // of text_, made when first needed
 };
 
 // The shortest form that reads back as `v` (0.3, not 0.29999999999999999).

@@ -155,6 +155,10 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
       {"[agent.a]\ncell_size = 0.001\n", "agent.a.cell_size"},
       {"[agent.a]\nmerge_distance = nan\n", "agent.a.merge_distance"},
       {"[agent.a]\nlink_snap_height = -1\n", "agent.a.link_snap_height"},
+      // Too small for a double: read as 0, 'cell_size = 1e-400' baked at the default cell size
+      // (an audit); refused as 1e309 is.
+      {"[agent.a]\ncell_size = 1e-400\n", "agent.a.cell_size: too small for a number (it would read as 0)"},
+      {"[agent.a]\nmax_drop = -0.000_1e-399\n", "agent.a.max_drop: too small for a number (it would read as 0)"},
   };
   for (const auto& c : cases) {
     INFO(c[0]);
@@ -163,6 +167,8 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
     CHECK_THAT(message, Catch::Contains(c[1]));
   }
   CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=0.5\n"), Catch::Contains("p.toml:5:"));
+  CHECK_THAT(errorOf("[agent.a]\n[[agent.a.modifiers]]\nmin = [0, 1e-400, 0]\nmax = [1, 1, 1]\narea = \"w\"\n"),
+             Catch::StartsWith("p.toml:3:") && Catch::Contains("min: too small for a number (it would read as 0)"));
   CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\ntag='y'\narea='w'\n"), Catch::Contains("exactly one"));
   CHECK_THAT(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel=''\narea='w'\n"),
              Catch::StartsWith("p.toml:3:7: agent.a.areas[0].label: must not be empty"));
@@ -332,6 +338,10 @@ TEST_CASE("a key or header of more than 64 dotted parts is refused before the TO
   CHECK(parseProfile("[agent.a]\nclimbable = [\"\"\"x\"\"\"\"\", '''y''''']\n", "p.toml").ok());
   CHECK(errorOf("[agent.a]\nclimbable = [\"\"\"x\"\"\"\"]\n" + key.substr(key.find("\nb") + 1) + " = 1\n") ==
         "p.toml:3: a key or table header of more than 64 dotted parts");
+  // A line break escaped in a multi-line basic string is counted (the key was named a line early:
+  // an audit).
+  CHECK(errorOf("[agent.a]\nclimbable = [\"\"\"lad\\\n  der\"\"\"]\n" + key.substr(key.find("\nb") + 1) + " = 1\n") ==
+        "p.toml:4: a key or table header of more than 64 dotted parts");
 }
 
 TEST_CASE("a profile whose settings written out exceed 16 MiB is refused before a bake", "[formats][profile]") {
