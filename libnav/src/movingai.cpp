@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
+#include <new>
 
 namespace strata::nav {
 
@@ -56,15 +56,30 @@ Error located(const std::string& name, std::size_t line, const std::string& prob
   return Error::badInput(name + ":" + std::to_string(line) + ": " + problem);
 }
 
-Result<std::string> readText(const std::filesystem::path& path) {
+// The whole file, refused past `max_bytes` (what names it: "a Moving AI scenario file"). Read in
+// blocks: `buffer << in.rdbuf()` caught a failed allocation itself and returned what it had read
+// so far, which was then parsed as the whole file (an audit: /dev/zero as a .scen).
+Result<std::string> readText(const std::filesystem::path& path, std::uint64_t max_bytes, const char* what) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::cannotOpen(path.string());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  std::string text;
+  try {
+    constexpr std::size_t kBlock = std::size_t(1) << 20;
+    while (in) {
+      const std::size_t had = text.size();
+      text.resize(had + kBlock);
+      in.read(text.data() + had, static_cast<std::streamsize>(kBlock));
+      text.resize(had + static_cast<std::size_t>(in.gcount()));
+      if (text.size() > max_bytes)
+        return Error::badInput(path.string() + ": more than " + std::to_string(max_bytes >> 20) + " MiB: not " + what);
+    }
+  } catch (const std::bad_alloc&) {
+    return Error::runtime(path.string() + ": out of memory reading it (" + std::to_string(text.size()) + " bytes read)");
+  }
   if (in.bad()) return Error::runtime(path.string() + ": read error");
-  return buffer.str();
+  return text;
 }
 
 // Text from a file quoted in a message: at most 40 bytes, anything but printable ASCII as \xNN
@@ -99,9 +114,10 @@ bool headerValue(std::string_view line, std::string_view key, std::string_view& 
 }  // namespace
 
 bool looksLikeMovingAiMap(std::string_view text) {
-  const std::size_t end = text.find('\n');
-  std::string_view first = trim(text.substr(0, end == std::string_view::npos ? text.size() : end));
-  if (!first.empty() && first.back() == '\r') first.remove_suffix(1);
+  // The first line ends at LF or CR: a map of CR-ended lines is one, and its reader says what is
+  // wrong with it (an audit: 'not a Moving AI map' of a file whose first line is 'type octile').
+  const std::size_t end = text.find_first_of("\r\n");
+  const std::string_view first = trim(text.substr(0, end == std::string_view::npos ? text.size() : end));
   std::string_view value;
   // Only the one type there is: a mesh whose first line reads "type quad" is no map (strata path
   // took such an OBJ for one, where import, query and render read it as the mesh it is).
@@ -203,7 +219,8 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
 }
 
 Result<MovingAiMap> loadMovingAiMap(const std::filesystem::path& path) {
-  auto text = readText(path);
+  // (2^31 cells at most, each row a line: the rows' bytes and line ends.)
+  auto text = readText(path, std::uint64_t(6) << 30, "a Moving AI map of at most 2^31 cells");
   if (!text) return text.error();
   return parseMovingAiMap(*text, path.string());
 }
@@ -247,7 +264,8 @@ Result<std::vector<MovingAiScenario>> parseMovingAiScenarios(std::string_view te
 }
 
 Result<std::vector<MovingAiScenario>> loadMovingAiScenarios(const std::filesystem::path& path) {
-  auto text = readText(path);
+  // (The benchmark's largest scenario files are a few MiB.)
+  auto text = readText(path, std::uint64_t(256) << 20, "a Moving AI scenario file");
   if (!text) return text.error();
   return parseMovingAiScenarios(*text, path.string());
 }

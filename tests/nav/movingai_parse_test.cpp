@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "strata/nav/grid_search.h"
 #include "strata/nav/movingai.h"
 #include "test_support.h"
@@ -16,6 +19,8 @@ TEST_CASE("movingai: a map parses with its passable characters", "[nav][movingai
   CHECK(map->height == 2);
   CHECK(map->passable == std::vector<std::uint8_t>{1, 1, 0, 1, 0, 0, 0, 1});
   CHECK(looksLikeMovingAiMap("type octile\nheight 1"));
+  // CR-ended lines: a map, whose reader then names its line ends (an audit: 'not a Moving AI map').
+  CHECK(looksLikeMovingAiMap("type octile\rheight 1\r"));
   CHECK_FALSE(looksLikeMovingAiMap("\x89HDF\r\n"));
   auto grid = makeMovingAiGrid(*map);
   REQUIRE(grid.ok());
@@ -146,4 +151,20 @@ TEST_CASE("movingai: a directory given as a map or scenario file says so", "[nav
   const auto map = loadMovingAiMap(dir.path());
   REQUIRE_FALSE(map.ok());
   CHECK_THAT(map.error().message, Catch::EndsWith(": is a directory"));
+}
+
+TEST_CASE("movingai: a scenario file past 256 MiB is refused, not read until memory runs out", "[nav][movingai]") {
+  // An audit: /dev/zero as a .scen took 3 GB, and a failed allocation ended the read early in
+  // silence, the bytes read so far parsed as the whole file.
+  strata::test::TempDir dir;
+  const auto path = dir / "huge.scen";
+  { std::ofstream(path, std::ios::binary) << "version 1\n"; }
+  std::filesystem::resize_file(path, (std::uintmax_t(256) << 20) + 1);  // sparse: no disk written
+  const auto scen = loadMovingAiScenarios(path);
+  REQUIRE_FALSE(scen.ok());
+  CHECK(scen.error().message == path.string() + ": more than 256 MiB: not a Moving AI scenario file");
+  std::filesystem::resize_file(path, std::uintmax_t(256) << 20);  // at the limit: read, then parsed
+  const auto at_limit = loadMovingAiScenarios(path);
+  REQUIRE_FALSE(at_limit.ok());
+  CHECK_THAT(at_limit.error().message, Catch::Contains("huge.scen:2:"));
 }
