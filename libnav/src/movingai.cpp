@@ -231,7 +231,9 @@ Result<std::vector<MovingAiScenario>> parseMovingAiScenarios(std::string_view te
   const std::vector<std::string_view> lines = splitLines(text);
   std::string_view value;
   if (lines.empty() || !headerValue(lines[0], "version", value) || (value != "1" && value != "1.0"))
-    return located(name, 1, "expected 'version 1'");
+    return located(name, 1, text.rfind("\xEF\xBB\xBF", 0) == 0
+                                ? "expected 'version 1', not a UTF-8 byte-order mark before it"  // as maps say (an audit)
+                                : "expected 'version 1'");
   std::vector<MovingAiScenario> scenarios;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const std::string_view line = trimRight(lines[i]);  // a trailing tab is no tenth field

@@ -21,6 +21,9 @@ TEST_CASE("movingai: a map parses with its passable characters", "[nav][movingai
   CHECK(looksLikeMovingAiMap("type octile\nheight 1"));
   // CR-ended lines: a map, whose reader then names its line ends (an audit: 'not a Moving AI map').
   CHECK(looksLikeMovingAiMap("type octile\rheight 1\r"));
+  const auto bom = parseMovingAiScenarios("\xEF\xBB\xBFversion 1\n", "b.scen");
+  REQUIRE_FALSE(bom.ok());
+  CHECK(bom.error().message == "b.scen:1: expected 'version 1', not a UTF-8 byte-order mark before it");
   CHECK_FALSE(looksLikeMovingAiMap("\x89HDF\r\n"));
   auto grid = makeMovingAiGrid(*map);
   REQUIRE(grid.ok());
