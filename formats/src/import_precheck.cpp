@@ -693,7 +693,7 @@ bool isGltfIndexName(std::string_view name) {
 // line of `format`, or empty. Assimp 5.2.5's text readers end a line there, so what follows
 // is a statement of its own that every check here (which reads lines to LF) would miss (in an
 // OBJ, after '#' a comment here, a vertex to Assimp: '#\fv 0x10 0 1' imported x = 0; an
-// audit). At a line's end, blanks after them included, they are harmless.
+// audit). At a line's start or end, blanks included, they are harmless.
 static std::string lineEndInside(std::string_view text, const char* format) {
   if (text.find_first_of("\r\f") == std::string_view::npos) return {};
   std::size_t number = 0;
@@ -705,6 +705,9 @@ static std::string lineEndInside(std::string_view text, const char* format) {
     ++number;
     while (!line.empty() && (line.back() == '\r' || line.back() == '\f' || line.back() == ' ' || line.back() == '\t'))
       line.remove_suffix(1);
+    // (Before the line's text too: LF CR line ends read the same either way: a review.)
+    while (!line.empty() && (line.front() == '\r' || line.front() == '\f' || line.front() == ' ' || line.front() == '\t'))
+      line.remove_prefix(1);
     if (const std::size_t at = line.find_first_of("\r\f"); at != std::string_view::npos)
       return std::string(format) + " line " + std::to_string(number) + ": a " +
              (line[at] == '\r' ? "carriage return" : "form feed") +
@@ -1012,8 +1015,10 @@ std::string precheckPly(Bytes bytes) {
       std::optional<std::uint64_t> count;
       if (needed < values.size() && plyValue(values[needed], p.count)) {
         std::string_view word = values[needed];
-        if (word[0] == '+') word.remove_prefix(1);  // a signed count's sign (a review)
+        const bool negative = word[0] == '-';
+        if (word[0] == '+' || negative) word.remove_prefix(1);  // a signed count's sign (a review)
         count = parseUnsigned(word);
+        if (negative && count && *count != 0) count.reset();  // -0 is 0; below it no count
       }
       if (!count)
         return here + e.name + " " + number(index) + ": a list's count is missing or not a count of its type";

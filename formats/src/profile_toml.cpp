@@ -176,10 +176,14 @@ class Parser {
     for (int i = 0; i < 3; ++i) {
       const toml::node& element = *array->get(static_cast<std::size_t>(i));
       double value;
-      if (auto d = element.value_exact<double>()) value = *d;
-      else if (auto n = element.value_exact<int64_t>()) value = static_cast<double>(*n);
-      else fail(node, path + "." + key, "must be an array of 3 numbers [x, y, z]");
-      if (value == 0 && underflows(element)) fail(&element, path + "." + key, "too small for a number (it would read as 0)");
+      if (auto d = element.value_exact<double>()) {
+        value = *d;
+        if (value == 0 && underflows(element)) fail(&element, path + "." + key, "too small for a number (it would read as 0)");
+      } else if (auto n = element.value_exact<int64_t>()) {
+        value = static_cast<double>(*n);
+      } else {
+        fail(node, path + "." + key, "must be an array of 3 numbers [x, y, z]");
+      }
       if (!std::isfinite(value)) fail(node, path + "." + key, "must be finite");
       v[i] = value;
     }
@@ -578,7 +582,13 @@ class Parser {
         if (text_[i] == '\n') line_starts_.push_back(i + 1);
     }
     if (begin.line > line_starts_.size()) return false;
-    const std::size_t at = line_starts_[begin.line - 1] + begin.column - 1;
+    // toml++ counts a column in characters, and a byte-order mark not at all (a review: a label
+    // of 'Brücke' before the value read a digit of the one before it).
+    std::size_t at = line_starts_[begin.line - 1];
+    if (begin.line == 1 && text_.rfind("\xEF\xBB\xBF", 0) == 0) at += 3;
+    for (std::size_t characters = 1; characters < begin.column && at < text_.size() && text_[at] != '\n'; ++characters)
+      do ++at;
+      while (at < text_.size() && (static_cast<unsigned char>(text_[at]) & 0xC0) == 0x80);
     if (at >= text_.size()) return false;
     const std::size_t end = text_.find_first_not_of("0123456789+-._eE", at);
     const std::string_view literal = text_.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);

@@ -293,6 +293,9 @@ TEST_CASE("STL binary size equation and ASCII detection", "[formats][import][pre
   CHECK_THAT(precheckStl(bytesOf("solid x\rfacet normal 0 1 0\router loop\rvertex 0 0 0\rvertex 0 0 1\rvertex 1 0 0\r"
                                  "endloop\rendfacet\rendsolid x\r")),
              Catch::Equals("its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF"));
+  CHECK(precheckStl(bytesOf("solid x\n\rfacet normal 0 1 0\n\router loop\n\rvertex 0 0 0\n\rvertex 0 0 1\n\rvertex 1 0 0\n\r"
+                            "endloop\n\rendfacet\n\rendsolid x\n\r"))
+            .empty());  // LF CR line ends: harmless (a review)
   // CR-ended lines and one LF at the end (a review): the CR inside the first line is named.
   CHECK_THAT(precheckStl(bytesOf("solid x\rfacet normal 0 1 0\rendsolid x\r\n")),
              Catch::Equals("ASCII STL line 1: a carriage return inside the line, where the importer (Assimp 5.2.5) would end it; "
@@ -360,6 +363,7 @@ TEST_CASE("PLY header checks", "[formats][import][precheck]") {
       "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
       "element face 1\nproperty list int int vertex_indices\nend_header\n";
   CHECK(precheckPly(bytesOf(signed_count + "0 0 0\n1 0 0\n0 0 1\n+3 0 1 2\n")).empty());
+  CHECK_THAT(precheckPly(bytesOf(signed_count + "0 0 0\n1 0 0\n0 0 1\n-0\n")), Catch::Contains("face 0 has no vertex indices"));
   CHECK_THAT(precheckPly(bytesOf(header + "0 0 0\n1 0 0\n0 0 1\n+3 0 1 2\n")), Catch::Contains("not a count of its type"));
   CHECK(precheckPly(bytesOf(header + "-1.5e-3 +2 .5\n1. 0 0\n0 0 1E2\n3 0 +1 2\n")).empty());
   CHECK(precheckPly(bytesOf(header + "nan 0 0\n1 0 0\n0 0 1\n3 0 1 2\n")).empty());  // refused by name later
