@@ -73,6 +73,9 @@ std::string joinObjContinuations(std::string_view text);
 std::vector<std::string> objMaterialLibraries(const std::filesystem::path& directory, std::string_view rest);
 std::string precheckFbx(std::span<const std::uint8_t> bytes);
 
+/// The words of `line`, split at whitespace (as the pre-checks read a header or statement).
+std::vector<std::string_view> splitWords(std::string_view line);
+
 /// Whether `bytes` are a binary STL: 84 bytes of header and triangle count, then 50 per triangle
 /// (even when the header starts with "solid").
 bool isBinaryStl(std::span<const std::uint8_t> bytes);

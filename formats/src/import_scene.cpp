@@ -493,13 +493,7 @@ std::string plyForAssimp(std::span<const std::uint8_t> bytes) {
     const std::string_view line = text.substr(start, end - start);
     start = end + 1;
     // Words as the header's reader splits them (spaces or tabs before and between: a review).
-    std::vector<std::string_view> words;
-    for (std::size_t at = 0; at < line.size();) {
-      while (at < line.size() && blank(line[at])) ++at;
-      const std::size_t from = at;
-      while (at < line.size() && !blank(line[at])) ++at;
-      if (at > from) words.push_back(line.substr(from, at - from));
-    }
+    const std::vector<std::string_view> words = splitWords(line);
     if (words.size() >= 2 && words[0] == "format" && words[1].rfind("binary_", 0) == 0) binary = true;
     if (words.empty() || words[0] != "end_header") continue;
     if (!binary || start >= text.size() || text[start] != '\n' || (!line.empty() && line.back() == '\r')) return {};
