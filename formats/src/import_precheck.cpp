@@ -690,13 +690,16 @@ bool isGltfIndexName(std::string_view name) {
          std::all_of(name.begin() + 6, name.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// A carriage return or form feed inside a line of `text` (the lines its LFs end), named as a
-// line of `format`, or empty. Assimp 5.2.5's text readers end a line there, so what follows
-// is a statement of its own that every check here (which reads lines to LF) would miss (in an
-// OBJ, after '#' a comment here, a vertex to Assimp: '#\fv 0x10 0 1' imported x = 0; an
+// What is wrong with the line ends of a text OBJ or STL, or empty: lines ended by a lone CR
+// (classic Mac OS), or a carriage return or form feed inside a line of `text` (the lines its
+// LFs end), named as a line of `format`. Assimp 5.2.5's text readers end a line there, so what
+// follows is a statement of its own that every check here (which reads lines to LF) would miss
+// (in an OBJ, after '#' a comment here, a vertex to Assimp: '#\fv 0x10 0 1' imported x = 0; an
 // audit). At a line's start or end, blanks included, they are harmless.
-static std::string lineEndInside(std::string_view text, const char* format) {
+static std::string lineEndProblem(std::string_view text, const char* format) {
   if (text.find_first_of("\r\f") == std::string_view::npos) return {};
+  if (text.find('\r') != std::string_view::npos && text.find('\n') == std::string_view::npos)
+    return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
   std::size_t number = 0;
   for (std::size_t start = 0; start < text.size();) {
     std::size_t end = text.find('\n', start);
@@ -722,11 +725,9 @@ std::string precheckStl(Bytes bytes) {
   const std::string_view head = trim(asText(bytes.first(std::min<std::size_t>(bytes.size(), 512))));
   const bool says_solid = head.rfind("solid", 0) == 0;
   if (says_solid && !hasNulByte(bytes)) {
-    // Lines ended by a lone CR: Assimp 5.2.5 read the whole file as the solid's name (an audit:
-    // "STL: Node name too long", or a mesh with no vertices).
-    if (asText(bytes).find('\r') != std::string_view::npos && asText(bytes).find('\n') == std::string_view::npos)
-      return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
-    if (std::string inside = lineEndInside(asText(bytes), "ASCII STL"); !inside.empty()) return inside;
+    // (Lines ended by a lone CR: Assimp 5.2.5 read the whole file as the solid's name: an audit,
+    // "STL: Node name too long", or a mesh with no vertices.)
+    if (std::string ends = lineEndProblem(asText(bytes), "ASCII STL"); !ends.empty()) return ends;
     // ASCII STL; Assimp parses the rest, but keeps the first three vertices of a facet and drops
     // any more in silence (an import audit): a facet must hold exactly three. Counted per facet,
     // from 'facet' to 'endfacet' (or the next 'facet', or the end), as Assimp reads them: a
@@ -1086,11 +1087,9 @@ std::string joinObjContinuations(std::string_view text) {
 
 std::string precheckObj(Bytes bytes, std::vector<std::string>* material_libraries) {
   if (hasNulByte(bytes)) return "not a text OBJ file (it contains binary data)";
-  // Lines ended by a carriage return alone (classic Mac OS): Assimp 5.2.5 reads one line and
-  // says "OBJ-file is too small". (Before the continued lines are joined, which ends them in LF.)
-  if (asText(bytes).find('\r') != std::string_view::npos && asText(bytes).find('\n') == std::string_view::npos)
-    return "its lines end in a lone carriage return (CR, classic Mac OS); convert them to LF or CR LF";
-  if (std::string inside = lineEndInside(asText(bytes), "OBJ"); !inside.empty()) return inside;
+  // (Lines ended by a carriage return alone: Assimp 5.2.5 reads one line and says "OBJ-file is
+  // too small". Before the continued lines are joined, which ends them in LF.)
+  if (std::string ends = lineEndProblem(asText(bytes), "OBJ"); !ends.empty()) return ends;
   const std::string joined = joinObjContinuations(asText(bytes));
   const std::string_view text = joined.empty() ? asText(bytes) : std::string_view(joined);
   std::size_t start = 0, line_number = 0;
