@@ -326,7 +326,7 @@ std::function<int()> setupPath(CLI::App& app) {
       return badInput("--method: expected " + (single ? nav::methodNames(kMapRequestMethods) : nav::methodNames(kMapMethods)) +
                       ", got '" + options->method + "'" + (method ? " (direct takes one request: --from and --to)" : ""));
     // The world options have no meaning on a map: say so rather than ignore them.
-    for (const char* world_only : {"--agent", "--profile", "--closest", "--batch", "--output", "--threads", "--on-demand", "--margin"})
+    for (const char* world_only : {"--agent", "--profile", "--closest", "--batch", "--stream", "--output", "--threads", "--on-demand", "--margin"})
       if (sub->count(world_only) > 0)
         return badInput(options->input + ": " + world_only + " applies to worlds, not to Moving AI maps");
     if (single && !options->scen.empty()) return badInput(options->input + ": give either --scen or --from/--to, not both");

@@ -2,7 +2,8 @@
 //
 //   strata path WORLD --from X,Y,Z --to X,Y,Z [--agent A] [--method astar|theta|direct|corridor|interval]
 //                     [--budget N] [--spacing M] [--closest] [--json]
-//   strata path WORLD --batch REQUESTS.jsonl [-o RESULTS.jsonl] [--threads N]
+//   strata path WORLD --batch REQUESTS.jsonl|- [-o RESULTS.jsonl] [--threads N]
+//   strata path WORLD --batch -|FIFO --stream [--threads N]
 //
 // Exit codes: 0 a path was found (batch: every request found one), 3 the answer is a failure
 // reason (NoPath, BudgetExhausted, ...; batch: at least one), 2 bad input, 1 runtime failure.
@@ -16,11 +17,16 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -87,6 +93,79 @@ LineRead readRequestLine(std::istream& in, std::string& line) {
     return LineRead::Failed;
   }
 }
+
+// The lines of a batch read straight from a file descriptor, for --stream: unlike a stream
+// buffer it can tell whether the next line is there without waiting for it (a line already
+// read in, the input's end, or poll(2) saying a read would not block), so that the lines that
+// have arrived are answered while the writer waits for their results. The same limits as
+// readRequestLine: a line of at most kMaxRequestLine bytes without its newline, the last line's
+// newline optional.
+class DescriptorLines {
+ public:
+  explicit DescriptorLines(int fd) : fd_(fd) {}
+
+  LineRead next(std::string& line) {
+    line.clear();
+    for (;;) {
+      const std::size_t newline = buffer_.find('\n', scanned_);
+      if (newline != std::string::npos) {
+        if (newline - begin_ > kMaxRequestLine) return LineRead::TooLong;
+        line.assign(buffer_, begin_, newline - begin_);
+        begin_ = scanned_ = newline + 1;
+        return LineRead::Line;
+      }
+      scanned_ = buffer_.size();
+      if (buffer_.size() - begin_ > kMaxRequestLine) return LineRead::TooLong;
+      if (failed_) return LineRead::Failed;
+      if (ended_) {
+        if (begin_ == buffer_.size()) return LineRead::End;
+        line.assign(buffer_, begin_, std::string::npos);
+        begin_ = scanned_ = buffer_.size();
+        return LineRead::Line;
+      }
+      fill();
+    }
+  }
+
+  // True when next() would return at once: a whole line is buffered, the input has ended or
+  // failed, or data is waiting.
+  bool ready() const {
+    if (failed_ || ended_ || buffer_.find('\n', begin_) != std::string::npos) return true;
+    pollfd waiting{fd_, POLLIN, 0};
+    return ::poll(&waiting, 1, 0) > 0;
+  }
+
+ private:
+  void fill() {
+    if (begin_ > 0) {  // the lines answered are dropped
+      buffer_.erase(0, begin_);
+      scanned_ -= begin_;
+      begin_ = 0;
+    }
+    char block[1 << 16];
+    for (;;) {
+      const ssize_t got = ::read(fd_, block, sizeof block);
+      if (got > 0) {
+        buffer_.append(block, static_cast<std::size_t>(got));
+        return;
+      }
+      if (got == 0) {
+        ended_ = true;
+        return;
+      }
+      if (errno != EINTR) {
+        failed_ = true;
+        return;
+      }
+    }
+  }
+
+  int fd_;
+  std::string buffer_;
+  std::size_t begin_ = 0;    // the next line's first byte
+  std::size_t scanned_ = 0;  // bytes from begin_ already searched for a newline
+  bool ended_ = false, failed_ = false;
+};
 
 // The label of the link a waypoint arrives by, null for other waypoints.
 const std::string* linkLabel(const nav::LayeredGraph& graph, const nav::Waypoint& w) {
@@ -321,6 +400,118 @@ ParsedLine parseRequestLine(std::string& line, std::size_t number, const std::st
   return out;
 }
 
+// A batch result: the request's line number and "id", then the result, as one JSON line.
+std::string resultLine(const AgentCache& cache, const nav::LayeredPathRequest& request, std::size_t line, const Json& id,
+                       const nav::PathResult& result) {
+  const nav::BakedAgent& agent = cache.agent(request.agent);
+  Json doc;
+  doc["line"] = line;
+  if (!id.is_null()) doc["id"] = id;
+  Json answer = resultJson(result, agent.graph, agent.profile.settings.name, request.settings.method);
+  for (auto& [key, value] : answer.items()) doc[key] = std::move(value);
+  return printedJson(std::move(doc)) + "\n";
+}
+
+// The "id" of a request line that was refused, when the line is a JSON object whose "id" is one
+// (so that a co-process can match the error to its request); null otherwise.
+Json refusedId(const std::string& text) {
+  Json doc = Json::parse(text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("id")) return Json();
+  const Json& id = doc["id"];
+  return id.is_string() || id.is_number_integer() ? id : Json();
+}
+
+// --stream: the lines are answered as they arrive, in order, each group of lines that are there
+// at once in parallel, and stdout is flushed after each group, so that a program can write a
+// request and read its result before writing the next one (the world is read once). A bad line
+// does not end the stream: its result line is {"line", "id" when it has one, "error"}, the same
+// message goes to stderr, and the exit status is 2 at the end. A line over the length limit or
+// a read error ends it (after the lines before them are answered).
+int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::LayeredSearchSettings& defaults,
+                const std::string& default_agent, const WorldPathOptions& options, tbb::task_arena& arena) {
+  constexpr std::size_t kGroup = 4096;
+  DescriptorLines reader(fd);
+  nav::SearchState state;  // a lone request is answered on this thread, with its state kept
+  bool all_found = true, refused = false;
+  std::size_t number = 0;
+  std::string line;
+  std::vector<std::string> texts;
+  std::vector<std::size_t> numbers;
+  std::vector<ParsedLine> parsed;
+  for (bool more = true; more;) {
+    texts.clear();
+    numbers.clear();
+    LineRead stopped = LineRead::End;
+    do {  // one line (waiting for it), then those already there
+      const LineRead read = reader.next(line);
+      if (read != LineRead::Line) {
+        more = false;
+        stopped = read;
+        if (read != LineRead::End) ++number;
+        break;
+      }
+      ++number;
+      texts.push_back(std::move(line));
+      numbers.push_back(number);
+    } while (texts.size() < kGroup && reader.ready());
+    parsed.assign(texts.size(), ParsedLine{});
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, texts.size(), 64), [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t k = range.begin(); k != range.end(); ++k)
+          parsed[k] = parseRequestLine(texts[k], numbers[k], name, defaults, default_agent);
+      });
+    });
+    std::vector<nav::LayeredPathRequest> requests;
+    std::vector<std::size_t> asked;  // per request: its index in `parsed`
+    std::vector<std::string> printed(parsed.size());
+    for (std::size_t k = 0; k < parsed.size(); ++k) {
+      ParsedLine& p = parsed[k];
+      if (p.blank) continue;
+      if (p.error.empty()) {
+        auto index = cache.get(p.agent);
+        if (index) {
+          p.request.agent = *index;
+          requests.push_back(p.request);
+          asked.push_back(k);
+          continue;
+        }
+        if (index.error().kind != ErrorKind::BadInput) return reportError(index.error());
+        p.error = fmt::format("{}:{}: {}", name, numbers[k], index.error().message);
+      }
+      refused = true;
+      reportError(Error::badInput(p.error));
+      Json doc;
+      doc["line"] = numbers[k];
+      if (Json id = refusedId(texts[k]); !id.is_null()) doc["id"] = std::move(id);
+      doc["error"] = p.error;
+      printed[k] = printedJson(std::move(doc)) + "\n";
+    }
+    std::vector<nav::PathResult> results;
+    if (requests.size() == 1) {
+      const nav::LayeredPathRequest& r = requests.front();
+      results.push_back(nav::findLayeredPath(*cache.views()[r.agent], r.from, r.to, r.settings, state));
+    } else if (!requests.empty()) {
+      results = nav::findLayeredPaths(cache.views(), requests, options.threads);
+    }
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const std::size_t k = asked[i];
+      printed[k] = resultLine(cache, requests[i], numbers[k], parsed[k].id, results[i]);
+      all_found = all_found && results[i].ok();
+    }
+    std::string text;
+    for (const std::string& p : printed) text += p;
+    errno = 0;
+    if (!text.empty() && (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0))
+      return reportError(Error::runtime(fmt::format("standard output: {}", std::strerror(errno != 0 ? errno : EIO))));
+    if (stopped == LineRead::Failed)
+      return reportError(Error::runtime(fmt::format("{}:{}: cannot read the file (an I/O error)", name, number)));
+    if (stopped == LineRead::TooLong)
+      return badInput(fmt::format("{}:{}: longer than {} bytes (a request is one short JSON object per line)", name, number,
+                                  kMaxRequestLine));
+  }
+  return refused ? kExitBadInput : all_found ? kExitOk : kExitNegative;
+}
+
 int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSearchSettings& defaults,
              const std::string& default_agent, const WorldPathOptions& options) {
   // More threads than cores is the caller's choice: lift TBB's default cap (hardware threads),
@@ -330,16 +521,35 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   std::optional<tbb::global_control> limit;
   if (options.threads > 0)
     limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));
+  // "-": the requests come on standard input, named so in messages.
+  const bool from_stdin = options.batch == "-";
+  const std::string name = from_stdin ? "<stdin>" : options.batch;
+  const std::string source = from_stdin ? "/dev/stdin" : options.batch;
   std::error_code ec;
-  if (std::filesystem::is_directory(options.batch, ec)) return badInput(options.batch + ": is a directory");
+  if (std::filesystem::is_directory(source, ec)) return badInput(name + ": is a directory");
   // Before any work: the results file can be written and is none of the inputs.
   if (!options.output.empty())
-    if (const int code = checkNamedOutput(options.output, {input, options.profile, options.batch}, {".jsonl", ".ndjson", ".json"},
+    if (const int code = checkNamedOutput(options.output, {input, options.profile, source}, {".jsonl", ".ndjson", ".json"},
                                           "batch results are");
         code != kExitOk)
       return code;
-  std::ifstream in(options.batch, std::ios::binary);
-  if (!in) return reportError(Error::cannotOpen(options.batch));
+  // --stream reads the descriptor itself (it asks whether a line is waiting); a batch reads
+  // through a stream buffer.
+  std::ifstream in;
+  int fd = -1;
+  if (options.stream) {
+    fd = from_stdin ? STDIN_FILENO : ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return reportError(Error::cannotOpen(name, source));
+  } else {
+    in.open(source, std::ios::binary);
+    if (!in) return reportError(Error::cannotOpen(name, source));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() {
+      if (fd > STDIN_FILENO) ::close(fd);
+    }
+  } closer{fd};
   AgentCache cache(input, options.profile);
   // The input first, whatever the requests hold (an empty batch on a file that is no world used
   // to succeed, and a world's error was blamed on the first request). From a world file, the
@@ -369,6 +579,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   // then taken in line order, so that the first bad line is the one reported (once its block is
   // read: at most a block past it).
   tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
+  if (options.stream) return streamBatch(fd, name, cache, defaults, default_agent, options, arena);
   // (A block also ends at 16 MiB of text: 8,192 lines of up to 1 MiB each held at once took
   // gigabytes, where one line at a time had taken 22 MB: a review.)
   constexpr std::size_t kParseBlock = 8192, kParseBlockBytes = std::size_t(16) << 20;
@@ -400,7 +611,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, texts.size(), 64), [&](const tbb::blocked_range<std::size_t>& range) {
         for (std::size_t k = range.begin(); k != range.end(); ++k)
-          parsed[k] = parseRequestLine(texts[k], numbers[k], options.batch, defaults, default_agent);
+          parsed[k] = parseRequestLine(texts[k], numbers[k], name, defaults, default_agent);
       });
     });
     for (std::size_t k = 0; k < parsed.size(); ++k) {
@@ -410,7 +621,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       auto index = cache.get(p.agent);
       if (!index) {
         if (index.error().kind == ErrorKind::BadInput)
-          return badInput(fmt::format("{}:{}: {}", options.batch, numbers[k], index.error().message));
+          return badInput(fmt::format("{}:{}: {}", name, numbers[k], index.error().message));
         return reportError(index.error());
       }
       p.request.agent = *index;
@@ -419,9 +630,9 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       ids.push_back(std::move(p.id));
     }
     if (stopped == LineRead::Failed)
-      return reportError(Error::runtime(fmt::format("{}:{}: cannot read the file (an I/O error)", options.batch, number)));
+      return reportError(Error::runtime(fmt::format("{}:{}: cannot read the file (an I/O error)", name, number)));
     if (stopped == LineRead::TooLong)
-      return badInput(fmt::format("{}:{}: longer than {} bytes (a request is one short JSON object per line)", options.batch,
+      return badInput(fmt::format("{}:{}: longer than {} bytes (a request is one short JSON object per line)", name,
                                   number, kMaxRequestLine));
   }
   (void)sub;
@@ -448,13 +659,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, results.size(), 16), [&](const tbb::blocked_range<std::size_t>& range) {
         for (std::size_t k = range.begin(); k != range.end(); ++k) {
           const std::size_t i = first + k;
-          const nav::BakedAgent& agent = cache.agent(requests[i].agent);
-          Json doc;
-          doc["line"] = lines[i];
-          if (!ids[i].is_null()) doc["id"] = ids[i];
-          Json result = resultJson(results[k], agent.graph, agent.profile.settings.name, requests[i].settings.method);
-          for (auto& [key, value] : result.items()) doc[key] = std::move(value);
-          printed[k] = printedJson(std::move(doc)) + "\n";
+          printed[k] = resultLine(cache, requests[i], lines[i], ids[i], results[k]);
         }
       });
     });
@@ -534,10 +739,13 @@ std::shared_ptr<WorldPathOptions> addWorldPathOptions(CLI::App* sub) {
   group->add_flag("--closest", options->closest,
                   "When the goal is not reached but the search got closer, answer ClosestNoPath with that route");
   group->add_option("--batch", options->batch,
-                    "JSON-lines requests, one per line: {\"from\":[x,y,z],\"to\":[x,y,z]} and optionally \"agent\",\n"
+                    "JSON-lines requests (- for standard input), one per line: {\"from\":[x,y,z],\"to\":[x,y,z]} and optionally \"agent\",\n"
                     "\"method\", \"budget\", \"spacing\", \"closest\" (override the options for that request), \"id\" (a\n"
                     "string or integer echoed in its result); any other member, or a line over 1 MiB, is an error")
       ->check(fileName());
+  group->add_flag("--stream", options->stream,
+                  "Answer each --batch line as it arrives and flush its result at once (results on stdout, in order; a bad "
+                  "line gets an \"error\" result and the rest go on): a co-process reads a result before writing the next request");
   group->add_option("-o,--output", options->output, "Batch results file: a .jsonl (or .ndjson, .json) name (JSON lines, written atomically; a symbolic link is written through; never an input, a directory or a device); default stdout");
   group->add_option("--threads", options->threads, "Batch worker threads, which read, answer and print the requests (0 = every CPU the process may run on); with --batch only")
       ->default_str("0")
@@ -579,6 +787,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   if (sub.count("--scen") > 0) return badInput(input + ": --scen applies to Moving AI maps, not to worlds");
   if (sub.count("--no-jump-points") > 0) return badInput(input + ": --no-jump-points applies to Moving AI maps, not to worlds");
   if (sub.count("--threads") > 0 && options.batch.empty()) return badInput("--threads applies to --batch only");
+  if (options.stream && options.batch.empty()) return badInput("--stream applies to --batch only");
   if (sub.count("--output") > 0 && options.output.empty()) return badInput("-o/--output: the output path names no file");
 
   if (sub.count("--margin") > 0 && !options.on_demand) return badInput("--margin applies to --on-demand only");
@@ -586,6 +795,8 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
     // Given counts, even empty (`--from "$START"` with the variable unset).
     if (sub.count("--from") > 0 || sub.count("--to") > 0) return badInput("--batch: give either --batch or --from/--to, not both");
     if (options.on_demand) return badInput("--on-demand: not with --batch (bake the world for batches)");
+    if (options.stream && !options.output.empty())
+      return badInput("--stream: the results go to standard output as they are answered; not with -o");
     return runBatch(sub, input, settings, options.agent, options);
   }
   if (!options.output.empty()) return badInput("-o/--output applies to --batch only");

@@ -19,7 +19,8 @@ struct WorldPathOptions {
   double spacing = 0;      ///< waypoint spacing along walking legs, metres; 0 = none
   std::string spacing_text = "0";  ///< --spacing as typed (spaces dropped), for its messages
   bool closest = false;    ///< report ClosestNoPath with the closest route
-  std::string batch;       ///< JSON-lines requests
+  std::string batch;       ///< JSON-lines requests ("-": standard input)
+  bool stream = false;     ///< answer each batch line as it arrives, flushing stdout (a co-process)
   std::string output;      ///< batch results file (written atomically); empty = stdout
   int threads = 0;         ///< batch worker threads; 0 = all hardware threads
   bool on_demand = false;  ///< search the geometry directly, building columns as the search reaches them

@@ -381,6 +381,107 @@ TEST_CASE("strata path --method corridor and interval: stairs, bridge, gap and s
   }
 }
 
+TEST_CASE("strata path --batch - --stream: each request is answered while the input is still open", "[cli][path][layered][batch]") {
+  std::vector<std::string> args{"path"};
+  for (auto& a : sample("tower")) args.push_back(a);
+  for (const char* a : {"--batch", "-", "--stream", "--threads", "2"}) args.push_back(a);
+  strata::test::CoProcess co(args);
+  // One request, and its result before anything more is written (a batch answers at the end).
+  co.write(R"({"from":[0,0,-25],"to":[0,8,-4],"id":"a"})" "\n");
+  const auto first = co.readLine();
+  REQUIRE(first);
+  const Json one = Json::parse(*first);
+  CHECK(one["line"] == 1);
+  CHECK(one["id"] == "a");
+  CHECK(one["found"] == true);
+  // A bad line gets an error result (with its id) and the stream goes on.
+  co.write(R"({"from":[0,0,-25],"to":[0,8,-4],"id":7,"bogus":1})" "\n");
+  const auto second = co.readLine();
+  REQUIRE(second);
+  const Json two = Json::parse(*second);
+  CHECK(two["line"] == 2);
+  CHECK(two["id"] == 7);
+  CHECK_THAT(two["error"].get<std::string>(), Catch::StartsWith("<stdin>:2: unknown member \"bogus\""));
+  CHECK_FALSE(two.contains("found"));
+  // Several lines at once (a blank one among them): answered in order; an unknown agent is a
+  // bad line too.
+  co.write("\n" R"({"from":[0,0,-19],"to":[0,0,25],"method":"corridor"})" "\n" R"({"from":[0,0,-19],"to":[0,0,25],"method":"theta"})"
+           "\n" R"({"from":[0,0,-19],"to":[0,0,25],"agent":"nobody"})" "\n");
+  std::vector<Json> group;
+  for (int i = 0; i < 3; ++i) {
+    const auto line = co.readLine();
+    REQUIRE(line);
+    group.push_back(Json::parse(*line));
+  }
+  CHECK(group[0]["line"] == 4);
+  CHECK(group[0]["method"] == "corridor");
+  CHECK(group[1]["line"] == 5);
+  CHECK(group[1]["method"] == "theta");
+  CHECK(group[2]["line"] == 6);
+  CHECK(group[2]["error"].get<std::string>().find("nobody") != std::string::npos);
+  // The last line without its newline is answered when the input ends; the exit status says a
+  // line was refused, and stderr has one line per refusal.
+  co.write(R"({"from":[0,0,-25],"to":[0,8,-4]})");
+  const auto end = co.finish();
+  CHECK(end.exit_code == 2);
+  REQUIRE(!end.out.empty());
+  CHECK(Json::parse(end.out)["line"] == 7);
+  CHECK(std::count(end.err.begin(), end.err.end(), '\n') == 2);
+  CHECK(end.err.find("strata: error: <stdin>:2: unknown member") != std::string::npos);
+}
+
+TEST_CASE("strata path --batch --stream: the batch's results, line for line", "[cli][path][layered][batch]") {
+  strata::test::TempDir dir;
+  {
+    std::ofstream in(dir / "requests.jsonl");
+    in << R"({"from":[0,0,-25],"to":[0,8,-4],"id":"road-to-roof"})" << "\n";
+    in << R"({"from":[0,0,-19],"to":[0,0,25],"method":"theta"})" << "\n";
+    in << "\n";
+    in << R"({"from":[0,0,-19],"to":[5,0,20],"method":"direct"})" << "\n";
+    for (int i = 0; i < 40; ++i)
+      in << R"({"from":[)" << (i % 7) - 3 << R"(,0,-19],"to":[0,8,-4],"method":")" << (i % 2 ? "corridor" : "interval") << "\"}\n";
+  }
+  const std::string requests = (dir / "requests.jsonl").string();
+  const auto batch = path("tower", {"--batch", requests, "--threads", "1"});
+  REQUIRE((batch.exit_code == 0 || batch.exit_code == 3));
+  REQUIRE(std::count(batch.out.begin(), batch.out.end(), '\n') == 43);
+  for (const char* threads : {"1", "2"}) {
+    const auto streamed = path("tower", {"--batch", requests, "--stream", "--threads", threads});
+    CHECK(streamed.exit_code == batch.exit_code);
+    CHECK(streamed.out == batch.out);
+    CHECK(streamed.err.empty());
+  }
+  // "-" reads standard input, with or without --stream.
+  std::string command = strata::test::strataBinary().string() + " path";
+  for (const auto& a : sample("tower")) command += " '" + a + "'";
+  for (const char* extra : {" --batch -", " --batch - --stream"}) {
+    const auto piped = strata::test::runProgram({"sh", "-c", command + extra + " < '" + requests + "'"});
+    CHECK(piped.exit_code == batch.exit_code);
+    CHECK(piped.out == batch.out);
+  }
+  // A bad line from a file is named by the file; a line over the limit ends the stream after the
+  // lines before it are answered.
+  {
+    std::ofstream in(dir / "long.jsonl");
+    in << R"({"from":[0,0,-25],"to":[0,8,-4]})" << "\n" << R"({"from":[0,0],"to":[0,8,-4]})" << "\n" << std::string(1 << 21, ' ') << "\n"
+       << R"({"from":[0,0,-25],"to":[0,8,-4]})" << "\n";
+  }
+  const auto ended = path("tower", {"--batch", (dir / "long.jsonl").string(), "--stream"});
+  CHECK(ended.exit_code == 2);
+  CHECK(std::count(ended.out.begin(), ended.out.end(), '\n') == 2);
+  CHECK(ended.out.find(R"("found":true)") != std::string::npos);
+  CHECK(ended.err.find("long.jsonl:2: ") != std::string::npos);
+  CHECK(ended.err.find("long.jsonl:3: longer than") != std::string::npos);
+  // Usage: --stream needs --batch and writes to stdout.
+  const auto alone = path("tower", {"--from", "0,0,-25", "--to", "0,8,-4", "--stream"});
+  CHECK(alone.exit_code == 2);
+  CHECK(alone.err.find("--stream applies to --batch only") != std::string::npos);
+  const auto to_file = path("tower", {"--batch", requests, "--stream", "-o", (dir / "out.jsonl").string()});
+  CHECK(to_file.exit_code == 2);
+  CHECK(to_file.err.find("--stream: the results go to standard output") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "out.jsonl"));
+}
+
 TEST_CASE("strata path --batch: thousands of requests come out in order, chunk after chunk", "[cli][path][layered][batch]") {
   // More requests than one chunk of results (4,096) holds: written out chunk by chunk, in input
   // order, the same bytes to a file as to stdout and for 1 and 2 threads, each line the answer

@@ -137,6 +137,7 @@ TEST_CASE("usage errors: options that do not apply to the input are refused, not
       {{"path", map, "--scen", map + ".scen", "--from", "1,0,1"}, "arena.map: give either --scen or --from/--to, not both"},
       {{"path", map, "--scen", map + ".scen", "--agent", "a"}, "arena.map: --agent applies to worlds, not to Moving AI maps"},
       {{"path", map, "--scen", map + ".scen", "--batch", "r.jsonl"}, "--batch applies to worlds"},
+      {{"path", map, "--scen", map + ".scen", "--stream"}, "arena.map: --stream applies to worlds, not to Moving AI maps"},
       {{"query", tower, "nearest", "--at", "0,0,-25", "--profile", profile, "--tag", "level"},
        "--tag and --exclude-tag apply to ray, overlap and cast, not to nearest"},
       {{"query", tower, "field", "--at", "0,0,20", "--name", "from_road", "--max", "5", "--profile", profile},

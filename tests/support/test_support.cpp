@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -141,6 +142,114 @@ RunResult runStrata(const std::vector<std::string>& args, double timeout_seconds
   std::vector<std::string> argv{strataBinary().string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return runProgram(argv, timeout_seconds);
+}
+
+CoProcess::CoProcess(const std::vector<std::string>& args) {
+  int in_pipe[2], out_pipe[2];
+  if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0) throw std::runtime_error("pipe failed");
+  const std::string err_path = (dir_.path() / "stderr").string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addclose(&actions, in_pipe[1]);
+  posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
+  std::vector<std::string> all{strataBinary().string()};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  if (rc != 0) {
+    close(in_pipe[1]);
+    close(out_pipe[0]);
+    throw std::runtime_error("spawn failed");
+  }
+  pid_ = pid;
+  in_ = in_pipe[1];
+  out_ = out_pipe[0];
+  signal(SIGPIPE, SIG_IGN);  // a write to a process that has exited fails instead of killing the test
+}
+
+CoProcess::~CoProcess() {
+  if (in_ >= 0) close(in_);
+  if (out_ >= 0) close(out_);
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+}
+
+void CoProcess::write(const std::string& text) {
+  std::size_t done = 0;
+  while (in_ >= 0 && done < text.size()) {
+    const ssize_t n = ::write(in_, text.data() + done, text.size() - done);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      throw std::runtime_error("cannot write to the co-process");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::optional<std::string> CoProcess::readLine(double timeout_seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  char buffer[65536];
+  for (;;) {
+    if (const std::size_t newline = pending_.find('\n'); newline != std::string::npos) {
+      std::string line = pending_.substr(0, newline);
+      pending_.erase(0, newline + 1);
+      return line;
+    }
+    const double left = timeout_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (out_ < 0 || left <= 0) return std::nullopt;
+    pollfd fd{out_, POLLIN, 0};
+    if (poll(&fd, 1, static_cast<int>(left * 1000) + 1) <= 0) continue;
+    const ssize_t n = read(out_, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    pending_.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+RunResult CoProcess::finish(double timeout_seconds) {
+  RunResult result;
+  if (in_ >= 0) close(in_);
+  in_ = -1;
+  const auto start = std::chrono::steady_clock::now();
+  char buffer[65536];
+  bool killed = false;
+  while (out_ >= 0) {
+    if (!killed && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_seconds) {
+      kill(pid_, SIGKILL);
+      killed = true;
+    }
+    pollfd fd{out_, POLLIN, 0};
+    if (poll(&fd, 1, 100) <= 0) continue;
+    const ssize_t n = read(out_, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      close(out_);
+      out_ = -1;
+    } else {
+      pending_.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+  result.out = std::move(pending_);
+  result.err = readFile(dir_.path() / "stderr");
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
 }
 
 std::string readFile(const std::filesystem::path& path) {

@@ -3,6 +3,7 @@
 // scratch directory per test, and running `strata` as a black box.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,5 +55,30 @@ RunResult runStrataOnTerminal(const std::vector<std::string>& args, const Termin
 std::string readFile(const std::filesystem::path& path);
 /// True when the two files exist and have identical bytes.
 bool sameBytes(const std::filesystem::path& a, const std::filesystem::path& b);
+
+/// `strata ARGS` run as a co-process: its stdin and stdout are pipes held by the test, so that a
+/// test can write a line and wait for the answer while the input is still open; stderr goes to
+/// a file read at the end. The process is killed if still running when the object is destroyed.
+class CoProcess {
+ public:
+  explicit CoProcess(const std::vector<std::string>& args);
+  ~CoProcess();
+  CoProcess(const CoProcess&) = delete;
+  CoProcess& operator=(const CoProcess&) = delete;
+  /// Writes `text` to the process's stdin.
+  void write(const std::string& text);
+  /// The next line of its stdout (without the newline); nullopt when none came within
+  /// `timeout_seconds` or the output ended.
+  std::optional<std::string> readLine(double timeout_seconds = 60);
+  /// Closes its stdin, then reads the rest of its stdout and waits for it to exit (killing it
+  /// after `timeout_seconds`): out is what came after the lines read, err all of stderr.
+  RunResult finish(double timeout_seconds = 60);
+
+ private:
+  TempDir dir_;
+  int pid_ = -1;
+  int in_ = -1, out_ = -1;
+  std::string pending_;  // stdout read but not yet returned
+};
 
 }  // namespace strata::test
