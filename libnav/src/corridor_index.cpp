@@ -27,6 +27,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "strata/nav/corridor.h"
 
@@ -49,7 +50,14 @@ std::shared_ptr<LayeredSearchGraph::LazyCorridor> LayeredSearchGraph::makeLazyCo
 }
 
 const CorridorIndex& LayeredSearchGraph::corridor() const {
-  std::call_once(corridor_->once, [&] { corridor_->index = std::make_unique<CorridorIndex>(*this); });
+  // The build runs parallel loops of its own. Isolated, the thread that runs it takes only their
+  // pieces while it waits for them: without isolation it may take another task of its caller's
+  // loop (another request of a batch), and a corridor request there would call this again on the
+  // same thread, inside call_once, and wait for ever. (A ThreadSanitizer audit of 2026-12-06 read
+  // this in the code; 20 of its runs and 60 rounds of a stress loop did not hang without it.)
+  std::call_once(corridor_->once, [&] {
+    tbb::this_task_arena::isolate([&] { corridor_->index = std::make_unique<CorridorIndex>(*this); });
+  });
   return *corridor_->index;
 }
 
