@@ -3,7 +3,7 @@
 //   strata path WORLD --from X,Y,Z --to X,Y,Z [--agent A] [--method astar|theta|direct|corridor|interval]
 //                     [--budget N] [--spacing M] [--closest] [--json]
 //   strata path WORLD --batch REQUESTS.jsonl|- [-o RESULTS.jsonl] [--threads N]
-//   strata path WORLD --batch -|FIFO --stream [--threads N]
+//   strata path WORLD --batch -|FILE --stream [--threads N]
 //
 // Exit codes: 0 a path was found (batch: every request found one), 3 the answer is a failure
 // reason (NoPath, BudgetExhausted, ...; batch: at least one), 2 bad input, 1 runtime failure.
@@ -26,14 +26,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "baked_input.h"
@@ -72,34 +71,16 @@ int jsonDepth(const std::string& text) {
   return deepest;
 }
 
-// One line of a batch file, without its newline, at most kMaxRequestLine bytes (a request is a
-// short object: an unbounded line, such as /dev/zero's, would grow until memory ran out).
-// Reading through the stream buffer, whose read error (libstdc++ throws from underflow) getline
-// turned into the end of the file: the requests after it were dropped and the batch exited 0.
+// A batch line is at most kMaxRequestLine bytes without its newline (a request is a short
+// object: an unbounded line, such as /dev/zero's, would grow until memory ran out).
 constexpr std::size_t kMaxRequestLine = std::size_t(1) << 20;
 enum class LineRead { Line, End, TooLong, Failed };
-LineRead readRequestLine(std::istream& in, std::string& line) {
-  line.clear();
-  std::streambuf* buffer = in.rdbuf();
-  try {
-    for (;;) {
-      const int c = buffer->sbumpc();
-      if (c == std::char_traits<char>::eof()) return line.empty() ? LineRead::End : LineRead::Line;
-      if (c == '\n') return LineRead::Line;
-      if (line.size() == kMaxRequestLine) return LineRead::TooLong;
-      line.push_back(static_cast<char>(c));
-    }
-  } catch (const std::exception&) {
-    return LineRead::Failed;
-  }
-}
 
-// The lines of a batch read straight from a file descriptor, for --stream: unlike a stream
-// buffer it can tell whether the next line is there without waiting for it (a line already
-// read in, the input's end, or poll(2) saying a read would not block), so that the lines that
-// have arrived are answered while the writer waits for their results. The same limits as
-// readRequestLine: a line of at most kMaxRequestLine bytes without its newline, the last line's
-// newline optional.
+// The lines of a batch, read straight from a file descriptor (standard input is read where it
+// stands: opening /dev/stdin again read a file from its start, and refused a socket). A line
+// ends at a newline or at the end of the input; a read error (the stream buffer's, which getline
+// turned into the end of the file, once dropped the requests after it and exited 0) is Failed.
+// For --stream it also tells whether the next line has come (ready()) without waiting for it.
 class DescriptorLines {
  public:
   explicit DescriptorLines(int fd) : fd_(fd) {}
@@ -107,8 +88,7 @@ class DescriptorLines {
   LineRead next(std::string& line) {
     line.clear();
     for (;;) {
-      const std::size_t newline = buffer_.find('\n', scanned_);
-      if (newline != std::string::npos) {
+      if (const std::size_t newline = buffer_.find('\n', scanned_); newline != std::string::npos) {
         if (newline - begin_ > kMaxRequestLine) return LineRead::TooLong;
         line.assign(buffer_, begin_, newline - begin_);
         begin_ = scanned_ = newline + 1;
@@ -123,47 +103,60 @@ class DescriptorLines {
         begin_ = scanned_ = buffer_.size();
         return LineRead::Line;
       }
-      fill();
+      fill(true);
     }
   }
 
-  // True when next() would return at once: a whole line is buffered, the input has ended or
-  // failed, or data is waiting.
-  bool ready() const {
-    if (failed_ || ended_ || buffer_.find('\n', begin_) != std::string::npos) return true;
-    pollfd waiting{fd_, POLLIN, 0};
-    return ::poll(&waiting, 1, 0) > 0;
+  // True when next() would return at once: a whole line (or one over the limit) is buffered, or
+  // the input has ended or failed. What is waiting is read in first, without blocking; part of
+  // a line is kept for later (so a finished line is never held back by an unfinished one).
+  bool ready() {
+    for (;;) {
+      if (failed_ || ended_ || buffer_.find('\n', scanned_) != std::string::npos || buffer_.size() - begin_ > kMaxRequestLine)
+        return true;
+      scanned_ = buffer_.size();
+      if (!fill(false)) return false;
+    }
   }
 
  private:
-  void fill() {
-    if (begin_ > 0) {  // the lines answered are dropped
+  // Reads what is there, waiting for it when `wait` (also on a descriptor set non-blocking);
+  // false when nothing could be read without waiting.
+  bool fill(bool wait) {
+    if (begin_ > 0) {  // the lines taken are dropped
       buffer_.erase(0, begin_);
       scanned_ -= begin_;
       begin_ = 0;
     }
     char block[1 << 16];
     for (;;) {
+      pollfd waiting{fd_, POLLIN, 0};
+      const int polled = ::poll(&waiting, 1, wait ? -1 : 0);
+      if (polled < 0 && errno == EINTR) continue;
+      // (A descriptor poll(2) cannot watch is read, when waiting is allowed.)
+      if (polled == 0 || (polled < 0 && !wait)) return false;
       const ssize_t got = ::read(fd_, block, sizeof block);
       if (got > 0) {
         buffer_.append(block, static_cast<std::size_t>(got));
-        return;
+        return true;
       }
       if (got == 0) {
         ended_ = true;
-        return;
+        return true;
       }
-      if (errno != EINTR) {
-        failed_ = true;
-        return;
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) {
+        if (!wait) return false;
+        continue;
       }
+      failed_ = true;
+      return true;
     }
   }
 
   int fd_;
   std::string buffer_;
   std::size_t begin_ = 0;    // the next line's first byte
-  std::size_t scanned_ = 0;  // bytes from begin_ already searched for a newline
+  std::size_t scanned_ = 0;  // buffer_ before it holds no newline after begin_
   bool ended_ = false, failed_ = false;
 };
 
@@ -223,8 +216,11 @@ class AgentCache {
   // Index of the agent (empty name = the first); an error names the input and the agent.
   Result<std::size_t> get(const std::string& name) {
     if (auto it = index_.find(name); it != index_.end()) return it->second;
+    // A failure is kept too: a stream of lines naming an agent the world lacks read the world
+    // file again for each (3,000 such lines took 4 s: a review).
+    if (auto it = failed_.find(name); it != failed_.end()) return it->second;
     auto baked = loadBakedAgent(BakedInputOptions{input_, name, profile_});
-    if (!baked) return baked.error();
+    if (!baked) return failed_.emplace(name, baked.error()).first->second;
     agents_.push_back(std::make_unique<nav::BakedAgent>(std::move(*baked)));
     const nav::BakedAgent& a = *agents_.back();
     views_.push_back(std::make_unique<nav::LayeredSearchGraph>(a.graph, a.profile.settings));
@@ -241,6 +237,7 @@ class AgentCache {
  private:
   std::string input_, profile_;
   std::map<std::string, std::size_t> index_;
+  std::map<std::string, Error> failed_;
   std::vector<std::unique_ptr<nav::BakedAgent>> agents_;
   std::vector<std::unique_ptr<nav::LayeredSearchGraph>> views_;
 };
@@ -415,6 +412,8 @@ std::string resultLine(const AgentCache& cache, const nav::LayeredPathRequest& r
 // The "id" of a request line that was refused, when the line is a JSON object whose "id" is one
 // (so that a co-process can match the error to its request); null otherwise.
 Json refusedId(const std::string& text) {
+  // (Not a line refused for its nesting or a NUL: parsing it whole cost as much as the rest.)
+  if (text.find('\0') != std::string::npos || jsonDepth(text) > kMaxRequestDepth) return Json();
   Json doc = Json::parse(text, nullptr, false);
   if (!doc.is_object() || !doc.contains("id")) return Json();
   const Json& id = doc["id"];
@@ -464,6 +463,7 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
     std::vector<nav::LayeredPathRequest> requests;
     std::vector<std::size_t> asked;  // per request: its index in `parsed`
     std::vector<std::string> printed(parsed.size());
+    std::optional<Error> fatal;  // an agent that could not be read (not for bad input): the lines before are answered
     for (std::size_t k = 0; k < parsed.size(); ++k) {
       ParsedLine& p = parsed[k];
       if (p.blank) continue;
@@ -475,7 +475,11 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
           asked.push_back(k);
           continue;
         }
-        if (index.error().kind != ErrorKind::BadInput) return reportError(index.error());
+        if (index.error().kind != ErrorKind::BadInput) {
+          fatal = index.error();
+          printed.resize(k);
+          break;
+        }
         p.error = fmt::format("{}:{}: {}", name, numbers[k], index.error().message);
       }
       refused = true;
@@ -500,9 +504,12 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
     }
     std::string text;
     for (const std::string& p : printed) text += p;
+    // A failed write or flush throws, and the command's caller says "standard output: <why>"
+    // once (main.cpp), as for every command's output.
+    fmt::print("{}", text);
     errno = 0;
-    if (!text.empty() && (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0))
-      return reportError(Error::runtime(fmt::format("standard output: {}", std::strerror(errno != 0 ? errno : EIO))));
+    if (std::fflush(stdout) != 0) throw std::system_error(errno != 0 ? errno : EIO, std::generic_category(), "standard output");
+    if (fatal) return reportError(*fatal);
     if (stopped == LineRead::Failed)
       return reportError(Error::runtime(fmt::format("{}:{}: cannot read the file (an I/O error)", name, number)));
     if (stopped == LineRead::TooLong)
@@ -533,17 +540,8 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
                                           "batch results are");
         code != kExitOk)
       return code;
-  // --stream reads the descriptor itself (it asks whether a line is waiting); a batch reads
-  // through a stream buffer.
-  std::ifstream in;
-  int fd = -1;
-  if (options.stream) {
-    fd = from_stdin ? STDIN_FILENO : ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return reportError(Error::cannotOpen(name, source));
-  } else {
-    in.open(source, std::ios::binary);
-    if (!in) return reportError(Error::cannotOpen(name, source));
-  }
+  const int fd = from_stdin ? STDIN_FILENO : ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return reportError(Error::cannotOpen(name, source));
   struct Closer {
     int fd;
     ~Closer() {
@@ -583,6 +581,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   // (A block also ends at 16 MiB of text: 8,192 lines of up to 1 MiB each held at once took
   // gigabytes, where one line at a time had taken 22 MB: a review.)
   constexpr std::size_t kParseBlock = 8192, kParseBlockBytes = std::size_t(16) << 20;
+  DescriptorLines reader(fd);
   std::vector<std::string> texts;
   std::vector<std::size_t> numbers;
   std::vector<ParsedLine> parsed;
@@ -595,7 +594,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     LineRead stopped = LineRead::End;
     std::size_t block_bytes = 0;
     while (texts.size() < kParseBlock && block_bytes < kParseBlockBytes) {
-      const LineRead read = readRequestLine(in, line);
+      const LineRead read = reader.next(line);
       if (read != LineRead::Line) {
         more = false;
         stopped = read;

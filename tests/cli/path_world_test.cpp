@@ -8,6 +8,8 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <chrono>
 
 #include "strata/formats/world_file.h"
 #include "test_support.h"
@@ -419,13 +421,25 @@ TEST_CASE("strata path --batch - --stream: each request is answered while the in
   CHECK(group[1]["method"] == "theta");
   CHECK(group[2]["line"] == 6);
   CHECK(group[2]["error"].get<std::string>().find("nobody") != std::string::npos);
+  // A line and half of the next in one write: the whole line is answered, the half waits for its
+  // newline.
+  co.write(R"({"from":[0,0,-25],"to":[0,8,-4],"id":"whole"})" "\n" R"({"from":[0,0,-25],)");
+  const auto whole = co.readLine();
+  REQUIRE(whole);
+  CHECK(Json::parse(*whole)["id"] == "whole");
+  CHECK_FALSE(co.readLine(0.5));
+  co.write(R"("to":[0,8,-4],"id":"half"})" "\n");
+  const auto half = co.readLine();
+  REQUIRE(half);
+  CHECK(Json::parse(*half)["id"] == "half");
+  CHECK(Json::parse(*half)["line"] == 8);
   // The last line without its newline is answered when the input ends; the exit status says a
   // line was refused, and stderr has one line per refusal.
   co.write(R"({"from":[0,0,-25],"to":[0,8,-4]})");
   const auto end = co.finish();
   CHECK(end.exit_code == 2);
   REQUIRE(!end.out.empty());
-  CHECK(Json::parse(end.out)["line"] == 7);
+  CHECK(Json::parse(end.out)["line"] == 9);
   CHECK(std::count(end.err.begin(), end.err.end(), '\n') == 2);
   CHECK(end.err.find("strata: error: <stdin>:2: unknown member") != std::string::npos);
 }
@@ -459,6 +473,46 @@ TEST_CASE("strata path --batch --stream: the batch's results, line for line", "[
     CHECK(piped.exit_code == batch.exit_code);
     CHECK(piped.out == batch.out);
   }
+  // Standard input is read where it stands (it was opened again as /dev/stdin: a file was read
+  // from its start, the line a shell had taken answered again), and one set non-blocking is
+  // waited on (it was a read error).
+  for (const char* extra : {" --batch -", " --batch - --stream"}) {
+    const auto rest = strata::test::runProgram({"sh", "-c", "{ read -r first; " + command + extra + "; } < '" + requests + "'"});
+    CHECK(rest.exit_code == batch.exit_code);
+    // The batch's results after the first, their line numbers one less.
+    std::istringstream all(batch.out), got(rest.out);
+    std::string expected_line, got_line;
+    std::getline(all, expected_line);
+    int compared = 0;
+    while (std::getline(all, expected_line)) {
+      REQUIRE(std::getline(got, got_line));
+      Json expected = Json::parse(expected_line);
+      expected["line"] = expected["line"].get<int>() - 1;
+      CHECK(Json::parse(got_line) == expected);
+      ++compared;
+    }
+    CHECK(compared == 42);
+    CHECK_FALSE(std::getline(got, got_line));
+  }
+  {
+    std::vector<std::string> args{"path"};
+    for (auto& a : sample("tower")) args.push_back(a);
+    for (const char* a : {"--batch", "-", "--stream"}) args.push_back(a);
+    strata::test::CoProcess co(args, true);
+    co.write(R"({"from":[0,0,-25],"to":[0,8,-4]})" "\n");
+    CHECK(co.readLine());
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // it is waiting for the next line
+    co.write(R"({"from":[0,0,-25],"to":[0,8,-4]})" "\n");
+    CHECK(co.readLine());
+    const auto end = co.finish();
+    CHECK(end.exit_code == 0);
+    CHECK(end.err.empty());
+  }
+  // A failed write is said once (the stream's own message and the command's final check both
+  // said it), exit 1.
+  const auto full = strata::test::runProgram({"sh", "-c", command + " --batch - --stream < '" + requests + "' > /dev/full"});
+  CHECK(full.exit_code == 1);
+  CHECK(full.err == "strata: error: standard output: No space left on device\n");
   // A bad line from a file is named by the file; a line over the limit ends the stream after the
   // lines before it are answered.
   {

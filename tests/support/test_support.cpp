@@ -144,9 +144,16 @@ RunResult runStrata(const std::vector<std::string>& args, double timeout_seconds
   return runProgram(argv, timeout_seconds);
 }
 
-CoProcess::CoProcess(const std::vector<std::string>& args) {
+CoProcess::CoProcess(const std::vector<std::string>& args, bool nonblocking_stdin) {
+  // Close-on-exec, so that no other child inherits the ends (the spawned one gets its two by dup2).
   int in_pipe[2], out_pipe[2];
-  if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0) throw std::runtime_error("pipe failed");
+  if (pipe2(in_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    close(in_pipe[0]);
+    close(in_pipe[1]);
+    throw std::runtime_error("pipe failed");
+  }
+  if (nonblocking_stdin) fcntl(in_pipe[0], F_SETFL, fcntl(in_pipe[0], F_GETFL) | O_NONBLOCK);
   const std::string err_path = (dir_.path() / "stderr").string();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -173,7 +180,6 @@ CoProcess::CoProcess(const std::vector<std::string>& args) {
   pid_ = pid;
   in_ = in_pipe[1];
   out_ = out_pipe[0];
-  signal(SIGPIPE, SIG_IGN);  // a write to a process that has exited fails instead of killing the test
 }
 
 CoProcess::~CoProcess() {
@@ -187,15 +193,22 @@ CoProcess::~CoProcess() {
 }
 
 void CoProcess::write(const std::string& text) {
+  // A write to a process that has exited fails instead of killing the test (SIGPIPE ignored
+  // for the write only).
+  struct sigaction ignore {}, saved {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, &saved);
   std::size_t done = 0;
-  while (in_ >= 0 && done < text.size()) {
+  bool failed = false;
+  while (in_ >= 0 && done < text.size() && !failed) {
     const ssize_t n = ::write(in_, text.data() + done, text.size() - done);
-    if (n <= 0) {
-      if (n < 0 && errno == EINTR) continue;
-      throw std::runtime_error("cannot write to the co-process");
-    }
-    done += static_cast<std::size_t>(n);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) failed = true;
+    else done += static_cast<std::size_t>(n);
   }
+  sigaction(SIGPIPE, &saved, nullptr);
+  if (failed) throw std::runtime_error("cannot write to the co-process");
 }
 
 std::optional<std::string> CoProcess::readLine(double timeout_seconds) {

@@ -61,7 +61,9 @@ bool sameBytes(const std::filesystem::path& a, const std::filesystem::path& b);
 /// a file read at the end. The process is killed if still running when the object is destroyed.
 class CoProcess {
  public:
-  explicit CoProcess(const std::vector<std::string>& args);
+  /// `nonblocking_stdin`: the child's stdin is set O_NONBLOCK (reads that would wait fail with
+  /// EAGAIN), as some callers leave it.
+  explicit CoProcess(const std::vector<std::string>& args, bool nonblocking_stdin = false);
   ~CoProcess();
   CoProcess(const CoProcess&) = delete;
   CoProcess& operator=(const CoProcess&) = delete;
