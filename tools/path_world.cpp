@@ -133,8 +133,10 @@ class DescriptorLines {
       pollfd waiting{fd_, POLLIN, 0};
       const int polled = ::poll(&waiting, 1, wait ? -1 : 0);
       if (polled < 0 && errno == EINTR) continue;
-      // (A descriptor poll(2) cannot watch is read, when waiting is allowed.)
+      // (Where poll(2) fails, the descriptor is read when waiting is allowed; if it is
+      // non-blocking and has nothing, the wait is a pause of 10 ms, not a spin: a review.)
       if (polled == 0 || (polled < 0 && !wait)) return false;
+      const bool unpolled = polled < 0;
       const ssize_t got = ::read(fd_, block, sizeof block);
       if (got > 0) {
         buffer_.append(block, static_cast<std::size_t>(got));
@@ -146,6 +148,7 @@ class DescriptorLines {
       }
       if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) {
         if (!wait) return false;
+        if (unpolled && errno != EINTR) ::usleep(10000);
         continue;
       }
       failed_ = true;
@@ -428,7 +431,9 @@ Json refusedId(const std::string& text) {
 // a read error ends it (after the lines before them are answered).
 int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::LayeredSearchSettings& defaults,
                 const std::string& default_agent, const WorldPathOptions& options, tbb::task_arena& arena) {
-  constexpr std::size_t kGroup = 4096;
+  // A group also ends at 16 MiB of text, as a batch's parse block does (4,096 lines of 1 MiB
+  // held at once would take gigabytes: a review).
+  constexpr std::size_t kGroup = 4096, kGroupBytes = std::size_t(16) << 20;
   DescriptorLines reader(fd);
   nav::SearchState state;  // a lone request is answered on this thread, with its state kept
   bool all_found = true, refused = false;
@@ -441,6 +446,7 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
     texts.clear();
     numbers.clear();
     LineRead stopped = LineRead::End;
+    std::size_t group_bytes = 0;
     do {  // one line (waiting for it), then those already there
       const LineRead read = reader.next(line);
       if (read != LineRead::Line) {
@@ -450,9 +456,10 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
         break;
       }
       ++number;
+      group_bytes += line.size();
       texts.push_back(std::move(line));
       numbers.push_back(number);
-    } while (texts.size() < kGroup && reader.ready());
+    } while (texts.size() < kGroup && group_bytes < kGroupBytes && reader.ready());
     parsed.assign(texts.size(), ParsedLine{});
     arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, texts.size(), 64), [&](const tbb::blocked_range<std::size_t>& range) {
@@ -540,6 +547,9 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
                                           "batch results are");
         code != kExitOk)
       return code;
+  // A closed standard input is said so, before the world is read (whose file could otherwise
+  // take descriptor 0).
+  if (from_stdin && ::fcntl(STDIN_FILENO, F_GETFD) < 0) return badInput("<stdin>: standard input is closed");
   const int fd = from_stdin ? STDIN_FILENO : ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return reportError(Error::cannotOpen(name, source));
   struct Closer {

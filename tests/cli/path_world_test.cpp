@@ -508,6 +508,12 @@ TEST_CASE("strata path --batch --stream: the batch's results, line for line", "[
     CHECK(end.exit_code == 0);
     CHECK(end.err.empty());
   }
+  // A closed standard input is said so, exit 2 (it was an I/O error, exit 1).
+  for (const char* extra : {" --batch -", " --batch - --stream"}) {
+    const auto closed = strata::test::runProgram({"sh", "-c", command + extra + " <&-"});
+    CHECK(closed.exit_code == 2);
+    CHECK(closed.err == "strata: error: <stdin>: standard input is closed\n");
+  }
   // A failed write is said once (the stream's own message and the command's final check both
   // said it), exit 1.
   const auto full = strata::test::runProgram({"sh", "-c", command + " --batch - --stream < '" + requests + "' > /dev/full"});
