@@ -400,6 +400,44 @@ ParsedLine parseRequestLine(std::string& line, std::size_t number, const std::st
   return out;
 }
 
+// The next block of batch lines into `texts`, their line numbers (counted in `number`) into
+// `numbers`: until `max_lines` lines or `max_bytes` bytes, or the input stops (End, TooLong or
+// Failed, returned; a line that could not be read is counted), and with `waiting_only`, after the
+// first line, only the lines already there (--stream). Line: the input goes on.
+LineRead readBlock(DescriptorLines& reader, std::size_t& number, std::size_t max_lines, std::size_t max_bytes,
+                   bool waiting_only, std::vector<std::string>& texts, std::vector<std::size_t>& numbers) {
+  texts.clear();
+  numbers.clear();
+  std::size_t bytes = 0;
+  std::string line;
+  for (;;) {
+    const LineRead read = reader.next(line);
+    if (read != LineRead::Line) {
+      if (read != LineRead::End) ++number;
+      return read;
+    }
+    ++number;
+    bytes += line.size();
+    texts.push_back(std::move(line));
+    numbers.push_back(number);
+    if (texts.size() >= max_lines || bytes >= max_bytes || (waiting_only && !reader.ready())) return LineRead::Line;
+  }
+}
+
+// The block's lines parsed on the workers (a batch of short routes spent more time parsing and
+// printing JSON than searching), into `parsed` in line order.
+void parseBlock(tbb::task_arena& arena, std::vector<std::string>& texts, const std::vector<std::size_t>& numbers,
+                const std::string& name, const nav::LayeredSearchSettings& defaults, const std::string& default_agent,
+                std::vector<ParsedLine>& parsed) {
+  parsed.assign(texts.size(), ParsedLine{});
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, texts.size(), 64), [&](const tbb::blocked_range<std::size_t>& range) {
+      for (std::size_t k = range.begin(); k != range.end(); ++k)
+        parsed[k] = parseRequestLine(texts[k], numbers[k], name, defaults, default_agent);
+    });
+  });
+}
+
 // A batch result: the request's line number and "id", then the result, as one JSON line.
 std::string resultLine(const AgentCache& cache, const nav::LayeredPathRequest& request, std::size_t line, const Json& id,
                        const nav::PathResult& result) {
@@ -438,35 +476,14 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
   nav::SearchState state;  // a lone request is answered on this thread, with its state kept
   bool all_found = true, refused = false;
   std::size_t number = 0;
-  std::string line;
   std::vector<std::string> texts;
   std::vector<std::size_t> numbers;
   std::vector<ParsedLine> parsed;
   for (bool more = true; more;) {
-    texts.clear();
-    numbers.clear();
-    LineRead stopped = LineRead::End;
-    std::size_t group_bytes = 0;
-    do {  // one line (waiting for it), then those already there
-      const LineRead read = reader.next(line);
-      if (read != LineRead::Line) {
-        more = false;
-        stopped = read;
-        if (read != LineRead::End) ++number;
-        break;
-      }
-      ++number;
-      group_bytes += line.size();
-      texts.push_back(std::move(line));
-      numbers.push_back(number);
-    } while (texts.size() < kGroup && group_bytes < kGroupBytes && reader.ready());
-    parsed.assign(texts.size(), ParsedLine{});
-    arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, texts.size(), 64), [&](const tbb::blocked_range<std::size_t>& range) {
-        for (std::size_t k = range.begin(); k != range.end(); ++k)
-          parsed[k] = parseRequestLine(texts[k], numbers[k], name, defaults, default_agent);
-      });
-    });
+    // One line (waiting for it), then those already there.
+    const LineRead stopped = readBlock(reader, number, kGroup, kGroupBytes, true, texts, numbers);
+    more = stopped == LineRead::Line;
+    parseBlock(arena, texts, numbers, name, defaults, default_agent, parsed);
     std::vector<nav::LayeredPathRequest> requests;
     std::vector<std::size_t> asked;  // per request: its index in `parsed`
     std::vector<std::string> printed(parsed.size());
@@ -595,34 +612,12 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   std::vector<std::string> texts;
   std::vector<std::size_t> numbers;
   std::vector<ParsedLine> parsed;
-  std::string line;
   std::size_t number = 0;
   for (bool more = true; more;) {
-    texts.clear();
-    numbers.clear();
     // A line that cannot be read ends the block; its error comes after the lines before it.
-    LineRead stopped = LineRead::End;
-    std::size_t block_bytes = 0;
-    while (texts.size() < kParseBlock && block_bytes < kParseBlockBytes) {
-      const LineRead read = reader.next(line);
-      if (read != LineRead::Line) {
-        more = false;
-        stopped = read;
-        if (read != LineRead::End) ++number;
-        break;
-      }
-      ++number;
-      block_bytes += line.size();
-      texts.push_back(std::move(line));
-      numbers.push_back(number);
-    }
-    parsed.assign(texts.size(), ParsedLine{});
-    arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, texts.size(), 64), [&](const tbb::blocked_range<std::size_t>& range) {
-        for (std::size_t k = range.begin(); k != range.end(); ++k)
-          parsed[k] = parseRequestLine(texts[k], numbers[k], name, defaults, default_agent);
-      });
-    });
+    const LineRead stopped = readBlock(reader, number, kParseBlock, kParseBlockBytes, false, texts, numbers);
+    more = stopped == LineRead::Line;
+    parseBlock(arena, texts, numbers, name, defaults, default_agent, parsed);
     for (std::size_t k = 0; k < parsed.size(); ++k) {
       ParsedLine& p = parsed[k];
       if (p.blank) continue;
