@@ -231,6 +231,7 @@ class AgentCache {
     return agents_.size() - 1;
   }
   const nav::BakedAgent& agent(std::size_t i) const { return *agents_[i]; }
+  const nav::LayeredSearchGraph& view(std::size_t i) const { return *views_[i]; }
   std::vector<const nav::LayeredSearchGraph*> views() const {
     std::vector<const nav::LayeredSearchGraph*> v;
     for (const auto& view : views_) v.push_back(view.get());
@@ -424,6 +425,17 @@ LineRead readBlock(DescriptorLines& reader, std::size_t& number, std::size_t max
   }
 }
 
+// A read error or a line over the limit that ended the input at line `number`, reported, and its
+// exit code; kExitOk when the input goes on or ended.
+int reportStop(LineRead stopped, const std::string& name, std::size_t number) {
+  if (stopped == LineRead::Failed)
+    return reportError(Error::runtime(fmt::format("{}:{}: cannot read the file (an I/O error)", name, number)));
+  if (stopped == LineRead::TooLong)
+    return badInput(fmt::format("{}:{}: longer than {} bytes (a request is one short JSON object per line)", name, number,
+                                kMaxRequestLine));
+  return kExitOk;
+}
+
 // The block's lines parsed on the workers (a batch of short routes spent more time parsing and
 // printing JSON than searching), into `parsed` in line order.
 void parseBlock(tbb::task_arena& arena, std::vector<std::string>& texts, const std::vector<std::size_t>& numbers,
@@ -517,7 +529,7 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
     std::vector<nav::PathResult> results;
     if (requests.size() == 1) {
       const nav::LayeredPathRequest& r = requests.front();
-      results.push_back(nav::findLayeredPath(*cache.views()[r.agent], r.from, r.to, r.settings, state));
+      results.push_back(nav::findLayeredPath(cache.view(r.agent), r.from, r.to, r.settings, state));
     } else if (!requests.empty()) {
       results = nav::findLayeredPaths(cache.views(), requests, options.threads);
     }
@@ -534,11 +546,7 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
     errno = 0;
     if (std::fflush(stdout) != 0) throw std::system_error(errno != 0 ? errno : EIO, std::generic_category(), "standard output");
     if (fatal) return reportError(*fatal);
-    if (stopped == LineRead::Failed)
-      return reportError(Error::runtime(fmt::format("{}:{}: cannot read the file (an I/O error)", name, number)));
-    if (stopped == LineRead::TooLong)
-      return badInput(fmt::format("{}:{}: longer than {} bytes (a request is one short JSON object per line)", name, number,
-                                  kMaxRequestLine));
+    if (const int code = reportStop(stopped, name, number); code != kExitOk) return code;
   }
   return refused ? kExitBadInput : all_found ? kExitOk : kExitNegative;
 }
@@ -633,11 +641,7 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
       lines.push_back(numbers[k]);
       ids.push_back(std::move(p.id));
     }
-    if (stopped == LineRead::Failed)
-      return reportError(Error::runtime(fmt::format("{}:{}: cannot read the file (an I/O error)", name, number)));
-    if (stopped == LineRead::TooLong)
-      return badInput(fmt::format("{}:{}: longer than {} bytes (a request is one short JSON object per line)", name,
-                                  number, kMaxRequestLine));
+    if (const int code = reportStop(stopped, name, number); code != kExitOk) return code;
   }
   (void)sub;
   // Results go out as they are found, a chunk of requests at a time in input order, so that a
