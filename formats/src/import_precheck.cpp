@@ -62,7 +62,6 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-
 std::optional<std::uint64_t> parseUnsigned(std::string_view text) {
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
