@@ -7,6 +7,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 #include <algorithm>
 #include <cctype>
@@ -262,72 +263,118 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   auto bad = [&](const char* dataset, const std::string& problem) {
     return Error::badInput(at.where(dataset) + ": " + problem);
   };
-  // Floors: finite heights, ascending in each column (equal only where float32 cannot tell two
-  // floors apart, far from the origin); upward unit normals.
-  const std::size_t bad_column = nav::firstFailing(columns, [&](std::size_t c) {
-    for (uint32_t n = g.column_offsets[c]; n < g.column_offsets[c + 1]; ++n)
-      if (!std::isfinite(g.height[n]) || std::fabs(g.height[n]) > 1e7 || (n > g.column_offsets[c] && !(g.height[n - 1] <= g.height[n])))
-        return false;
-    return true;
-  });
-  if (bad_column < columns)
-    return bad("height", "column " + std::to_string(bad_column) + ": heights not finite or not ascending");
-  const std::size_t bad_normal = nav::firstFailing(nodes, [&](std::size_t n) {
-    const sim::Vec3f& v = g.normal[n];
-    const double length = std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
-    return v.y > 0 && std::fabs(length - 1.0) <= 1e-3;  // NaN fails both
-  });
-  if (bad_normal < nodes) return bad("normal", "node " + std::to_string(bad_normal) + ": not an upward unit normal");
-  // Headroom and clearance: >= 0 or infinite (nothing above, no edge of walkable space in reach).
-  const std::size_t bad_room = nav::firstFailing(nodes, [&](std::size_t n) { return g.headroom[n] >= 0 && g.clearance[n] >= 0; });
-  if (bad_room < nodes)
-    return bad(g.headroom[bad_room] >= 0 ? "clearance" : "headroom", "node " + std::to_string(bad_room) + ": negative or NaN");
-  // Clearance is the agent's radius or more (a border node's standing box fits, no more is known;
-  // others add the route to the nearest border): a smaller one answered "fits" for a wider agent
-  // than the node has room for (an audit edited it to 0.01 with h5py).
+  // The checks of nodes and their edges run in one parallel pass over the columns (the graph's
+  // arrays are read once, not once per check: a world of 4 million nodes has 32 million edge
+  // slots), each keeping its lowest failing index; they are reported below in a fixed order, so
+  // a file with several problems names the same one as checks run one after the other would.
+  // (validate() has checked every length, range and offset these read.)
   const float radius = static_cast<float>(profile.settings.radius);
-  const std::size_t narrow = nav::firstFailing(nodes, [&](std::size_t n) { return g.clearance[n] >= radius; });
-  if (narrow < nodes)
-    return bad("clearance", "node " + std::to_string(narrow) + ": " + std::to_string(g.clearance[narrow]) +
-                                " is less than the agent's radius " + std::to_string(profile.settings.radius));
   constexpr uint8_t kKnownFlags = nav::kNodeBorder | nav::kNodeModified | nav::kNodeLinkEnd;
-  const std::size_t bad_flags = nav::firstFailing(nodes, [&](std::size_t n) { return (g.flags[n] & ~kKnownFlags) == 0; });
-  if (bad_flags < nodes) return bad("flags", "node " + std::to_string(bad_flags) + ": unknown flag bits");
-  // Edges cost something: a finite, positive amount (an infinite cost removes the edge).
-  const std::size_t bad_cost = nav::firstFailing(g.edge_cost.size(), [&](std::size_t slot) {
-    return g.edge_kind[slot] == static_cast<uint8_t>(nav::EdgeKind::None) ||
-           (std::isfinite(g.edge_cost[slot]) && g.edge_cost[slot] > 0);
-  });
-  if (bad_cost < g.edge_cost.size()) return bad("edge_cost", nav::slotName(bad_cost) + ": not a finite cost > 0");
-  // Every edge leaves its column along its slot's direction: a walk to the next column, the
-  // other kinds to the next or one further on (a landing across a gap); never to a node of its
-  // own column (a walk from a node to itself was accepted).
-  const auto width = static_cast<std::size_t>(g.grid.width_cells);
-  const std::size_t bad_edge = nav::firstFailing(columns, [&](std::size_t c) {
-    const auto x = static_cast<int32_t>(c % width), z = static_cast<int32_t>(c / width);
-    for (uint32_t n = g.column_offsets[c]; n < g.column_offsets[c + 1]; ++n)
-      for (int d = 0; d < nav::kDirectionCount; ++d) {
-        const std::size_t slot = static_cast<std::size_t>(n) * nav::kDirectionCount + static_cast<std::size_t>(d);
-        const auto kind = static_cast<nav::EdgeKind>(g.edge_kind[slot]);
-        if (kind == nav::EdgeKind::None) continue;
-        const uint32_t m = g.neighbor[slot];
-        bool ahead = false;
-        for (int32_t k = 1; !ahead; ++k) {
-          const int32_t ax = x + k * nav::kDirectionDx[d], az = z + k * nav::kDirectionDz[d];
-          if (!g.grid.contains(ax, az)) break;
-          const std::size_t column = g.grid.columnIndex(ax, az);
-          ahead = m >= g.column_offsets[column] && m < g.column_offsets[column + 1];
-          if (kind == nav::EdgeKind::Walk) break;
+  const std::size_t slots = g.edge_cost.size();
+  const std::size_t width = static_cast<std::size_t>(g.grid.width_cells);
+  const std::size_t depth = static_cast<std::size_t>(g.grid.depth_cells);
+  const bool regions = g.hasRegions();
+  auto listed = [&](uint32_t from, uint32_t to) {
+    if (from == to) return true;
+    const auto first = g.region_reach.begin() + g.region_reach_offsets[from];
+    const auto last = g.region_reach.begin() + g.region_reach_offsets[from + 1];
+    return std::binary_search(first, last, to);
+  };
+  struct Firsts {
+    std::size_t column, normal, room, narrow, flags, cost, edge, join;  // lowest failing column, node or slot
+    bool last_component = false;  // a node is in component component_count - 1
+  };
+  const Firsts none{columns, nodes, nodes, nodes, nodes, slots, columns, nodes};
+  auto earliest = [](Firsts a, const Firsts& b) {
+    a.column = std::min(a.column, b.column), a.normal = std::min(a.normal, b.normal), a.room = std::min(a.room, b.room);
+    a.narrow = std::min(a.narrow, b.narrow), a.flags = std::min(a.flags, b.flags), a.cost = std::min(a.cost, b.cost);
+    a.edge = std::min(a.edge, b.edge), a.join = std::min(a.join, b.join);
+    a.last_component = a.last_component || b.last_component;
+    return a;
+  };
+  const Firsts first = tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, columns, 1 << 12), none,
+      [&](const tbb::blocked_range<std::size_t>& range, Firsts f) {
+        std::size_t x = range.begin() % width, z = range.begin() / width;
+        for (std::size_t c = range.begin(); c != range.end(); ++c, x = x + 1 == width ? (++z, 0) : x + 1) {
+          const bool inside = x > 0 && z > 0 && x + 1 < width && z + 1 < depth;  // every neighbouring column exists
+          for (uint32_t n = g.column_offsets[c]; n < g.column_offsets[c + 1]; ++n) {
+            // Floors: finite heights, ascending in each column (equal only where float32 cannot
+            // tell two floors apart, far from the origin); upward unit normals.
+            const bool ascending = n == g.column_offsets[c] || g.height[n - 1] <= g.height[n];
+            if (!std::isfinite(g.height[n]) || std::fabs(g.height[n]) > 1e7 || !ascending)
+              f.column = std::min(f.column, c);
+            const sim::Vec3f& v = g.normal[n];
+            const double length = std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z);
+            if (!(v.y > 0 && std::fabs(length - 1.0) <= 1e-3)) f.normal = std::min<std::size_t>(f.normal, n);  // NaN fails both
+            // Headroom and clearance: >= 0 or infinite (nothing above, no edge of walkable space
+            // in reach).
+            if (!(g.headroom[n] >= 0 && g.clearance[n] >= 0)) f.room = std::min<std::size_t>(f.room, n);
+            // Clearance is the agent's radius or more (a border node's standing box fits, no more
+            // is known; others add the route to the nearest border): a smaller one answered
+            // "fits" for a wider agent than the node has room for (an audit edited it to 0.01
+            // with h5py).
+            if (!(g.clearance[n] >= radius)) f.narrow = std::min<std::size_t>(f.narrow, n);
+            if ((g.flags[n] & ~kKnownFlags) != 0) f.flags = std::min<std::size_t>(f.flags, n);
+            const uint32_t component = g.component[n], region = regions ? g.region[n] : 0;
+            if (component + 1 == g.component_count) f.last_component = true;
+            // Every edge and link joins two nodes of one component and leads into its own region
+            // or one its region's row lists.
+            auto joins = [&](uint32_t m) { return g.component[m] == component && listed(region, g.region[m]); };
+            bool joined = true;
+            for (int d = 0; d < nav::kDirectionCount; ++d) {
+              const std::size_t slot = static_cast<std::size_t>(n) * nav::kDirectionCount + static_cast<std::size_t>(d);
+              const auto kind = static_cast<nav::EdgeKind>(g.edge_kind[slot]);
+              if (kind == nav::EdgeKind::None) continue;
+              // Edges cost something: a finite, positive amount (an infinite cost removes the edge).
+              if (!(std::isfinite(g.edge_cost[slot]) && g.edge_cost[slot] > 0)) f.cost = std::min(f.cost, slot);
+              // Every edge leaves its column along its slot's direction: a walk to the next
+              // column, the other kinds to the next or one further on (a landing across a gap);
+              // never to a node of its own column (a walk from a node to itself was accepted).
+              const uint32_t m = g.neighbor[slot];
+              bool ahead = false;
+              if (kind == nav::EdgeKind::Walk && inside) {
+                const std::ptrdiff_t step = nav::kDirectionDz[d] * static_cast<std::ptrdiff_t>(width) + nav::kDirectionDx[d];
+                const std::size_t next = c + static_cast<std::size_t>(step);
+                ahead = m >= g.column_offsets[next] && m < g.column_offsets[next + 1];
+              } else {
+                for (int32_t k = 1; !ahead; ++k) {
+                  const int32_t ax = static_cast<int32_t>(x) + k * nav::kDirectionDx[d];
+                  const int32_t az = static_cast<int32_t>(z) + k * nav::kDirectionDz[d];
+                  if (!g.grid.contains(ax, az)) break;
+                  const std::size_t column = g.grid.columnIndex(ax, az);
+                  ahead = m >= g.column_offsets[column] && m < g.column_offsets[column + 1];
+                  if (kind == nav::EdgeKind::Walk) break;
+                }
+              }
+              if (!ahead) f.edge = std::min(f.edge, c);
+              if (regions && !joins(m)) joined = false;
+            }
+            if (regions)
+              for (uint32_t i = g.link_offsets[n]; i < g.link_offsets[n + 1]; ++i)
+                if (!joins(g.links[i].to_node)) joined = false;
+            if (!joined) f.join = std::min<std::size_t>(f.join, n);
+          }
         }
-        if (!ahead) return false;
-      }
-    return true;
-  });
-  if (bad_edge < columns)
-    return bad("neighbor", "column " + std::to_string(bad_edge) +
+        return f;
+      },
+      earliest);
+  if (first.column < columns)
+    return bad("height", "column " + std::to_string(first.column) + ": heights not finite or not ascending");
+  if (first.normal < nodes) return bad("normal", "node " + std::to_string(first.normal) + ": not an upward unit normal");
+  if (first.room < nodes)
+    return bad(g.headroom[first.room] >= 0 ? "clearance" : "headroom",
+               "node " + std::to_string(first.room) + ": negative or NaN");
+  if (first.narrow < nodes)
+    return bad("clearance", "node " + std::to_string(first.narrow) + ": " + std::to_string(g.clearance[first.narrow]) +
+                                " is less than the agent's radius " + std::to_string(profile.settings.radius));
+  if (first.flags < nodes) return bad("flags", "node " + std::to_string(first.flags) + ": unknown flag bits");
+  if (first.cost < slots) return bad("edge_cost", nav::slotName(first.cost) + ": not a finite cost > 0");
+  if (first.edge < columns)
+    return bad("neighbor", "column " + std::to_string(first.edge) +
                                ": an edge that does not land ahead along its direction (a walk: in the next column)");
   // Components are numbered from 0 with none skipped: the largest is component_count - 1.
-  if (nodes > 0 && nav::firstFailing(nodes, [&](std::size_t n) { return g.component[n] + 1 != g.component_count; }) == nodes)
+  if (nodes > 0 && !first.last_component)
     return bad("component", "component_count is " + std::to_string(g.component_count) + " but no node is in component " +
                                 std::to_string(g.component_count - 1));
   if (nodes == 0 && g.component_count != 0) return bad("component", "component_count of a graph without nodes is not 0");
@@ -395,27 +442,9 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   // link joins two nodes of one component and leads into its own region or into one that its
   // region's region_reach row lists (the closure lists every region reached, the DAG's edges the
   // ones an edge leads to: either way the target's).
-  if (g.hasRegions()) {
-    auto listed = [&](uint32_t from, uint32_t to) {
-      if (from == to) return true;
-      const auto first = g.region_reach.begin() + g.region_reach_offsets[from];
-      const auto last = g.region_reach.begin() + g.region_reach_offsets[from + 1];
-      return std::binary_search(first, last, to);
-    };
-    auto joins = [&](std::size_t n, uint32_t m) {
-      return g.component[n] == g.component[m] && listed(g.region[n], g.region[m]);
-    };
-    const std::size_t bad_join = nav::firstFailing(nodes, [&](std::size_t n) {
-      for (int d = 0; d < nav::kDirectionCount; ++d) {
-        const std::size_t slot = n * nav::kDirectionCount + static_cast<std::size_t>(d);
-        if (static_cast<nav::EdgeKind>(g.edge_kind[slot]) != nav::EdgeKind::None && !joins(n, g.neighbor[slot])) return false;
-      }
-      for (uint32_t i = g.link_offsets[n]; i < g.link_offsets[n + 1]; ++i)
-        if (!joins(n, g.links[i].to_node)) return false;
-      return true;
-    });
-    if (bad_join < nodes)
-      return bad("region_reach", "node " + std::to_string(bad_join) +
+  if (regions) {
+    if (first.join < nodes)
+      return bad("region_reach", "node " + std::to_string(first.join) +
                                      ": an edge leaves its component, or leads to a region its region's region_reach row "
                                      "does not list (component, region and region_reach disagree with the edges)");
     // Each row is exactly what the edges make it: the regions an edge or link leads to from the

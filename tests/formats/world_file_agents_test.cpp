@@ -389,6 +389,28 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     g.neighbor[from * nav::kDirectionCount] = g.columnBegin(c[0] + 2, c[1]);
     expected = "/navigation/agents/walker/neighbor: column " + std::to_string(g.grid.columnIndex(c[0], c[1])) + ": ";
   }
+  SECTION("a walk from a column inside the grid to a floor two columns on") {
+    // (Columns with every neighbouring column on the grid take a shorter check of walks.)
+    std::size_t from = 0;
+    for (; from < g.nodeCount(); ++from) {
+      const auto c = g.nodeColumn(static_cast<uint32_t>(from));
+      if (c[0] > 0 && c[1] > 0 && c[0] + 1 < g.grid.width_cells && c[1] + 1 < g.grid.depth_cells &&
+          g.edge_kind[from * nav::kDirectionCount] == static_cast<uint8_t>(nav::EdgeKind::Walk) &&
+          g.grid.contains(c[0] + 2, c[1]) && g.columnEnd(c[0] + 2, c[1]) > g.columnBegin(c[0] + 2, c[1]))
+        break;
+    }
+    REQUIRE(from < g.nodeCount());
+    const auto c = g.nodeColumn(static_cast<uint32_t>(from));
+    g.neighbor[from * nav::kDirectionCount] = g.columnBegin(c[0] + 2, c[1]);
+    expected = "/navigation/agents/walker/neighbor: column " + std::to_string(g.grid.columnIndex(c[0], c[1])) + ": ";
+  }
+  SECTION("two problems: the one checked first is named, wherever the other lies") {
+    // The checks of nodes and edges run in one pass; a free edge at the first used slot and a
+    // bad normal at the last node still name the normal, as checks run one after the other did.
+    g.edge_cost[slot] = 0;
+    g.normal[g.nodeCount() - 1] = {0, -1, 0};
+    expected = "/navigation/agents/walker/normal: node " + std::to_string(g.nodeCount() - 1) + ": not an upward unit normal";
+  }
   SECTION("a component count above the components") {
     // An audit: `info` then reported components no node is in.
     g.component_count += 1;
