@@ -1849,3 +1849,27 @@ TEST_CASE("bad settings and meshes are errors, never crashes", "[nav][bake]") {
   REQUIRE_FALSE(refused.ok());
   CHECK_THAT(refused.error().message, Catch::Contains("raise cell_size"));
 }
+
+TEST_CASE("layered A*: across an open floor it expands about the route's columns, not every route of equal length",
+          "[nav][layered]") {
+  // On open ground every 8-connected route that goes diagonally for the shorter axis and
+  // straight for the rest has the same length: a parallelogram of ties (here 150 x 150 columns).
+  // Their f values differed in the last bits of the sums of their edge costs, so the open set
+  // ordered them by rounding noise and A* expanded most of them (a 600 m floor: 84,000
+  // expansions for a 262 m route, the 400,000 budget spent on a 540 m one). Keyed on f rounded to
+  // float32 they tie, and the deeper node (pushed last) goes first.
+  MeshBuilder m;
+  m.floor(0, 0, 90, 60, 0);
+  nav::AgentProfile agent = testAgent();
+  agent.settings.cell_size = 0.3;
+  const nav::BakedAgent baked = bakeOne(m.mesh(), agent);
+  const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+  nav::SearchState state;
+  nav::LayeredSearchSettings settings;
+  settings.method = nav::SearchMethod::AStar;
+  const sim::Vec3 from{1.05, 0, 1.05}, to{1.05 + 0.3 * 280, 0, 1.05 + 0.3 * 150};  // column centres
+  const nav::PathResult route = nav::findLayeredPath(view, from, to, settings, state);
+  REQUIRE(route.ok());
+  CHECK(route.cost == Approx(0.3 * (130 + 150 * std::sqrt(2.0))).epsilon(1e-6));  // the octile distance: still exact
+  CHECK(route.expansions < 2 * 280);
+}

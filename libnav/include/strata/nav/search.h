@@ -155,8 +155,12 @@ struct SearchOutcome {
 /// reached it, closed or not, and how it was arrived at) and a record (16 bytes), and the open
 /// set: a radix heap on f (entries at or above the f it is based on: every entry, with a
 /// consistent heuristic) beside a 4-ary heap (entries below it: Theta*'s shortcuts can make f
-/// drop). Every pop is an entry of the smallest f, so A* stays exact; among equal f the order is
-/// deterministic (the last pushed first within the radix heap's lowest bucket). The stamps are a
+/// drop). f is kept rounded to float32, so that routes of equal length tie exactly instead of
+/// by the rounding noise of their cost sums (which ordered a parallelogram of equal routes across
+/// open ground at random: A* expanded most of it). Every pop is an entry of the smallest rounded
+/// f, so A* stays exact to float32's precision (a relative 6e-8); among equal f the order is
+/// deterministic (the last pushed, usually the deeper node, first within the radix heap's lowest
+/// bucket). The stamps are a
 /// separate, small array, so the test whether a node is new or closed -- made for every edge a
 /// search looks at -- reads 4 bytes instead of the record's cache line.
 /// Starting a search costs O(1) (plus growth the first time a larger graph is searched).
@@ -191,7 +195,8 @@ class SearchState {
     NodeId parent = kNoNode;  ///< predecessor on the best known route (the grandparent after a shortcut)
     NodeId from = kNoNode;    ///< node whose expansion gave the best known route (== parent without shortcuts)
   };
-  /// One open-set entry. 16 bytes: f's IEEE bits (non-negative numbers order like their bit
+  /// One open-set entry. 16 bytes: the IEEE bits of f rounded to float32 and held as a double
+  /// (non-negative numbers order like their bit
   /// patterns, which the radix buckets use), g's bits inverted and the node, laid out so that on
   /// a little-endian machine the entry read as one unsigned 128-bit number is the heap's order
   /// key (f ascending, then g descending: the deeper node first, then node id ascending).
@@ -206,7 +211,7 @@ class SearchState {
     HeapEntry(double f, double g, NodeId node_)
         : node(node_),
           g_order(~std::bit_cast<std::uint32_t>(static_cast<float>(g) + 0.0f)),  // + 0: -0 reads as +0
-          f_order(std::bit_cast<std::uint64_t>(f + 0.0)) {}
+          f_order(std::bit_cast<std::uint64_t>(static_cast<double>(static_cast<float>(f)) + 0.0)) {}
   };
 
   /// Starts a new search over a graph of `node_count` nodes: O(1) unless the graph grew.
