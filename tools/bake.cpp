@@ -301,7 +301,7 @@ std::function<int()> setupBake(CLI::App& app) {
       "their costs, areas, headroom, clearance, connected components and route-distance fields. INPUT is a mesh "
       "(imported with --scale/--up) or a world file from strata import. Parallel and deterministic: the file is "
       "byte-identical at any --threads.");
-  sub->add_option("INPUT", options->input, "a mesh file (.obj .gltf .glb .fbx .ply .stl) or a world file (.h5)")->required();
+  sub->add_option("INPUT", options->input, "a mesh file (.obj .gltf .glb .fbx .ply .stl) or a world file (.h5)")->required()->check(fileName());
   sub->add_option("-o,--output", options->output, "the world file to write (HDF5: a .h5 or .hdf5 name; written atomically; a symbolic link is written through; never an input, a directory or a device)")->required();
   sub->add_option("--profile", options->profile,
                   "bake profile (TOML, [agent.NAME] tables; see strata-bake(1) and docs/parameters.md); default: one "

@@ -46,7 +46,8 @@ Result<formats::ImportedMesh> importInput(const BakedInputOptions& options) {
 void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::string& what) {
   sub->add_option("WORLD", options.input,
                   "a world file (.h5) with baked agents, or a mesh file (baked in memory with --profile)")
-      ->required();
+      ->required()
+      ->check(fileName());
   sub->add_option("--agent", options.agent,
                   "the agent to " + what + " (default: the first one; only its graph is read from a world file)")
       ->check(agentName());

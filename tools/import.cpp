@@ -113,7 +113,7 @@ std::function<int()> setupImport(CLI::App& app) {
       "(node path) per triangle. Several files merge into one mesh. Each file is checked by extension and content, "
       "then parsed by Assimp in a sandboxed child process; NaN/inf or out-of-range coordinates and indices are "
       "errors, zero-area triangles, points and lines are dropped. Nothing is written unless every file imports.");
-  sub->add_option("MESH", options->inputs, "mesh files to import and merge, in order")->required();
+  sub->add_option("MESH", options->inputs, "mesh files to import and merge, in order")->required()->check(fileName());
   sub->add_option("-o,--output", options->output, "the world file to write (HDF5: a .h5 or .hdf5 name; written atomically; a symbolic link is written through; never an input, a directory or a device)")->required();
   sub->add_option("--scale", options->import.scale,
                   "uniform scale applied after unit conversion (e.g. 0.05 for Cube-engine maps); > 0")

@@ -141,7 +141,7 @@ std::function<int()> setupInfo(CLI::App& app) {
       "info", "Describe a world file: schema version, tool version, inputs (path, size, SHA-256), counts of "
               "vertices, triangles, labels and tags, bounds, and the baked agents (cell size, columns, nodes, edges, "
               "links, second jumps, components, fields). Validates the whole file.");
-  sub->add_option("FILE", options->file, "the world file (.h5) written by strata import or strata bake")->required();
+  sub->add_option("FILE", options->file, "the world file (.h5) written by strata import or strata bake")->required()->check(fileName());
   sub->add_flag("--json", options->json, "print one JSON document with the same fields");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 not a world file, or a corrupt or invalid one\n"
               "(one line on stderr: strata: error: FILE: problem). See strata-info(1) and docs/format.md.");

@@ -256,7 +256,7 @@ std::function<int()> setupPath(CLI::App& app) {
       "coordinates, length, cost, expansions and the reason. Exit codes: 0 a route, 3 no route\n"
       "(StartOutsideGrid, GoalOutsideGrid, StartBlocked, GoalBlocked, NoPath, BudgetExhausted,\n"
       "Blocked), 2 bad usage or input.");
-  sub->add_option("INPUT", options->input, "A Moving AI .map file, or a world: a .h5 world file, or a mesh file baked in memory (see the World options)")->required();
+  sub->add_option("INPUT", options->input, "A Moving AI .map file, or a world: a .h5 world file, or a mesh file baked in memory (see the World options)")->required()->check(fileName());
   sub->add_option("--scen", options->scen, "Moving AI .scen file: run every scenario on the map")->check(fileName());
   sub->add_option("--method", options->method,
                   "astar (8-connected, octile, no corner cutting; exact), theta (any-angle Theta*; on a\n"

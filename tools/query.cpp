@@ -370,7 +370,7 @@ std::function<int()> setupQuery(CLI::App& app) {
                                     "sight, field, component, clearance). Exit codes: 0 a positive answer; 1 runtime failure; 2 bad usage or "
                                     "bad input (one line naming the option or file); 3 the answer is a miss or a no.");
   auto common = std::make_shared<QueryCommonOptions>();
-  query->add_option("WORLD", common->world, "world file (.h5), or a mesh file imported in memory")->required();
+  query->add_option("WORLD", common->world, "world file (.h5), or a mesh file imported in memory")->required()->check(fileName());
   query->add_flag("--json", common->json, "print one JSON document");
   const CLI::Validator non_empty([](std::string& tag) { return tag.empty() ? std::string("a tag cannot be empty") : std::string(); },
                                  "TAG", "tag");
