@@ -295,6 +295,7 @@ Status checkBakedValues(const h5::Location& at, const nav::LayeredGraph& g, cons
   const Firsts first = tbb::parallel_reduce(
       tbb::blocked_range<std::size_t>(0, columns, 1 << 12), none,
       [&](const tbb::blocked_range<std::size_t>& range, Firsts f) {
+        if (range.empty()) return f;  // (a grid without columns may have no width to divide by)
         std::size_t x = range.begin() % width, z = range.begin() / width;
         for (std::size_t c = range.begin(); c != range.end(); ++c, x = x + 1 == width ? (++z, 0) : x + 1) {
           const bool inside = x > 0 && z > 0 && x + 1 < width && z + 1 < depth;  // every neighbouring column exists
