@@ -375,12 +375,15 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     expected = "/navigation/agents/walker/neighbor: column " + std::to_string(g.grid.columnIndex(column[0], column[1])) +
                ": an edge that does not land ahead along its direction (a walk: in the next column)";
   }
-  SECTION("a walk two columns on") {
-    // East (direction 0) from a node with a walk that way, to the floor two columns on.
+  // East (direction 0) from the first node with a walk that way (`inner`: in a column whose
+  // neighbouring columns are all on the grid, which take a shorter check of walks) to the floor
+  // two columns on.
+  auto walkTwoColumnsOn = [&](bool inner) {
     std::size_t from = 0;
     for (; from < g.nodeCount(); ++from) {
       const auto c = g.nodeColumn(static_cast<uint32_t>(from));
-      if (g.edge_kind[from * nav::kDirectionCount] == static_cast<uint8_t>(nav::EdgeKind::Walk) &&
+      const bool inside = c[0] > 0 && c[1] > 0 && c[0] + 1 < g.grid.width_cells && c[1] + 1 < g.grid.depth_cells;
+      if ((inside || !inner) && g.edge_kind[from * nav::kDirectionCount] == static_cast<uint8_t>(nav::EdgeKind::Walk) &&
           g.grid.contains(c[0] + 2, c[1]) && g.columnEnd(c[0] + 2, c[1]) > g.columnBegin(c[0] + 2, c[1]))
         break;
     }
@@ -388,22 +391,9 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     const auto c = g.nodeColumn(static_cast<uint32_t>(from));
     g.neighbor[from * nav::kDirectionCount] = g.columnBegin(c[0] + 2, c[1]);
     expected = "/navigation/agents/walker/neighbor: column " + std::to_string(g.grid.columnIndex(c[0], c[1])) + ": ";
-  }
-  SECTION("a walk from a column inside the grid to a floor two columns on") {
-    // (Columns with every neighbouring column on the grid take a shorter check of walks.)
-    std::size_t from = 0;
-    for (; from < g.nodeCount(); ++from) {
-      const auto c = g.nodeColumn(static_cast<uint32_t>(from));
-      if (c[0] > 0 && c[1] > 0 && c[0] + 1 < g.grid.width_cells && c[1] + 1 < g.grid.depth_cells &&
-          g.edge_kind[from * nav::kDirectionCount] == static_cast<uint8_t>(nav::EdgeKind::Walk) &&
-          g.grid.contains(c[0] + 2, c[1]) && g.columnEnd(c[0] + 2, c[1]) > g.columnBegin(c[0] + 2, c[1]))
-        break;
-    }
-    REQUIRE(from < g.nodeCount());
-    const auto c = g.nodeColumn(static_cast<uint32_t>(from));
-    g.neighbor[from * nav::kDirectionCount] = g.columnBegin(c[0] + 2, c[1]);
-    expected = "/navigation/agents/walker/neighbor: column " + std::to_string(g.grid.columnIndex(c[0], c[1])) + ": ";
-  }
+  };
+  SECTION("a walk two columns on") { walkTwoColumnsOn(false); }
+  SECTION("a walk from a column inside the grid to a floor two columns on") { walkTwoColumnsOn(true); }
   SECTION("two problems: the one checked first is named, wherever the other lies") {
     // The checks of nodes and edges run in one pass; a free edge at the first used slot and a
     // bad normal at the last node still name the normal, as checks run one after the other did.
