@@ -62,6 +62,15 @@ LayeredSearchGraph::LayeredSearchGraph(const LayeredGraph& graph, const AgentSet
   }
   cost_per_metre_ = rates.euclidean;
   octile_cost_per_metre_ = rates.octile;
+  // Every link checked against straightCost's bound (links are few). (Float32 edge costs can
+  // lie a rounding below their exact value, which the bound's users allow for.)
+  // (And the areas: a graph built by hand may hold one costing 0, which the rates pass over.)
+  for (float cost : graph.area_costs)
+    if (!(cost >= cost_per_metre_)) straight_bounds_routes_ = false;
+  for (const OffMeshLink& link : graph.links) {
+    if (link.from_node >= nodes || link.to_node >= nodes) continue;
+    if (static_cast<double>(link.cost) < straightCost(link.from_node, link.to_node) * (1 - 1e-6)) straight_bounds_routes_ = false;
+  }
   // A bake stores exact reachability (regions and the regions each reaches, computed in
   // parallel at bake time); only graphs without it (built by hand) need the view's own, a
   // serial pass over every node and edge (10 s on a 46-million-node town).

@@ -1873,3 +1873,75 @@ TEST_CASE("layered A*: across an open floor it expands about the route's columns
   CHECK(route.cost == Approx(0.3 * (130 + 150 * std::sqrt(2.0))).epsilon(1e-6));  // the octile distance: still exact
   CHECK(route.expansions < 2 * 280);
 }
+
+TEST_CASE("layered Theta*: a straight line no route can beat is the answer without a search", "[nav][layered]") {
+  // On an open floor the line from start to goal walks for its lower bound (length plus half
+  // the height change at the cheapest rate), so no route costs less: it is the answer, with no
+  // node expanded (a 540 m line on an open floor took Theta* 14,000 expansions and 2.8 s).
+  nav::AgentProfile agent = testAgent();
+  agent.settings.cell_size = 0.3;
+  nav::SearchState state;
+  nav::LayeredSearchSettings settings;
+  settings.method = nav::SearchMethod::Theta;
+  const sim::Vec3 from{1.05, 0, 1.05}, to{1.05 + 0.3 * 280, 0, 1.05 + 0.3 * 150};  // column centres
+  const double straight = std::hypot(to.x - from.x, to.z - from.z);
+  {
+    MeshBuilder m;
+    m.floor(0, 0, 90, 60, 0);
+    const nav::BakedAgent baked = bakeOne(m.mesh(), agent);
+    const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+    CHECK(view.straightCostBoundsRoutes());
+    const nav::PathResult route = nav::findLayeredPath(view, from, to, settings, state);
+    REQUIRE(route.ok());
+    CHECK(route.expansions == 0);
+    CHECK(route.cost == Approx(straight).epsilon(1e-9));
+    CHECK(route.length == Approx(straight).epsilon(1e-9));
+    // A budget of one expansion still buys it; A* still searches.
+    nav::LayeredSearchSettings one = settings;
+    one.limits.max_expansions = 1;
+    CHECK(nav::findLayeredPath(view, from, to, one, state).ok());
+    nav::LayeredSearchSettings astar = settings;
+    astar.method = nav::SearchMethod::AStar;
+    CHECK(nav::findLayeredPath(view, from, to, astar, state).expansions > 0);
+  }
+  {
+    // A low step across the line (up 0.2 m, down again): the line walks for more than its
+    // bound, so the search runs (a way round could be cheaper), and its route is no dearer.
+    MeshBuilder m;
+    m.floor(0, 0, 90, 60, 0).box({40, 0, -1}, {42, 0.2, 61});
+    const nav::BakedAgent baked = bakeOne(m.mesh(), agent);
+    const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+    const nav::PathResult route = nav::findLayeredPath(view, from, to, settings, state);
+    REQUIRE(route.ok());
+    CHECK(route.expansions > 0);
+    CHECK(route.cost <= view.shortcutCost(nav::snapToNode(baked.graph, from, settings.snap),
+                                          nav::snapToNode(baked.graph, to, settings.snap)) * (1 + 1e-12));
+  }
+  {
+    // A link cheaper than walking its span lowers the cheapest rate to its own (cost per metre
+    // of span), so the line walks for far more than its bound: the search runs and takes it.
+    MeshBuilder m;
+    m.floor(0, 0, 90, 60, 0);
+    nav::AgentProfile linked = agent;
+    linked.links.push_back({{2.0, 0.0, 2.0}, {80.0, 0.0, 45.0}, "tube", 1.0, false, ""});
+    const nav::BakedAgent baked = bakeOne(m.mesh(), linked);
+    const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+    CHECK(view.costPerMetre() < 0.02);
+    const nav::PathResult route = nav::findLayeredPath(view, from, to, settings, state);
+    REQUIRE(route.ok());
+    CHECK(route.expansions > 0);
+    CHECK(route.cost < 0.2 * straight);
+    CHECK(std::any_of(route.waypoints.begin(), route.waypoints.end(), [](const nav::Waypoint& w) { return w.action == nav::MoveAction::Link; }));
+  }
+  {
+    // The default cost of a steep link, its straight 3D length, is below the bound (length plus
+    // half the rise): that alone ends it.
+    MeshBuilder m;
+    m.floor(0, 0, 10, 10, 0).floor(20, 0, 30, 10, 8);
+    nav::AgentProfile steep = agent;
+    steep.links.push_back({{8.0, 0.0, 5.0}, {22.0, 8.0, 5.0}, "lift", -1, false, ""});
+    const nav::BakedAgent baked = bakeOne(m.mesh(), steep);
+    REQUIRE(baked.graph.links.size() == 1);
+    CHECK_FALSE(nav::LayeredSearchGraph(baked.graph, baked.profile.settings).straightCostBoundsRoutes());
+  }
+}

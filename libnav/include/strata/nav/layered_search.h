@@ -154,6 +154,12 @@ class LayeredSearchGraph {
   /// The euclidean heuristic's cost per metre (cheapest area cost, lowered by cheap links; A*'s
   /// octile heuristic uses the same rule per octile metre of each link's span).
   double costPerMetre() const { return cost_per_metre_; }
+  /// True when straightCost(a, b) is a lower bound of every route from a to b: walk, jump, drop
+  /// and climb edges cost their horizontal distance plus half their height change at an area
+  /// cost of at least costPerMetre (plus penalties), and so do all of the graph's links. (A
+  /// custom link may cost less: its default cost, the straight 3D distance, is below that bound
+  /// for a steep link.)
+  bool straightCostBoundsRoutes() const { return straight_bounds_routes_; }
   /// The rectangle decomposition of the corridor method (corridor.h), built with default
   /// CorridorSettings on the first call (O(nodes); thread-safe), then shared.
   const CorridorIndex& corridor() const;
@@ -178,6 +184,7 @@ class LayeredSearchGraph {
   const AgentSettings* agent_;
   double cost_per_metre_ = 1.0;         ///< of the euclidean heuristic (any-angle, corridor)
   double octile_cost_per_metre_ = 1.0;  ///< of A*'s octile heuristic (at most cost_per_metre_)
+  bool straight_bounds_routes_ = true;  ///< straightCostBoundsRoutes()
   NodeArray<int32_t> node_x_;    // column x per node (nodeColumn is a binary search)
   NodeArray<int32_t> node_z_;    // column z per node
   std::vector<uint32_t> scc_;    // strongly connected component per node
