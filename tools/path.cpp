@@ -65,6 +65,10 @@ int runScenarios(const PathOptions& options, nav::SearchMethod method, const std
   if (!map) return reportError(map.error());
   auto scenarios = nav::loadMovingAiScenarios(options.scen);
   if (!scenarios) return reportError(scenarios.error());
+  // A file with its version line and nothing else runs nothing: in a CI step that would pass
+  // unseen (a filter that lost every line), so it is bad input.
+  if (scenarios->empty())
+    return badInput(printable(options.scen) + ": no scenarios (after the version line, one per line: bucket, map, width, height, start x, y, goal x, y, optimal length)");
   if (Status valid = nav::checkScenarios(*map, *scenarios, options.scen); !valid) return reportError(valid.error());
   if (const nav::MovingAiScenario* other = nav::firstScenarioOfOtherMap(*scenarios, options.input))
     warn(printable(options.scen) + ":" + std::to_string(other->line) + ": the scenario is for map '" + printable(other->map) +

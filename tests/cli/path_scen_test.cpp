@@ -155,6 +155,17 @@ TEST_CASE("strata path --scen: malformed input exits 2 naming file and line", "[
   CHECK(run.exit_code == 2);
   CHECK(run.err == "strata: error: " + scen + ":2: goal is off the map\n");
 
+  // The version line alone runs nothing: an error, not a summary of 0 scenarios (exit 0).
+  write(scen, "version 1\n\n");
+  for (const bool json : {false, true}) {
+    std::vector<std::string> args = {"path", map, "--scen", scen};
+    if (json) args.push_back("--json");
+    run = runStrata(args);
+    CHECK(run.exit_code == 2);
+    CHECK(run.out.empty());
+    CHECK_THAT(run.err, Catch::StartsWith("strata: error: " + scen + ": no scenarios (after the version line"));
+  }
+
   run = runStrata({"path", map});
   CHECK(run.exit_code == 2);
   CHECK(run.err.find("needs --scen") != std::string::npos);
