@@ -44,6 +44,9 @@ struct MeshTables {
   std::vector<float> area_costs;
   std::vector<uint16_t> volume_area;  ///< per modifier volume: its area's index
   std::vector<uint8_t> climbable;     ///< per triangle (climbableTriangles); empty when the agent does not climb
+  /// area_costs with +inf for each area no floor can have (no triangle's, no modifier volume's):
+  /// the heuristic's rates come from these, as LayeredSearchGraph's from the areas its nodes have.
+  std::vector<float> heuristic_costs;
 
   MeshTables(const sim::TriangleMesh& mesh, const AgentProfile& agent)
       : bounds(mesh.bounds()), pieces(std::make_shared<const std::vector<uint32_t>>(trianglePieces(mesh))) {
@@ -52,6 +55,14 @@ struct MeshTables {
     area_names = std::move(areas.area_names);
     area_costs = std::move(areas.area_costs);
     volume_area = modifierAreas(agent, area_names);
+    std::vector<uint8_t> present(area_costs.size(), 0);
+    for (const uint16_t a : triangle_area)
+      if (a < present.size()) present[a] = 1;
+    for (const uint16_t a : volume_area)
+      if (a < present.size()) present[a] = 1;
+    heuristic_costs = area_costs;
+    for (std::size_t a = 0; a < present.size(); ++a)
+      if (!present[a]) heuristic_costs[a] = std::numeric_limits<float>::infinity();
     if (agent.settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
   }
 };
@@ -71,7 +82,7 @@ class OnDemandGraph {
     // The reach of the edge rules along the eight rays (a diagonal ray reaches no more columns
     // than a cardinal one).
     for (int d = 0; d < kDirectionCount; ++d) reach_ = std::max(reach_, gapReach(settings_, settings_.cell_size, d));
-    rates_ = detail::HeuristicRates(tables_.area_costs);
+    rates_ = detail::HeuristicRates(tables_.heuristic_costs);
     bucketModifiers();
   }
 

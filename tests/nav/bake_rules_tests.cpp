@@ -1945,3 +1945,34 @@ TEST_CASE("layered Theta*: a straight line no route can beat is the answer witho
     CHECK_FALSE(nav::LayeredSearchGraph(baked.graph, baked.profile.settings).straightCostBoundsRoutes());
   }
 }
+
+TEST_CASE("layered search: the heuristic's rate is the cheapest area a node has, not one of the table alone",
+          "[nav][layered]") {
+  // A floor all of mud at cost 2: the "default" area (cost 1) stays in the table but no node has
+  // it. Its rate halved the heuristic: a straight 240 m walk took A* 303,000 expansions and
+  // Theta* 346,000 (an audit), where a floor at cost 1 takes a few hundred and none.
+  MeshBuilder m;
+  m.floor(0, 0, 90, 60, 0, "mud");
+  nav::AgentProfile agent = testAgent();
+  agent.settings.cell_size = 0.3;
+  agent.areas.push_back({"mud", "", "mud", 2.0});
+  const nav::BakedAgent baked = bakeOne(m.mesh(), agent);
+  REQUIRE(baked.graph.area_costs.size() == 2);
+  REQUIRE(baked.graph.area_costs[0] == 1.0f);  // "default", which no node has
+  const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+  CHECK(view.costPerMetre() == 2.0);
+  CHECK(view.straightCostBoundsRoutes());
+  nav::SearchState state;
+  nav::LayeredSearchSettings settings;
+  const sim::Vec3 from{1.05, 0, 1.05}, to{1.05 + 0.3 * 280, 0, 1.05 + 0.3 * 150};  // column centres
+  settings.method = nav::SearchMethod::AStar;
+  const nav::PathResult astar = nav::findLayeredPath(view, from, to, settings, state);
+  REQUIRE(astar.ok());
+  CHECK(astar.cost == Approx(2 * 0.3 * (130 + 150 * std::sqrt(2.0))).epsilon(1e-6));
+  CHECK(astar.expansions < 2 * 280);
+  settings.method = nav::SearchMethod::Theta;
+  const nav::PathResult theta = nav::findLayeredPath(view, from, to, settings, state);
+  REQUIRE(theta.ok());
+  CHECK(theta.expansions == 0);
+  CHECK(theta.cost == Approx(2 * std::hypot(to.x - from.x, to.z - from.z)).epsilon(1e-9));
+}

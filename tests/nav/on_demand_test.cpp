@@ -533,3 +533,22 @@ TEST_CASE("on-demand search: a coarse region that misses an endpoint's floor doe
     CHECK(near->path.waypoints.back().position.y == Approx(8).margin(0.05));
   }
 }
+
+TEST_CASE("on-demand search: the heuristic's rate is the cheapest area a floor can have", "[nav][ondemand]") {
+  // A plate all of mud at cost 2 (the table's "default" area at cost 1 is no floor's): A* on
+  // demand expands about the route's columns, as the bake's search does, not the plate.
+  test::MeshBuilder plate;
+  plate.floor(0, 0, 40, 20, 0, "mud");
+  nav::AgentProfile agent = test::testAgent();
+  agent.areas.push_back({"mud", "", "mud", 2.0});
+  const sim::QueryIndex index(plate.mesh());
+  nav::SearchState state;
+  nav::LayeredSearchSettings settings;
+  settings.method = nav::SearchMethod::AStar;
+  auto lazy = nav::findOnDemandPath(plate.mesh(), index, agent, {1, 0, 10}, {39, 0, 10}, settings, {}, state);
+  REQUIRE(lazy.ok());
+  REQUIRE(lazy->path.ok());
+  const double columns = 38 / lazy->region.grid.cell_size;
+  CHECK(lazy->path.cost == Approx(2 * 38).epsilon(0.05));
+  CHECK(lazy->path.expansions < 2 * columns);
+}

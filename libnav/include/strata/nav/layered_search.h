@@ -151,8 +151,9 @@ class LayeredSearchGraph {
   const LayeredGraph& graph() const { return *graph_; }
   /// The agent.
   const AgentSettings& agent() const { return *agent_; }
-  /// The euclidean heuristic's cost per metre (cheapest area cost, lowered by cheap links; A*'s
-  /// octile heuristic uses the same rule per octile metre of each link's span).
+  /// The euclidean heuristic's cost per metre (the cheapest cost of an area some node has,
+  /// lowered by cheap links; A*'s octile heuristic uses the same rule per octile metre of each
+  /// link's span).
   double costPerMetre() const { return cost_per_metre_; }
   /// True when straightCost(a, b) is a lower bound of every route from a to b: walk, jump, drop
   /// and climb edges cost their horizontal distance plus half their height change at an area
