@@ -191,6 +191,20 @@ PathResult gridPath(Grid& grid, const GridPathRequest& request, SearchState& sta
   options.any_angle = request.method == SearchMethod::Theta;
   options.max_expansions = std::max<std::int64_t>(0, request.max_expansions);
 
+  // Theta* on a uniform grid where the start sees the goal: no route is shorter than the straight
+  // line and every cell costs the same, so the line is the answer without a search. (Theta*
+  // over jump points, which sees fewer parents, missed it: on arena 1,10 -> 16,46 it gave 39.358
+  // for the line's 39.0, and 11 of 30 such arena scenarios came out up to 0.92 % longer: an
+  // audit.) Grids of areas, heights or links run the search.
+  if (options.any_angle && start_key != goal_key && gridIsUniform(grid) && grid.lineOfSight(start->x, start->z, goal->x, goal->z)) {
+    PathResult result;
+    result.nodes = {start_key, goal_key};
+    result.cost = std::hypot(double(goal->x - start->x), double(goal->z - start->z));
+    result.waypoints = buildWaypoints(grid, result.nodes, std::vector<MoveAction>(2, MoveAction::Walk), request);
+    result.length = horizontalLength(result.waypoints);
+    return result;
+  }
+
   SearchOutcome outcome;
   bool jumped = false;
   // Jump point search only without a budget: it expands jump points, not cells, so under a

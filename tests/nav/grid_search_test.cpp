@@ -82,8 +82,11 @@ TEST_CASE("grid search: a budget means the same whether or not the lazy cache is
   // An open 300 x 3 strip: the route needs 299 cell expansions. Once every cell was probed (a
   // distance field, rasterizeAll) jump point search could run and answered with 1 expansion,
   // so the same request on an unchanged grid flipped between BudgetExhausted and a route (an
-  // audit). A budget counts cells: jump point search runs only without one.
-  Grid grid = ascii(std::vector<std::string>(3, std::string(300, '.')));
+  // audit). A budget counts cells: jump point search runs only without one. (One blocked cell
+  // mid-strip hides the goal, which Theta* would otherwise reach by its line without a search.)
+  std::vector<std::string> rows(3, std::string(300, '.'));
+  rows[1][150] = '#';
+  Grid grid = ascii(rows);
   const sim::Vec3 from{0.5, 0, 0.5}, to{299.5, 0, 2.5};
   for (const SearchMethod method : {SearchMethod::AStar, SearchMethod::Theta}) {
     INFO(methodName(method));
@@ -184,6 +187,7 @@ TEST_CASE("grid theta: shortcuts through line of sight on open ground", "[nav][g
   const PathResult theta = route(grid, SearchMethod::Theta, at(0, 0), at(9, 3));
   REQUIRE(theta.ok());
   CHECK(theta.waypoints.size() == 2);  // one straight segment
+  CHECK(theta.expansions == 0);        // the start sees the goal: the line, without a search
   CHECK(theta.cost == Approx(std::hypot(9.0, 3.0)));
   CHECK(astar.cost == Approx(6 + 3 * std::sqrt(2.0)));
   CHECK(theta.cost < astar.cost);
