@@ -286,7 +286,7 @@ std::function<int()> setupPath(CLI::App& app) {
                 "answered_by, length, cost, expansions, waypoints (and on_demand with --on-demand). --batch always\n"
                 "writes JSON lines");
   sub->add_flag("--no-jump-points", options->no_jump_points,
-                "Run astar on the plain search core instead of the jump point search fast path (maps only;\n"
+                "Run astar and theta on the plain search core instead of the jump point search fast path (maps only;\n"
                 "a --budget other than 0 does the same: the budget counts cells)");
   auto world = addWorldPathOptions(sub);  // world mode: tools/path_world.cpp
   return [options, world, sub]() -> int {
