@@ -175,6 +175,27 @@ std::optional<std::vector<double>> parseNumbers(const std::string& text, std::si
   return values;
 }
 
+std::string numbersNote(const std::string& text) {
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string token = trimmedSpaces(text.substr(start, end - start));
+    // (Only decimal numbers, as parseNumbers reads them.)
+    if (!token.empty() && !std::isspace(static_cast<unsigned char>(token[0])) && token.find_first_of("xX") == std::string::npos) {
+      char* parse_end = nullptr;
+      errno = 0;
+      const double v = std::strtod(token.c_str(), &parse_end);
+      const bool whole = parse_end == token.c_str() + token.size();
+      if (whole && roundsToZero(v)) return fmt::format(" ('{}' is too small to represent: it would read as 0)", token);
+      if (whole && std::isinf(v) && errno == ERANGE) return fmt::format(" ('{}' is too large to represent)", token);
+    }
+    if (end == text.size()) break;
+    start = end + 1;
+  }
+  return {};
+}
+
 std::optional<sim::Vec3> parseVec3(const std::string& text) {
   auto values = parseNumbers(text, 3);
   if (!values) return std::nullopt;

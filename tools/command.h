@@ -76,6 +76,12 @@ std::string trimmedSpaces(const std::string& text);
 /// refused as 1e400 is, rather than read as 0 (an --spacing of 0 means none).
 bool roundsToZero(double v);
 
+/// Why a comma-separated list of numbers that parseNumbers refused holds a number that is
+/// written as one but cannot be read as a finite double: " ('1e-400' is too small to represent:
+/// it would read as 0)" or " ('1e400' is too large to represent)" for the first such number, to
+/// append to the message that quotes the list; empty otherwise (a word, a count of numbers).
+std::string numbersNote(const std::string& text);
+
 /// Parses "x,y,z" (three finite numbers). Returns nullopt on malformed input.
 std::optional<sim::Vec3> parseVec3(const std::string& text);
 /// Parses a comma-separated list of exactly `count` finite numbers.

@@ -814,9 +814,9 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
     if (sub.count(name) > 0 && value->empty()) return badInput(std::string(name) + ": expected X,Y,Z (three finite numbers), got ''");
   if (options.from.empty() || options.to.empty()) return badInput(input + ": a world route needs --from X,Y,Z and --to X,Y,Z (or --batch)");
   const auto from = parseVec3(options.from);
-  if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + options.from + "'");
+  if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + options.from + "'" + numbersNote(options.from));
   const auto to = parseVec3(options.to);
-  if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got '" + options.to + "'");
+  if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got '" + options.to + "'" + numbersNote(options.to));
 
   if (options.on_demand) return runOnDemand(input, *from, *to, settings, json, options);
 

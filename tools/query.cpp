@@ -109,7 +109,7 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
   sub.add_flag("--front-only", opt->front_only, "ignore triangles seen from behind");
   return [opt](QueryContext& ctx) -> int {
     const auto from = parseVec3(opt->from);
-    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'");
+    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'" + numbersNote(opt->from));
     if (std::string e = beyondLimit("--from", std::array{from->x, from->y, from->z}, opt->from); !e.empty()) return badInput(e);
     const auto dir = parseVec3(opt->dir);
     // Scaled by its largest component before normalising: 1e-170 squared underflows to zero
@@ -179,7 +179,7 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
     if (!opt->box.empty()) {
       const auto v = parseNumbers(opt->box, 6);
       if (!v || (*v)[3] < 0 || (*v)[4] < 0 || (*v)[5] < 0)
-        return badInput("--box: expected CX,CY,CZ,HX,HY,HZ with half extents >= 0, got '" + opt->box + "'");
+        return badInput("--box: expected CX,CY,CZ,HX,HY,HZ with half extents >= 0, got '" + opt->box + "'" + numbersNote(opt->box));
       if (std::string e = beyondLimit("--box", *v, opt->box); !e.empty()) return badInput(e);
       if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
       const auto b = sim::OrientedBox::fromYaw({(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]},
@@ -188,14 +188,14 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
       shape = "box";
     } else if (!opt->sphere.empty()) {
       const auto v = parseNumbers(opt->sphere, 4);
-      if (!v || (*v)[3] < 0) return badInput("--sphere: expected CX,CY,CZ,R with R >= 0, got '" + opt->sphere + "'");
+      if (!v || (*v)[3] < 0) return badInput("--sphere: expected CX,CY,CZ,R with R >= 0, got '" + opt->sphere + "'" + numbersNote(opt->sphere));
       if (std::string e = beyondLimit("--sphere", *v, opt->sphere); !e.empty()) return badInput(e);
       ctx.index->overlapSphere(sim::Sphere{{(*v)[0], (*v)[1], (*v)[2]}, (*v)[3]}, hits, ctx.filter);
       shape = "sphere";
     } else if (!opt->capsule.empty()) {
       const auto v = parseNumbers(opt->capsule, 7);
       if (!v || (*v)[6] < 0)
-        return badInput("--capsule: expected AX,AY,AZ,BX,BY,BZ,R with R >= 0, got '" + opt->capsule + "'");
+        return badInput("--capsule: expected AX,AY,AZ,BX,BY,BZ,R with R >= 0, got '" + opt->capsule + "'" + numbersNote(opt->capsule));
       if (std::string e = beyondLimit("--capsule", *v, opt->capsule); !e.empty()) return badInput(e);
       ctx.index->overlapCapsule(sim::Capsule{{(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]}, (*v)[6]}, hits,
                                 ctx.filter);
@@ -254,10 +254,10 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
   sub.add_option("--to", opt->to, "end centre X,Y,Z (metres); equal to --from checks the start only")->required();
   return [opt](QueryContext& ctx) -> int {
     const auto from = parseVec3(opt->from);
-    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'");
+    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'" + numbersNote(opt->from));
     if (std::string e = beyondLimit("--from", std::array{from->x, from->y, from->z}, opt->from); !e.empty()) return badInput(e);
     const auto to = parseVec3(opt->to);
-    if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got '" + opt->to + "'");
+    if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got '" + opt->to + "'" + numbersNote(opt->to));
     if (std::string e = beyondLimit("--to", std::array{to->x, to->y, to->z}, opt->to); !e.empty()) return badInput(e);
     const sim::Vec3 move = *to - *from;
     std::optional<sim::ShapeHit> hit;
@@ -265,7 +265,7 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
     if (!opt->box.empty()) {
       const auto v = parseNumbers(opt->box, 3);
       if (!v || (*v)[0] < 0 || (*v)[1] < 0 || (*v)[2] < 0)
-        return badInput("--box: expected HX,HY,HZ (half extents >= 0), got '" + opt->box + "'");
+        return badInput("--box: expected HX,HY,HZ (half extents >= 0), got '" + opt->box + "'" + numbersNote(opt->box));
       if (std::string e = beyondLimit("--box", *v, opt->box); !e.empty()) return badInput(e);
       if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
       hit = ctx.index->castOrientedBox(
@@ -279,7 +279,7 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
     } else if (!opt->capsule.empty()) {
       const auto v = parseNumbers(opt->capsule, 2);
       if (!v || (*v)[0] < 0 || (*v)[1] < 2 * (*v)[0])
-        return badInput("--capsule: expected R,H with R >= 0 and H >= 2R, got '" + opt->capsule + "'");
+        return badInput("--capsule: expected R,H with R >= 0 and H >= 2R, got '" + opt->capsule + "'" + numbersNote(opt->capsule));
       if (std::string e = beyondLimit("--capsule", *v, opt->capsule); !e.empty()) return badInput(e);
       const double half_segment = (*v)[1] / 2 - (*v)[0];
       hit = ctx.index->castCapsule(*from - sim::Vec3{0, half_segment, 0}, *from + sim::Vec3{0, half_segment, 0}, (*v)[0],

@@ -47,7 +47,7 @@ Result<nav::BakedAgent> load(const std::string& world, const NavCommon& common, 
 // Parses a required "x,y,z" option; nullopt after printing the error.
 std::optional<sim::Vec3> vec(const std::string& flag, const std::string& text) {
   auto v = parseVec3(text);
-  if (!v) badInput(flag + ": expected X,Y,Z (three finite numbers), got '" + text + "'");
+  if (!v) badInput(flag + ": expected X,Y,Z (three finite numbers), got '" + text + "'" + numbersNote(text));
   return v;
 }
 
@@ -97,7 +97,7 @@ auto setupHeight(CLI::App& sub) {
     auto xz = parseNumbers(*at, 2);
     if (!xz) {
       const auto xyz = parseVec3(*at);
-      if (!xyz) return badInput("--at: expected X,Z or X,Y,Z (finite numbers), got '" + *at + "'");
+      if (!xyz) return badInput("--at: expected X,Z or X,Y,Z (finite numbers), got '" + *at + "'" + numbersNote(*at));
       xz = std::vector<double>{xyz->x, xyz->z};
     }
     auto agent = load(world, *common);

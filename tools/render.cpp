@@ -74,7 +74,7 @@ int runRender(const RenderCommandOptions& options) {
   }
   if (options.region_given) {
     auto r = parseNumbers(options.region, 4);
-    if (!r) return badInput(fmt::format("{}: --region {}: expected minx,minz,maxx,maxz (4 numbers)", file, options.region));
+    if (!r) return badInput(fmt::format("{}: --region {}: expected minx,minz,maxx,maxz (4 numbers){}", file, options.region, numbersNote(options.region)));
     settings.region = formats::RenderRegion{(*r)[0], (*r)[1], (*r)[2], (*r)[3]};
   }
   settings.width_px = options.width;
@@ -87,7 +87,11 @@ int runRender(const RenderCommandOptions& options) {
     const std::size_t colon = text.find(':');
     std::optional<sim::Vec3> from, to;
     if (colon != std::string::npos) from = parseVec3(text.substr(0, colon)), to = parseVec3(text.substr(colon + 1));
-    if (!from || !to) return badInput(fmt::format("{}: --path {}: expected X,Y,Z:X,Y,Z", file, text));
+    if (!from || !to) {
+      std::string numbers = text;  // (the note reads the six numbers as one list)
+      std::replace(numbers.begin(), numbers.end(), ':', ',');
+      return badInput(fmt::format("{}: --path {}: expected X,Y,Z:X,Y,Z{}", file, text, numbersNote(numbers)));
+    }
     requests.emplace_back(*from, *to);
   }
   std::vector<formats::RenderPath> paths;
