@@ -257,6 +257,9 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   NodeId current = a;
   int64_t cx = ca[0], cz = ca[1];
   CorridorFloor here = floors[a];
+  // A start in a never-entered area: the way out costs what the area it leads into costs
+  // (LayeredSearchGraph::walkCost, the same rule).
+  bool pending = !std::isfinite(view.areaCost(a));
   double run_cost = areaCostOf(view, a), run_start = 0, run_rise = 0, sum = 0;
   ColumnLine line(dx, dz);
   // The agent off its column's centre (LayeredSearchGraph::walkColumns): each quadrant the
@@ -281,9 +284,16 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
     const double rise = std::fabs(double(there.height) - double(here.height));
     if (there.area != here.area) {  // the line enters another area at the step's parameter t
       const double t = line.crossing();
-      sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost;
       crossings.push_back({t, next});
-      run_cost = areaCostOf(view, next), run_start = t, run_rise = 0;
+      const double next_cost = view.areaCost(next);
+      if (!std::isfinite(next_cost)) {
+        if (!pending) sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost, run_start = t, run_rise = 0;
+        pending = true;
+      } else {
+        if (pending) run_cost = next_cost, pending = false;
+        sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost;
+        run_cost = next_cost, run_start = t, run_rise = 0;
+      }
     }
     run_rise += rise;
     current = next;

@@ -1976,3 +1976,33 @@ TEST_CASE("layered search: the heuristic's rate is the cheapest area a node has,
   CHECK(theta.expansions == 0);
   CHECK(theta.cost == Approx(2 * std::hypot(to.x - from.x, to.z - from.z)).epsilon(1e-9));
 }
+
+TEST_CASE("layered search: the way out of a never-entered area costs what the area it leads into costs", "[nav][layered]") {
+  // A start inside lava (cost inf: never entered, only a start can lie in it). A* charges the
+  // step out at the road's cost; the line tests charged the lava part at the heuristic's rate,
+  // which a cheap link lowers below every area's cost: 0.29 for a 0.5 m step (an audit).
+  MeshBuilder m;
+  m.floor(0, 0, 20, 50, 0, "road").floor(20, 0, 30, 50, 0, "lava").floor(30, 0, 50, 50, 0, "road");
+  nav::AgentProfile agent = testAgent();
+  agent.settings.cell_size = 0.5;
+  agent.areas.push_back({"lava", "", "lava", std::numeric_limits<double>::infinity()});
+  agent.areas.push_back({"road", "", "road", 2.0});
+  agent.links.push_back({{2.0, 0.0, 2.0}, {45.0, 0.0, 45.0}, "tube", 1.0, false, ""});
+  const nav::BakedAgent baked = bakeOne(m.mesh(), agent);
+  const nav::LayeredSearchGraph view(baked.graph, baked.profile.settings);
+  REQUIRE(view.costPerMetre() < 0.1);  // the link's rate
+  nav::SearchState state;
+  for (const double to_x : {19.75, 17.25}) {
+    INFO(to_x);
+    const sim::Vec3 from{20.25, 0, 25.25}, to{to_x, 0, 25.25};  // column centres
+    const double road = 2.0 * (20.25 - to_x);  // every step at the road's cost, as A* charges it
+    for (const nav::SearchMethod method : {nav::SearchMethod::AStar, nav::SearchMethod::Direct, nav::SearchMethod::Theta}) {
+      INFO(nav::methodName(method));
+      nav::LayeredSearchSettings settings;
+      settings.method = method;
+      const nav::PathResult route = nav::findLayeredPath(view, from, to, settings, state);
+      REQUIRE(route.ok());
+      CHECK(route.cost == Approx(road).epsilon(1e-9));
+    }
+  }
+}
