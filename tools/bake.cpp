@@ -57,6 +57,7 @@ class ProgressBar final : public nav::BakeObserver {
  public:
   ProgressBar() : animate_(stderrCanRedrawLine()), width_(stderrColumns()) {}
   void stageStarted(const std::string& agent, const std::string& stage, std::size_t total) override {
+    agent_ = agent, stage_ = stage;
     label_ = agent.empty() ? stage : agent + ": " + stage;
     start_ = Clock::now();
     draw(0, total);
@@ -78,13 +79,18 @@ class ProgressBar final : public nav::BakeObserver {
   }
 
  private:
-  /// The label padded to `pad` columns, or cut short (ending in "...") so that `rest` more
-  /// columns fit on the line without touching its last column.
+  /// The label padded to `pad` columns, or cut short so that `rest` more columns fit on the line
+  /// without touching its last column: the agent's name first ("a_very_lo...: edges"), so that
+  /// the stage stays readable (cutting the whole label dropped the stage on a narrow terminal
+  /// beside a long name: an audit), then the stage itself (ending in "...").
   std::string fitted(const std::string& label, std::size_t pad, std::size_t rest) const {
     const std::size_t room = width_ > rest + 1 ? width_ - rest - 1 : 0;
     if (label.size() <= room) return label.size() < pad && pad <= room ? label + std::string(pad - label.size(), ' ') : label;
-    if (room <= 3) return label.substr(0, room);
-    return label.substr(0, room - 3) + "...";
+    const std::string suffix = ": " + stage_;
+    if (!agent_.empty() && room >= suffix.size() + 4) return agent_.substr(0, room - suffix.size() - 3) + "..." + suffix;
+    if (stage_.size() <= room) return stage_;
+    if (room <= 3) return stage_.substr(0, room);
+    return stage_.substr(0, room - 3) + "...";
   }
   void draw(std::size_t done, std::size_t total) {
     if (!animate_) return;
@@ -115,7 +121,8 @@ class ProgressBar final : public nav::BakeObserver {
   }
   bool animate_;
   std::size_t width_;
-  std::string label_;
+  std::string agent_, stage_;  // of the stage under way
+  std::string label_;          // "agent: stage" (the stage alone without an agent's name)
   bool open_ = false;  // a bar is drawn and its line not ended
   Clock::time_point start_, last_draw_;
 };
