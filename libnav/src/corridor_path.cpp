@@ -30,7 +30,7 @@
 
 #include "strata/nav/corridor.h"
 
-#include "binary_heap.h"
+#include "four_ary_heap.h"
 #include "column_line.h"
 #include "corridor_search.h"
 #include "end_legs.h"
@@ -74,7 +74,7 @@ struct Later {
 struct Scratch {
   std::vector<Record> records;
   std::vector<Expanded> expanded;  // per rectangle
-  BinaryHeap<Entry, Later> heap;
+  FourAryHeap<Entry, Later> heap;
   uint32_t generation = 0;
   std::vector<const CorridorEdge*> chain;
   std::vector<std::array<float, 2>> chain_entry;  // per chain edge: the search's entry point (column coordinates)

@@ -31,7 +31,7 @@
 #include <cmath>
 #include <limits>
 
-#include "binary_heap.h"
+#include "four_ary_heap.h"
 
 namespace strata::nav::detail {
 namespace {
@@ -99,7 +99,7 @@ struct RootEntry {
 
 struct Scratch {
   std::vector<Node> nodes;
-  BinaryHeap<HeapEntry, Later> heap;
+  FourAryHeap<HeapEntry, Later> heap;
   std::vector<Node> batch;  // successors of the node being expanded
   std::vector<RootEntry> roots;
   std::size_t root_count = 0;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 
+#include "four_ary_heap.h"
 #include "grid_fixtures.h"
 
 using namespace strata;
@@ -183,5 +184,45 @@ TEST_CASE("search state: the open set pops a smallest f every time", "[nav][sear
     }
     REQUIRE(oracle.empty());
     REQUIRE(popped > 0);
+  }
+}
+
+TEST_CASE("search property: the corridor searches' 4-ary heap pops what a sorted list would", "[nav][search][property]") {
+  // Entries ordered by key, ties by id (a total order, as the searches' entries are made
+  // deterministic): every pop must be the least entry held, against a sorted vector as oracle,
+  // over random interleavings of pushes and pops, with many equal keys.
+  struct Item {
+    float key;
+    uint32_t id;
+  };
+  struct Later {
+    bool operator()(const Item& a, const Item& b) const { return a.key != b.key ? a.key > b.key : a.id > b.id; }
+  };
+  std::mt19937 random(51);
+  for (int round = 0; round < 200; ++round) {
+    nav::FourAryHeap<Item, Later> heap;
+    std::vector<Item> oracle;  // kept sorted, least last
+    const int keys = 1 + round % 17;  // few distinct keys: ties
+    uint32_t next_id = 0;
+    for (int step = 0; step < 600; ++step) {
+      if (oracle.empty() || random() % 3 != 0) {
+        const Item item{static_cast<float>(random() % static_cast<unsigned>(keys)) * 0.5f, next_id++};
+        heap.push(item);
+        oracle.insert(std::upper_bound(oracle.begin(), oracle.end(), item, [](const Item& a, const Item& b) { return Later{}(a, b); }), item);
+      } else {
+        const Item got = heap.pop();
+        const Item want = oracle.back();
+        oracle.pop_back();
+        REQUIRE(got.key == want.key);
+        REQUIRE(got.id == want.id);
+      }
+      REQUIRE(heap.empty() == oracle.empty());
+    }
+    while (!oracle.empty()) {
+      const Item got = heap.pop();
+      REQUIRE(got.id == oracle.back().id);
+      oracle.pop_back();
+    }
+    CHECK(heap.empty());
   }
 }
