@@ -152,46 +152,57 @@ void toStderr(const std::string& text) {
 
 bool roundsToZero(double v) { return v == 0 && errno == ERANGE; }
 
+namespace {
+
+// How one number reads, as every number option and each number of a list reads it.
+enum class Decimal { kOk, kNotANumber, kTooSmall, kTooLarge, kNotFinite };
+
+// Decimal only: strtod also reads hexadecimal ("0x1p3"), which no number option takes (and no
+// other whitespace first: strtod would skip a tab or a line break before the number); the
+// whole text; finite; and not 0 only because it was too small for a double (1e-400).
+Decimal readDecimal(const std::string& text, double& value) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || text.find_first_of("xX") != std::string::npos)
+    return Decimal::kNotANumber;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return Decimal::kNotANumber;
+  if (roundsToZero(value)) return Decimal::kTooSmall;
+  if (!std::isfinite(value)) return errno == ERANGE ? Decimal::kTooLarge : Decimal::kNotFinite;
+  return Decimal::kOk;
+}
+
+// The comma-separated parts of `text`, spaces around each dropped ("1, 2," gives 1, 2 and "").
+std::vector<std::string> commaParts(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    parts.push_back(trimmedSpaces(text.substr(start, end - start)));
+    if (end == text.size()) return parts;
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 std::optional<std::vector<double>> parseNumbers(const std::string& text, std::size_t count) {
   std::vector<double> values;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string token = trimmedSpaces(text.substr(start, end - start));
-    // Decimal only: strtod also reads hexadecimal ("0x1p3"), which no other number option takes.
-    // (and no other whitespace: strtod would skip a tab or a line break before the number)
-    if (token.empty() || std::isspace(static_cast<unsigned char>(token[0])) || token.find_first_of("xX") != std::string::npos)
-      return std::nullopt;
-    char* parse_end = nullptr;
-    errno = 0;
-    const double v = std::strtod(token.c_str(), &parse_end);
-    if (parse_end != token.c_str() + token.size() || !std::isfinite(v) || roundsToZero(v)) return std::nullopt;
+  for (const std::string& part : commaParts(text)) {
+    double v = 0;
+    if (readDecimal(part, v) != Decimal::kOk) return std::nullopt;
     values.push_back(v);
-    start = end + 1;
-    if (end == text.size()) break;
   }
   if (values.size() != count) return std::nullopt;
   return values;
 }
 
 std::string numbersNote(const std::string& text) {
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string token = trimmedSpaces(text.substr(start, end - start));
-    // (Only decimal numbers, as parseNumbers reads them.)
-    if (!token.empty() && !std::isspace(static_cast<unsigned char>(token[0])) && token.find_first_of("xX") == std::string::npos) {
-      char* parse_end = nullptr;
-      errno = 0;
-      const double v = std::strtod(token.c_str(), &parse_end);
-      const bool whole = parse_end == token.c_str() + token.size();
-      if (whole && roundsToZero(v)) return fmt::format(" ('{}' is too small to represent: it would read as 0)", token);
-      if (whole && std::isinf(v) && errno == ERANGE) return fmt::format(" ('{}' is too large to represent)", token);
-    }
-    if (end == text.size()) break;
-    start = end + 1;
+  for (const std::string& part : commaParts(text)) {
+    double v = 0;
+    const Decimal read = readDecimal(part, v);
+    if (read == Decimal::kTooSmall) return fmt::format(" ('{}' is too small to represent: it would read as 0)", part);
+    if (read == Decimal::kTooLarge) return fmt::format(" ('{}' is too large to represent)", part);
   }
   return {};
 }
@@ -242,13 +253,10 @@ CLI::Validator numberValidator(std::function<bool(double)> allowed, const std::s
   return CLI::Validator(
       [allowed, what](std::string& text) -> std::string {
         const std::string typed = trimSpaces(text);
-        char* end = nullptr;
-        errno = 0;
-        const double v = std::strtod(text.c_str(), &end);
-        const bool number = !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) &&
-                            text.find_first_of("xX") == std::string::npos && end == text.c_str() + text.size();  // decimal only, as parseNumbers
-        if (number && roundsToZero(v)) return fmt::format("'{}' is too small to represent (it would read as 0)", typed);
-        if (!number || !std::isfinite(v) || !allowed(v)) return fmt::format("'{}' is not {}", typed, what);
+        double v = 0;
+        const Decimal read = readDecimal(text, v);  // as parseNumbers reads each number
+        if (read == Decimal::kTooSmall) return fmt::format("'{}' is too small to represent (it would read as 0)", typed);
+        if (read != Decimal::kOk || !allowed(v)) return fmt::format("'{}' is not {}", typed, what);
         return {};
       },
       description, what);
