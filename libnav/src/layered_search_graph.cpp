@@ -72,9 +72,7 @@ LayeredSearchGraph::LayeredSearchGraph(const LayeredGraph& graph, const AgentSet
           return a;
         });
   }
-  std::vector<float> present_costs(graph.area_costs);
-  for (std::size_t a = 0; a < area_count; ++a)
-    if (!present[a]) present_costs[a] = std::numeric_limits<float>::infinity();
+  const std::vector<float> present_costs = detail::presentAreaCosts(graph.area_costs, present);
   detail::HeuristicRates rates(present_costs);
   for (const OffMeshLink& link : graph.links) {
     // Second jumps cost what a slot's jump costs, never less than the cheapest area's rate.

@@ -60,9 +60,7 @@ struct MeshTables {
       if (a < present.size()) present[a] = 1;
     for (const uint16_t a : volume_area)
       if (a < present.size()) present[a] = 1;
-    heuristic_costs = area_costs;
-    for (std::size_t a = 0; a < present.size(); ++a)
-      if (!present[a]) heuristic_costs[a] = std::numeric_limits<float>::infinity();
+    heuristic_costs = detail::presentAreaCosts(area_costs, present);
     if (agent.settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
   }
 };
