@@ -34,6 +34,7 @@
 #include "column_line.h"
 #include "corridor_search.h"
 #include "end_legs.h"
+#include "line_cost_runs.h"
 #include "search_rates.h"
 
 namespace strata::nav {
@@ -205,13 +206,6 @@ void addPortal(const CorridorEdge& e, Add&& add) {
   }
 }
 
-// Area cost for the walking cost sums; a node in a never-entered area (only a start can be one)
-// counts at the heuristic's rate.
-double areaCostOf(const LayeredSearchGraph& view, NodeId node) {
-  const double cost = view.areaCost(node);
-  return std::isfinite(cost) ? cost : view.costPerMetre();
-}
-
 // The line test of LayeredSearchGraph::walkLine (same column walk, same rules, no area rule)
 // that also sums the walking cost and records where the line enters another area. False when a
 // step is not a walk edge into the next column or the walk ends neither on b nor on a twin of b
@@ -257,10 +251,7 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
   NodeId current = a;
   int64_t cx = ca[0], cz = ca[1];
   CorridorFloor here = floors[a];
-  // A start in a never-entered area: the way out costs what the area it leads into costs
-  // (LayeredSearchGraph::walkCost, the same rule).
-  bool pending = !std::isfinite(view.areaCost(a));
-  double run_cost = areaCostOf(view, a), run_start = 0, run_rise = 0, sum = 0;
+  detail::LineCostRuns runs(length, view.areaCost(a), view.costPerMetre());  // as walkCost sums them
   ColumnLine line(dx, dz);
   // The agent off its column's centre (LayeredSearchGraph::walkColumns): each quadrant the
   // segment passes through needs the diagonal walk step there (the mask holds diagonal bits
@@ -285,23 +276,14 @@ bool walkSegment(const CorridorIndex& index, NodeId a, NodeId b, double& cost, s
     if (there.area != here.area) {  // the line enters another area at the step's parameter t
       const double t = line.crossing();
       crossings.push_back({t, next});
-      const double next_cost = view.areaCost(next);
-      if (!std::isfinite(next_cost)) {
-        if (!pending) sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost, run_start = t, run_rise = 0;
-        pending = true;
-      } else {
-        if (pending) run_cost = next_cost, pending = false;
-        sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost;
-        run_cost = next_cost, run_start = t, run_rise = 0;
-      }
+      runs.enter(t, view.areaCost(next));
     }
-    run_rise += rise;
+    runs.rise(rise);
     current = next;
     here = there;
     if (kRoom && !quadrantsFree(here)) return false;
   }
-  sum += length * (1 - run_start) * run_cost + 0.5 * run_rise * run_cost;
-  cost = sum;
+  cost = runs.total();
   landed = current;
   return index.clusterOf(current) == index.clusterOf(b);
 }

@@ -20,6 +20,7 @@
 #include <cmath>
 
 #include "column_line.h"
+#include "line_cost_runs.h"
 #include "search_rates.h"
 
 namespace strata::nav {
@@ -165,33 +166,22 @@ bool LayeredSearchGraph::walkCost(NodeId a, NodeId b, double max_cost, double& c
   const LayeredGraph& g = *graph_;
   const int64_t dx = node_x_[b] - node_x_[a], dz = node_z_[b] - node_z_[a];
   const double length = std::sqrt(double(dx) * double(dx) + double(dz) * double(dz)) * g.grid.cell_size;
-  // A start in a never-entered area (only a start can be one): the way out of it costs what the
-  // area it leads into costs, as A* charges a step at the cost of the area it enters (it was
-  // charged at the heuristic's rate, which a cheap link lowers below every area's cost: 0.29 for
-  // a 0.5 m step out of lava onto road at 1, where A* and the distance field say 0.5: an audit).
-  // A line that never leaves such areas counts at the heuristic's rate.
-  bool pending = !std::isfinite(areaCost(a));  // the first run's rate waits for a finite area
-  double run_cost = pending ? costPerMetre() : areaCost(a), run_start = 0, run_rise = 0, sum = 0;
+  // (A start in a never-entered area: see LineCostRuns. It was charged at the heuristic's rate,
+  // which a cheap link lowers below every area's cost: 0.29 for a 0.5 m step out of lava onto
+  // road at 1, where A* and the distance field say 0.5: an audit.)
+  detail::LineCostRuns runs(length, areaCost(a), costPerMetre());
   const bool walked = walkColumns(a, b, [&](NodeId current, NodeId next, const ColumnLine& line) {
     if (g.area[next] != g.area[current]) {  // the line enters another area at the step's parameter t
       if (areaCost(next) > max_cost) return false;
       const double t = line.crossing();
       crossing(t, next);
-      const double next_cost = areaCost(next);
-      if (!std::isfinite(next_cost)) {
-        if (!pending) sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost, run_start = t, run_rise = 0;
-        pending = true;  // (only from a never-entered start: no walk edge enters such an area)
-      } else {
-        if (pending) run_cost = next_cost, pending = false;
-        sum += length * (t - run_start) * run_cost + 0.5 * run_rise * run_cost;
-        run_cost = next_cost, run_start = t, run_rise = 0;
-      }
+      runs.enter(t, areaCost(next));
     }
-    run_rise += std::fabs(double(g.height[next]) - double(g.height[current]));
+    runs.rise(std::fabs(double(g.height[next]) - double(g.height[current])));
     return true;
   });
   if (!walked) return false;
-  cost = sum + length * (1 - run_start) * run_cost + 0.5 * run_rise * run_cost;
+  cost = runs.total();
   return true;
 }
 
