@@ -58,7 +58,6 @@ class ProgressBar final : public nav::BakeObserver {
   ProgressBar() : animate_(stderrCanRedrawLine()), width_(stderrColumns()) {}
   void stageStarted(const std::string& agent, const std::string& stage, std::size_t total) override {
     agent_ = agent, stage_ = stage;
-    label_ = agent.empty() ? stage : agent + ": " + stage;
     start_ = Clock::now();
     draw(0, total);
   }
@@ -67,7 +66,7 @@ class ProgressBar final : public nav::BakeObserver {
     const std::string tail = fmt::format(" done in {:.0f} ms", milliseconds);
     // (A line that ends is never redrawn: on a terminal too narrow for a readable label it keeps
     // the whole label and wraps.)
-    const std::string label = width_ >= tail.size() + 12 ? fitted(label_, 24, tail.size()) : label_;
+    const std::string label = width_ >= tail.size() + 12 ? fitted(24, tail.size()) : this->label();
     toStderr(fmt::format("{}{}{}\n", animate_ ? "\r\033[K" : "", label, tail));
     open_ = false;
   }
@@ -79,11 +78,14 @@ class ProgressBar final : public nav::BakeObserver {
   }
 
  private:
+  /// "agent: stage" (the stage alone without an agent's name).
+  std::string label() const { return agent_.empty() ? stage_ : agent_ + ": " + stage_; }
   /// The label padded to `pad` columns, or cut short so that `rest` more columns fit on the line
   /// without touching its last column: the agent's name first ("a_very_lo...: edges"), so that
   /// the stage stays readable (cutting the whole label dropped the stage on a narrow terminal
   /// beside a long name: an audit), then the stage itself (ending in "...").
-  std::string fitted(const std::string& label, std::size_t pad, std::size_t rest) const {
+  std::string fitted(std::size_t pad, std::size_t rest) const {
+    const std::string label = this->label();
     const std::size_t room = width_ > rest + 1 ? width_ - rest - 1 : 0;
     if (label.size() <= room) return label.size() < pad && pad <= room ? label + std::string(pad - label.size(), ' ') : label;
     const std::string suffix = ": " + stage_;
@@ -114,7 +116,7 @@ class ProgressBar final : public nav::BakeObserver {
       const auto filled = static_cast<std::size_t>(fraction * static_cast<double>(bar_width));
       bar = " [" + std::string(filled, '#') + std::string(bar_width - filled, ' ') + "]";
     }
-    std::string line = fitted(label_, 24, bar.size() + figures.size()) + bar + figures;
+    std::string line = fitted(24, bar.size() + figures.size()) + bar + figures;
     if (line.size() >= width_) line.resize(width_ > 1 ? width_ - 1 : 0);  // a terminal narrower than the figures
     toStderr("\r\033[K" + line);
     open_ = true;
@@ -122,7 +124,6 @@ class ProgressBar final : public nav::BakeObserver {
   bool animate_;
   std::size_t width_;
   std::string agent_, stage_;  // of the stage under way
-  std::string label_;          // "agent: stage" (the stage alone without an agent's name)
   bool open_ = false;  // a bar is drawn and its line not ended
   Clock::time_point start_, last_draw_;
 };
