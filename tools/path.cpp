@@ -314,10 +314,9 @@ std::function<int()> setupPath(CLI::App& app) {
         return badInput(options->input + ": not a regular file (from a pipe or a device only a Moving AI map is read; "
                                          "a world or a mesh must be a file)");
       if (const int code = checkMapMemory(options->input, piped); code != kExitOk) return code;
-      std::ostringstream rest;
-      rest << in.rdbuf();
-      if (in.bad()) return reportError(Error::runtime(options->input + ": read error"));
-      piped += rest.str();
+      auto whole = nav::readMovingAiMapRest(in, options->input, std::move(piped));
+      if (!whole) return reportError(whole.error());
+      piped = std::move(*whole);
     }
     if (piped.empty() && isWorldPathInput(options->input))
       return runWorldPath(*sub, options->input, options->method, options->budget, options->json, *world);

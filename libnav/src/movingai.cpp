@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <istream>
 #include <new>
+#include <utility>
 
 namespace strata::nav {
 
@@ -56,15 +58,12 @@ Error located(const std::string& name, std::size_t line, const std::string& prob
   return Error::badInput(name + ":" + std::to_string(line) + ": " + problem);
 }
 
-// The whole file, refused past `max_bytes` (what names it: "a Moving AI scenario file"). Read in
-// blocks: `buffer << in.rdbuf()` caught a failed allocation itself and returned what it had read
-// so far, which was then parsed as the whole file (an audit: /dev/zero as a .scen).
-Result<std::string> readText(const std::filesystem::path& path, std::uint64_t max_bytes, const char* what) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::cannotOpen(path.string());
-  std::string text;
+// The rest of `in` appended to `text`, refused past `max_bytes` in all (what names it: "a Moving
+// AI scenario file"). Read in blocks: `buffer << in.rdbuf()` caught a failed allocation itself
+// and returned what it had read so far, which was then parsed as the whole file (an audit:
+// /dev/zero as a .scen).
+Result<std::string> readRest(std::istream& in, const std::string& name, std::string text, std::uint64_t max_bytes,
+                             const char* what) {
   try {
     constexpr std::size_t kBlock = std::size_t(1) << 20;
     while (in) {
@@ -73,14 +72,27 @@ Result<std::string> readText(const std::filesystem::path& path, std::uint64_t ma
       in.read(text.data() + had, static_cast<std::streamsize>(kBlock));
       text.resize(had + static_cast<std::size_t>(in.gcount()));
       if (text.size() > max_bytes)
-        return Error::badInput(path.string() + ": more than " + std::to_string(max_bytes >> 20) + " MiB: not " + what);
+        return Error::badInput(name + ": more than " + std::to_string(max_bytes >> 20) + " MiB: not " + what);
     }
   } catch (const std::bad_alloc&) {
-    return Error::runtime(path.string() + ": out of memory reading it (" + std::to_string(text.size()) + " bytes read)");
+    return Error::runtime(name + ": out of memory reading it (" + std::to_string(text.size()) + " bytes read)");
   }
-  if (in.bad()) return Error::runtime(path.string() + ": read error");
+  if (in.bad()) return Error::runtime(name + ": read error");
   return text;
 }
+
+// The whole file (readRest).
+Result<std::string> readText(const std::filesystem::path& path, std::uint64_t max_bytes, const char* what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::cannotOpen(path.string());
+  return readRest(in, path.string(), {}, max_bytes, what);
+}
+
+// (2^31 cells at most, each row a line: the rows' bytes and line ends.)
+constexpr std::uint64_t kMaxMapBytes = std::uint64_t(6) << 30;
+constexpr const char* kMapWhat = "a Moving AI map of at most 2^31 cells";
 
 // Text from a file quoted in a message: at most 40 bytes, anything but printable ASCII as \xNN
 // (a NUL byte, a whole map on one line of CR endings).
@@ -219,10 +231,13 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
 }
 
 Result<MovingAiMap> loadMovingAiMap(const std::filesystem::path& path) {
-  // (2^31 cells at most, each row a line: the rows' bytes and line ends.)
-  auto text = readText(path, std::uint64_t(6) << 30, "a Moving AI map of at most 2^31 cells");
+  auto text = readText(path, kMaxMapBytes, kMapWhat);
   if (!text) return text.error();
   return parseMovingAiMap(*text, path.string());
+}
+
+Result<std::string> readMovingAiMapRest(std::istream& in, const std::string& name, std::string head) {
+  return readRest(in, name, std::move(head), kMaxMapBytes, kMapWhat);
 }
 
 Result<std::vector<MovingAiScenario>> parseMovingAiScenarios(std::string_view text, const std::string& name) {

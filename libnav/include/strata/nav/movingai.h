@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,10 @@ std::int64_t movingAiDeclaredCells(std::string_view head);
 Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& name);
 /// Reads and parses a `.map` file.
 Result<MovingAiMap> loadMovingAiMap(const std::filesystem::path& path);
+/// The text of a map read from a stream once (a pipe or a device): `head`, already read, then
+/// the rest of `in`, refused past the size a map file may have (6 GiB) as loadMovingAiMap
+/// refuses it; errors name `name`.
+Result<std::string> readMovingAiMapRest(std::istream& in, const std::string& name, std::string head);
 /// Parses scenario text ("version 1" or "version 1.0", then 9 tab-separated fields per line;
 /// blank lines are skipped); errors read "<name>:<line>: <problem>".
 Result<std::vector<MovingAiScenario>> parseMovingAiScenarios(std::string_view text, const std::string& name);
