@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <utility>
 
 #include "strata/nav/layered_search.h"
 
@@ -93,32 +94,42 @@ inline bool oneNodeThroughCentre(const LayeredSearchGraph& view, NodeId node, co
 
 // Area crossings (waypoints where a walking leg enters another area) are found on the walked line
 // between column centres, each on the border of the column it enters. Where an end centre is left
-// out the leg runs from the exact point (or to it) instead: `crossings` (in route order) move
-// along their borders onto the leg from `a` to `b`, so the straight leg stays straight (an audit:
-// a crossing 0.14 m off a Direct leg made the polyline 1 cm longer than the leg). Each keeps its
-// border line (x or z on the lattice; at a column corner the one the leg is not parallel to) and
-// takes the leg's point on it; its parameter along the leg never goes back (the two lines can
-// order an x and a z border differently). A crossing on no border line keeps its parameter along
-// the walked line `walked_a` -> `walked_b`. Heights and areas are the crossing's own.
+// out the leg runs from the exact point (or to it) instead: `crossings` (in route order) move onto
+// the leg from `a` to `b`, so the straight leg stays straight (an audit: a crossing 0.14 m off a
+// Direct leg made the polyline 1 cm longer than the leg). Each takes, in this order:
+//  - the leg's point on its border line (x or z on the lattice; at a column corner the one the
+//    leg is not parallel to), when that point lies within a cell of where it was: the leg crosses
+//    the same border a little further on;
+//  - else the point where the leg enters the square of the column the crossing enters (on that
+//    square's border), when the leg passes through it: a leg nearly parallel to the border line
+//    meets it far away, outside the areas of both columns (an audit: on the tower a crossing onto
+//    the bridge slid 1.5 m down the ramp along x, and took the bridge's height 0.79 m over it);
+//  - else the leg's point at its parameter along the walked line `walked_a` -> `walked_b`.
+// Its parameter along the leg never goes back (the two lines can order an x and a z border
+// differently). Heights and areas are the crossing's own.
 inline void moveCrossingsOntoLeg(const GridFrame& grid, std::span<Waypoint> crossings, const sim::Vec3& walked_a,
                                  const sim::Vec3& walked_b, const sim::Vec3& a, const sim::Vec3& b) {
   const double dx = b.x - a.x, dz = b.z - a.z;
   const double wdx = walked_b.x - walked_a.x, wdz = walked_b.z - walked_a.z;
   const double walked_length2 = wdx * wdx + wdz * wdz;
+  const double cell = grid.cell_size;
   // The border coordinate w lies on (true), within rounding of the lattice.
   auto onBorder = [&](double w, bool along_x, double& border) {
     const double origin = along_x ? grid.origin_x : grid.origin_z;
-    const auto k = static_cast<int32_t>(std::llround((w - origin) / grid.cell_size));
+    const auto k = static_cast<int32_t>(std::llround((w - origin) / cell));
     border = along_x ? grid.cornerX(k) : grid.cornerZ(k);
     return std::fabs(w - border) <= 1e-9 * std::max(1.0, std::fabs(w));
   };
   double previous = 0;
   for (Waypoint& w : crossings) {
+    const double wx = w.position.x, wz = w.position.z;
     double border_x = 0, border_z = 0;
-    const bool on_x = onBorder(w.position.x, true, border_x) && std::fabs(dx) > 1e-12;
-    const bool on_z = onBorder(w.position.z, false, border_z) && std::fabs(dz) > 1e-12;
+    const bool on_x = onBorder(wx, true, border_x) && std::fabs(dx) > 1e-12;
+    const bool on_z = onBorder(wz, false, border_z) && std::fabs(dz) > 1e-12;
     const double s_x = on_x ? (border_x - a.x) / dx : -1, s_z = on_z ? (border_z - a.z) / dz : -1;
-    const bool x_fits = s_x >= previous && s_x <= 1, z_fits = s_z >= previous && s_z <= 1;
+    auto near = [&](double x, double z) { return std::hypot(x - wx, z - wz) <= cell; };
+    const bool x_fits = s_x >= previous && s_x <= 1 && near(border_x, a.z + dz * s_x);
+    const bool z_fits = s_z >= previous && s_z <= 1 && near(a.x + dx * s_z, border_z);
     if (x_fits || z_fits) {
       // On the border itself, the other coordinate from the leg.
       previous = x_fits ? s_x : s_z;
@@ -126,7 +137,35 @@ inline void moveCrossingsOntoLeg(const GridFrame& grid, std::span<Waypoint> cros
       w.position.z = x_fits ? a.z + dz * s_x : border_z;
       continue;
     }
-    double s = walked_length2 > 0 ? ((w.position.x - walked_a.x) * wdx + (w.position.z - walked_a.z) * wdz) / walked_length2 : 0.0;
+    // The column entered: the one just past the crossing along the walked line.
+    if (walked_length2 > 0) {
+      const double nudge = 1e-6 * cell / std::sqrt(walked_length2);
+      const int32_t cx = grid.columnX(wx + wdx * nudge), cz = grid.columnZ(wz + wdz * nudge);
+      const double lo[2] = {grid.cornerX(cx), grid.cornerZ(cz)}, hi[2] = {grid.cornerX(cx + 1), grid.cornerZ(cz + 1)};
+      const double start[2] = {a.x, a.z}, delta[2] = {dx, dz};
+      // The leg's parameters inside the square (the slab on each axis), and the axis it enters by.
+      double s_in = previous, s_out = 1;
+      int entry_axis = -1;
+      for (int axis = 0; axis < 2; ++axis) {
+        if (std::fabs(delta[axis]) <= 1e-12) {
+          if (start[axis] < lo[axis] || start[axis] > hi[axis]) s_out = -1;
+          continue;
+        }
+        double t0 = (lo[axis] - start[axis]) / delta[axis], t1 = (hi[axis] - start[axis]) / delta[axis];
+        if (t0 > t1) std::swap(t0, t1);
+        if (t0 > s_in) s_in = t0, entry_axis = axis;
+        s_out = std::min(s_out, t1);
+      }
+      if (s_in <= s_out) {
+        previous = s_in;
+        w.position.x = a.x + dx * s_in;
+        w.position.z = a.z + dz * s_in;
+        if (entry_axis == 0) w.position.x = dx > 0 ? lo[0] : hi[0];
+        if (entry_axis == 1) w.position.z = dz > 0 ? lo[1] : hi[1];
+        continue;
+      }
+    }
+    double s = walked_length2 > 0 ? ((wx - walked_a.x) * wdx + (wz - walked_a.z) * wdz) / walked_length2 : 0.0;
     s = std::clamp(s, previous, 1.0);
     previous = s;
     w.position.x = a.x + dx * s;

@@ -792,6 +792,36 @@ TEST_CASE("layered search: area crossings of a leg from an exact endpoint lie on
   }
 }
 
+TEST_CASE("layered search: an area crossing on a leg nearly parallel to its border stays at the column it enters", "[nav][layered]") {
+  // Column x = 1 is area 1 from z = 8 down. The leg runs from (0.5, 15.5) to the exact goal
+  // (1.95, 1.5), the walked line to the goal's centre (1.5, 1.5): that one steps into area 1
+  // across the border x = 1 at z = 8.5, the leg crosses x = 1 at z = 10.67, where both columns
+  // are area 0. The crossing was slid along the border to z = 10.67, 1.7 m before area 1 begins
+  // (an audit: on the tower a crossing onto the bridge lay 1.5 m down the ramp, 0.79 m in the
+  // air). It now lies where the leg enters the column, on the border z = 9 of area 1.
+  std::vector<std::string> rows(16, "....");
+  for (int z = 0; z <= 8; ++z) rows[z][1] = 'a';
+  LayeredBuilder b(4, 16);
+  b.area_costs = {1.0f, 1.0f};
+  b.fromAscii(rows);
+  const auto g = b.build();
+  const sim::Vec3 from{0.5, 0, 15.5}, to{1.95, 0, 1.5};
+  for (const SearchMethod m : {SearchMethod::Direct, SearchMethod::Theta, SearchMethod::Corridor, SearchMethod::Interval}) {
+    INFO("method " << methodName(m));
+    const auto r = run(g, from, to, method(m));
+    REQUIRE(r.ok());
+    REQUIRE(r.waypoints.size() == 3);
+    const Waypoint& w = r.waypoints[1];
+    INFO("crossing " << w.position.x << ", " << w.position.z << " area " << w.area);
+    CHECK(w.area == 1);
+    // On the leg, on the border z = 9 of the first column of area 1 it enters.
+    CHECK(std::fabs((to.x - from.x) * (w.position.z - from.z) - (to.z - from.z) * (w.position.x - from.x)) < 1e-9);
+    CHECK(w.position.z == 9.0);
+    CHECK(w.position.x > 1.0);
+    CHECK(w.position.x < 2.0);
+  }
+}
+
 TEST_CASE("layered search: the exact endpoints stand on their floor's surface under them, on a slope too", "[nav][layered]") {
   // A ramp rising 0.25 m a column toward +x (normals tilted to match): the first and last
   // waypoints take the ramp's height under the exact x/z, not the snapped column centre's (an
