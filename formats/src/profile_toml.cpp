@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "strata/formats/profile.h"
-#include "strata/nav/column_builder.h"
 
 namespace strata::formats {
 namespace {
@@ -235,8 +234,11 @@ class Parser {
       }
     }
     // The one rule between two keys, at the key written (either may be a default): the standing
-    // box runs from step_height plus the edge rules' 1 mm tolerance up to height.
-    if (!nav::hasStandingRoom(s.height, s.step_height) &&
+    // box runs from step_height plus the edge rules' 1 mm tolerance up to height. Only once each
+    // key is within its own range (validate() checks those first): `height = nan` beside
+    // `step_height = 0` is height's error, not step_height's (an audit).
+    const std::string invalid = s.validate();
+    if (invalid == nav::AgentSettings::kStepBelowHeightRule &&
         (table.get("step_height") != nullptr || table.get("height") != nullptr)) {
       const auto metres = [](double v) { return fmt::format("{} m", v); };  // shortest exact form
       if (table.get("step_height") != nullptr)
@@ -246,7 +248,7 @@ class Parser {
       fail(table.get("height"), path + ".height",
            metres(s.height) + " must be more than 1 mm above step_height (" + metres(s.step_height) + ", the default)");
     }
-    if (std::string e = s.validate(); !e.empty()) {
+    if (const std::string& e = invalid; !e.empty()) {
       const std::string key = e.substr(0, e.find(':'));
       fail(table.get(key) ? table.get(key) : &table, path + "." + key, e.substr(e.find(':') + 2));
     }

@@ -63,7 +63,7 @@ std::string AgentSettings::validate() const {
     if (!e.empty()) return e;
   // The standing box runs from step_height plus the rules' 1 mm tolerance up to height: closer,
   // it had no room and every floor was rejected (an empty graph from a valid profile).
-  if (!hasStandingRoom(height, step_height)) return "step_height: must be more than 1 mm below height";
+  if (!hasStandingRoom(height, step_height)) return kStepBelowHeightRule;
   if (cell_size != 0) {
     if (std::string e = within("cell_size", cell_size, 0.02, 10); !e.empty()) return e + "; 0 derives it from the radius";
   }

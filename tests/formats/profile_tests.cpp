@@ -195,6 +195,13 @@ TEST_CASE("out-of-range and mistyped values are located errors", "[formats][prof
         "p.toml:3:10: agent.a.height: 0.2 m must be more than 1 mm above step_height (0.4 m, the default)");
   CHECK(errorOf("[agent.a]\nstep_height = 0.5\nheight = 0.4\n") ==
         "p.toml:2:15: agent.a.step_height: 0.5 m must be more than 1 mm below height (0.4 m)");
+  // A height or step_height out of its own range is named as such, not as the other key's gap
+  // to it (an audit: `step_height = 0` beside `height = nan` blamed step_height, a valid value).
+  CHECK(errorOf("[agent.a]\nstep_height = 0\nheight = nan\n") == "p.toml:3:10: agent.a.height: must be within 0.05 .. 20 (got nan)");
+  CHECK(errorOf("[agent.a]\nheight = -1\nstep_height = 0\n") == "p.toml:2:10: agent.a.height: must be within 0.05 .. 20 (got -1)");
+  CHECK(errorOf("[agent.a]\nheight = 0.0005\n") == "p.toml:2:10: agent.a.height: must be within 0.05 .. 20 (got 0.0005)");
+  CHECK(errorOf("[agent.a]\nstep_height = 25\nheight = 1.8\n") ==
+        "p.toml:2:15: agent.a.step_height: must be within 0 .. 20 (got 25)");
   // Two costs for one area: located at the second, naming where the first is.
   CHECK(errorOf("[agent.a]\n[[agent.a.areas]]\nlabel='x'\narea='w'\ncost=2\n[[agent.a.areas]]\nlabel='y'\narea='w'\ncost=3\n") ==
         "p.toml:9:6: agent.a.areas[1].cost: area 'w' costs 3 here but 2 at p.toml:5:6");

@@ -34,7 +34,11 @@ struct AgentSettings {
   /// [kMinDerivedCell, kMaxDerivedCell].
   double effectiveCellSize() const;
   /// Empty string when valid, else "<field>: <problem>" (e.g. "radius: must be within 0.01 .. 10").
+  /// Each field's own range is checked before the rule between height and step_height
+  /// (kStepBelowHeightRule), so a height out of range is named as such.
   std::string validate() const;
+  /// validate()'s message when height and step_height are each in range but too close.
+  static constexpr const char* kStepBelowHeightRule = "step_height: must be more than 1 mm below height";
 
   static constexpr double kMinDerivedCell = 0.14;  ///< 0.5 studs
   static constexpr double kMaxDerivedCell = 1.12;  ///< 4 studs
