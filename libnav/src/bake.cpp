@@ -251,11 +251,28 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   const GridFrame& grid = graph.grid;
   if (Status s = checkGrid(grid, settings, source); !s.ok()) return s.error();
   Reporter report(options.observer, timings, settings.name);
-  // The triangles' pieces (rule 4's solid test) are one serial pass over the mesh: computed
-  // beside the parallel tile binning below, and waited for when the builder needs them.
+  // The triangles' pieces (rule 4's solid test) are one serial pass over the mesh, and the
+  // candidate records of every triangle (the tiles' standing-room tests and the edge stage's
+  // bins; released after the edge stage) need no tiles either: both are computed beside the
+  // parallel tile binning below, and waited for when the builder needs them. (The records
+  // were built after the binning: on 2 threads the second thread spent the binning on the
+  // pieces, and the records' pass then ran beside nothing.)
   std::shared_ptr<const std::vector<uint32_t>> pieces;
+  std::unique_ptr<const TriangleCandidates> candidates;
   tbb::task_group pieces_task;
   pieces_task.run([&] { pieces = std::make_shared<const std::vector<uint32_t>>(trianglePieces(mesh)); });
+  pieces_task.run([&] { candidates = std::make_unique<const TriangleCandidates>(mesh); });
+
+  // What the agent's graph and per-column tables will hold (checkMemory's estimate), against the
+  // memory limit: the tile lists and the sweep bins are refused when they would not fit beside it.
+  const double estimated_held = options.memory_limit_bytes == 0
+                                    ? 0.0
+                                    : bakeHeldBytes(estimatedNodes(mesh, settings), static_cast<double>(grid.columnCount()));
+  // Bytes the sweep bins may take beside `held` bytes of graph and tables (0: no limit).
+  const auto binBytes = [&](double held) -> std::uint64_t {
+    if (options.memory_limit_bytes == 0) return 0;
+    return static_cast<std::uint64_t>(std::max(1.0, static_cast<double>(options.memory_limit_bytes) - held));
+  };
 
   // ---- columns: bin triangles into tiles, rasterize each tile in parallel ----
   // Tiles of at most tile_cells columns a side; with several threads, smaller on a small grid so
@@ -328,8 +345,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     // per-column tables (checkMemory's estimate; an audit found 25 GB of a machine's 25.3 GB
     // allowed to bins alone, the bake peaking at 22.7 GB).
     auto beyondMemory = [&] {
-      const double held = bakeHeldBytes(estimatedNodes(mesh, settings), static_cast<double>(grid.columnCount()));
-      return static_cast<double>(entries) * sizeof(uint32_t) > static_cast<double>(options.memory_limit_bytes) - held;
+      return static_cast<double>(entries) * sizeof(uint32_t) > static_cast<double>(options.memory_limit_bytes) - estimated_held;
     };
     if (entries > kMaxRectBucketEntries || (options.memory_limit_bytes > 0 && beyondMemory())) {
       pieces_task.wait();
@@ -337,10 +353,26 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     }
     fillRectBuckets(ranges, tiles_x, tile_count, entries, tile_offsets, tile_triangles, [](uint32_t t) { return t; }, rows);
   }
-  // Candidate records of every triangle, once, for the tiles' standing-room tests and the edge
-  // stage's bins (released after the edge stage).
-  auto candidates = std::make_unique<const TriangleCandidates>(mesh);
   pieces_task.wait();
+  // The edge stage's sweep bins need only the candidate records and the grid, so they are built
+  // beside the tile loop and the merge below, against the memory the estimated graph leaves (the
+  // edge stage asks again with the graph's real size). Built there between two stages, their
+  // short parallel passes ran on one thread while the other slept (fdm6 at 0.05: 0.35 ms on 1
+  // thread, 0.33 on 2). The bins do not depend on when or where they are built.
+  std::unique_ptr<const TriangleBins> bins;
+  tbb::task_group bins_task;
+  struct WaitOnExit {  // an early return or an exception below still waits for the bins' task
+    tbb::task_group& task;
+    ~WaitOnExit() {
+      try {
+        task.wait();
+      } catch (...) {  // the bake is failing already; its own error is the one to report
+      }
+    }
+  } bins_wait{bins_task};
+  bins_task.run([&, limit = binBytes(estimated_held)] {
+    bins = std::make_unique<const TriangleBins>(*candidates, grid, kSweepBinCells, limit);
+  });
   const ColumnBuilder builder(mesh, index, settings, grid, bounds, pieces);
   std::vector<RectFloors> tile_floors(tile_count);
   {
@@ -456,12 +488,10 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
     if (settings.can_climb && !agent.climbable.empty()) climbable = climbableTriangles(mesh, agent);
     // Sweeps are tested on the triangles binned near them (exact, as the index would answer).
     // Against the memory the bake does not hold already: the graph and per-column tables.
+    bins_task.wait();
     const double held = bakeHeldBytes(static_cast<double>(nodes), static_cast<double>(grid.columnCount()));
-    const std::uint64_t bin_bytes =
-        options.memory_limit_bytes == 0 ? 0 : static_cast<std::uint64_t>(std::max(1.0, static_cast<double>(options.memory_limit_bytes) - held));
-    const TriangleBins bins(*candidates, grid, kSweepBinCells, bin_bytes);
-    if (bins.full()) return tooManyEntries(source, settings, bins.entries(), "sweep bin");
-    EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, &bins, &box_bottom};
+    if (bins->full() || !bins->fitsIn(binBytes(held))) return tooManyEntries(source, settings, bins->entries(), "sweep bin");
+    EdgeInputs inputs{&builder, climbable.empty() ? nullptr : &climbable, bins.get(), &box_bottom};
     const NodeArray<uint16_t> diagonal_free = diagonalBandsFree(graph, inputs);
     inputs.diagonal_free = &diagonal_free;
     // Second jumps (the far rim of a pit whose drop holds the slot) per row, joined in row order.
@@ -478,6 +508,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   // released here, before the later stages allocate theirs: 10 bytes a node off a large world's
   // peak.
   NodeArray<double>().swap(box_bottom);
+  bins.reset();
   candidates.reset();
   report.end();
 

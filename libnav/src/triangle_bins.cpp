@@ -63,7 +63,7 @@ TriangleBins::TriangleBins(const TriangleCandidates& candidates, const GridFrame
     x1 = std::min(x1, binX(max_x + margin));
   };
   entries_ = rectBucketEntries(ranges, rows);
-  full_ = entries_ > kMaxRectBucketEntries || (max_bytes > 0 && entries_ > max_bytes / (sizeof(Item) + sizeof(float)));
+  full_ = entries_ > kMaxRectBucketEntries || !fitsIn(max_bytes);
   if (full_) return;  // full() says so, and the bins are not used
   fillRectBuckets(
       ranges, bins_x_, static_cast<std::size_t>(bins_x_) * bins_z_, entries_, offsets_, items_,

@@ -32,6 +32,10 @@ class TriangleBins {
   /// than `max_bytes`: the bins are then left empty and must not be used (the bake refuses the
   /// agent).
   bool full() const { return full_; }
+  /// True when the entries take at most `max_bytes` (0 = no limit): the constructor's memory
+  /// test, asked again with a tighter limit known only later (the bake builds its bins beside
+  /// the column stage, against an estimate of the graph's size).
+  bool fitsIn(std::uint64_t max_bytes) const { return max_bytes == 0 || entries_ <= max_bytes / kBytesPerEntry; }
 
  private:
   int32_t binX(double x) const;  ///< bin column of x, clamped to the grid (one function for filling and queries)
@@ -47,6 +51,7 @@ class TriangleBins {
     uint32_t triangle;
   };
   static constexpr int32_t kFootprintItem = -1;
+  static constexpr std::uint64_t kBytesPerEntry = sizeof(Item) + sizeof(float);  // an item and its reach_
 
   const CandidateTriangle* records_;     // per mesh triangle (TriangleCandidates::records)
   std::vector<uint32_t> offsets_;         // per bin (row-major), into items_

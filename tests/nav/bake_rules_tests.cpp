@@ -1694,6 +1694,39 @@ TEST_CASE("a bake whose estimated graph exceeds the memory limit is refused befo
   CHECK(nav::bakeWorld(sparse.mesh(), profile, options, "sparse.obj").ok());
 }
 
+TEST_CASE("sweep bins that would not fit in the memory left beside the graph refuse the agent", "[nav][bake]") {
+  // 50 slopes of 60 degrees (no floor) over one 60 m square, each triangle in every 4 x 4-column
+  // bin of it (2,500 at 0.3 m): about 250,000 entries of 36-40 bytes, 10 MB, for a graph of a
+  // 4 m floor and 40,000 columns (under 0.5 MB). The tiles' lists (4-byte entries per 32-column
+  // tile) fit. The bins are built beside the column stage against the estimated graph and asked
+  // again at the edge stage: at any thread count the same refusal, and nothing refused with room.
+  MeshBuilder level;
+  level.floor(0, 0, 4, 4, 0);
+  for (int i = 0; i < 50; ++i) {
+    const double y = 2.0 * i;
+    level.quad({0, y, 0}, {0, y, 60}, {60, y + 104, 60}, {60, y + 104, 0}, {-1, 0.6, 0});
+  }
+  nav::BakeProfile profile;
+  profile.agents.push_back(testAgent());
+  profile.agents[0].settings.cell_size = 0.3;
+  for (const int threads : {1, 2}) {
+    INFO("threads " << threads);
+    nav::BakeOptions options;
+    options.threads = threads;
+    options.memory_limit_bytes = 4'000'000;
+    auto refused = nav::bakeWorld(level.mesh(), profile, options, "level.obj");
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().kind == strata::ErrorKind::BadInput);
+    CHECK_THAT(refused.error().message,
+               Catch::StartsWith("level.obj: agent test: its triangles, each listed once per sweep bin of columns it spans, make 2.") &&
+                   Catch::Contains("e+05 entries at cell_size 0.3 m"));
+    options.memory_limit_bytes = 40'000'000;
+    auto baked = nav::bakeWorld(level.mesh(), profile, options, "level.obj");
+    REQUIRE(baked.ok());
+    CHECK(baked->agents[0].graph.nodeCount() > 0);
+  }
+}
+
 TEST_CASE("the memory estimate counts route-distance fields - a float per node each", "[nav][bake]") {
   // An audit: 10,000 fields of max_distance 0.5 on a 100 m square were estimated at 13 MB and
   // ran out of memory after the whole bake (4.4 GB kept, twice that while written).
