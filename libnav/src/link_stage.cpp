@@ -80,19 +80,32 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
                             "' costs inf (never entered): the link is left out");
       continue;
     }
+    // An area of infinite cost is never entered, through a link either: a direction that lands
+    // in one is left out (a two-way link into it keeps only its way out), with a warning (it was
+    // silent, unlike a link whose label's area costs inf; an audit).
+    const bool to_open = detail::enterableArea(graph.area_costs, graph.area[to]),
+               from_open = detail::enterableArea(graph.area_costs, graph.area[from]);
+    const bool forward = to_open, backward = spec.bidirectional && from_open;
+    if (warnings != nullptr && (!to_open || (spec.bidirectional && !from_open))) {
+      const auto area = [&](uint32_t node) { return "'" + graph.area_names[graph.area[node]] + "'"; };
+      std::string what = std::string(to_open ? "its from end" : "its to end") + " lands in area " + area(to_open ? from : to) +
+                         ", which costs inf";
+      if (!forward && !backward && spec.bidirectional)
+        what = graph.area[from] == graph.area[to] ? "both ends land in area " + area(to) + ", which costs inf"
+                                                  : "both ends land in areas " + area(from) + " and " + area(to) + ", which cost inf";
+      warnings->push_back(name + ": " + what + " (never entered): " +
+                          (!forward && !backward ? "the link is left out"
+                           : forward             ? "only the way from its from end to its to end is kept"
+                                                 : "only the way from its to end to its from end is kept"));
+    }
+    if (!forward && !backward) continue;
     const auto [label_it, added] = label_index.try_emplace(spec.label, static_cast<uint32_t>(graph.link_labels.size()));
     if (added) graph.link_labels.push_back(spec.label);
     const uint32_t label = label_it->second;
-    // An area of infinite cost is never entered, through a link either: a direction that lands
-    // in one is left out (a two-way link into it keeps only its way out).
-    const bool forward = detail::enterableArea(graph.area_costs, graph.area[to]),
-               backward = spec.bidirectional && detail::enterableArea(graph.area_costs, graph.area[from]);
     if (forward) graph.links.push_back({from, to, static_cast<float>(cost), label, static_cast<uint32_t>(i), backward});
     if (backward) graph.links.push_back({to, from, static_cast<float>(cost), label, static_cast<uint32_t>(i), forward});
-    if (forward || backward) {
-      graph.flags[from] |= kNodeLinkEnd;
-      graph.flags[to] |= kNodeLinkEnd;
-    }
+    graph.flags[from] |= kNodeLinkEnd;
+    graph.flags[to] |= kNodeLinkEnd;
   }
   indexLinks(graph);
   return Ok{};

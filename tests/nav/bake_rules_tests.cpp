@@ -1500,6 +1500,51 @@ TEST_CASE("a link without a cost is priced by its label's area rule - inf leaves
   CHECK(baked.graph.links[0].cost == Approx(length).epsilon(1e-6));
 }
 
+TEST_CASE("a link direction landing in an area of cost inf is left out with a warning", "[nav][bake]") {
+  // An audit: a link whose label's area costs inf was left out with a warning, one landing on a
+  // floor of such an area (a modifier box) silently.
+  MeshBuilder level;
+  level.floor(0, 0, 3, 3, 0).floor(10, 0, 13, 3, 0);
+  auto agent = testAgent();
+  agent.modifiers.push_back({{{10, -1, 0}, {13, 1, 3}}, "lava", std::numeric_limits<double>::infinity()});
+  const sim::Vec3 ground{1.5, 0, 1.5}, lava{11.5, 0, 1.5}, lava2{12.5, 0, 2.5};
+  const auto warned = [](const nav::BakedAgent& baked, const std::string& text) {
+    return std::count_if(baked.warnings.begin(), baked.warnings.end(),
+                         [&](const std::string& w) { return w.find(text) != std::string::npos; });
+  };
+  // One way into the lava: no link, its label not listed.
+  agent.links = {{ground, lava, "in", 2.0, false, ""}};
+  auto baked = bakeOne(level.mesh(), agent);
+  CHECK(baked.graph.customLinkCount() == 0);
+  CHECK(baked.graph.link_labels.empty());
+  CHECK(warned(baked, "link 0 ('in'): its to end lands in area 'lava', which costs inf (never entered): the link is left out") == 1);
+  // Two ways: the way out of the lava is kept.
+  agent.links = {{ground, lava, "both", 2.0, true, ""}};
+  baked = bakeOne(level.mesh(), agent);
+  REQUIRE(baked.graph.customLinkCount() == 1);
+  CHECK(baked.graph.nodePosition(baked.graph.links[0].from_node).x > 10);
+  CHECK(warned(baked, "link 0 ('both'): its to end lands in area 'lava', which costs inf (never entered): only the way from its "
+                      "to end to its from end is kept") == 1);
+  agent.links = {{lava, ground, "back", 2.0, true, ""}};
+  baked = bakeOne(level.mesh(), agent);
+  REQUIRE(baked.graph.customLinkCount() == 1);
+  CHECK(baked.graph.nodePosition(baked.graph.links[0].from_node).x > 10);
+  CHECK(warned(baked, "link 0 ('back'): its from end lands in area 'lava', which costs inf (never entered): only the way from its "
+                      "from end to its to end is kept") == 1);
+  // Both ends in the lava: left out.
+  agent.links = {{lava, lava2, "inside", 2.0, true, ""}};
+  baked = bakeOne(level.mesh(), agent);
+  CHECK(baked.graph.customLinkCount() == 0);
+  CHECK(baked.graph.link_labels.empty());
+  CHECK(warned(baked, "link 0 ('inside'): both ends land in area 'lava', which costs inf (never entered): the link is left out") == 1);
+  // Into an area that can be entered: no warning.
+  agent.links = {{ground, {11.5, 0, 1.5}, "fine", 2.0, true, ""}};
+  agent.modifiers.clear();
+  baked = bakeOne(level.mesh(), agent);
+  CHECK(baked.graph.customLinkCount() == 2);  // both ways
+  CHECK(warned(baked, "never entered") == 0);
+}
+
 TEST_CASE("areas set edge costs - an infinite cost removes the edges into it", "[nav][bake]") {
   // Mud on x 2..3, lava on x 4..5 of a 6 m strip; a modifier box makes a slow zone at x 0..1.
   MeshBuilder level;
