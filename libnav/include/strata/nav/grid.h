@@ -163,7 +163,8 @@ class Grid {
   /// Clamps a point into bounds, then searches outward ring by ring (ring 0 is the cell itself)
   /// for the walkable cell centre closest to the clamped point (a nearer ring's hit is not taken
   /// while a farther ring may still hold a closer centre); nullopt when no ring up to `max_rings`
-  /// has one (and for a NaN coordinate; an infinite one clamps to the edge). The answer's Y is the
+  /// has one (and for a NaN coordinate; an infinite one clamps to the edge; a negative `max_rings`
+  /// counts as 0, the cell itself). The answer's Y is the
   /// cell's surface height. Rings past the farthest grid edge are not walked, so any limit
   /// (INT_MAX: the whole grid) costs at most the grid's cells.
   std::optional<sim::Vec3> nearestWalkable(const sim::Vec3& position, int max_rings = 8);
@@ -187,7 +188,8 @@ class Grid {
   /// Drops every cell overlapping the world rectangle [min_world, max_world] (X/Z; infinite
   /// bounds reach the grid's edge, NaN bounds drop nothing) and increments version().
   void refreshRegion(const sim::Vec3& min_world, const sim::Vec3& max_world);
-  /// Increments on every refresh; routes remember it to know when they are stale.
+  /// Increments on every refresh; routes remember it to know when they are stale. addLink does
+  /// not change it (the spec counts refreshes only): re-path after adding links.
   std::uint64_t version() const { return version_; }
   /// Probes every cell now and builds bitmap(), so later queries never write the grid (safe to
   /// share across threads until the next refresh).

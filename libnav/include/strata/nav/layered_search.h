@@ -55,7 +55,7 @@ inline constexpr double kMinWaypointSpacing = 0.05;
 
 /// Settings of one layered path request.
 struct LayeredSearchSettings {
-  SearchMethod method = SearchMethod::AStar;  ///< AStar, Theta, Direct or Corridor
+  SearchMethod method = SearchMethod::AStar;  ///< AStar, Theta, Direct, Corridor or Interval
   LayeredSearchLimits limits;                 ///< 573.44 m horizontal limit, 400,000 expansions
   SnapSettings snap;                          ///< endpoint snapping
   double waypoint_spacing = 0;                ///< extra waypoints at most this far apart along walking segments, metres; 0 = none. [Limit: 0 or >= 0.05]

@@ -8,8 +8,9 @@
 /// (AAAI 2007). Behaviour follows spec/grid-pathfinding-library.md ("Mental model", "Searching")
 /// and spec/character-movement-and-navigation.md ("Search edges, costs, and waypoints").
 ///
-/// - The open set is a binary min-heap without decrease-key: an improved node is pushed again
-///   and its stale entry is skipped when it pops.
+/// - The open set has no decrease-key: an improved node is pushed again and its stale entry is
+///   skipped when it pops (a radix heap on f beside a 4-ary heap for entries below its base;
+///   SearchState, docs/search.md).
 /// - Node records live in one flat array stamped with a generation number, so starting a new
 ///   search is O(1) and a `SearchState` can be reused by one thread for any number of searches.
 /// - In any-angle mode, relaxing a walking edge s -> n first tries parent(s) -> n: when that
@@ -96,7 +97,9 @@ std::string_view actionName(MoveAction action);
 
 /// One point of a route. The first waypoint is the exact start, the last the exact goal.
 struct Waypoint {
-  sim::Vec3 position;                    ///< metres; Y is the surface height where known
+  sim::Vec3 position;                    ///< metres; Y is the surface height where known (on a grid the first and last
+                                         ///< waypoints are the request's start and goal as given, Y included: the spec's
+                                         ///< "Start itself" and "the exact Goal"; on a layered world they stand on the floor)
   MoveAction action = MoveAction::Walk;  ///< how the agent arrives here from the previous waypoint (Walk for the first)
   std::uint16_t area = 0;                ///< area id of the surface at this waypoint (0 = default area)
   /// Action Link on a layered graph: the taken link's label, an index into the graph's
