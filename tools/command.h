@@ -6,10 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,13 +104,18 @@ std::string jsonText(const Json& doc, int indent = -1) {
   return doc.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
-/// jsonText for a document the tools print: every floating-point number in it as printedNumber.
+/// jsonText for a document the tools print: every floating-point number in it as printedNumber,
+/// except those equal to one of `given` (not 0), numbers the user typed (a route's exact ends'
+/// x and z), which print as their shortest round-trip decimal: as typed, read back to the bit.
 template <class Json>
-std::string printedJson(Json doc, int indent = -1) {
-  const auto tidy = [](auto& self, Json& value) -> void {
-    if (value.is_number_float()) value = printedNumber(value.template get<double>());
-    else if (value.is_structured())
+std::string printedJson(Json doc, int indent = -1, std::initializer_list<double> given = {}) {
+  const auto tidy = [&given](auto& self, Json& value) -> void {
+    if (value.is_number_float()) {
+      const double v = value.template get<double>();
+      if (v == 0 || std::find(given.begin(), given.end(), v) == given.end()) value = printedNumber(v);
+    } else if (value.is_structured()) {
       for (auto& item : value) self(self, item);
+    }
   };
   tidy(tidy, doc);
   return jsonText(doc, indent);

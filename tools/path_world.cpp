@@ -459,7 +459,7 @@ std::string resultLine(const AgentCache& cache, const nav::LayeredPathRequest& r
   if (!id.is_null()) doc["id"] = id;
   Json answer = resultJson(result, agent.graph, agent.profile.settings.name, request.settings.method);
   for (auto& [key, value] : answer.items()) doc[key] = std::move(value);
-  return printedJson(std::move(doc)) + "\n";
+  return printedJson(std::move(doc), -1, {request.from.x, request.from.z, request.to.x, request.to.z}) + "\n";
 }
 
 // The "id" of a request line that was refused, when the line is a JSON object whose "id" is one
@@ -714,7 +714,7 @@ int runOnDemand(const std::string& input, const sim::Vec3& from, const sim::Vec3
                         {"columns", searched ? Json(answer->region.grid.columnCount()) : Json()},
                         {"columns_built", answer->columns_built},
                         {"nodes_built", answer->nodes_built}};
-    fmt::print("{}\n", printedJson(doc));
+    fmt::print("{}\n", printedJson(doc, -1, {from.x, from.z, to.x, to.z}));
   } else {
     printText(result, names, agent, settings.method);
     if (answer->regions == 0)
@@ -825,7 +825,8 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   nav::SearchState state;
   const nav::PathResult result = nav::findLayeredPath(agent->graph, agent->profile.settings, *from, *to, settings, state);
   if (json) {
-    fmt::print("{}\n", printedJson(resultJson(result, agent->graph, agent->profile.settings.name, settings.method)));
+    fmt::print("{}\n", printedJson(resultJson(result, agent->graph, agent->profile.settings.name, settings.method), -1,
+                                   {from->x, from->z, to->x, to->z}));
   } else {
     printText(result, agent->graph, agent->profile.settings.name, settings.method);
   }

@@ -171,6 +171,34 @@ TEST_CASE("strata path --json: a point given as -0 prints as 0 - and a link labe
   CHECK_THAT(text.out, Catch::Contains("via tele\\x0Aport\\xC2\\x85\\xE2\\x80\\xA8x\n"));
 }
 
+TEST_CASE("strata path --json: the exact ends read back as the x and z typed, to the bit", "[cli][path][layered]") {
+  // Printed at 15 significant digits, 29.028741055506334 came back 3e-14 off (an audit): a script
+  // comparing the first waypoint with its start found them different.
+  const std::string fx = "29.028741055506334", fz = "18.43651304976788", tx = "26.763172568766066", tz = "-19.564907912438105";
+  auto check = [&](const Json& doc) {
+    REQUIRE(doc["found"] == true);
+    const auto& w = doc["waypoints"];
+    CHECK(w.front()["position"][0].get<double>() == std::stod(fx));
+    CHECK(w.front()["position"][2].get<double>() == std::stod(fz));
+    CHECK(w.back()["position"][0].get<double>() == std::stod(tx));
+    CHECK(w.back()["position"][2].get<double>() == std::stod(tz));
+  };
+  const auto r = path("tower", {"--from", fx + ",0.3," + fz, "--to", tx + ",0.3," + tz, "--json"});
+  REQUIRE(r.exit_code == 0);
+  check(Json::parse(r.out));
+  strata::test::TempDir dir;
+  {
+    std::ofstream batch(dir / "b.jsonl");
+    batch << "{\"from\": [" << fx << ", 0.3, " << fz << "], \"to\": [" << tx << ", 0.3, " << tz << "]}\n";
+  }
+  const auto b = path("tower", {"--batch", (dir / "b.jsonl").string()});
+  REQUIRE(b.exit_code == 0);
+  check(Json::parse(b.out));
+  // Other numbers keep the printed rule: 15 significant digits at most.
+  const auto& centre = Json::parse(r.out)["waypoints"][1]["position"];
+  CHECK(centre.dump().size() < 60);
+}
+
 TEST_CASE("strata path WORLD: bad input exits 2 with one located line", "[cli][path][layered]") {
   auto r = path("tower", {"--from", "0,0", "--to", "0,8,-4"});
   CHECK(r.exit_code == 2);
