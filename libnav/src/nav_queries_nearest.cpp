@@ -165,10 +165,14 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
     if (n == kNoNode) return;
     const double d = std::hypot(grid.centerX(x) - point.x, grid.centerZ(z) - point.z);
     // The point's own column is always a candidate (its centre may lie up to half a diagonal away).
+    // A point on a border between columns is on each of them (GridFrame::onColumn), whichever
+    // columnX / columnZ rounded to, so the tie below chooses among them: with a radius too small
+    // to reach their centres, 0.9 on a 0.3 m grid took the +X column and -2.1 (whose quotient
+    // rounds below -7) the -X one (an audit).
     // A centre within kTie beyond the radius is within it: a point on a column border with a
     // radius of half a cell reaches both centres, whichever rounds a little farther (an audit:
     // --radius 0.15 on a 0.3 m grid took the upper column, the tie's rule the lower).
-    if (d > snap.max_horizontal + kTie && !(inside && x == cx && z == cz)) return;
+    if (d > snap.max_horizontal + kTie && !(inside && ((x == cx && z == cz) || grid.onColumn(x, z, point.x, point.z)))) return;
     nearest.offer(d, n, x, z, f.surface);
   };
   // Each ring is walked only where it lies on the grid, and rings stop past the farthest edge (a

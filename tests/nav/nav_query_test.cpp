@@ -398,6 +398,39 @@ TEST_CASE("nearestNode and nearestWalkable agree on a point on a column border, 
   CHECK(checked > 60);
 }
 
+TEST_CASE("nearestWalkable with a radius of 0: a point on a column border takes the lower column, however it rounds", "[nav][query]") {
+  // The column holding the point always counts, whatever the radius; on a border the point is on
+  // both columns (and on four at a corner). floor(x / cell) put 0.9 on a 0.3 m grid in the +X
+  // column and -2.1 in the -X one, so a radius of 0 answered the +X floor at 0.9 and the -X floor
+  // at -2.1 (an audit). Both now take the lower column, the tie rule of any radius.
+  LayeredBuilder b(40, 40);
+  b.fromAscii(std::vector<std::string>(40, std::string(40, '.')));
+  auto g = b.build();
+  g.grid.cell_size = 0.3;
+  g.grid.origin_x = g.grid.origin_z = -6.0;  // a multiple of the cell: columns are floor(x / 0.3) + 20
+  SnapSettings snap;
+  snap.max_horizontal = 0;
+  int checked = 0, rounded_up = 0, rounded_down = 0;
+  for (int k = -19; k <= 19; ++k) {
+    const double border = k * 0.3;  // typed: 0.9, -2.1, ... as the nearest double
+    const int32_t lower = k - 1 + 20;
+    for (const bool corner : {false, true}) {
+      const sim::Vec3 point{border, 0.0, corner ? border : 0.15};
+      CAPTURE(k, border, corner);
+      const int32_t x = g.grid.columnX(border);
+      (x == lower ? rounded_down : rounded_up) += 1;
+      const int32_t z = corner ? lower : g.grid.columnZ(0.15);
+      const auto hit = nearestWalkable(g, point, snap);
+      REQUIRE(hit);
+      CHECK(hit->node == g.columnBegin(lower, z));
+      ++checked;
+    }
+  }
+  CHECK(checked == 78);
+  CHECK(rounded_up > 0);    // columnX gave the +X column for some borders
+  CHECK(rounded_down > 0);  // and the -X one for others
+}
+
 TEST_CASE("floorsAt: heights of every layer of a column", "[nav][query]") {
   LayeredBuilder b(3, 3);
   b.fromAscii({"...", "...", "..."});
