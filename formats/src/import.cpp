@@ -280,9 +280,10 @@ Result<ImportedMesh> importAll(const std::vector<fs::path>& paths, const ImportO
     if (kept == 0) {
       if (mesh.triangles.empty() && geometry.non_triangles_dropped == 0)
         return Error::badInput(display_name + ": the file holds no triangles");
-      return Error::badInput(display_name + ": no triangles left after dropping " + std::to_string(degenerate) +
-                             " degenerate triangles and " + std::to_string(geometry.non_triangles_dropped) +
-                             " points/lines");
+      const auto count = [](std::size_t n, const char* one, const char* many) { return std::to_string(n) + (n == 1 ? one : many); };
+      return Error::badInput(display_name + ": no triangles left after dropping " +
+                             count(degenerate, " degenerate triangle", " degenerate triangles") + " and " +
+                             count(geometry.non_triangles_dropped, " point/line", " points/lines"));
     }
   }
   if (merged.vertices.size() > UINT32_MAX) return Error::badInput("the merged mesh has more than 2^32 vertices");

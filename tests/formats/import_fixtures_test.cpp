@@ -722,6 +722,19 @@ TEST_CASE("a comment after an OBJ statement's numbers is no part of them", "[for
   CHECK(labelOf(mesh, 2) == "Stone#2");  // a name keeps its '#'
 }
 
+TEST_CASE("a file of one degenerate triangle is refused in the singular", "[formats][import][fixtures][obj]") {
+  // An audit: "after dropping 1 degenerate triangles and 0 points/lines".
+  TempDir dir;
+  writeText(dir / "one.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n");
+  auto one = importMeshes({dir / "one.obj"}, ImportOptions{});
+  REQUIRE_FALSE(one.ok());
+  CHECK_THAT(one.error().message, Catch::EndsWith("no triangles left after dropping 1 degenerate triangle and 0 points/lines"));
+  writeText(dir / "two.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\nf 3 2 1\nl 1 2\n");
+  auto two = importMeshes({dir / "two.obj"}, ImportOptions{});
+  REQUIRE_FALSE(two.ok());
+  CHECK_THAT(two.error().message, Catch::EndsWith("no triangles left after dropping 2 degenerate triangles and 1 point/line"));
+}
+
 TEST_CASE("a mesh modelled at a tiny scale keeps its triangles", "[formats][import][fixtures][obj]") {
   // An audit: Assimp's JoinIdenticalVertices merges vertices closer than 1e-5 file units, before
   // --scale, so a 5e-6 triangle (5 mm at --scale 1000) collapsed and was dropped as degenerate.
