@@ -44,6 +44,15 @@ h5::PropertyList readAccessList() {
 
 Result<World> readOpenFile(const h5::File& file, const std::string& name, const WorldReadOptions& options = {}) {
   if (!file) return Error::badInput(name + ": not a readable HDF5 file (truncated or corrupt)" + h5::errorSuffix());
+  // Bytes past the end of the HDF5 data (its end of allocation, from the superblock) are no part
+  // of the world: the file was appended to or damaged. HDF5 itself ignores them, so every check
+  // below would pass (an audit). (The core driver of an in-memory image, readWorldImage, does
+  // not report its end of allocation: no check there.)
+  haddr_t eoa = 0;
+  hsize_t size = 0;
+  if (H5Fget_eoa(file.get(), &eoa) >= 0 && H5Fget_filesize(file.get(), &size) >= 0 && size > eoa)
+    return Error::badInput(name + ": " + std::to_string(size - eoa) + " bytes after the end of the HDF5 data at byte " +
+                           std::to_string(eoa) + " (the file was appended to or damaged)");
   return detail::readWorldContents(h5::Location{file.get(), name, "/"}, options);
 }
 

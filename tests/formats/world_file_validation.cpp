@@ -107,6 +107,22 @@ TEST_CASE("world reader: truncated files are refused", "[formats][world_file][va
   }
 }
 
+TEST_CASE("world reader: bytes appended after the HDF5 data are refused", "[formats][world_file][validation]") {
+  // HDF5 ignores bytes past its end of allocation, so a world with garbage appended read as
+  // sound (an audit).
+  TempDir dir;
+  REQUIRE(formats::writeWorldFile(dir / "good.h5", test::cubeWorld()).ok());
+  const std::string good = test::readFile(dir / "good.h5");
+  REQUIRE(formats::readWorldFile(dir / "good.h5").ok());
+  for (const std::size_t extra : {std::size_t(1), std::size_t(7), std::size_t(4096)}) {
+    INFO(extra << " bytes appended");
+    writeBytes(dir / "long.h5", good + std::string(extra, 'x'));
+    const std::string message = readError(dir / "long.h5");
+    CHECK(message == (dir / "long.h5").string() + ": " + std::to_string(extra) + " bytes after the end of the HDF5 data at byte " +
+                         std::to_string(good.size()) + " (the file was appended to or damaged)");
+  }
+}
+
 TEST_CASE("world reader: random bytes after a valid prefix are refused", "[formats][world_file][validation]") {
   TempDir dir;
   REQUIRE(formats::writeWorldFile(dir / "good.h5", test::cubeWorld()).ok());
