@@ -333,6 +333,10 @@ ParsedLine parseRequestLine(std::string& line, std::size_t number, const std::st
     std::string reason = e.what();
     if (const std::size_t close = reason.find("] "); reason.rfind("[json.exception", 0) == 0 && close != std::string::npos)
       reason = reason.substr(close + 2);
+    // A carriage return not followed by a line feed (a file from an old Mac, or two requests
+    // joined) is JSON whitespace, so the parser names only what follows it (an audit).
+    if (const std::size_t cr = line.find('\r'); cr != std::string::npos)
+      reason += fmt::format(" (a carriage return without a line feed at byte {} of the line: a line ends with a line feed)", cr + 1);
     return fail(where() + ": not valid JSON: " + reason);
   }
   if (!request.is_object()) return fail(where() + ": not a JSON object");

@@ -282,6 +282,11 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
       // nesting crashed the JSON value's recursive copy (SIGSEGV).
       {std::string(R"({"from":[0,0,-25],"to":[0,8,-4]})") + '\0' + R"({"from": junk)", ":1: contains a NUL byte"},
       {R"({"from":)" + std::string(60000, '[') + std::string(60000, ']') + R"(,"to":[0,0,0]})", ":1: nested deeper than 16 levels"},
+      // Two requests joined by a carriage return alone: the parser's message named only the
+      // second '{' (an audit).
+      {std::string(R"({"from":[0,0,-25],"to":[0,8,-4]})") + "\r" + R"({"from":[0,0,-25],"to":[0,8,-4]})",
+       ":1: not valid JSON: parse error at line 1, column 34: syntax error while parsing value - unexpected '{'; expected end of input "
+       "(a carriage return without a line feed at byte 33 of the line: a line ends with a line feed)"},
   };
   for (const auto& [text, message] : refused) {
     INFO(text);
