@@ -209,6 +209,7 @@ Status checkGrids(const sim::TriangleMesh& mesh, const BakeProfile& profile, con
 std::string BakeOptions::validate() const {
   if (threads < 0) return "threads: must be >= 0 (0 = all hardware threads)";
   if (tile_cells < 4 || tile_cells > 1024) return "tile_cells: must be within 4 .. 1024";
+  if (!(large_bake_nodes >= 0)) return "large_bake_nodes: must be >= 0 (0 = never warn)";
   return {};
 }
 
@@ -531,6 +532,18 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   report.begin("fields", agent.fields.size());
   if (Status s = computeRouteFields(agent, graph, source); !s.ok()) return s.error();
   report.end();
+
+  if (const double node_count = static_cast<double>(graph.nodeCount());
+      options.large_bake_nodes > 0 && node_count > options.large_bake_nodes) {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "%.3g floor nodes at cell_size %g m on a level %.4g x %.4g m across (a graph of about %.2g GB): a large bake; if the "
+                  "level's units are not metres, import it with --scale; else a larger cell_size bakes faster (nodes "
+                  "fall as 1 / cell_size^2)",
+                  node_count, settings.cell_size, bounds.max.x - bounds.min.x, bounds.max.z - bounds.min.z,
+                  node_count * kBakeBytesPerNode / 1e9);
+    result.warnings.push_back(source + ": agent " + settings.name + ": " + text);
+  }
   return result;
 }
 

@@ -1180,6 +1180,40 @@ TEST_CASE("a link whose two ends snap to one floor node is left out with a warni
   CHECK((alone->agents[0].graph.flags[hop] & nav::kNodeLinkEnd) == 0);
 }
 
+TEST_CASE("a bake of more floor nodes than large_bake_nodes warns with the level's size and the advice", "[nav][bake]") {
+  // An audit imported a Cube map in its own units (20 times too large) and baked 15 million nodes
+  // in 2.4 GB with no word about it. A 10 x 6 m floor at 0.3 m: 660 nodes.
+  MeshBuilder floor;
+  floor.box({0, -0.2, 0}, {10, 0, 6});
+  auto agent = testAgent();
+  agent.settings.cell_size = 0.3;
+  nav::BakeProfile profile;
+  profile.agents.push_back(agent);
+  nav::BakeOptions options;
+  options.large_bake_nodes = 500;
+  const auto big = nav::bakeWorld(floor.mesh(), profile, options, "floor.obj");
+  REQUIRE(big.ok());
+  REQUIRE(big->agents[0].graph.nodeCount() > 500);
+  REQUIRE(big->agents[0].warnings.size() == 1);
+  const std::size_t nodes = big->agents[0].graph.nodeCount();
+  char gb[32];
+  std::snprintf(gb, sizeof gb, "%.2g", double(nodes) * nav::kBakeBytesPerNode / 1e9);
+  CHECK(big->agents[0].warnings[0] ==
+        "floor.obj: agent " + agent.settings.name + ": " + std::to_string(nodes) +
+            " floor nodes at cell_size 0.3 m on a level 10 x 6 m across (a graph of about " + gb + " GB): a large bake; if the "
+            "level's units are not metres, import it with --scale; else a larger cell_size bakes faster (nodes fall as "
+            "1 / cell_size^2)");
+  // At the limit, with none (0), and at the default (1e7): no warning.
+  for (const double limit : {double(big->agents[0].graph.nodeCount()), 0.0, nav::BakeOptions{}.large_bake_nodes}) {
+    options.large_bake_nodes = limit;
+    const auto quiet = nav::bakeWorld(floor.mesh(), profile, options, "floor.obj");
+    REQUIRE(quiet.ok());
+    CHECK(quiet->agents[0].warnings.empty());
+  }
+  options.large_bake_nodes = -1;
+  CHECK_FALSE(nav::bakeWorld(floor.mesh(), profile, options, "floor.obj").ok());
+}
+
 TEST_CASE("a grid over the column limit is refused before any agent is baked", "[nav][bake]") {
   // Two small floors 2 km apart: little walkable area (the memory estimate lets it by), but at
   // 0.02 m the second agent's grid has 1e10 columns. An audit saw the first agent baked for
