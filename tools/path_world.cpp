@@ -212,6 +212,32 @@ void printText(const nav::PathResult& r, const nav::LayeredGraph& graph, const s
   }
 }
 
+// After the text of a NoPath answered before any search, why (a fresh-user audit: the answer
+// gave no reason, and the goal had snapped to a roof): the ends are farther apart than the
+// search's horizontal limit, or the floors they snapped to (printed) lie in different components
+// of the bake, or in one component that only one-way edges (drops, jumps down, one-way links)
+// join the wrong way.
+void printWhyNoPath(const nav::PathResult& r, const nav::LayeredGraph& graph, const nav::AgentSettings& agent,
+                    const sim::Vec3& from, const sim::Vec3& to, const nav::LayeredSearchSettings& settings) {
+  if (r.failure != nav::PathFailure::NoPath || r.expansions != 0) return;
+  if (!(std::hypot(to.x - from.x, to.z - from.z) <= settings.limits.max_horizontal_distance)) {
+    fmt::print("why: the ends are {:.3f} m apart horizontally, more than the search's limit of {:g} m\n",
+               std::hypot(to.x - from.x, to.z - from.z), settings.limits.max_horizontal_distance);
+    return;
+  }
+  const nav::NodeId start = nav::snapToNode(graph, from, settings.snap), goal = nav::snapToNode(graph, to, settings.snap);
+  if (start == nav::kNoNode || goal == nav::kNoNode) return;
+  const nav::LayeredSearchGraph view(graph, agent);
+  if (!view.provablyUnreachable(start, goal)) return;
+  const auto floor = [&](nav::NodeId n) {
+    const sim::Vec3 p = graph.nodePosition(n);
+    return fmt::format("({:.3f}, {:.3f}, {:.3f}), component {}", shown(p.x), shown(p.y), shown(p.z), graph.component[n]);
+  };
+  fmt::print("why: the start snapped to the floor at {}, the goal to the floor at {}: ", floor(start), floor(goal));
+  if (graph.component[start] != graph.component[goal]) fmt::print("no edge or link joins their components\n");
+  else fmt::print("only one-way edges (drops, jumps down, one-way links) join them, none leading from the start's side to the goal's\n");
+}
+
 // The baked graphs of the agents a run needs, loaded once each.
 class AgentCache {
  public:
@@ -833,6 +859,7 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
                                    {from->x, from->z, to->x, to->z}));
   } else {
     printText(result, agent->graph, agent->profile.settings.name, settings.method);
+    printWhyNoPath(result, agent->graph, agent->profile.settings, *from, *to, settings);
   }
   return result.ok() ? kExitOk : kExitNegative;
 }

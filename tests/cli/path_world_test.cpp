@@ -142,6 +142,35 @@ TEST_CASE("strata path maze: the sealed room is rejected without expanding", "[c
   const auto text = path("maze", {"--from", "0.6,0,-1", "--to", "17.5,0,3.5"});
   CHECK(text.exit_code == 3);
   CHECK(text.out.find("NoPath") != std::string::npos);
+  // And says why, with the floors the ends snapped to (a fresh-user audit: nothing told the
+  // user that the goal had snapped to a floor that no route reaches).
+  CHECK_THAT(text.out, Catch::Contains("\nwhy: the start snapped to the floor at (") &&
+                           Catch::EndsWith(": no edge or link joins their components\n"));
+}
+
+TEST_CASE("strata path text output: a NoPath the bake proves says why: one-way drops", "[cli][path][layered]") {
+  // A 1.5 m ledge: dropped from, never stepped or jumped up (can_jump false). One component, no
+  // way up: the reason names the one-way edges. The way down is a route.
+  strata::test::TempDir dir;
+  {
+    std::ofstream obj(dir / "ledge.obj");
+    obj << "v 0 1.5 0\nv 5 1.5 0\nv 5 1.5 5\nv 0 1.5 5\n"   // the ledge's top, 0..5
+        << "v 5 0 0\nv 12 0 0\nv 12 0 5\nv 5 0 5\n"       // the ground beside it, 5..12
+        << "f 1 4 3 2\nf 5 8 7 6\n";
+    std::ofstream(dir / "ledge.toml") << "[agent.a]\nradius = 0.3\ncell_size = 0.25\ncan_jump = false\n";
+  }
+  auto run = [&](const std::string& from, const std::string& to) {
+    return runStrata({"path", (dir / "ledge.obj").string(), "--profile", (dir / "ledge.toml").string(), "--from", from, "--to", to});
+  };
+  const auto down = run("2,1.5,2.5", "9,0,2.5");
+  CHECK(down.exit_code == 0);
+  CHECK(down.out.find("why:") == std::string::npos);
+  const auto up = run("9,0,2.5", "2,1.5,2.5");
+  CHECK(up.exit_code == 3);
+  CHECK_THAT(up.out, Catch::Contains("expansions: 0\nwhy: the start snapped to the floor at (8.875, 0.000, 2.375), component 0") &&
+                         Catch::Contains("the goal to the floor at (1.875, 1.500, 2.375), component 0: ") &&
+                         Catch::EndsWith(": only one-way edges (drops, jumps down, one-way links) join them, none leading "
+                                         "from the start's side to the goal's\n"));
 }
 
 TEST_CASE("strata path text output: a height that rounds to zero prints as 0.000, not -0.000", "[cli][path][layered]") {
