@@ -83,6 +83,15 @@ auto setupNearest(CLI::App& sub) {
                  shown(hit->position.z), hit->node, d < 1e9 ? fmt::format("{:.3f}", d) : fmt::format("{:.6g}", d));
     } else {
       fmt::print("nearest: no walkable floor within {} m\n", *radius);
+      // A point takes the floor below it (or up to snap.above over it): where a floor lies higher
+      // within the radius, say so (a fresh-user audit took the miss for a hole in the bake: the
+      // floor was 5 m over the point).
+      nav::SnapSettings upward = snap;
+      upward.above = std::numeric_limits<double>::infinity();
+      if (const auto up = nav::nearestWalkable(agent->graph, *p, upward); up && up->position.y > p->y)
+        fmt::print("(a floor lies {:.3f} m over the point, at ({:.3f}, {:.3f}, {:.3f}): a point takes the floor below it, or one "
+                   "at most {:g} m over it)\n",
+                   up->position.y - p->y, shown(up->position.x), shown(up->position.y), shown(up->position.z), snap.above);
     }
     return hit ? kExitOk : kExitNegative;
   };

@@ -69,6 +69,24 @@ TEST_CASE("strata query nearest: the floor below, not the roof above", "[cli][qu
   CHECK(Json::parse(r.out)["position"][1].get<double>() == Approx(4).margin(0.05));
 }
 
+TEST_CASE("strata query nearest: a miss under a floor says where the floor above lies", "[cli][query][layered]") {
+  // A fresh-user audit took "no walkable floor within 2.4 m" for a hole in the bake: the floor
+  // was 5 m over the point, and a point takes the floor below it. 3 m under the tower's road:
+  const auto text = runStrata({"query", (sourceDir() / "samples" / "tower.obj").string(), "nearest", "--profile",
+                               (sourceDir() / "samples" / "tower.toml").string(), "--at", "0.15,-3,-24.75"});
+  CHECK(text.exit_code == 3);
+  CHECK(text.out == "nearest: no walkable floor within 2.4 m\n(a floor lies 3.000 m over the point, at (0.150, 0.000, -24.750): a "
+                    "point takes the floor below it, or one at most 0.5 m over it)\n");
+  // Nothing above: the miss alone. (JSON: found false, as before.)
+  const auto off = runStrata({"query", (sourceDir() / "samples" / "tower.obj").string(), "nearest", "--profile",
+                              (sourceDir() / "samples" / "tower.toml").string(), "--at", "500,0,500"});
+  CHECK(off.exit_code == 3);
+  CHECK(off.out == "nearest: no walkable floor within 2.4 m\n");
+  const auto json = query("tower", "nearest", {"--at", "0.15,-3,-24.75"});
+  CHECK(json.exit_code == 3);
+  CHECK(Json::parse(json.out)["found"] == false);
+}
+
 TEST_CASE("strata query sight: without --eye a short agent's eyes sit at 0.9 x its height", "[cli][query][layered]") {
   // An audit: a 1.0 m agent under the course's 1.2 m slab, whose feet pass (los clear), was
   // blocked by its own ceiling: the default eyes were 1.6 m up, over the slab. 1.6 m stays the
