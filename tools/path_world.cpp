@@ -217,18 +217,19 @@ void printText(const nav::PathResult& r, const nav::LayeredGraph& graph, const s
 // search's horizontal limit, or the floors they snapped to (printed) lie in different components
 // of the bake, or in one component that only one-way edges (drops, jumps down, one-way links)
 // join the wrong way.
-void printWhyNoPath(const nav::PathResult& r, const nav::LayeredGraph& graph, const nav::AgentSettings& agent,
-                    const sim::Vec3& from, const sim::Vec3& to, const nav::LayeredSearchSettings& settings) {
+// `view`: the one the route was searched on.
+void printWhyNoPath(const nav::PathResult& r, const nav::LayeredSearchGraph& view, const sim::Vec3& from, const sim::Vec3& to,
+                    const nav::LayeredSearchSettings& settings) {
   if (r.failure != nav::PathFailure::NoPath || r.expansions != 0) return;
-  if (!(std::hypot(to.x - from.x, to.z - from.z) <= settings.limits.max_horizontal_distance)) {
-    fmt::print("why: the ends are {:.3f} m apart horizontally, more than the search's limit of {:g} m\n",
-               std::hypot(to.x - from.x, to.z - from.z), settings.limits.max_horizontal_distance);
+  const double apart = std::hypot(to.x - from.x, to.z - from.z);
+  if (!(apart <= settings.limits.max_horizontal_distance)) {
+    fmt::print("why: the ends are {:.3f} m apart horizontally, more than the search's limit of {:g} m\n", apart,
+               settings.limits.max_horizontal_distance);
     return;
   }
+  const nav::LayeredGraph& graph = view.graph();
   const nav::NodeId start = nav::snapToNode(graph, from, settings.snap), goal = nav::snapToNode(graph, to, settings.snap);
-  if (start == nav::kNoNode || goal == nav::kNoNode) return;
-  const nav::LayeredSearchGraph view(graph, agent);
-  if (!view.provablyUnreachable(start, goal)) return;
+  if (start == nav::kNoNode || goal == nav::kNoNode || !view.provablyUnreachable(start, goal)) return;
   const auto floor = [&](nav::NodeId n) {
     const sim::Vec3 p = graph.nodePosition(n);
     return fmt::format("({:.3f}, {:.3f}, {:.3f}), component {}", shown(p.x), shown(p.y), shown(p.z), graph.component[n]);
@@ -853,13 +854,14 @@ int runWorldPath(const CLI::App& sub, const std::string& input, const std::strin
   auto agent = loadBakedAgent(BakedInputOptions{input, options.agent, options.profile});
   if (!agent) return reportError(agent.error());
   nav::SearchState state;
-  const nav::PathResult result = nav::findLayeredPath(agent->graph, agent->profile.settings, *from, *to, settings, state);
+  const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
+  const nav::PathResult result = nav::findLayeredPath(view, *from, *to, settings, state);
   if (json) {
     fmt::print("{}\n", printedJson(resultJson(result, agent->graph, agent->profile.settings.name, settings.method), -1,
                                    {from->x, from->z, to->x, to->z}));
   } else {
     printText(result, agent->graph, agent->profile.settings.name, settings.method);
-    printWhyNoPath(result, agent->graph, agent->profile.settings, *from, *to, settings);
+    printWhyNoPath(result, view, *from, *to, settings);
   }
   return result.ok() ? kExitOk : kExitNegative;
 }
