@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include "baked_input.h"
@@ -127,6 +128,73 @@ auto setupHeight(CLI::App& sub) {
   };
 }
 
+const char* stopName(nav::LineStop::Why why) {
+  using W = nav::LineStop::Why;
+  switch (why) {
+    case W::Clear: return "Clear";
+    case W::NoStartNode: return "NoStartNode";
+    case W::NoGoalNode: return "NoGoalNode";
+    case W::NoRoom: return "NoRoom";
+    case W::NoFloor: return "NoFloor";
+    case W::Step: return "Step";
+    case W::OnlyAction: return "OnlyAction";
+    case W::NoWalkEdge: return "NoWalkEdge";
+    case W::OtherFloor: return "OtherFloor";
+    case W::EyesCovered: return "EyesCovered";
+    case W::GroundRises: return "GroundRises";
+    case W::Ceiling: return "Ceiling";
+    case W::Surface: return "Surface";
+  }
+  return "Unknown";
+}
+
+// Why a line is blocked, as a clause after "blocked ...: " (an audit: `los: blocked` alone left a
+// user to guess where along 40 m, and at what).
+std::string stopWhy(const nav::LineStop& stop, const nav::AgentSettings& agent, const sim::QueryIndex* index, double eye) {
+  using W = nav::LineStop::Why;
+  const std::string column = fmt::format("({:.3f}, {:.3f})", shown(stop.x), shown(stop.z));
+  const auto updown = [](double rise) {
+    return std::fabs(rise) < 0.0005 ? std::string("at the same height") : fmt::format("{:.3f} m {}", std::fabs(rise), rise > 0 ? "higher" : "lower");
+  };
+  switch (stop.why) {
+    case W::NoRoom:
+      return fmt::format("the line passes off the centre of the column at {} on a side with no room for the agent's radius "
+                         "({:g} m; a wall or an edge beside the line)",
+                         column, agent.radius);
+    case W::NoFloor:
+      return fmt::format("nothing to stand on in the next column, at {} (a wall, a hole, or a floor with no room for the agent)", column);
+    case W::Step:
+      return fmt::format("the next column's nearest floor, at {}, is {} (more than the agent's step height, {:g} m)", column,
+                         updown(stop.rise), agent.step_height);
+    case W::OnlyAction:
+      return fmt::format("only a {} leads on towards {}, to a floor {}: a walking line takes walking steps only",
+                         nav::edgeKindName(stop.edge), column, updown(stop.rise));
+    case W::NoWalkEdge:
+      return fmt::format("no walking step onto the floor at {}, {} (a wall thinner than a column, a corner a diagonal would "
+                         "cut, or an area that cannot be entered)",
+                         column, updown(stop.rise));
+    case W::OtherFloor:
+      return fmt::format("the line reaches the column of --to on another floor, {} than the floor --to snapped to", updown(stop.rise));
+    case W::EyesCovered:
+      return fmt::format("the eyes at {}, {:g} m over the floor, are above its ceiling (headroom {:.3f} m)",
+                         stop.at_start ? "--from" : "--to", eye, stop.rise);
+    case W::GroundRises:
+      return fmt::format("the lowest floor of the column at {} lies {:.3f} m over the line (rising ground, or a block whose top is "
+                         "a floor)",
+                         column, stop.rise);
+    case W::Ceiling: return fmt::format("the line passes over the ceiling of the floor below it at {}", column);
+    case W::Surface: {
+      std::string label;
+      if (index != nullptr && stop.label != sim::kInvalidId) label = fmt::format(" (label \"{}\")", printable(index->labelName(stop.label)));
+      return "a surface crosses the line between the eyes" + label;
+    }
+    case W::Clear:
+    case W::NoStartNode:
+    case W::NoGoalNode: break;
+  }
+  return "";
+}
+
 // los and sight share their shape: two points, a yes/no answer.
 auto setupLine(CLI::App& sub, bool eyes) {
   auto common = std::make_shared<NavCommon>();
@@ -166,16 +234,32 @@ auto setupLine(CLI::App& sub, bool eyes) {
         fmt::print("{}: no floor below {} ({})\n", kind, option, reason);
       return kExitNegative;
     }
-    bool clear;
+    std::optional<sim::QueryIndex> index;
+    nav::LineStop stop;
     if (eyes) {
-      const sim::QueryIndex index(geometry);  // the real walls between the eyes
-      clear = nav::sightLine(agent->graph, *a, *b, snap, sight, &index);
+      index.emplace(geometry);  // the real walls between the eyes
+      stop = nav::sightStop(agent->graph, *a, *b, snap, sight, &*index);
     } else {
       const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
-      clear = nav::lineOfSight(view, *a, *b, snap);
+      stop = nav::lineStop(view, *a, *b, snap);
     }
-    if (json) fmt::print("{}\n", printedJson(Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", clear}}));
-    else fmt::print("{}: {}\n", kind, clear ? "clear" : "blocked");
+    const bool clear = stop.clear();
+    const std::string why = clear ? std::string() : stopWhy(stop, agent->profile.settings, index ? &*index : nullptr, sight.eye_height);
+    if (json) {
+      Json doc{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", clear}};
+      if (!clear) {
+        doc["reason"] = stopName(stop.why);
+        doc["at"] = jsonPoint(stop.point);
+        doc["distance"] = stop.distance;
+        doc["why"] = why;
+      }
+      fmt::print("{}\n", printedJson(doc));
+    } else if (clear) {
+      fmt::print("{}: clear\n", kind);
+    } else {
+      fmt::print("{}: blocked {:.3f} m along the line, at ({:.3f}, {:.3f}, {:.3f}): {}\n", kind, stop.distance, shown(stop.point.x),
+                 shown(stop.point.y), shown(stop.point.z), why);
+    }
     return clear ? kExitOk : kExitNegative;
   };
 }
@@ -297,8 +381,8 @@ const std::vector<NavQueryKind>& navQueryKinds() {
   static const std::vector<NavQueryKind> kinds = {
       {"nearest", "nearest walkable floor (ring search; the floor below the point)", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupNearest(s)); }},
       {"height", "ground heights of every floor layer at X,Z", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupHeight(s)); }},
-      {"los", "can the agent walk straight from --from to --to (feet)", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupLine(s, false)); }},
-      {"sight", "can the agent see --to from --from (eyes: pits never block)", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupLine(s, true)); }},
+      {"los", "can the agent walk straight from --from to --to (feet); if not, where and why", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupLine(s, false)); }},
+      {"sight", "can the agent see --to from --from (eyes: pits never block); if not, where and why", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupLine(s, true)); }},
       {"field", "route distance at a point: a baked field (--name) or a flood on demand (--origin)", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupField(s)); }},
       {"component", "connected component at a point; with --to, whether it can be reached", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupComponent(s)); }},
       {"clearance", "clearance and headroom of the floor below a point", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupClearance(s)); }},

@@ -123,6 +123,11 @@ double LayeredSearchGraph::shortcutCost(NodeId a, NodeId b) const {
 
 template <class Visit>
 bool LayeredSearchGraph::walkColumns(NodeId a, NodeId b, Visit&& visit) const {
+  return walkColumns(a, b, visit, [](WalkStop::Why, NodeId, int, double) {});
+}
+
+template <class Visit, class Fail>
+bool LayeredSearchGraph::walkColumns(NodeId a, NodeId b, Visit&& visit, Fail&& fail) const {
   const LayeredGraph& g = *graph_;
   if (a >= g.nodeCount() || b >= g.nodeCount()) return false;
   ColumnLine line(node_x_[b] - node_x_[a], node_z_[b] - node_z_[a]);
@@ -137,21 +142,33 @@ bool LayeredSearchGraph::walkColumns(NodeId a, NodeId b, Visit&& visit) const {
     // A node with all four (most nodes away from walls) passes whatever the mask.
     return missing == 0 || (line.quadrantMask() & missing) == 0;
   };
-  if (!quadrantsFree(current)) return false;
+  if (!quadrantsFree(current)) return fail(WalkStop::Why::NoRoom, current, -1, 0.0), false;
   while (!line.done()) {
     const int direction = line.step();
     const std::size_t slot = static_cast<std::size_t>(current) * kDirectionCount + direction;
-    if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk) return false;
+    if (static_cast<EdgeKind>(g.edge_kind[slot]) != EdgeKind::Walk)
+      return fail(WalkStop::Why::NoEdge, current, direction, line.crossing()), false;
     const NodeId next = g.neighbor[slot];
-    if (next == kNoNode) return false;
     // A walk edge always joins adjacent columns; anything else is not on this segment.
-    if (node_x_[next] != node_x_[current] + line.stepX() || node_z_[next] != node_z_[current] + line.stepZ())
-      return false;
+    if (next == kNoNode || node_x_[next] != node_x_[current] + line.stepX() || node_z_[next] != node_z_[current] + line.stepZ())
+      return fail(WalkStop::Why::NoEdge, current, direction, line.crossing()), false;
     if (!visit(current, next, line)) return false;
     current = next;
-    if (!quadrantsFree(current)) return false;
+    if (!quadrantsFree(current)) return fail(WalkStop::Why::NoRoom, current, -1, line.crossing()), false;
   }
-  return current == b;
+  if (current != b) return fail(WalkStop::Why::OtherFloor, current, -1, 1.0), false;
+  return true;
+}
+
+LayeredSearchGraph::WalkStop LayeredSearchGraph::walkLineStop(NodeId a, NodeId b) const {
+  WalkStop stop;
+  if (a >= nodeCount() || b >= nodeCount()) return stop;
+  stop.last = b;
+  walkColumns(a, b, [](NodeId, NodeId, const ColumnLine&) { return true; },
+              [&](WalkStop::Why why, NodeId last, int direction, double t) {
+                stop.why = why, stop.last = last, stop.direction = direction, stop.t = t;
+              });
+  return stop;
 }
 
 bool LayeredSearchGraph::walkLineCost(NodeId a, NodeId b, double& cost, std::vector<AreaCrossing>& crossings) const {

@@ -128,6 +128,45 @@ TEST_CASE("strata query los and sight: the course gap blocks feet, not eyes", "[
   }
 }
 
+TEST_CASE("strata query los and sight: a blocked line says where and why", "[cli][query][layered]") {
+  // The course's gap (x 34..36): only a jump leads on, from the last column before x = 34.
+  auto r = query("course", "los", {"--from", "32,0,0", "--to", "38,0,0"});
+  REQUIRE(r.exit_code == 3);
+  Json doc = Json::parse(r.out);
+  CHECK(doc["reason"] == "OnlyAction");
+  CHECK(doc["at"][0].get<double>() > 33.4);
+  CHECK(doc["at"][0].get<double>() <= 34.0);
+  CHECK(doc["at"][1].get<double>() == Approx(0).margin(0.05));
+  CHECK(doc["distance"].get<double>() == Approx(doc["at"][0].get<double>() - 32).margin(0.31));  // from --from's column centre
+  CHECK_THAT(doc["why"].get<std::string>(), Catch::Contains("only a jump leads on"));
+  // The 5 cm wall at x 44..44.05: nothing to stand on beside it for the feet; its face for the eyes.
+  r = query("course", "los", {"--from", "40,0,0", "--to", "48,0,0"});
+  REQUIRE(r.exit_code == 3);
+  doc = Json::parse(r.out);
+  CHECK(doc["reason"] == "NoFloor");
+  CHECK(doc["at"][0].get<double>() > 43.0);
+  CHECK(doc["at"][0].get<double>() < 44.0);
+  r = query("course", "sight", {"--from", "40,0,0", "--to", "48,0,0"});
+  REQUIRE(r.exit_code == 3);
+  doc = Json::parse(r.out);
+  CHECK(doc["reason"] == "Surface");
+  CHECK(doc["at"][0].get<double>() == Approx(44.0).margin(1e-6));
+  CHECK(doc["at"][1].get<double>() == Approx(1.6).margin(0.05));
+  CHECK_THAT(doc["why"].get<std::string>(), Catch::Contains("label \"wall\""));
+  // Text: one line, the place and the reason.
+  const auto text = runStrata({"query", (sourceDir() / "samples" / "course.obj").string(), "los", "--profile",
+                               (sourceDir() / "samples" / "course.toml").string(), "--from", "40,0,0", "--to", "48,0,0"});
+  CHECK(text.exit_code == 3);
+  CHECK(std::count(text.out.begin(), text.out.end(), '\n') == 1);
+  CHECK_THAT(text.out, Catch::StartsWith("los: blocked ") && Catch::Contains(" m along the line, at (4") &&
+                           Catch::Contains("nothing to stand on in the next column"));
+  // A clear line carries none of it.
+  doc = Json::parse(query("course", "los", {"--from", "22,0,0", "--to", "30,0,1"}).out);
+  CHECK(doc["clear"] == true);
+  CHECK_FALSE(doc.contains("reason"));
+  CHECK_FALSE(doc.contains("at"));
+}
+
 TEST_CASE("strata query field and component", "[cli][query][layered]") {
   auto r = query("tower", "field", {"--name", "from_road", "--at", "0,0,20"});
   REQUIRE(r.exit_code == 0);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <utility>
@@ -518,6 +519,198 @@ TEST_CASE("lineOfSight vs sightLine: a trench blocks feet not eyes, a ridge bloc
   const LayeredSearchGraph vo(go, agent);
   CHECK(lineOfSight(vo, {0.5, 0, 0.5}, {6.5, 0, 2.5}, snap));
   CHECK(sightLine(go, {0.5, 0, 0.5}, {6.5, 0, 2.5}, snap, sight));
+}
+
+TEST_CASE("lineStop: where a walking line stops and why", "[nav][query]") {
+  const AgentSettings agent;  // step height 0.4
+  const SnapSettings snap;
+  const sim::Vec3 from{0.5, 0, 0.5}, to{6.5, 0, 0.5};
+  // The line leaves column 2 at x = 3 (2.5 m from column 0's centre) on its floor, towards (3.5, 0.5).
+  const auto checkAtColumnThree = [&](const LineStop& stop) {
+    CHECK(stop.point.x == Approx(3.0));
+    CHECK(stop.point.y == Approx(0.0).margin(1e-12));
+    CHECK(stop.point.z == Approx(0.5));
+    CHECK(stop.distance == Approx(2.5));
+    CHECK(stop.x == Approx(3.5));
+    CHECK(stop.z == Approx(0.5));
+  };
+  SECTION("nothing to stand on") {
+    LayeredBuilder b(7, 1);
+    b.fromAscii({"...#..."});
+    const auto g = b.build();
+    const LineStop stop = lineStop(LayeredSearchGraph(g, agent), from, to, snap);
+    CHECK(stop.why == LineStop::Why::NoFloor);
+    checkAtColumnThree(stop);
+  }
+  SECTION("a step over the step height") {
+    LayeredBuilder b(7, 1);
+    b.fromAscii({"...1..."});
+    const auto g = b.build();
+    const LineStop stop = lineStop(LayeredSearchGraph(g, agent), from, to, snap);
+    CHECK(stop.why == LineStop::Why::Step);
+    CHECK(stop.rise == Approx(1.0));
+    checkAtColumnThree(stop);
+  }
+  SECTION("only a jump leads on") {
+    LayeredBuilder b(7, 1);
+    b.fromAscii({"...1..."});
+    auto g = b.build();
+    LayeredBuilder::setEdge(g, g.columnBegin(2, 0), 0, g.columnBegin(3, 0), EdgeKind::Jump);  // direction 0: +X
+    const LineStop stop = lineStop(LayeredSearchGraph(g, agent), from, to, snap);
+    CHECK(stop.why == LineStop::Why::OnlyAction);
+    CHECK(stop.edge == EdgeKind::Jump);
+    CHECK(stop.rise == Approx(1.0));
+    checkAtColumnThree(stop);
+  }
+  SECTION("a floor within a step but no walk edge to it") {
+    LayeredBuilder b(7, 1);
+    b.fromAscii({"......."});
+    auto g = b.build();
+    g.neighbor[std::size_t(g.columnBegin(2, 0)) * 8] = kNoNode;
+    g.edge_kind[std::size_t(g.columnBegin(2, 0)) * 8] = uint8_t(EdgeKind::None);
+    const LineStop stop = lineStop(LayeredSearchGraph(g, agent), from, to, snap);
+    CHECK(stop.why == LineStop::Why::NoWalkEdge);
+    CHECK(stop.rise == Approx(0.0).margin(1e-12));
+    checkAtColumnThree(stop);
+  }
+  SECTION("the end's column reached on another floor") {
+    LayeredBuilder b(7, 1);
+    b.fromAscii({"......."});
+    b.addFloor(6, 0, 3);  // a deck over the last column: --to at y 3 snaps to it
+    const auto g = b.build();
+    const LineStop stop = lineStop(LayeredSearchGraph(g, agent), from, {6.5, 3, 0.5}, snap);
+    CHECK(stop.why == LineStop::Why::OtherFloor);
+    CHECK(stop.rise == Approx(-3.0));
+    CHECK(stop.point.x == Approx(6.5));
+    CHECK(stop.distance == Approx(6.0));
+    CHECK(stop.x == Approx(6.5));
+  }
+  SECTION("an end with no floor") {
+    LayeredBuilder b(7, 1);
+    b.fromAscii({"......."});
+    const auto g = b.build();
+    const LayeredSearchGraph view(g, agent);
+    CHECK(lineStop(view, {20, 0, 0.5}, to, snap).why == LineStop::Why::NoStartNode);
+    CHECK(lineStop(view, from, {20, 0, 0.5}, snap).why == LineStop::Why::NoGoalNode);
+    CHECK(lineStop(view, from, to, snap).clear());
+  }
+}
+
+TEST_CASE("lineStop agrees with lineOfSight on random floors, and its reason matches the columns", "[nav][query]") {
+  // Floors at 0, 0.25, 0.5 or 1 m with holes: every way a walking line can stop but a special
+  // edge. Each blocked line's reason is checked against the graph itself.
+  AgentSettings agent;
+  std::mt19937 rng(55);
+  std::map<LineStop::Why, int> seen;
+  for (int round = 0; round < 4; ++round) {
+    LayeredBuilder b(24, 24);
+    std::uniform_int_distribution<int> cell(0, 11);
+    const float heights[4] = {0.0f, 0.25f, 0.5f, 1.0f};
+    for (int z = 0; z < 24; ++z)
+      for (int x = 0; x < 24; ++x)
+        if (const int c = cell(rng); c != 0) b.addFloor(x, z, c < 9 ? 0.0f : heights[c - 8]);
+    const auto g = b.build();
+    const LayeredSearchGraph view(g, agent);
+    std::uniform_real_distribution<double> coordinate(0.0, 24.0);
+    for (int i = 0; i < 3000; ++i) {
+      const sim::Vec3 p{coordinate(rng), 1.5, coordinate(rng)}, q{coordinate(rng), 1.5, coordinate(rng)};
+      const NodeId a = snapToNode(g, p, {}), c = snapToNode(g, q, {});
+      if (a == kNoNode || c == kNoNode) continue;
+      const LineStop stop = lineStop(view, p, q, {});
+      CAPTURE(round, i, int(stop.why));
+      REQUIRE(stop.clear() == lineOfSight(view, p, q, {}));
+      ++seen[stop.why];
+      if (stop.clear()) continue;
+      // On the segment between the ends' column centres, at `distance` from the first.
+      const sim::Vec3 pa = g.nodePosition(a), pc = g.nodePosition(c);
+      const double length = std::hypot(pc.x - pa.x, pc.z - pa.z);
+      CHECK(stop.distance >= 0);
+      CHECK(stop.distance <= length + 1e-9);
+      CHECK(std::hypot(stop.point.x - pa.x, stop.point.z - pa.z) == Approx(stop.distance).margin(1e-9));
+      const double cross = (pc.x - pa.x) * (stop.point.z - pa.z) - (pc.z - pa.z) * (stop.point.x - pa.x);
+      CHECK(std::fabs(cross) <= 1e-9 * std::max(1.0, length * length));
+      // The column at fault lies within a column of the stop point (it is the one the line enters
+      // or passes through there).
+      CHECK(std::fabs(stop.x - stop.point.x) <= 1.0 + 1e-9);
+      CHECK(std::fabs(stop.z - stop.point.z) <= 1.0 + 1e-9);
+      const int32_t cx = g.grid.columnX(stop.x), cz = g.grid.columnZ(stop.z);
+      const auto nearest = [&] {
+        double best = std::numeric_limits<double>::infinity();
+        for (uint32_t n = g.columnBegin(cx, cz); n < g.columnEnd(cx, cz); ++n)
+          if (std::fabs(g.height[n] - stop.point.y) < std::fabs(best)) best = g.height[n] - stop.point.y;
+        return best;
+      };
+      switch (stop.why) {
+        case LineStop::Why::NoFloor: CHECK((!g.grid.contains(cx, cz) || g.columnBegin(cx, cz) == g.columnEnd(cx, cz))); break;
+        case LineStop::Why::Step:
+          CHECK(std::fabs(stop.rise) > agent.step_height);
+          CHECK(nearest() == Approx(stop.rise));
+          break;
+        case LineStop::Why::NoWalkEdge:
+          CHECK(std::fabs(stop.rise) <= agent.step_height);
+          CHECK(nearest() == Approx(stop.rise));
+          break;
+        case LineStop::Why::NoRoom: {
+          // A column the line passes off its centre, missing a diagonal walk edge.
+          NodeId standing = kNoNode;
+          for (uint32_t n = g.columnBegin(cx, cz); n < g.columnEnd(cx, cz); ++n)
+            if (std::fabs(g.height[n] - stop.point.y) < 1e-6) standing = n;
+          REQUIRE(standing != kNoNode);
+          CHECK_FALSE(view.squareFree(standing));
+          break;
+        }
+        case LineStop::Why::OtherFloor: CHECK(stop.rise != 0); break;
+        default: FAIL("a reason the walking line cannot give");
+      }
+    }
+  }
+  // (No NoWalkEdge: the fixture joins every pair of floors within a step, and a diagonal step
+  // past a corner is stopped as NoRoom first, its quadrant having no diagonal edge.)
+  for (const auto why : {LineStop::Why::Clear, LineStop::Why::NoFloor, LineStop::Why::Step, LineStop::Why::NoRoom}) {
+    CAPTURE(int(why));
+    CHECK(seen[why] > 10);
+  }
+}
+
+TEST_CASE("sightStop: where the eyes are blocked and why", "[nav][query]") {
+  const SnapSettings snap;
+  const SightSettings sight;  // eyes 1.6 m up
+  const sim::Vec3 from{0.5, 0, 0.5}, to{6.5, 0, 0.5};
+  SECTION("rising ground") {
+    LayeredBuilder b(7, 1);
+    b.fromAscii({"...3..."});
+    const auto g = b.build();
+    const LineStop stop = sightStop(g, from, to, snap, sight);
+    CHECK(stop.why == LineStop::Why::GroundRises);
+    CHECK(stop.rise == Approx(1.4));
+    CHECK(stop.point.x == Approx(3.5));
+    CHECK(stop.point.y == Approx(1.6));
+    CHECK(stop.distance == Approx(3.0));
+    CHECK(stop.x == Approx(3.5));
+  }
+  SECTION("a ceiling over the floor below the eyes, without the geometry") {
+    LayeredBuilder b(7, 1);
+    b.fromAscii({"......."});
+    b.addFloor(4, 0, 1.7f);  // headroom 1.5 below it
+    const auto g = b.build();
+    const LineStop stop = sightStop(g, from, to, snap, sight);
+    CHECK(stop.why == LineStop::Why::Ceiling);
+    CHECK(stop.point.x == Approx(4.5));
+    CHECK(stop.x == Approx(4.5));
+  }
+  SECTION("eyes over an end's ceiling") {
+    LayeredBuilder b(7, 1);
+    b.fromAscii({"......."});
+    b.addFloor(6, 0, 1.7f);
+    const auto g = b.build();
+    const LineStop stop = sightStop(g, from, to, snap, sight);
+    CHECK(stop.why == LineStop::Why::EyesCovered);
+    CHECK_FALSE(stop.at_start);
+    CHECK(stop.rise == Approx(1.5));
+    CHECK(stop.point.x == Approx(6.5));
+    CHECK(stop.distance == Approx(6.0));
+    CHECK(sightStop(g, to, from, snap, sight).at_start);
+  }
 }
 
 TEST_CASE("lineOfSight: no corner threading, sightLine passes diagonal gaps", "[nav][query]") {

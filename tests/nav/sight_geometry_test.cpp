@@ -31,6 +31,15 @@ TEST_CASE("sightLine: a pane thinner than a column between two centres blocks th
   REQUIRE(g.findNode(g.grid.columnX(2.75), g.grid.columnZ(0.25), 0, 0.1, 0.1) != nav::kNoNode);
   CHECK(nav::sightLine(g, from, to, snap, sight));
   CHECK_FALSE(nav::sightLine(g, from, to, snap, sight, &pane_index));
+  // sightStop says where: on the pane's near face, 1.6 m over the floor, 2.24 m from the start's centre.
+  const nav::LineStop stop = nav::sightStop(g, from, to, snap, sight, &pane_index);
+  CHECK(stop.why == nav::LineStop::Why::Surface);
+  CHECK(stop.point.x == Approx(2.49).margin(1e-9));
+  CHECK(stop.point.y == Approx(1.6).margin(1e-6));
+  CHECK(stop.point.z == Approx(0.25).margin(1e-9));
+  CHECK(stop.distance == Approx(2.24).margin(1e-9));
+  CHECK(stop.label != sim::kInvalidId);
+  CHECK(nav::sightStop(g, from, to, snap, sight).clear());
   // The feet are blocked either way: no walk edge crosses the pane.
   const nav::LayeredSearchGraph view(g, pane_baked.profile.settings);
   CHECK_FALSE(nav::lineOfSight(view, from, to, snap));

@@ -102,6 +102,21 @@ class LayeredSearchGraph {
   /// The walking line test of lineOfSight; `same_cost_only` = false drops the area rule (the
   /// `los` query, Direct).
   bool walkLine(NodeId a, NodeId b, bool same_cost_only) const;
+  /// Where and why walkLine(a, b, false) fails (the `los` query's report).
+  struct WalkStop {
+    enum class Why : uint8_t {
+      None,        ///< the line is clear (or a or b is not a node)
+      NoRoom,      ///< the line passes off the centre of `last`'s column on a side without room for the agent
+      NoEdge,      ///< no walk edge from `last` in `direction`, the column the line enters next
+      OtherFloor,  ///< the line reaches b's column on another floor, `last`
+    };
+    Why why = Why::None;
+    NodeId last = kNoNode;  ///< the last node the line stands on (b when clear)
+    int direction = -1;     ///< NoEdge: the step's direction from `last` (kDirectionDx); else -1
+    double t = 0;           ///< parameter along the segment between the column centres where the line stops:
+                            ///< where it leaves `last`'s column (NoEdge), enters it (NoRoom; 0 at a), 1 (OtherFloor)
+  };
+  WalkStop walkLineStop(NodeId a, NodeId b) const;
   /// True when walking straight from `point`, a point on node `from`'s column off its centre, to
   /// node `to`'s centre stays where walkLine's model lets the agent stand: the quarter of the
   /// column the point lies in is free (`from`'s diagonal walk edge towards the point) and
@@ -176,6 +191,10 @@ class LayeredSearchGraph {
   // step was a walk edge into the expected column, none was stopped, and the walk ended on b.
   template <class Visit>
   bool walkColumns(NodeId a, NodeId b, Visit&& visit) const;
+  // The same, calling `fail(why, last, direction, t)` (WalkStop's fields) where it returns false
+  // for any reason but `visit`.
+  template <class Visit, class Fail>
+  bool walkColumns(NodeId a, NodeId b, Visit&& visit, Fail&& fail) const;
   // The cost walk of walkLineCost and shortcutCost: `crossing(t, node)` at each area change; a
   // crossed node dearer than `max_cost` stops it (false).
   template <class Crossing>

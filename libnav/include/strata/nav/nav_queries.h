@@ -101,6 +101,44 @@ struct SightSettings {
 bool sightLine(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap,
                const SightSettings& sight, const sim::QueryIndex* geometry = nullptr);
 
+/// Where and why a line query is blocked (lineStop for the feet, sightStop for the eyes).
+struct LineStop {
+  enum class Why : uint8_t {
+    Clear,        ///< not blocked
+    NoStartNode,  ///< no floor below `from` (snapToNode)
+    NoGoalNode,   ///< no floor below `to`
+    NoRoom,       ///< feet: the line passes off the centre of the column (x, z), on a side without room for the agent
+    NoFloor,      ///< feet: the next column, (x, z), has no floor (a wall, a hole, or a floor with no room to stand)
+    Step,         ///< feet: the next column's nearest floor lies `rise` away, more than a step
+    OnlyAction,   ///< feet: only a jump, drop or climb edge (`edge`, rising `rise`) leads towards (x, z)
+    NoWalkEdge,   ///< feet: a floor within a step at (x, z) but no walk edge to it (a wall thinner than a column,
+                  ///< a corner the diagonal would cut, a floor of infinite area cost)
+    OtherFloor,   ///< feet: the line reaches the end's column (x, z) on another floor, `rise` below the end's
+    EyesCovered,  ///< eyes: an end's eye point (`at_start`) is over its floor's ceiling, `rise` = headroom
+    GroundRises,  ///< eyes: column (x, z) holds no floor below the segment, its lowest `rise` over it (rising ground)
+    Ceiling,      ///< eyes, without geometry: the segment passes over the ceiling of the floor below it at (x, z)
+    Surface,      ///< eyes: a triangle crosses the segment at `point` (`label`: QueryIndex::labelName)
+  };
+  Why why = Why::Clear;
+  sim::Vec3 point;       ///< where the line stops: on the feet's line at the floor it last stood on, on the eye segment
+  double distance = 0;   ///< horizontal distance from the start's column centre to `point`, metres
+  double x = 0, z = 0;   ///< world centre of the column at fault (see Why)
+  double rise = 0;       ///< see Why, metres
+  EdgeKind edge = EdgeKind::None;  ///< OnlyAction: the edge there
+  bool at_start = true;  ///< EyesCovered: the end at fault
+  uint32_t label = sim::kInvalidId;  ///< Surface: the triangle's label
+  bool clear() const { return why == Why::Clear; }
+};
+
+/// lineOfSight with the place and reason of a block. Clear exactly when lineOfSight is true.
+LineStop lineStop(const LayeredSearchGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap);
+
+/// sightLine with the place and reason of a block: the first along the segment from `from` (the
+/// start's eyes, then the columns and the triangles before the first column that blocks, then
+/// the end's eyes). Clear exactly when sightLine is true.
+LineStop sightStop(const LayeredGraph& graph, const sim::Vec3& from, const sim::Vec3& to, const SnapSettings& snap,
+                   const SightSettings& sight, const sim::QueryIndex* geometry = nullptr);
+
 /// Component of the floor below `point` (ring search of `snap`), nullopt when none.
 std::optional<uint32_t> componentAt(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap);
 
