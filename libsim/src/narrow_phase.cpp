@@ -72,11 +72,15 @@ std::optional<double> rayCylinderEnter(const Vec3& o, const Vec3& d, const Vec3&
   return t;
 }
 
-// How deep the ray O + s D (s >= t, the motion carried on past its end) comes into the cylinder
-// of radius r around the line through A and B: r minus its closest approach to the line. Taken
-// from the closest-approach vector itself, not from the entry root (at a tangent entry the root
-// comes from a nearly zero discriminant and its normal is good to about 1e-8 only): a tangent
-// graze reads 0 to rounding, a real entry more the deeper its angle.
+// How deep the motion O + s D (t <= s <= 1: from the contact to the motion's end) comes into the
+// cylinder of radius r around the line through A and B: r minus its closest approach to the line.
+// Taken from the closest-approach vector itself, not from the entry root (at a tangent entry the
+// root comes from a nearly zero discriminant and its normal is good to about 1e-8 only): a
+// tangent graze reads 0 to rounding, a real entry more the deeper its angle. Up to the motion's
+// end, as the face rule (staysTouching) measures it: a motion that ends touching an edge or a
+// vertex is no hit, as one that ends touching a face (an audit: a sphere lowered onto the edge
+// two floor triangles share, stopping on it, was a hit there and no hit a little to the side;
+// the path carried on past the end went deeper).
 double lineApproachDepth(const Vec3& o, const Vec3& d, const Vec3& a, const Vec3& b, double r, double t) {
   const Vec3 ab = b - a;
   const double abab = dot(ab, ab);
@@ -85,7 +89,7 @@ double lineApproachDepth(const Vec3& o, const Vec3& d, const Vec3& a, const Vec3
   const Vec3 dperp = d - ab * (dot(d, ab) / abab);
   const Vec3 operp = ao - ab * (dot(ao, ab) / abab);
   const double qa = dot(dperp, dperp);
-  const double s = qa > 0 ? std::max(t, -dot(operp, dperp) / qa) : t;
+  const double s = qa > 0 ? std::clamp(-dot(operp, dperp) / qa, t, std::max(t, 1.0)) : t;
   return r - length(operp + dperp * s);
 }
 
@@ -93,7 +97,7 @@ double lineApproachDepth(const Vec3& o, const Vec3& d, const Vec3& a, const Vec3
 double pointApproachDepth(const Vec3& o, const Vec3& d, const Vec3& c, double r, double t) {
   const Vec3 m = o - c;
   const double dd = dot(d, d);
-  const double s = dd > 0 ? std::max(t, -dot(m, d) / dd) : t;
+  const double s = dd > 0 ? std::clamp(-dot(m, d) / dd, t, std::max(t, 1.0)) : t;
   return r - length(m + d * s);
 }
 

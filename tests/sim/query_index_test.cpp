@@ -346,6 +346,30 @@ TEST_CASE("a shape resting on a surface slides along it: no hit at edges between
   CHECK(hits == 0);
 }
 
+TEST_CASE("a motion that ends touching a floor is no hit, over an edge or a vertex as over a face", "[sim][query]") {
+  // An audit: a sphere or capsule lowered straight onto a floor of two triangles, stopping
+  // exactly on it (or 5e-8 m into it), was a hit over their shared edge or a vertex and no hit
+  // inside a face: the edge rule judged the graze by the path carried on past the motion's end.
+  const QueryIndex tile_floor(
+      meshOf({{-1, 0, -1}, {0, 0, -1}, {0, 0, 1}, {-1, 0, 1}, {1, 0, -1}, {1, 0, 1}}, {{0, 2, 1}, {0, 3, 2}, {1, 2, 5}, {1, 5, 4}}, "tile"));
+  // Over a face, over the edge x = 0 the four triangles share, over the diagonal of one tile,
+  // over the vertex (0, 0, 1) and the outer corner (1, 0, 1).
+  for (const Vec3 at : {Vec3{0.5, 0, 0.3}, Vec3{0, 0, 0.3}, Vec3{-0.5, 0, 0.5}, Vec3{0, 0, 1}, Vec3{1, 0, 1}}) {
+    CAPTURE(at.x, at.z);
+    for (const double sink : {0.0, 5e-8}) {
+      CAPTURE(sink);
+      CHECK_FALSE(tile_floor.castSphere(at + Vec3{0, 2, 0}, 0.5, {0, -1.5 - sink, 0}));
+      CHECK_FALSE(tile_floor.castCapsule(at + Vec3{0, 2, 0}, at + Vec3{0, 3, 0}, 0.5, {0, -1.5 - sink, 0}));
+      CHECK_FALSE(tile_floor.castSphere(at + Vec3{-1, 1.5, 0}, 0.5, {1, -1 - sink, 0}));  // slanting down onto it
+    }
+    // 2e-7 m into it: a hit where the gap closes, everywhere.
+    const auto deep = tile_floor.castSphere(at + Vec3{0, 2, 0}, 0.5, {0, -1.5 - 2e-7, 0});
+    REQUIRE(deep);
+    CHECK(deep->time == Approx(1.5 / (1.5 + 2e-7)).epsilon(1e-9));
+    CHECK(tile_floor.castCapsule(at + Vec3{0, 2, 0}, at + Vec3{0, 3, 0}, 0.5, {0, -1.5 - 2e-7, 0}));
+  }
+}
+
 TEST_CASE("thin shapes never pass a closed floor at its seams - contacts lie on both shapes - points touch faces", "[sim][query]") {
   // A floor of four triangles sharing the edge x = 0 (and the vertex at the origin). An audit found
   // a box of no thickness (a point, or a plate across the edge) dropped onto that edge grazed each
