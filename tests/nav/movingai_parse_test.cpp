@@ -2,8 +2,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <istream>
+#include <streambuf>
+#include <string>
 
 #include "strata/nav/grid_search.h"
 #include "strata/nav/movingai.h"
@@ -170,4 +175,81 @@ TEST_CASE("movingai: a scenario file past 256 MiB is refused, not read until mem
   const auto at_limit = loadMovingAiScenarios(path);
   REQUIRE_FALSE(at_limit.ok());
   CHECK_THAT(at_limit.error().message, Catch::Contains("huge.scen:2:"));
+}
+
+namespace {
+// A stream of `prefix` and then `fill` bytes of `c`, counting the bytes handed out.
+class GeneratedBuffer : public std::streambuf {
+ public:
+  GeneratedBuffer(std::string prefix, std::uint64_t fill, char c) : prefix_(std::move(prefix)), fill_(fill), c_(c) {}
+  std::uint64_t served() const { return served_; }
+
+ protected:
+  int_type underflow() override {
+    if (!prefix_done_) {
+      chunk_ = prefix_;
+      prefix_done_ = true;
+    } else if (filled_ < fill_) {
+      const std::uint64_t n = std::min<std::uint64_t>(fill_ - filled_, 1 << 16);
+      chunk_.assign(static_cast<std::size_t>(n), c_);
+      filled_ += n;
+    } else {
+      return traits_type::eof();
+    }
+    if (chunk_.empty()) return underflow();
+    served_ += chunk_.size();
+    setg(chunk_.data(), chunk_.data(), chunk_.data() + chunk_.size());
+    return traits_type::to_int_type(chunk_[0]);
+  }
+
+ private:
+  std::string prefix_, chunk_;
+  bool prefix_done_ = false;
+  std::uint64_t fill_, filled_ = 0, served_ = 0;
+  char c_;
+};
+}  // namespace
+
+TEST_CASE("movingai: a map is read no further than its header lets it need", "[nav][movingai]") {
+  // An audit: a 3-row map padded to 1 GiB with NUL bytes was read whole (17 s, 2.1 GB) before
+  // "unexpected text after the last map row", and one of 7 GB up to the 6 GiB limit (95 s, 8.4 GB).
+  const std::string map = "type octile\nheight 3\nwidth 4\nmap\n....\n.@..\n....\n";
+  const std::uint64_t padding = std::uint64_t(64) << 20;
+  SECTION("text after the rows is said at its line, read no further than the rows allow") {
+    GeneratedBuffer buffer(map, padding, '\0');
+    std::istream in(&buffer);
+    const auto text = readMovingAiMapRest(in, "padded.map", {});
+    REQUIRE_FALSE(text.ok());
+    CHECK(text.error().message == "padded.map:8: unexpected text after the last map row");
+    CHECK(buffer.served() < (std::uint64_t(3) << 20));
+  }
+  SECTION("blanks past what a map may hold: refused for the size") {
+    GeneratedBuffer buffer(map, padding, '\n');
+    std::istream in(&buffer);
+    const auto text = readMovingAiMapRest(in, "blank.map", {});
+    REQUIRE_FALSE(text.ok());
+    CHECK_THAT(text.error().message, Catch::StartsWith("blank.map: more than ") && Catch::Contains("too many for a map of 4 x 3 cells"));
+    CHECK(buffer.served() < (std::uint64_t(3) << 20));
+  }
+  SECTION("trailing blanks and blank lines within the allowance read and parse") {
+    std::string spaced = "type octile\nheight 3\nwidth 4\nmap\n....    \n.@..\t\n....\n";
+    GeneratedBuffer buffer(spaced, std::uint64_t(900) << 10, '\n');
+    std::istream in(&buffer);
+    const auto text = readMovingAiMapRest(in, "spaced.map", {});
+    REQUIRE(text.ok());
+    CHECK(text->size() == spaced.size() + (std::size_t(900) << 10));
+    const auto parsed = parseMovingAiMap(*text, "spaced.map");
+    REQUIRE(parsed.ok());
+    CHECK(parsed->width == 4);
+    CHECK(parsed->passable[5] == 0);
+  }
+  SECTION("a file: the same reader") {
+    strata::test::TempDir dir;
+    const auto path = dir / "padded.map";
+    { std::ofstream(path, std::ios::binary) << map; }
+    std::filesystem::resize_file(path, padding);  // sparse: NUL bytes, no disk written
+    const auto loaded = loadMovingAiMap(path);
+    REQUIRE_FALSE(loaded.ok());
+    CHECK(loaded.error().message == path.string() + ":8: unexpected text after the last map row");
+  }
 }
