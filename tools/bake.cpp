@@ -284,12 +284,12 @@ int runBake(BakeCommandOptions& options) {
   fmt::print("wrote {}: {} baked from {} ({}) on {}\n", printable(options.output), counted(world.agents.size(), "agent"),
              printable(options.input), counted(world.geometry.triangleCount(), "triangle"), counted(static_cast<std::size_t>(threads), "thread"));
   for (const auto& agent : doc["agents"])
-    fmt::print("  agent {}: cell {} m, {}, {}, {}, {}, {}, {}, {}\n", printable(agent["name"].get<std::string>()),
+    fmt::print("  agent {}: cell {} m, {}, {}, {}, {}, {}, {}, {}, {}\n", printable(agent["name"].get<std::string>()),
                agent["cell_size"].get<double>(), counted(agent["columns"].get<std::size_t>(), "column"),
                counted(agent["nodes"].get<std::size_t>(), "node"), counted(agent["edges"].get<std::size_t>(), "edge"),
                counted(agent["links"].get<std::size_t>(), "link"), counted(agent["second_jumps"].get<std::size_t>(), "second jump"),
                counted(agent["components"].get<std::uint32_t>(), "component"),  // strata info's order
-               counted(agent["fields"].size(), "field"));
+               counted(agent["regions"].get<std::uint32_t>(), "reachability region"), counted(agent["fields"].size(), "field"));
   if (degenerate_dropped > 0 || non_triangles_dropped > 0)
     fmt::print("dropped {} and {}\n", counted(degenerate_dropped, "degenerate triangle"),
                counted(non_triangles_dropped, "point/line", "points/lines"));

@@ -114,12 +114,12 @@ void printText(const nlohmann::ordered_json& doc) {
   }
   fmt::print("agents          {}\n", doc["agents"].size());
   for (const auto& agent : doc["agents"])
-    fmt::print("  {}  cell {} m, {}, {}, {}, {}, {}, {}, {}\n", printable(agent["name"].get<std::string>()),
+    fmt::print("  {}  cell {} m, {}, {}, {}, {}, {}, {}, {}, {}\n", printable(agent["name"].get<std::string>()),
                agent["cell_size"].get<double>(), counted(agent["columns"].get<std::size_t>(), "column"),
                counted(agent["nodes"].get<std::size_t>(), "node"), counted(agent["edges"].get<std::size_t>(), "edge"),
                counted(agent["links"].get<std::size_t>(), "link"), counted(agent["second_jumps"].get<std::size_t>(), "second jump"),
                counted(agent["components"].get<std::uint32_t>(), "component"),
-               counted(agent["fields"].size(), "field"));
+               counted(agent["regions"].get<std::uint32_t>(), "reachability region"), counted(agent["fields"].size(), "field"));
 }
 
 int runInfo(const InfoOptions& options) {
@@ -140,7 +140,7 @@ std::function<int()> setupInfo(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "info", "Describe a world file: schema version, tool version, inputs (path, size, SHA-256), counts of "
               "vertices, triangles, labels and tags, bounds, and the baked agents (cell size, columns, nodes, edges, "
-              "links, second jumps, components, fields). Validates the whole file.");
+              "links, second jumps, components, reachability regions, fields). Validates the whole file.");
   sub->add_option("FILE", options->file, "the world file (.h5) written by strata import or strata bake")->required()->check(fileName());
   sub->add_flag("--json", options->json, "print one JSON document with the same fields");
   sub->footer("Exit codes: 0 success; 1 runtime failure; 2 not a world file, or a corrupt or invalid one\n"

@@ -65,10 +65,10 @@ TEST_CASE("strata import: human summary, then strata info reads the world back",
   const RunResult baked = runStrata({"bake", (dir / "floor.obj").string(), "-o", (dir / "floor.h5").string(), "--threads", "1"});
   REQUIRE(baked.exit_code == 0);
   CHECK_THAT(baked.out, Catch::Contains("1 agent baked from") && Catch::Contains("(2 triangles) on 1 thread\n") &&
-                            Catch::Contains(", 0 links, 0 second jumps, 1 component, 0 fields\n"));
+                            Catch::Contains(", 0 links, 0 second jumps, 1 component, 1 reachability region, 0 fields\n"));
   const RunResult floor_info = runStrata({"info", (dir / "floor.h5").string()});
   REQUIRE(floor_info.exit_code == 0);
-  CHECK_THAT(floor_info.out, Catch::Contains("0 links, 0 second jumps, 1 component, 0 fields\n"));
+  CHECK_THAT(floor_info.out, Catch::Contains("0 links, 0 second jumps, 1 component, 1 reachability region, 0 fields\n"));
 }
 
 TEST_CASE("strata import: --scale, --up z and --in-process", "[cli][import]") {
