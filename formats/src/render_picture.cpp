@@ -571,8 +571,15 @@ void drawPicture(Canvas& canvas, const nav::LayeredGraph& graph, Picture& pictur
   canvas.fillRect({g.scalebar_x, by, g.scalebar_x + 2, by + 10}, kInk);
   canvas.fillRect({g.scalebar_x + bar - 2, by, g.scalebar_x + bar, by + 10}, kInk);
   const int label_x = g.scalebar_x + bar + 8;
-  fittedText(canvas, label_x, by + 1, fmt::format("{:g} m    view from above: +x right, +z down", g.scalebar_metres),
-             g.width - kMargin - label_x, s, kInk);
+  // The orientation whole, or shorter where the picture is narrow, never cut (an audit: at 300 px
+  // it read "view from above: +x", and at 240 px "view from above").
+  const int room = g.width - kMargin - label_x;
+  std::string label;
+  for (const char* orientation : {"    view from above: +x right, +z down", "    +x right, +z down", "  +x right +z down", ""}) {
+    label = fmt::format("{:g} m{}", g.scalebar_metres, orientation);
+    if (render_detail::textWidth(label) <= room) break;
+  }
+  fittedText(canvas, label_x, by + 1, label, room, s, kInk);
 }
 
 }  // namespace

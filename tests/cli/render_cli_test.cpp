@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,21 @@ TEST_CASE("strata render writes SVG, one band, a field colouring and --paths ove
   const std::string tiny_svg = test::readFile(tiny);
   CHECK_THAT(tiny_svg, Catch::Contains("0.0001 m    view from above") || Catch::Contains("0.0002 m    view from above") ||
                            Catch::Contains("0.0005 m    view from above"));
+}
+
+TEST_CASE("strata render: the scale bar's orientation is shortened in a narrow picture, never cut", "[cli][render]") {
+  // An audit: at 300 px the label read "20 m    view from above: +x", at 240 px "view from above".
+  test::TempDir dir;
+  const std::regex whole(">[0-9.]+ m(    view from above: \\+x right, \\+z down|    \\+x right, \\+z down|  \\+x right \\+z down|)<");
+  for (const char* width : {"240", "300", "400", "900"}) {
+    INFO(width);
+    const auto out = dir / (std::string(width) + ".svg");
+    REQUIRE(test::runStrata({"render", sample("tower.obj"), "--profile", sample("tower.toml"), "-o", out.string(), "--width", width})
+                .exit_code == 0);
+    const std::string svg = test::readFile(out);
+    CHECK(std::regex_search(svg, whole));
+    CHECK_THAT(svg, Catch::Contains("+x right"));  // these widths all have room for the axes
+  }
 }
 
 TEST_CASE("strata render --method: the --path routes of another search method", "[cli][render]") {
