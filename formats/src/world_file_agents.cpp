@@ -4,6 +4,7 @@
 // validating readers, and the assembled graph checked by LayeredGraph::validate() so a world
 // that reads is safe to search.
 
+#include <fmt/format.h>
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
@@ -542,8 +543,13 @@ Result<nav::BakedAgent> readAgent(const h5::Location& agents, const std::string&
   g.grid.cell_size = cell[0];
   g.grid.width_cells = cells[0];
   g.grid.depth_cells = cells[1];
-  if (!std::isfinite(origin[0]) || !std::isfinite(origin[1]) || !(cell[0] > 0) || !std::isfinite(cell[0]) ||
-      cells[0] < 0 || cells[1] < 0 || static_cast<double>(cells[0]) * cells[1] > 4.0e8)
+  // The dataset at fault is named (an audit: a cell_size of 0 or NaN, or a NaN origin, was said
+  // of grid_cells).
+  if (!std::isfinite(origin[0]) || !std::isfinite(origin[1]))
+    return Error::badInput(at.where("grid_origin_xz") + ": not finite (" + fmt::format("{}, {}", origin[0], origin[1]) + ")");
+  if (!(cell[0] > 0) || !std::isfinite(cell[0]))
+    return Error::badInput(at.where("cell_size") + ": not a finite size > 0 (" + fmt::format("{}", cell[0]) + ")");
+  if (cells[0] < 0 || cells[1] < 0 || static_cast<double>(cells[0]) * cells[1] > 4.0e8)
     return Error::badInput(at.where("grid_cells") + ": implausible column grid");
   if (geometry_bounds != nullptr) {
     // The bake lays each agent's column grid over the geometry's bounds: a grid that does not is

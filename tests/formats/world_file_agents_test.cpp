@@ -495,6 +495,19 @@ TEST_CASE("world reader: values no bake writes are refused, naming the dataset",
     g.component_count = last + 1;
     expected = "/navigation/agents/walker/region_reach: node ";
   }
+  // (An audit: these three were said of grid_cells.)
+  SECTION("a cell size of 0") {
+    g.grid.cell_size = 0;
+    expected = "/navigation/agents/walker/cell_size: not a finite size > 0 (0)";
+  }
+  SECTION("a NaN cell size") {
+    g.grid.cell_size = std::numeric_limits<double>::quiet_NaN();
+    expected = "/navigation/agents/walker/cell_size: not a finite size > 0 (nan)";
+  }
+  SECTION("a NaN grid origin") {
+    g.grid.origin_z = std::numeric_limits<double>::quiet_NaN();
+    expected = "/navigation/agents/walker/grid_origin_xz: not finite (";
+  }
   SECTION("a column grid not laid over the geometry") {
     g.grid.origin_x += g.grid.cell_size;
     expected = "/navigation/agents/walker/grid_cells: the column grid does not cover the geometry as a bake lays it";
