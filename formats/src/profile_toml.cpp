@@ -514,8 +514,15 @@ class Parser {
       root = toml::parse(text, source_);
     } catch (const toml::parse_error& e) {
       const auto& begin = e.source().begin;
-      throw ProfileError{source_ + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column) + ": " +
-                         keyOfValueAt(text, begin.line, begin.column) + describe(e.description(), text, begin.line)};
+      std::string key = keyOfValueAt(text, begin.line, begin.column);
+      // A dotted key adding to a table that has its own header is reported at the key itself,
+      // before its value, where keyOfValueAt names nothing (an audit: "...:4:1: Error while
+      // parsing key-value pair: cannot redefine existing table as dotted key-value pair", no key):
+      // the key of that line, as for an error in its value.
+      if (key.empty() && e.description().find("as dotted key-value pair") != std::string_view::npos)
+        key = keyOfValueAt(text, begin.line, std::numeric_limits<std::size_t>::max());
+      throw ProfileError{source_ + ":" + std::to_string(begin.line) + ":" + std::to_string(begin.column) + ": " + key +
+                         describe(e.description(), text, begin.line)};
     }
     checkKeys(root, "", {"agent"});
     const toml::node* agents_node = root.get("agent");

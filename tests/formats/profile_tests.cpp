@@ -142,6 +142,10 @@ TEST_CASE("a value that does not parse names its key as the other errors do", "[
   CHECK_THAT(errorOf("[agent.a]\n[[agent.a.fields]]\nname='x'\norigin=[0,0,0]\n[[ agent.a.fields ]] # second\nname='y'\nmax_distance = 1e400\n"),
              Catch::Contains(": agent.a.fields[1].max_distance: Error while parsing"));
   CHECK_THAT(errorOf("[agent . a]\nradius = 1e400\n"), Catch::Contains(": agent.a.radius: Error while parsing"));
+  // A dotted key adding to a table with its own header: toml++ reports it at the key, before the
+  // value (an audit: no key named).
+  CHECK_THAT(errorOf("[agent.a]\nradius=0.3\n[agent]\na.radius=0.4\n"),
+             Catch::StartsWith("p.toml:4:1: agent.a.radius: ") && Catch::Contains("dotted key-value pair"));
 }
 
 TEST_CASE("out-of-range and mistyped values are located errors", "[formats][profile]") {
