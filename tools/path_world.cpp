@@ -675,6 +675,11 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     if (const int code = reportStop(stopped, name, number); code != kExitOk) return code;
   }
   (void)sub;
+  // A batch of no requests answers nothing: said, so that a CI step whose request file came out
+  // empty (a filter that lost every line) does not pass unseen; the (empty) results are written.
+  if (requests.empty())
+    warn(fmt::format("{}: no requests ({}): {}", printable(name), number == 0 ? (from_stdin ? "standard input is empty" : "the file is empty") : "blank lines only",
+                     options.output.empty() ? "no results" : "an empty results file is written"));
   // Results go out as they are found, a chunk of requests at a time in input order, so that a
   // batch's memory is its requests and one chunk's results (100,000 short requests took 159 MB
   // when every result and the whole text were kept until the end: an audit). A results file is a

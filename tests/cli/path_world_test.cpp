@@ -906,6 +906,27 @@ TEST_CASE("strata path --method interval is never longer than corridor (narrow m
   CHECK_THAT(maze.out, Catch::Contains("method: corridor\n"));
 }
 
+TEST_CASE("strata path --batch: a batch of no requests warns, and writes its empty results", "[cli][path][layered][batch]") {
+  strata::test::TempDir dir;
+  const auto empty = (dir / "empty.jsonl").string(), blank = (dir / "blank.jsonl").string(), out = (dir / "out.jsonl").string();
+  std::ofstream(empty).close();
+  std::ofstream(blank) << "\n  \n\n";
+  std::vector<std::string> args{"path"};
+  for (auto& a : sample("tower")) args.push_back(a);
+  args.insert(args.end(), {"--batch", empty, "-o", out});
+  auto r = runStrata(args);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err == "strata: warning: " + empty + ": no requests (the file is empty): an empty results file is written\n");
+  REQUIRE(std::filesystem::exists(out));
+  CHECK(std::filesystem::file_size(out) == 0);
+  args[args.size() - 3] = blank;
+  args.resize(args.size() - 2);  // no -o
+  r = runStrata(args);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err == "strata: warning: " + blank + ": no requests (blank lines only): no results\n");
+}
+
 TEST_CASE("strata path --batch checks the world and the agent even with no requests", "[cli][path][layered][batch]") {
   strata::test::TempDir dir;
   const auto empty = (dir / "empty.jsonl").string(), text = (dir / "text.h5").string();
