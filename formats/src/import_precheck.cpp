@@ -476,12 +476,32 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
         const auto position = unsignedMember(*attributes, "POSITION");
         if (!position || accessors == document.end() || !accessors->is_array() || *position >= accessors->size()) continue;
         const nlohmann::json& accessor = (*accessors)[*position];
+        const std::string where = "glTF mesh " + std::to_string(m) + " primitive " + std::to_string(p);
         const auto component_type = accessor.is_object() ? unsignedMember(accessor, "componentType") : std::nullopt;
         if (component_type && *component_type != 5126)
-          return "unsupported: glTF mesh " + std::to_string(m) + " primitive " + std::to_string(p) + ": POSITION accessor " +
-                 number(*position) + " has componentType " + number(*component_type) +
+          return "unsupported: " + where + ": POSITION accessor " + number(*position) + " has componentType " +
+                 number(*component_type) +
                  ", not float (5126): quantized positions (KHR_mesh_quantization) are not read by the importer "
                  "(Assimp 5.2.5)";
+        // And three of them (glTF 2.0: VEC3): Assimp read a VEC2 accessor's pairs as x, y with z = 0,
+        // in silence, and a SCALAR one as "degenerate triangles" (an audit).
+        if (const auto type = accessor.is_object() ? accessor.find("type") : accessor.end();
+            accessor.is_object() && type != accessor.end() && (!type->is_string() || type->get<std::string>() != "VEC3"))
+          return where + ": POSITION accessor " + number(*position) + " has type " +
+                 (type->is_string() ? "'" + type->get<std::string>() + "'" : std::string("(not a string)")) +
+                 ", not VEC3 (glTF 2.0: a position is three floats)";
+        // Indices: unsigned byte, short or int scalars (glTF 2.0); others were refused as "Mesh has
+        // no faces", or a signed short read as unsigned (an audit).
+        if (const auto indices = unsignedMember(primitive, "indices"); indices && *indices < accessors->size()) {
+          const nlohmann::json& index_accessor = (*accessors)[*indices];
+          if (!index_accessor.is_object()) continue;
+          const auto index_type = unsignedMember(index_accessor, "componentType");
+          const auto type = index_accessor.find("type");
+          if ((type != index_accessor.end() && (!type->is_string() || type->get<std::string>() != "SCALAR")) ||
+              (index_type && *index_type != 5121 && *index_type != 5123 && *index_type != 5125))
+            return where + ": indices accessor " + number(*indices) +
+                   " is not of unsigned byte, short or int scalars (glTF 2.0: componentType 5121, 5123 or 5125, type SCALAR)";
+        }
       }
     }
   return {};

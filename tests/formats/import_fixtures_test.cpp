@@ -921,6 +921,18 @@ TEST_CASE("glTF content the importer would read wrong is refused, naming what", 
   // Positions that are not floats, required or not.
   writeText(dir / "ints.gltf", replaced(nestedGltfJson(buffer), "\"componentType\":5126", "\"componentType\":5123"));
   CHECK_THAT(importError(dir / "ints.gltf"), Catch::Contains("POSITION accessor 0 has componentType 5123, not float"));
+  // Positions of other than three floats (an audit: a VEC2 accessor came in with z = 0, in
+  // silence), and indices of other than unsigned integer scalars.
+  for (const char* type : {"VEC2", "SCALAR"}) {  // (a VEC4 overruns its bufferView, refused as such)
+    writeText(dir / "pairs.gltf", replaced(nestedGltfJson(buffer), "\"type\":\"VEC3\"", std::string("\"type\":\"") + type + "\""));
+    CHECK_THAT(importError(dir / "pairs.gltf"),
+               Catch::Contains(std::string("POSITION accessor 0 has type '") + type + "', not VEC3"));
+  }
+  for (const auto& [from, to] : {std::pair{"\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"", "\"componentType\":5122,\"count\":6,\"type\":\"SCALAR\""},
+                                 std::pair{"\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"", "\"componentType\":5123,\"count\":2,\"type\":\"VEC3\""}}) {
+    writeText(dir / "indices.gltf", replaced(nestedGltfJson(buffer), from, to));
+    CHECK_THAT(importError(dir / "indices.gltf"), Catch::Contains("indices accessor 1 is not of unsigned byte, short or int scalars"));
+  }
   // An index count that is not a multiple of 3 (an audit: the extra index was dropped silently):
   // imported with a warning.
   writeText(dir / "count5.gltf", replaced(nestedGltfJson(buffer), "\"componentType\":5123,\"count\":6",
