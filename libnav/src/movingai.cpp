@@ -233,15 +233,16 @@ Result<MovingAiMap> parseMovingAiMap(std::string_view text, const std::string& n
 namespace {
 
 // A map's text: `text` (already read) and the rest of `in`, read no further than the map can
-// need. Once its header is read (up to the 'map' line), its rows take height x (width + 2) bytes
-// with their line ends; the text may hold as much again (trailing blanks) and 1 MiB more (blank
-// lines after the rows). Past that, what was read is parsed, so that an error in the rows or
+// need. Once its header is read (up to the 'map' line, within the first 64 KiB), its rows take
+// height x (width + 2) bytes with their line ends; the text may hold as much again and 256 bytes a
+// row more (trailing blanks) and 1 MiB more (blank lines after the rows). Past that, what was read is parsed, so that an error in the rows or
 // text after them is said at its line; when it parses, the file is refused for its size. (An
 // audit: a 3-row map padded to 1 GiB with NUL bytes was read whole, 17 s and 2.1 GB, before
 // "unexpected text after the last map row", and one of 7 GB up to the 6 GiB limit, 95 s and
 // 8.4 GB.)
 Result<std::string> readMapText(std::istream& in, const std::string& name, std::string text) {
   constexpr std::size_t kBlock = std::size_t(1) << 20, kHead = std::size_t(64) << 10;
+  constexpr std::uint64_t kRowBlanks = 256;  // trailing blanks a row may carry beyond its own length
   std::uint64_t cap = kMaxMapBytes;
   bool capped = false;
   int width = 0, height = 0;  // from the header
@@ -250,6 +251,11 @@ Result<std::string> readMapText(std::istream& in, const std::string& name, std::
       if (!capped && text.size() >= kHead) {
         // The header is read (a valid one is four short lines): the rows' size bounds the rest.
         capped = true;
+        // A header line cut at kHead would be misread (a review: a valid "height" line of 70,000
+        // trailing blanks was "missing 'map' line"): its four lines must end within it.
+        if (std::count(text.begin(), text.end(), '\n') < 4)
+          return Error::badInput(name + ": the header (its four lines: type, height, width, map) is longer than " +
+                                 std::to_string(kHead >> 10) + " KiB");
         const std::vector<std::string_view> lines = splitLines(text);
         MovingAiMap header;
         const Result<std::size_t> map_line = parseMapHeader(lines, name, header);
@@ -257,7 +263,7 @@ Result<std::string> readMapText(std::istream& in, const std::string& name, std::
         const std::uint64_t rows_start =
             static_cast<std::uint64_t>(lines[*map_line].data() - text.data()) + lines[*map_line].size() + 1;
         const std::uint64_t rows = static_cast<std::uint64_t>(header.height) * (static_cast<std::uint64_t>(header.width) + 2);
-        cap = std::min<std::uint64_t>(kMaxMapBytes, rows_start + 2 * rows + kBlock);
+        cap = std::min<std::uint64_t>(kMaxMapBytes, rows_start + 2 * rows + static_cast<std::uint64_t>(header.height) * kRowBlanks + kBlock);
         width = header.width, height = header.height;
       }
       const std::size_t had = text.size();
@@ -266,12 +272,22 @@ Result<std::string> readMapText(std::istream& in, const std::string& name, std::
       in.read(text.data() + had, static_cast<std::streamsize>(block));
       text.resize(had + static_cast<std::size_t>(in.gcount()));
       if (text.size() > cap) {
+        // What was read, to its last whole line, parsed: an error there is the file's (text after
+        // the rows, a bad row); rows cut short by the cap are not (a review: a map of long
+        // trailing blanks was "the map ends after 5975 rows").
         text.resize(static_cast<std::size_t>(cap));
-        if (auto parsed = parseMovingAiMap(text, name); !parsed) return parsed.error();
+        if (!text.empty() && text.back() == '\r') text.pop_back();  // a CRLF the cap split
+        const std::size_t whole = text.rfind('\n');
+        const std::string_view lines(text.data(), whole == std::string::npos ? 0 : whole + 1);
+        if (auto parsed = parseMovingAiMap(lines, name); !parsed) {
+          if (parsed.error().message.find(": the map ends after ") == std::string::npos) return parsed.error();
+        } else if (auto all = parseMovingAiMap(text, name); !all) {
+          return all.error();  // the rows whole, text after them on the line the cap cut
+        }
         if (cap == kMaxMapBytes) return Error::badInput(name + ": more than " + std::to_string(cap >> 20) + " MiB: not " + kMapWhat);
-        return Error::badInput(name + ": more than " + std::to_string(cap) + " bytes, too many for a map of " +
-                               std::to_string(width) + " x " + std::to_string(height) +
-                               " cells (its rows, as much again of trailing blanks, and at most 1 MiB of blank lines after them)");
+        return Error::badInput(name + ": more than " + std::to_string(cap) + " bytes, too many for a map of " + std::to_string(width) +
+                               " x " + std::to_string(height) + " cells (its rows, as much again and " + std::to_string(kRowBlanks) +
+                               " bytes a row of trailing blanks, and at most 1 MiB of blank lines after them)");
       }
     }
   } catch (const std::bad_alloc&) {

@@ -243,6 +243,32 @@ TEST_CASE("movingai: a map is read no further than its header lets it need", "[n
     CHECK(parsed->width == 4);
     CHECK(parsed->passable[5] == 0);
   }
+  SECTION("rows with long trailing blanks: read whole within 256 bytes a row, else refused for the size") {
+    // A review: 10,000 rows of 8 cells and 200 blanks each were "the map ends after 5975 rows".
+    const auto rows = [](int blanks) {
+      std::string text = "type octile\nheight 10000\nwidth 8\nmap\n";
+      for (int y = 0; y < 10000; ++y) text += std::string(8, '.') + std::string(static_cast<std::size_t>(blanks), ' ') + "\n";
+      return text;
+    };
+    GeneratedBuffer fits(rows(200), 0, ' ');
+    std::istream in(&fits);
+    const auto text = readMovingAiMapRest(in, "blanks.map", {});
+    REQUIRE(text.ok());
+    CHECK(parseMovingAiMap(*text, "blanks.map").ok());
+    GeneratedBuffer over(rows(400), 0, ' ');
+    std::istream in_over(&over);
+    const auto refused = readMovingAiMapRest(in_over, "wide.map", {});
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.error().message, Catch::StartsWith("wide.map: more than ") && Catch::Contains("too many for a map of 8 x 10000 cells"));
+  }
+  SECTION("a header longer than the first 64 KiB is said to be") {
+    // A review: a "height" line with 70,000 trailing blanks was "missing 'map' line".
+    GeneratedBuffer buffer("type octile\nheight 3" + std::string(70000, ' ') + "\nwidth 4\nmap\n....\n.@..\n....\n", 0, ' ');
+    std::istream in(&buffer);
+    const auto text = readMovingAiMapRest(in, "long.map", {});
+    REQUIRE_FALSE(text.ok());
+    CHECK(text.error().message == "long.map: the header (its four lines: type, height, width, map) is longer than 64 KiB");
+  }
   SECTION("a file: the same reader") {
     strata::test::TempDir dir;
     const auto path = dir / "padded.map";
