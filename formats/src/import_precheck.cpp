@@ -486,10 +486,14 @@ std::string precheckGltfJson(std::string_view json, std::optional<std::uint64_t>
         // And three of them (glTF 2.0: VEC3): Assimp read a VEC2 accessor's pairs as x, y with z = 0,
         // in silence, and a SCALAR one as "degenerate triangles" (an audit).
         if (const auto type = accessor.is_object() ? accessor.find("type") : accessor.end();
-            accessor.is_object() && type != accessor.end() && (!type->is_string() || type->get<std::string>() != "VEC3"))
-          return where + ": POSITION accessor " + number(*position) + " has type " +
-                 (type->is_string() ? "'" + type->get<std::string>() + "'" : std::string("(not a string)")) +
-                 ", not VEC3 (glTF 2.0: a position is three floats)";
+            accessor.is_object() && type != accessor.end() && (!type->is_string() || type->get<std::string>() != "VEC3")) {
+          // (The file's text only when it is a glTF type name: anything else could be any bytes.)
+          const std::string named = type->is_string() ? type->get<std::string>() : std::string();
+          const bool known =
+              named == "SCALAR" || named == "VEC2" || named == "VEC4" || named == "MAT2" || named == "MAT3" || named == "MAT4";
+          return where + ": POSITION accessor " + number(*position) + " has " +
+                 (known ? "type '" + named + "'" : std::string("no glTF type")) + ", not VEC3 (glTF 2.0: a position is three floats)";
+        }
         // Indices: unsigned byte, short or int scalars (glTF 2.0); others were refused as "Mesh has
         // no faces", or a signed short read as unsigned (an audit).
         if (const auto indices = unsignedMember(primitive, "indices"); indices && *indices < accessors->size()) {
