@@ -234,9 +234,10 @@ namespace {
 
 // A map's text: `text` (already read) and the rest of `in`, read no further than the map can
 // need. Once its header is read (up to the 'map' line, within the first 64 KiB), its rows take
-// height x (width + 2) bytes with their line ends; the text may hold as much again and 256 bytes a
-// row more (trailing blanks) and 1 MiB more (blank lines after the rows). Past that, what was read is parsed, so that an error in the rows or
-// text after them is said at its line; when it parses, the file is refused for its size. (An
+// height x (width + 2) bytes with their line ends; the text may hold as much again and 256 bytes
+// a row more (trailing blanks) and 1 MiB more (blank lines after the rows). Past that, what was
+// read is parsed, so that an error in the rows or text after them is said at its line; when it
+// parses, the file is refused for its size. (An
 // audit: a 3-row map padded to 1 GiB with NUL bytes was read whole, 17 s and 2.1 GB, before
 // "unexpected text after the last map row", and one of 7 GB up to the 6 GiB limit, 95 s and
 // 8.4 GB.)
