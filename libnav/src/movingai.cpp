@@ -58,36 +58,51 @@ Error located(const std::string& name, std::size_t line, const std::string& prob
   return Error::badInput(name + ":" + std::to_string(line) + ": " + problem);
 }
 
-// The rest of `in` appended to `text`, refused past `max_bytes` in all (what names it: "a Moving
-// AI scenario file"). Read in blocks: `buffer << in.rdbuf()` caught a failed allocation itself
-// and returned what it had read so far, which was then parsed as the whole file (an audit:
-// /dev/zero as a .scen).
-Result<std::string> readRest(std::istream& in, const std::string& name, std::string text, std::uint64_t max_bytes,
-                             const char* what) {
+// Appends the rest of `in` to `text` until the stream ends or `text` holds more than `limit`
+// bytes; true when it stopped for the limit (then `text` holds limit + 1 bytes). Read in blocks
+// of at most 1 MiB: `buffer << in.rdbuf()` caught a failed allocation itself and returned what it
+// had read so far, which was then parsed as the whole file (an audit: /dev/zero as a .scen).
+Result<bool> readBlocks(std::istream& in, const std::string& name, std::string& text, std::uint64_t limit) {
   try {
-    constexpr std::size_t kBlock = std::size_t(1) << 20;
-    while (in) {
+    constexpr std::uint64_t kBlock = std::uint64_t(1) << 20;
+    while (in && text.size() <= limit) {
       const std::size_t had = text.size();
-      text.resize(had + kBlock);
-      in.read(text.data() + had, static_cast<std::streamsize>(kBlock));
+      const auto block = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, limit + 1 - had));
+      text.resize(had + block);
+      in.read(text.data() + had, static_cast<std::streamsize>(block));
       text.resize(had + static_cast<std::size_t>(in.gcount()));
-      if (text.size() > max_bytes)
-        return Error::badInput(name + ": more than " + std::to_string(max_bytes >> 20) + " MiB: not " + what);
     }
   } catch (const std::bad_alloc&) {
     return Error::runtime(name + ": out of memory reading it (" + std::to_string(text.size()) + " bytes read)");
   }
   if (in.bad()) return Error::runtime(name + ": read error");
+  return text.size() > limit;
+}
+
+// The rest of `in` appended to `text`, refused past `max_bytes` in all (what names it: "a Moving
+// AI scenario file").
+Result<std::string> readRest(std::istream& in, const std::string& name, std::string text, std::uint64_t max_bytes,
+                             const char* what) {
+  const Result<bool> over = readBlocks(in, name, text, max_bytes);
+  if (!over) return over.error();
+  if (*over) return Error::badInput(name + ": more than " + std::to_string(max_bytes >> 20) + " MiB: not " + what);
   return text;
 }
 
-// The whole file (readRest).
-Result<std::string> readText(const std::filesystem::path& path, std::uint64_t max_bytes, const char* what) {
+// What `read(stream, name)` makes of the file at `path` (a directory or a file that does not
+// open refused first).
+template <class Read>
+Result<std::string> readFile(const std::filesystem::path& path, Read&& read) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::cannotOpen(path.string());
-  return readRest(in, path.string(), {}, max_bytes, what);
+  return read(in, path.string());
+}
+
+// The whole file (readRest).
+Result<std::string> readText(const std::filesystem::path& path, std::uint64_t max_bytes, const char* what) {
+  return readFile(path, [&](std::istream& in, const std::string& name) { return readRest(in, name, {}, max_bytes, what); });
 }
 
 // (2^31 cells at most, each row a line: the rows' bytes and line ends.)
@@ -237,75 +252,55 @@ namespace {
 // height x (width + 2) bytes with their line ends; the text may hold as much again and 256 bytes
 // a row more (trailing blanks) and 1 MiB more (blank lines after the rows). Past that, what was
 // read is parsed, so that an error in the rows or text after them is said at its line; when it
-// parses, the file is refused for its size. (An
-// audit: a 3-row map padded to 1 GiB with NUL bytes was read whole, 17 s and 2.1 GB, before
-// "unexpected text after the last map row", and one of 7 GB up to the 6 GiB limit, 95 s and
-// 8.4 GB.)
+// parses, the file is refused for its size. (An audit: a 3-row map padded to 1 GiB with NUL
+// bytes was read whole, 17 s and 2.1 GB, before "unexpected text after the last map row", and
+// one of 7 GB up to the 6 GiB limit, 95 s and 8.4 GB.)
 Result<std::string> readMapText(std::istream& in, const std::string& name, std::string text) {
-  constexpr std::size_t kBlock = std::size_t(1) << 20, kHead = std::size_t(64) << 10;
+  constexpr std::uint64_t kHead = std::uint64_t(64) << 10, kBlankLines = std::uint64_t(1) << 20;
   constexpr std::uint64_t kRowBlanks = 256;  // trailing blanks a row may carry beyond its own length
-  std::uint64_t cap = kMaxMapBytes;
-  bool capped = false;
-  int width = 0, height = 0;  // from the header
-  try {
-    while (in) {
-      if (!capped && text.size() >= kHead) {
-        // The header is read (a valid one is four short lines): the rows' size bounds the rest.
-        capped = true;
-        // A header line cut at kHead would be misread (a review: a valid "height" line of 70,000
-        // trailing blanks was "missing 'map' line"): its four lines must end within it.
-        if (std::count(text.begin(), text.end(), '\n') < 4)
-          return Error::badInput(name + ": the header (its four lines: type, height, width, map) is longer than " +
-                                 std::to_string(kHead >> 10) + " KiB");
-        const std::vector<std::string_view> lines = splitLines(text);
-        MovingAiMap header;
-        const Result<std::size_t> map_line = parseMapHeader(lines, name, header);
-        if (!map_line) return text;  // the parser says what is wrong with the header
-        const std::uint64_t rows_start =
-            static_cast<std::uint64_t>(lines[*map_line].data() - text.data()) + lines[*map_line].size() + 1;
-        const std::uint64_t rows = static_cast<std::uint64_t>(header.height) * (static_cast<std::uint64_t>(header.width) + 2);
-        cap = std::min<std::uint64_t>(kMaxMapBytes, rows_start + 2 * rows + static_cast<std::uint64_t>(header.height) * kRowBlanks + kBlock);
-        width = header.width, height = header.height;
-      }
-      const std::size_t had = text.size();
-      const std::size_t block = capped ? kBlock : kHead - had;
-      text.resize(had + block);
-      in.read(text.data() + had, static_cast<std::streamsize>(block));
-      text.resize(had + static_cast<std::size_t>(in.gcount()));
-      if (text.size() > cap) {
-        // What was read, to its last whole line, parsed: an error there is the file's (text after
-        // the rows, a bad row); rows cut short by the cap are not (a review: a map of long
-        // trailing blanks was "the map ends after 5975 rows").
-        text.resize(static_cast<std::size_t>(cap));
-        if (!text.empty() && text.back() == '\r') text.pop_back();  // a CRLF the cap split
-        const std::size_t whole = text.rfind('\n');
-        const std::string_view lines(text.data(), whole == std::string::npos ? 0 : whole + 1);
-        if (auto parsed = parseMovingAiMap(lines, name); !parsed) {
-          if (parsed.error().message.find(": the map ends after ") == std::string::npos) return parsed.error();
-        } else if (auto all = parseMovingAiMap(text, name); !all) {
-          return all.error();  // the rows whole, text after them on the line the cap cut
-        }
-        if (cap == kMaxMapBytes) return Error::badInput(name + ": more than " + std::to_string(cap >> 20) + " MiB: not " + kMapWhat);
-        return Error::badInput(name + ": more than " + std::to_string(cap) + " bytes, too many for a map of " + std::to_string(width) +
-                               " x " + std::to_string(height) + " cells (its rows, as much again and " + std::to_string(kRowBlanks) +
-                               " bytes a row of trailing blanks, and at most 1 MiB of blank lines after them)");
-      }
-    }
-  } catch (const std::bad_alloc&) {
-    return Error::runtime(name + ": out of memory reading it (" + std::to_string(text.size()) + " bytes read)");
+  // The header first: a valid one is four short lines.
+  const Result<bool> long_head = readBlocks(in, name, text, kHead - 1);
+  if (!long_head) return long_head.error();
+  if (!*long_head) return text;  // all of it
+  // A header line cut at kHead would be misread (a review: a valid "height" line of 70,000
+  // trailing blanks was "missing 'map' line"): its four lines must end within it.
+  if (std::count(text.begin(), text.end(), '\n') < 4)
+    return Error::badInput(name + ": the header (its four lines: type, height, width, map) is longer than " +
+                           std::to_string(kHead >> 10) + " KiB");
+  // The rows' size bounds the rest.
+  const std::vector<std::string_view> lines = splitLines(text);
+  MovingAiMap header;
+  const Result<std::size_t> map_line = parseMapHeader(lines, name, header);
+  if (!map_line) return text;  // the parser says what is wrong with the header
+  const std::uint64_t rows_start = static_cast<std::uint64_t>(lines[*map_line].data() - text.data()) + lines[*map_line].size() + 1;
+  const std::uint64_t rows = static_cast<std::uint64_t>(header.height) * (static_cast<std::uint64_t>(header.width) + 2);
+  const std::uint64_t cap =
+      std::min<std::uint64_t>(kMaxMapBytes, rows_start + 2 * rows + static_cast<std::uint64_t>(header.height) * kRowBlanks + kBlankLines);
+  const Result<bool> over = readBlocks(in, name, text, cap);
+  if (!over) return over.error();
+  if (!*over) return text;
+  // What was read, to its last whole line, parsed: an error there is the file's (text after the
+  // rows, a bad row); rows cut short by the cap are not (a review: a map of long trailing blanks
+  // was "the map ends after 5975 rows").
+  text.resize(static_cast<std::size_t>(cap));
+  if (!text.empty() && text.back() == '\r') text.pop_back();  // a CRLF the cap split
+  const std::size_t whole = text.rfind('\n');
+  const std::string_view whole_lines(text.data(), whole == std::string::npos ? 0 : whole + 1);
+  if (auto parsed = parseMovingAiMap(whole_lines, name); !parsed) {
+    if (parsed.error().message.find(": the map ends after ") == std::string::npos) return parsed.error();
+  } else if (auto all = parseMovingAiMap(text, name); !all) {
+    return all.error();  // the rows whole, text after them on the line the cap cut
   }
-  if (in.bad()) return Error::runtime(name + ": read error");
-  return text;
+  if (cap == kMaxMapBytes) return Error::badInput(name + ": more than " + std::to_string(cap >> 20) + " MiB: not " + kMapWhat);
+  return Error::badInput(name + ": more than " + std::to_string(cap) + " bytes, too many for a map of " + std::to_string(header.width) +
+                         " x " + std::to_string(header.height) + " cells (its rows, as much again and " + std::to_string(kRowBlanks) +
+                         " bytes a row of trailing blanks, and at most 1 MiB of blank lines after them)");
 }
 
 }  // namespace
 
 Result<MovingAiMap> loadMovingAiMap(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return Error::badInput(path.string() + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::cannotOpen(path.string());
-  auto text = readMapText(in, path.string(), {});
+  auto text = readFile(path, [](std::istream& in, const std::string& name) { return readMapText(in, name, {}); });
   if (!text) return text.error();
   return parseMovingAiMap(*text, path.string());
 }

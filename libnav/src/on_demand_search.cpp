@@ -622,10 +622,10 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
         // its line tests from an exact endpoint off its column's centre read: along the first
         // and the last straight run of the route (OnDemandGraph::buildEdgesAlong).
         std::vector<NodeId> chain = state.pathTo(end);
-        const sim::Vec3 exact_end = end == goal ? to : graph.nodePoint(end);
+        const sim::Vec3 end_point = end == goal ? to : graph.nodePoint(end);
         for (const bool at_start : {true, false}) {
           if (chain.size() < 2) break;
-          const sim::Vec3& point = at_start ? from : exact_end;
+          const sim::Vec3& point = at_start ? from : end_point;
           const NodeId node = at_start ? chain.front() : chain.back();
           const sim::Vec3 centre = graph.nodePoint(node);
           if (point.x == centre.x && point.z == centre.z) continue;  // no centre to leave out
@@ -644,7 +644,6 @@ Result<OnDemandPath> findOnDemandPath(const sim::TriangleMesh& mesh, const sim::
         const LayeredSearchGraph view(snapshot, agent.settings);
         for (NodeId& n : chain) n = to_snapshot[n];
         result.cost = state.record(end).g;
-        const sim::Vec3 end_point = end == goal ? to : snapshot.nodePosition(to_snapshot[end]);
         result.waypoints = layeredWaypoints(view, chain, state.actionsTo(end), from, end_point, settings.waypoint_spacing);
         result.length = horizontalLength(result.waypoints);
         result.nodes = std::move(chain);
