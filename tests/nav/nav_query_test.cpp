@@ -521,6 +521,13 @@ TEST_CASE("lineOfSight vs sightLine: a trench blocks feet not eyes, a ridge bloc
   CHECK(sightLine(go, {0.5, 0, 0.5}, {6.5, 0, 2.5}, snap, sight));
 }
 
+// A row of 7 columns of 1 m drawn as LayeredBuilder::fromAscii draws one.
+static LayeredBuilder row(const char* ascii) {
+  LayeredBuilder b(7, 1);
+  b.fromAscii({ascii});
+  return b;
+}
+
 TEST_CASE("lineStop: where a walking line stops and why", "[nav][query]") {
   const AgentSettings agent;  // step height 0.4
   const SnapSettings snap;
@@ -535,26 +542,20 @@ TEST_CASE("lineStop: where a walking line stops and why", "[nav][query]") {
     CHECK(stop.z == Approx(0.5));
   };
   SECTION("nothing to stand on") {
-    LayeredBuilder b(7, 1);
-    b.fromAscii({"...#..."});
-    const auto g = b.build();
+    const auto g = row("...#...").build();
     const LineStop stop = lineStop(LayeredSearchGraph(g, agent), from, to, snap);
     CHECK(stop.why == LineStop::Why::NoFloor);
     checkAtColumnThree(stop);
   }
   SECTION("a step over the step height") {
-    LayeredBuilder b(7, 1);
-    b.fromAscii({"...1..."});
-    const auto g = b.build();
+    const auto g = row("...1...").build();
     const LineStop stop = lineStop(LayeredSearchGraph(g, agent), from, to, snap);
     CHECK(stop.why == LineStop::Why::Step);
     CHECK(stop.rise == Approx(1.0));
     checkAtColumnThree(stop);
   }
   SECTION("only a jump leads on") {
-    LayeredBuilder b(7, 1);
-    b.fromAscii({"...1..."});
-    auto g = b.build();
+    auto g = row("...1...").build();
     LayeredBuilder::setEdge(g, g.columnBegin(2, 0), 0, g.columnBegin(3, 0), EdgeKind::Jump);  // direction 0: +X
     const LineStop stop = lineStop(LayeredSearchGraph(g, agent), from, to, snap);
     CHECK(stop.why == LineStop::Why::OnlyAction);
@@ -563,9 +564,7 @@ TEST_CASE("lineStop: where a walking line stops and why", "[nav][query]") {
     checkAtColumnThree(stop);
   }
   SECTION("a floor within a step but no walk edge to it") {
-    LayeredBuilder b(7, 1);
-    b.fromAscii({"......."});
-    auto g = b.build();
+    auto g = row(".......").build();
     g.neighbor[std::size_t(g.columnBegin(2, 0)) * 8] = kNoNode;
     g.edge_kind[std::size_t(g.columnBegin(2, 0)) * 8] = uint8_t(EdgeKind::None);
     const LineStop stop = lineStop(LayeredSearchGraph(g, agent), from, to, snap);
@@ -574,8 +573,7 @@ TEST_CASE("lineStop: where a walking line stops and why", "[nav][query]") {
     checkAtColumnThree(stop);
   }
   SECTION("the end's column reached on another floor") {
-    LayeredBuilder b(7, 1);
-    b.fromAscii({"......."});
+    LayeredBuilder b = row(".......");
     b.addFloor(6, 0, 3);  // a deck over the last column: --to at y 3 snaps to it
     const auto g = b.build();
     const LineStop stop = lineStop(LayeredSearchGraph(g, agent), from, {6.5, 3, 0.5}, snap);
@@ -586,9 +584,7 @@ TEST_CASE("lineStop: where a walking line stops and why", "[nav][query]") {
     CHECK(stop.x == Approx(6.5));
   }
   SECTION("an end with no floor") {
-    LayeredBuilder b(7, 1);
-    b.fromAscii({"......."});
-    const auto g = b.build();
+    const auto g = row(".......").build();
     const LayeredSearchGraph view(g, agent);
     CHECK(lineStop(view, {20, 0, 0.5}, to, snap).why == LineStop::Why::NoStartNode);
     CHECK(lineStop(view, from, {20, 0, 0.5}, snap).why == LineStop::Why::NoGoalNode);
@@ -677,9 +673,7 @@ TEST_CASE("sightStop: where the eyes are blocked and why", "[nav][query]") {
   const SightSettings sight;  // eyes 1.6 m up
   const sim::Vec3 from{0.5, 0, 0.5}, to{6.5, 0, 0.5};
   SECTION("rising ground") {
-    LayeredBuilder b(7, 1);
-    b.fromAscii({"...3..."});
-    const auto g = b.build();
+    const auto g = row("...3...").build();
     const LineStop stop = sightStop(g, from, to, snap, sight);
     CHECK(stop.why == LineStop::Why::GroundRises);
     CHECK(stop.rise == Approx(1.4));
@@ -689,8 +683,7 @@ TEST_CASE("sightStop: where the eyes are blocked and why", "[nav][query]") {
     CHECK(stop.x == Approx(3.5));
   }
   SECTION("a ceiling over the floor below the eyes, without the geometry") {
-    LayeredBuilder b(7, 1);
-    b.fromAscii({"......."});
+    LayeredBuilder b = row(".......");
     b.addFloor(4, 0, 1.7f);  // headroom 1.5 below it
     const auto g = b.build();
     const LineStop stop = sightStop(g, from, to, snap, sight);
@@ -699,8 +692,7 @@ TEST_CASE("sightStop: where the eyes are blocked and why", "[nav][query]") {
     CHECK(stop.x == Approx(4.5));
   }
   SECTION("eyes over an end's ceiling") {
-    LayeredBuilder b(7, 1);
-    b.fromAscii({"......."});
+    LayeredBuilder b = row(".......");
     b.addFloor(6, 0, 1.7f);
     const auto g = b.build();
     const LineStop stop = sightStop(g, from, to, snap, sight);

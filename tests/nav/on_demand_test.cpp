@@ -46,17 +46,26 @@ std::vector<nav::Waypoint> withoutEndCentres(const nav::PathResult& r, double ce
   return w;
 }
 
+// A sample with its bake, the baked search's view and the query index an on-demand search reads.
+struct BakedSample {
+  explicit BakedSample(const char* name)
+      : mesh(sampleMesh(name)), agent(sampleAgent(name)), baked(test::bakeOne(mesh, agent)),
+        view(baked.graph, baked.profile.settings), index(mesh) {}
+  BakedSample(const BakedSample&) = delete;  // the view points into the bake
+  sim::TriangleMesh mesh;
+  nav::AgentProfile agent;
+  nav::BakedAgent baked;
+  nav::LayeredSearchGraph view;
+  sim::QueryIndex index;
+};
+
 }  // namespace
 
 TEST_CASE("on-demand search finds the baked search's costs on every sample", "[nav][ondemand]") {
   for (const char* name : {"tower", "course", "maze"}) {
     INFO(name);
-    const sim::TriangleMesh mesh = sampleMesh(name);
-    const nav::AgentProfile agent = sampleAgent(name);
-    const nav::BakedAgent baked = test::bakeOne(mesh, agent);
-    const nav::LayeredGraph& g = baked.graph;
-    const nav::LayeredSearchGraph view(g, baked.profile.settings);
-    const sim::QueryIndex index(mesh);
+    const BakedSample sample(name);
+    const nav::LayeredGraph& g = sample.baked.graph;
     nav::LayeredSearchSettings settings;
     settings.snap.max_horizontal = 0.2;
     nav::SearchState baked_state, lazy_state;
@@ -65,8 +74,8 @@ TEST_CASE("on-demand search finds the baked search's costs on every sample", "[n
     int found = 0, pairs = 0;
     for (; pairs < 40; ++pairs) {
       const sim::Vec3 a = g.nodePosition(pick(rng)), b = g.nodePosition(pick(rng));
-      const nav::PathResult expected = nav::findLayeredPath(view, a, b, settings, baked_state);
-      auto lazy = nav::findOnDemandPath(mesh, index, agent, a, b, settings, wholeLevel(), lazy_state);
+      const nav::PathResult expected = nav::findLayeredPath(sample.view, a, b, settings, baked_state);
+      auto lazy = nav::findOnDemandPath(sample.mesh, sample.index, sample.agent, a, b, settings, wholeLevel(), lazy_state);
       REQUIRE(lazy.ok());
       INFO("from " << a.x << "," << a.y << "," << a.z << " to " << b.x << "," << b.y << "," << b.z);
       CHECK(lazy->region.grid.cell_size == g.grid.cell_size);
@@ -83,8 +92,9 @@ TEST_CASE("on-demand search finds the baked search's costs on every sample", "[n
       const double half = g.grid.cell_size / 2;
       const sim::Vec3 a_border{a.x + half, a.y, a.z}, b_corner{b.x + half, b.y, b.z + half};
       nav::LayeredSearchSettings wide;
-      const nav::PathResult border = nav::findLayeredPath(view, a_border, b_corner, wide, baked_state);
-      auto lazy_border = nav::findOnDemandPath(mesh, index, agent, a_border, b_corner, wide, wholeLevel(), lazy_state);
+      const nav::PathResult border = nav::findLayeredPath(sample.view, a_border, b_corner, wide, baked_state);
+      auto lazy_border =
+          nav::findOnDemandPath(sample.mesh, sample.index, sample.agent, a_border, b_corner, wide, wholeLevel(), lazy_state);
       REQUIRE(lazy_border.ok());
       CHECK(lazy_border->path.failure == border.failure);
       if (border.ok()) CHECK(lazy_border->path.cost == Approx(border.cost).epsilon(1e-9));
@@ -100,12 +110,8 @@ TEST_CASE("on-demand search leaves out an endpoint's centre where the bake does,
   // read the edges of nodes the search had not expanded.
   for (const char* name : {"tower", "course", "maze"}) {
     INFO(name);
-    const sim::TriangleMesh mesh = sampleMesh(name);
-    const nav::AgentProfile agent = sampleAgent(name);
-    const nav::BakedAgent baked = test::bakeOne(mesh, agent);
-    const nav::LayeredGraph& g = baked.graph;
-    const nav::LayeredSearchGraph view(g, baked.profile.settings);
-    const sim::QueryIndex index(mesh);
+    const BakedSample sample(name);
+    const nav::LayeredGraph& g = sample.baked.graph;
     const nav::LayeredSearchSettings settings;
     nav::SearchState baked_state, lazy_state;
     std::mt19937 rng(11);
@@ -115,8 +121,8 @@ TEST_CASE("on-demand search leaves out an endpoint's centre where the bake does,
     for (int pair = 0; pair < 40; ++pair) {
       const sim::Vec3 a = g.nodePosition(pick(rng)) + sim::Vec3{off(rng), 0, off(rng)};
       const sim::Vec3 b = g.nodePosition(pick(rng)) + sim::Vec3{off(rng), 0, off(rng)};
-      const nav::PathResult expected = nav::findLayeredPath(view, a, b, settings, baked_state);
-      auto lazy = nav::findOnDemandPath(mesh, index, agent, a, b, settings, wholeLevel(), lazy_state);
+      const nav::PathResult expected = nav::findLayeredPath(sample.view, a, b, settings, baked_state);
+      auto lazy = nav::findOnDemandPath(sample.mesh, sample.index, sample.agent, a, b, settings, wholeLevel(), lazy_state);
       REQUIRE(lazy.ok());
       INFO("from " << a.x << "," << a.y << "," << a.z << " to " << b.x << "," << b.y << "," << b.z);
       CHECK(lazy->path.failure == expected.failure);
