@@ -343,7 +343,10 @@ Result<std::array<hsize_t, 2>> checkShape(const Location& parent, std::string_vi
   const H5S_class_t space_class = H5Sget_simple_extent_type(space.get());
   const int rank = H5Sget_simple_extent_ndims(space.get());
   const int expected_rank = columns == 0 ? 1 : 2;
-  const std::string expected_shape = columns == 0 ? "[N]" : "[N, " + std::to_string(columns) + "]";
+  // The row count when known ("[N, 42655]" read as if the rows were wrong when the columns were,
+  // and N, the node count in docs/format.md, is not the row count of every dataset: an audit).
+  const std::string row_text = rows ? std::to_string(*rows) : "N";
+  const std::string expected_shape = columns == 0 ? "[" + row_text + "]" : "[" + row_text + ", " + std::to_string(columns) + "]";
   if (space_class != H5S_SIMPLE || rank != expected_rank)
     return Error::badInput(parent.where(name) + ": expected shape " + expected_shape + ", found rank " +
                            std::to_string(std::max(rank, 0)));

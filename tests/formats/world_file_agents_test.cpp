@@ -544,6 +544,32 @@ TEST_CASE("world reader: a dataset with no stored bytes is refused, not read as 
                                     " elements but the file stores only 0 bytes for it");
 }
 
+TEST_CASE("world reader: a per-node dataset of the wrong width says the row count it expects", "[formats][world_file][validation]") {
+  // An audit: "expected shape [N, 42655], found [1, 42652]" for a field's distances read as if
+  // the rows were wrong (N is the node count in docs/format.md; there it meant the field count).
+  TempDir dir;
+  const std::filesystem::path path = dir / "w.h5";
+  const formats::World world = twoAgentWorld();
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  const hsize_t nodes = world.agents[0].graph.nodeCount();
+  {
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    REQUIRE(file);
+    const char* name = "/navigation/agents/walker/neighbor";
+    REQUIRE(H5Ldelete(file.get(), name, H5P_DEFAULT) >= 0);
+    const hsize_t dims[2] = {nodes, 7};
+    h5::Dataspace space(H5Screate_simple(2, dims, nullptr));
+    h5::Dataset narrow(H5Dcreate2(file.get(), name, H5T_STD_U32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    REQUIRE(narrow);
+    const std::vector<uint32_t> zeros(nodes * 7, 0);
+    REQUIRE(H5Dwrite(narrow.get(), H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros.data()) >= 0);
+  }
+  auto read = formats::readWorldFile(path);
+  REQUIRE_FALSE(read.ok());
+  CHECK(read.error().message == path.string() + ": /navigation/agents/walker/neighbor: expected shape [" + std::to_string(nodes) +
+                                    ", 8], found [" + std::to_string(nodes) + ", 7]");
+}
+
 TEST_CASE("world file: second jumps keep their kind, and a schema 1 file reads its links as custom links",
           "[formats][world_file]") {
   TempDir dir;
