@@ -112,6 +112,15 @@ bool Grid::stepAllowed(std::uint32_t from_key, std::uint32_t to_key) {
   return std::abs(a - b) <= settings_.max_step_height;
 }
 
+bool Grid::diagonalOpen(int x0, int z0, int x1, int z1) {
+  if (!heights_seen_) return true;
+  const double a = surfaceY(x0, z0), b = surfaceY(x1, z1);
+  const double step = settings_.max_step_height;
+  for (const double side : {surfaceY(x1, z0), surfaceY(x0, z1)})
+    if (std::abs(side - a) > step || std::abs(side - b) > step) return false;
+  return true;
+}
+
 std::optional<sim::Vec3> Grid::nearestWalkable(const sim::Vec3& position, int max_rings) {
   // An infinite coordinate clamps as a far one does (it returned nullopt); NaN has no place.
   if (std::isnan(position.x) || std::isnan(position.z)) return std::nullopt;

@@ -13,7 +13,8 @@
 namespace strata::nav::detail {
 
 /// The grid's walking graph: 8 neighbours (cardinal cost 1, diagonal sqrt 2, in cells), no
-/// corner cutting, cliffs over max_step_height refused, plus the grid's one-way links.
+/// corner cutting (a diagonal needs both side cells walkable and, with heights, within a step of
+/// both ends), cliffs over max_step_height refused, plus the grid's one-way links.
 class GridGraph {
  public:
   explicit GridGraph(Grid& grid) : grid_(&grid), width_(grid.width()) {
@@ -59,10 +60,15 @@ class GridGraph {
     offer(east, x + 1, z, 1.0);
     offer(north, x, z - 1, 1.0);
     offer(south, x, z + 1, 1.0);
-    offer(west && north && grid.isWalkable(x - 1, z - 1), x - 1, z - 1, kSqrt2);
-    offer(east && north && grid.isWalkable(x + 1, z - 1), x + 1, z - 1, kSqrt2);
-    offer(west && south && grid.isWalkable(x - 1, z + 1), x - 1, z + 1, kSqrt2);
-    offer(east && south && grid.isWalkable(x + 1, z + 1), x + 1, z + 1, kSqrt2);
+    // A diagonal passes both side cells: each must be walkable and, with heights, within a step
+    // of both ends (Grid::diagonalOpen: a side cell on a plateau 9 m up is a wall's corner).
+    auto diagonal = [&](bool sides, int nx, int nz) {
+      offer(sides && grid.isWalkable(nx, nz) && grid.diagonalOpen(x, z, nx, nz), nx, nz, kSqrt2);
+    };
+    diagonal(west && north, x - 1, z - 1);
+    diagonal(east && north, x + 1, z - 1);
+    diagonal(west && south, x - 1, z + 1);
+    diagonal(east && south, x + 1, z + 1);
     for (const std::uint32_t index : grid.linksFrom(node)) {
       const GridLink& link = grid.links()[index];
       if (grid.isWalkableKey(link.to_cell)) visit(link.to_cell, link.cost, MoveAction::Link);

@@ -53,6 +53,7 @@ bool Grid::lineOfSight(int x0, int z0, int x1, int z1) {
       const double h = surfaceY(x, z);
       if (h < lo || h > hi) return false;                          // outside the endpoints' band
       if (std::abs(h - surfaceY(px, pz)) > step) return false;     // a cliff inside the band
+      if (diagonal && !diagonalOpen(px, pz, x, z)) return false;    // a side cell a cliff away
     }
     return true;
   });

@@ -61,8 +61,14 @@ inline double dijkstraOracle(Grid& grid, CellCoord from, CellCoord to) {
         if (dx == 0 && dz == 0) continue;
         const int nx = x + dx, nz = z + dz;
         if (!grid.isWalkable(nx, nz)) continue;
-        if (dx != 0 && dz != 0 && (!grid.isWalkable(x + dx, z) || !grid.isWalkable(x, z + dz))) continue;
-        if (std::abs(grid.surfaceY(x, z) - grid.surfaceY(nx, nz)) > grid.settings().max_step_height) continue;
+        const double limit = grid.settings().max_step_height;
+        auto step = [&](int ax, int az, int bx, int bz) { return std::abs(grid.surfaceY(ax, az) - grid.surfaceY(bx, bz)) <= limit; };
+        // A diagonal: both two-step routes of cardinal steps through its side cells exist.
+        if (dx != 0 && dz != 0 &&
+            (!grid.isWalkable(x + dx, z) || !grid.isWalkable(x, z + dz) || !step(x, z, x + dx, z) || !step(x + dx, z, nx, nz) ||
+             !step(x, z, x, z + dz) || !step(x, z + dz, nx, nz)))
+          continue;
+        if (!step(x, z, nx, nz)) continue;
         const double c = dist[best] + ((dx != 0 && dz != 0) ? std::sqrt(2.0) : 1.0);
         double& slot = dist[std::size_t(nz) * w + nx];
         if (c < slot) slot = c;

@@ -128,6 +128,35 @@ TEST_CASE("grid astar: no corner cutting between two diagonal blocks", "[nav][gr
   CHECK(grid.sightLine(0, 1, 1, 0));          // ... but seeing may
 }
 
+TEST_CASE("grid search: a side cell a cliff away is a corner too", "[nav][grid]") {
+  // An audit: on the heights "09" over "00" (step limit 1 m) A* went diagonally from (0,0) to
+  // (1,1) past the corner of the 9 m plateau (cost sqrt 2), and lineOfSight allowed it; a
+  // blocked cell there gives 2. A side cell must be within a step of both ends, as if the two
+  // cardinal steps through it were taken; so must a pit's edge.
+  for (const std::vector<std::string>& rows : {std::vector<std::string>{"09", "00"}, std::vector<std::string>{"50", "55"}}) {
+    INFO(rows[0] << " / " << rows[1]);
+    Grid grid = ascii(rows);
+    const double y = grid.surfaceY(0, 0);
+    const PathResult astar = route(grid, SearchMethod::AStar, at(0, 0, y), at(1, 1, y));
+    REQUIRE(astar.ok());
+    CHECK(astar.cost == Approx(2.0));
+    CHECK(astar.cost == Approx(dijkstraOracle(grid, {0, 0}, {1, 1})));
+    const PathResult theta = route(grid, SearchMethod::Theta, at(0, 0, y), at(1, 1, y));
+    REQUIRE(theta.ok());
+    CHECK(theta.cost == Approx(2.0));
+    CHECK(route(grid, SearchMethod::Direct, at(0, 0, y), at(1, 1, y)).failure == PathFailure::Blocked);
+    CHECK_FALSE(grid.lineOfSight(0, 0, 1, 1));
+    CHECK_FALSE(grid.lineOfSight(1, 1, 0, 0));
+    const auto field = distanceField(grid, at(0, 0, y));
+    REQUIRE(field);
+    CHECK(*field->at(1, 1) == Approx(2.0));
+  }
+  // Sides within a step of both ends: the diagonal stands (a gentle slope, one side 1 m up).
+  Grid slope = ascii({"01", "01"});
+  CHECK(route(slope, SearchMethod::AStar, at(0, 0), at(1, 1, 1)).cost == Approx(std::sqrt(2.0)));
+  CHECK(slope.lineOfSight(0, 0, 1, 1));
+}
+
 TEST_CASE("grid search: every failure reason", "[nav][grid]") {
   Grid grid = ascii({
       "....###.",

@@ -159,6 +159,12 @@ class Grid {
   /// True when an agent may step between two adjacent walkable cells: their surface heights
   /// differ by at most max_step_height (cliff gate). Both cells must be on the grid.
   bool stepAllowed(std::uint32_t from_key, std::uint32_t to_key);
+  /// The heights half of the corner rule for a diagonal step between walkable cells (x0, z0)
+  /// and (x1, z1): each side cell's surface is within max_step_height of both ends, as if the
+  /// two cardinal steps through it were taken. A side cell of walkable ground far above or below
+  /// is a wall's corner or a pit's edge the agent's body would brush. (Walkability of the side
+  /// cells is the caller's other half.) True on a grid without heights.
+  bool diagonalOpen(int x0, int z0, int x1, int z1);
 
   /// Clamps a point into bounds, then searches outward ring by ring (ring 0 is the cell itself)
   /// for the walkable cell centre closest to the clamped point (a nearer ring's hit is not taken
@@ -171,7 +177,8 @@ class Grid {
 
   /// Feet: can an agent walk straight from cell 0 to cell 1? A Bresenham cell walk (symmetric:
   /// both directions visit the same cells) where every cell is walkable, a diagonal step needs
-  /// both adjacent cardinal cells walkable (no corner threading), every cell's surface lies in
+  /// both adjacent cardinal cells walkable and, with heights, within max_step_height of both its
+  /// cells (no corner threading: diagonalOpen), every cell's surface lies in
   /// the band [lower endpoint - max_step_height, higher endpoint + max_step_height], and
   /// consecutive cells differ by at most max_step_height. False when an endpoint is off the grid.
   bool lineOfSight(int x0, int z0, int x1, int z1);
