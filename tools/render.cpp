@@ -189,7 +189,7 @@ std::function<int()> setupRender(CLI::App& app) {
   sub->add_option("--color,--colour", options->color,
                   "node colour: height, area, clearance, component or field:NAME (a route-distance field)")
       ->capture_default_str();
-  sub->add_option("--layers", options->layers, "all (one panel per band, side by side) or N (band N only)")
+  sub->add_option("--layers", options->layers, "all (one panel per band, side by side, at most three to a row) or N (band N only)")
       ->capture_default_str();
   sub->add_option("--path", options->paths,
                   "X,Y,Z:X,Y,Z: search a path (--method, default A*) from the first point to the second and overlay it; repeatable")

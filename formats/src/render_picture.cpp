@@ -49,6 +49,8 @@ constexpr int kPaletteSize = static_cast<int>(std::size(kPalette));
 
 constexpr int kMargin = 12;
 constexpr int kPanelGap = 16;
+constexpr int kMaxColumns = 3;  // panels to a row at most
+constexpr int kRowGap = 12;  // between a row of panels' maps and the next row's labels
 constexpr int kMinPanelWidth = 60;  // room for a panel label at scale 1
 
 Rgb rampColour(double t) {
@@ -153,9 +155,10 @@ struct Geometry {
   int line_height = 8;
   int width = 0, height = 0;
   int title_y = 0;
-  int panels_y = 0;             // top of the panel labels
-  int map_y = 0;                // top of the map boxes
+  int panels_y = 0;             // top of the first row's panel labels
+  int map_y = 0;                // top of the first row's map boxes
   int panel_width = 0, map_height = 0;
+  int columns = 1;              // panels to a row
   double ppm = 0;
   int legend_y = 0;
   std::vector<LegendItem> items;
@@ -243,20 +246,40 @@ Result<Picture> planPicture(const nav::LayeredGraph& graph, const RenderSettings
   g.scale = g.width >= 900 ? 2 : 1;
   g.line_height = render_detail::kLineHeight * g.scale;
   const int n = static_cast<int>(shown.size());
-  g.panel_width = (g.width - 2 * kMargin - (n - 1) * kPanelGap) / n;
-  if (g.panel_width < kMinPanelWidth)
-    return Error::badInput(fmt::format("--width {}: too narrow for {} panels (needs at least {} px; use --layers N)",
-                                       g.width, n, 2 * kMargin + n * kMinPanelWidth + (n - 1) * kPanelGap));
   const double region_width = region.max_x - region.min_x, region_depth = region.max_z - region.min_z;
-  g.ppm = g.panel_width / region_width;
   const int max_map_height = 4 * g.width;
-  if (region_depth * g.ppm > max_map_height) g.ppm = max_map_height / region_depth;
-  g.map_height = std::max(1, static_cast<int>(std::ceil(region_depth * g.ppm)));
+  const int header = 2 * g.line_height + 6;  // a panel's two label lines, above its map
+  // The panels' width, scale and map height with `columns` panels to a row.
+  struct Fit {
+    int panel_width = 0, map_height = 0;
+    double ppm = 0;
+  };
+  auto fit = [&](int columns) {
+    Fit f;
+    f.panel_width = (g.width - 2 * kMargin - (columns - 1) * kPanelGap) / columns;
+    f.ppm = f.panel_width / region_width;
+    if (region_depth * f.ppm > max_map_height) f.ppm = max_map_height / region_depth;
+    f.map_height = std::max(1, static_cast<int>(std::ceil(region_depth * f.ppm)));
+    return f;
+  };
+  // At most three panels to a row, the rows balanced (four bands: two rows of two): five bands
+  // of a level side by side at 1200 px were 225 px maps, three to a row are 381 px. Where a row
+  // is too narrow for its labels, fewer to a row (at least one fits, the width being at least
+  // 200 px; three bands at 200 px were refused).
+  const int rows = (n + kMaxColumns - 1) / kMaxColumns;
+  int columns = (n + rows - 1) / rows;
+  while (columns > 1 && fit(columns).panel_width < kMinPanelWidth) --columns;
+  const Fit chosen = fit(columns);
+  g.panel_width = chosen.panel_width;
+  g.ppm = chosen.ppm;
+  g.map_height = chosen.map_height;
+  g.columns = columns;
 
   g.title_y = kMargin;
   g.panels_y = g.title_y + g.line_height + 8;
-  g.map_y = g.panels_y + 2 * g.line_height + 6;
-  g.legend_y = g.map_y + g.map_height + 16;
+  g.map_y = g.panels_y + header;
+  const int row_count = (n + columns - 1) / columns;
+  g.legend_y = g.panels_y + row_count * (header + g.map_height) + (row_count - 1) * kRowGap + 16;
 
   // Legend row 1: colour key (ramp or swatches); row 2+: edge key, then scale bar on the right.
   const int swatch = 6 * g.scale + 2;
@@ -322,8 +345,9 @@ Result<Picture> planPicture(const nav::LayeredGraph& graph, const RenderSettings
   for (int i = 0; i < n; ++i) {
     RenderLayout::Panel panel;
     panel.band = shown[static_cast<std::size_t>(i)];
-    panel.x = kMargin + i * (g.panel_width + kPanelGap);
-    panel.y = g.map_y;
+    const int column = i % g.columns, row = i / g.columns;
+    panel.x = kMargin + column * (g.panel_width + kPanelGap);
+    panel.y = g.map_y + row * (g.map_y - g.panels_y + g.map_height + kRowGap);
     panel.width = std::min(g.panel_width, std::max(1, static_cast<int>(std::ceil(region_width * g.ppm))));
     panel.height = g.map_height;
     layout.panels.push_back(panel);
@@ -507,7 +531,8 @@ void drawPicture(Canvas& canvas, const nav::LayeredGraph& graph, Picture& pictur
   fittedText(canvas, kMargin, g.title_y, title, g.width - 2 * kMargin, s, kInk);
 
   for (RenderLayout::Panel& panel : picture.layout.panels) {
-    fittedText(canvas, panel.x, g.panels_y, fmt::format("layer {}", panel.band.index), g.panel_width, s, kInk);
+    const int label_y = panel.y - (g.map_y - g.panels_y);  // the panel's row's labels
+    fittedText(canvas, panel.x, label_y, fmt::format("layer {}", panel.band.index), g.panel_width, s, kInk);
     // The height range in full, or as much of it as the panel holds: without the node count,
     // then the bare range, then its lower end (a narrow picture showed a lone "y", and a range
     // cut in a number reads as another range).
@@ -519,7 +544,7 @@ void drawPicture(Canvas& canvas, const nav::LayeredGraph& graph, Picture& pictur
         if (render_detail::textWidth(form) <= g.panel_width) break;
       }
     }
-    fittedText(canvas, panel.x, g.panels_y + g.line_height + 2, range, g.panel_width, s, kInk);
+    fittedText(canvas, panel.x, label_y + g.line_height + 2, range, g.panel_width, s, kInk);
     canvas.fillRect({panel.x, panel.y, panel.x + panel.width, panel.y + panel.height}, kMapColour);
     canvas.strokeRect({panel.x - 1, panel.y - 1, panel.x + panel.width + 1, panel.y + panel.height + 1}, kFrame);
     drawNodes(canvas, graph, picture, panel);

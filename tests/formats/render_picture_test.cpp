@@ -170,10 +170,62 @@ TEST_CASE("render: --region crops the view - bad regions and settings are errors
   REQUIRE_FALSE(narrow.ok());
   CHECK_THAT(narrow.error().message, Catch::StartsWith("--width"));
 
-  settings.width_px = 200;  // valid, but 3 panels do not fit: the message says what would
-  auto crowded = formats::renderRaster(graph, {}, settings);
-  REQUIRE_FALSE(crowded.ok());
-  CHECK_THAT(crowded.error().message, Catch::Contains("too narrow for 3 panels"));
+  // Valid, but 3 panels do not fit in a row (it was refused): two to a row, all inside the
+  // picture, none overlapping, every node drawn.
+  settings.width_px = 200;
+  formats::RenderLayout crowded_layout;
+  auto crowded = formats::renderRaster(graph, {}, settings, &crowded_layout);
+  REQUIRE(crowded.ok());
+  REQUIRE(crowded_layout.panels.size() == 3);
+  const auto& p = crowded_layout.panels;
+  CHECK(p[0].y == p[1].y);
+  CHECK(p[0].x + p[0].width < p[1].x);
+  CHECK(p[2].x == p[0].x);
+  CHECK(p[2].y > p[0].y + p[0].height);
+  for (const auto& panel : p) {
+    CHECK(panel.x + panel.width <= crowded->width);
+    CHECK(panel.y + panel.height < crowded->height);
+    CHECK(panel.nodes_drawn == panel.band.node_count);
+  }
+}
+
+TEST_CASE("render: more than three bands wrap into balanced rows of at most three", "[formats][render]") {
+  // Five bands of a level side by side at 1200 px were 225 px maps: now three to a row, then two.
+  auto storeys = [](int count) {
+    return test::buildColumnGraph(20, 10, 0.5, [count](int x, int) {
+      std::vector<float> floors{0.0f};
+      for (int k = 1; k < count; ++k)
+        if (x >= k && x <= 19 - k) floors.push_back(4.0f * k);
+      return floors;
+    });
+  };
+  RenderSettings settings;
+  settings.draw_edges = false;
+  formats::RenderLayout three, four, five;
+  REQUIRE(formats::renderRaster(storeys(3), {}, settings, &three).ok());
+  REQUIRE(formats::renderRaster(storeys(4), {}, settings, &four).ok());
+  auto image = formats::renderRaster(storeys(5), {}, settings, &five);
+  REQUIRE(image.ok());
+  REQUIRE(three.panels.size() == 3);
+  CHECK(three.panels[0].y == three.panels[2].y);  // up to three: one row, as before
+  REQUIRE(four.panels.size() == 4);               // four: two rows of two
+  CHECK(four.panels[0].y == four.panels[1].y);
+  CHECK(four.panels[2].x == four.panels[0].x);
+  CHECK(four.panels[2].y > four.panels[0].y + four.panels[0].height);
+  CHECK(four.panels[0].width > 1.4 * three.panels[0].width);
+  REQUIRE(five.panels.size() == 5);               // five: three, then two
+  CHECK(five.panels[2].y == five.panels[0].y);
+  CHECK(five.panels[3].y > five.panels[0].y + five.panels[0].height);
+  CHECK(five.panels[3].x == five.panels[0].x);
+  CHECK(five.panels[4].y == five.panels[3].y);
+  CHECK(five.panels[0].width == three.panels[0].width);
+  CHECK(five.pixels_per_metre == three.pixels_per_metre);
+  for (const auto& panel : five.panels) {
+    INFO("band " << panel.band.index);
+    CHECK(panel.y + panel.height < image->height);
+    CHECK(panel.nodes_drawn == panel.band.node_count);
+    CHECK(inkInside(*image, panel) > 0);
+  }
 }
 
 TEST_CASE("colour channels: unknown field is an error that lists the fields", "[formats][render]") {

@@ -2,7 +2,8 @@
 /// \file
 /// Top-down pictures of a baked layered graph (`strata render`, docs/rendering.md).
 ///
-/// A picture is one panel per layer band, side by side, each labelled with its band number, height
+/// A picture is one panel per layer band, side by side (at most three to a row, more bands in
+/// balanced rows), each labelled with its band number, height
 /// range and node count; nodes are filled cell squares coloured by one channel (height, area,
 /// clearance, component or a route-distance field); jump, drop, climb and link edges are drawn as
 /// coloured lines; paths are overlaid with their waypoints and actions; a legend, an edge key and a
