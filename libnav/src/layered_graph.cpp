@@ -7,12 +7,31 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <new>
 #include <string>
 
 namespace strata::nav {
+
+void* detail::allocateLargeArray(std::size_t bytes) {
+  constexpr std::size_t kHugePage = std::size_t(2) << 20;
+  if (bytes > std::numeric_limits<std::size_t>::max() - kHugePage) throw std::bad_alloc();
+  const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = nullptr;
+  if (posix_memalign(&p, kHugePage, rounded) != 0 || p == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  // Advice only: where it is refused (no transparent huge pages), the pages are the usual ones.
+  (void)madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void detail::freeLargeArray(void* p) noexcept { std::free(p); }
 
 const char* edgeKindName(EdgeKind kind) {
   switch (kind) {
