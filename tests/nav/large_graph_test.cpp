@@ -94,7 +94,7 @@ TEST_CASE("NodeArray: large arrays come whole in 2 MiB pages, small ones as befo
   nav::NodeArray<uint8_t> small(1000, 3);
   CHECK(small[999] == 3);
   large.clear();
-  large.shrink_to_fit();  // a large allocation freed, then a small one
+  large.shrink_to_fit();  // the large allocation freed
   CHECK(large.capacity() == 0);
 }
 
