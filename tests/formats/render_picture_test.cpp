@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -226,6 +227,51 @@ TEST_CASE("render: more than three bands wrap into balanced rows of at most thre
     CHECK(panel.nodes_drawn == panel.band.node_count);
     CHECK(inkInside(*image, panel) > 0);
   }
+}
+
+TEST_CASE("render: cells smaller than a pixel paint each covered pixel once", "[formats][render]") {
+  // An SVG of a 14-million-node level was 47 MB: a rectangle per node, 359,796 of them, of which
+  // 29,914 differed. Where several cells fall in one pixel, a row of pixels is drawn as runs.
+  // A 720 x 360 ground under a floor over its west half, cells 0.05 m, at 400 px: two panels of
+  // 180 px, a cell a quarter of a pixel.
+  const nav::LayeredGraph graph = test::buildColumnGraph(720, 360, 0.05, [](int x, int z) {
+    std::vector<float> floors{static_cast<float>((x * 7 + z * 3) % 11) * 0.1f};  // heights vary: many colours
+    if (x < 360) floors.push_back(4.0f);
+    return floors;
+  });
+  RenderSettings settings;
+  settings.width_px = 400;
+  settings.draw_edges = false;
+  formats::RenderLayout layout;
+  auto image = formats::renderRaster(graph, {}, settings, &layout);
+  REQUIRE(image.ok());
+  REQUIRE(layout.panels.size() == 2);
+  REQUIRE(graph.grid.cell_size * layout.pixels_per_metre < 0.5);
+  // Brute force: the pixels the nodes of each band fall in (floor of the cell's corner in pixels).
+  std::size_t covered_total = 0;
+  for (const auto& panel : layout.panels) {
+    INFO("band " << panel.band.index);
+    std::set<std::pair<int, int>> covered;
+    for (int z = 0; z < graph.grid.depth_cells; ++z)
+      for (int x = 0; x < graph.grid.width_cells; ++x) {
+        if (graph.columnEnd(x, z) - graph.columnBegin(x, z) <= static_cast<uint32_t>(panel.band.index)) continue;
+        const int px = panel.x + static_cast<int>(std::floor((graph.grid.origin_x + x * graph.grid.cell_size - layout.region.min_x) *
+                                                             layout.pixels_per_metre));
+        const int py = panel.y + static_cast<int>(std::floor((graph.grid.origin_z + z * graph.grid.cell_size - layout.region.min_z) *
+                                                             layout.pixels_per_metre));
+        if (px >= panel.x && px < panel.x + panel.width && py >= panel.y && py < panel.y + panel.height) covered.insert({px, py});
+      }
+    CHECK(panel.nodes_drawn == panel.band.node_count);
+    CHECK(inkInside(*image, panel) == covered.size());
+    covered_total += covered.size();
+  }
+  // The SVG: at most a rectangle per covered pixel, plus the frame, legend and background.
+  auto svg = formats::renderSvg(graph, {}, settings);
+  REQUIRE(svg.ok());
+  std::size_t rects = 0;
+  for (std::size_t at = svg->find("<rect"); at != std::string::npos; at = svg->find("<rect", at + 1)) ++rects;
+  CHECK(rects <= covered_total + 200);
+  CHECK(rects * 4 < graph.nodeCount());
 }
 
 TEST_CASE("colour channels: unknown field is an error that lists the fields", "[formats][render]") {
