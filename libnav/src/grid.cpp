@@ -114,10 +114,10 @@ bool Grid::stepAllowed(std::uint32_t from_key, std::uint32_t to_key) {
 
 bool Grid::diagonalOpen(int x0, int z0, int x1, int z1) {
   if (!heights_seen_) return true;
-  const double a = surfaceY(x0, z0), b = surfaceY(x1, z1);
-  const double step = settings_.max_step_height;
-  for (const double side : {surfaceY(x1, z0), surfaceY(x0, z1)})
-    if (std::abs(side - a) > step || std::abs(side - b) > step) return false;
+  // The two cardinal routes through the side cells, each step through the cliff gate.
+  const std::uint32_t from = key(x0, z0), to = key(x1, z1);
+  for (const std::uint32_t side : {key(x1, z0), key(x0, z1)})
+    if (!stepAllowed(from, side) || !stepAllowed(side, to)) return false;
   return true;
 }
 
