@@ -7,6 +7,13 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -14,16 +21,21 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "baked_input.h"
+#include "batch_input.h"
 #include "command.h"
 #include "nav_json.h"
 #include "query_nav.h"
 #include "strata/formats/import.h"
+#include "strata/formats/output_file.h"
 #include "strata/formats/world_file.h"
 #include "strata/sim/query_index.h"
 
@@ -38,15 +50,25 @@ struct QueryCommonOptions {
   bool json = false;                     ///< one JSON document instead of text
   std::vector<std::string> include_tags; ///< only hits whose tag is (under) one of these
   std::vector<std::string> exclude_tags; ///< never hits whose tag is (under) one of these
+  std::string agent;                     ///< navigation kinds: the agent when the kind (or request) names none
+  std::string profile;                   ///< navigation kinds: the bake profile of a mesh when the kind (or request) gives none
 };
 
-/// What every kind runs against.
+/// A world's triangles, indexed, and the tag filter of --tag / --exclude-tag.
+struct QueryGeometry {
+  std::shared_ptr<const sim::TriangleMesh> mesh;
+  std::shared_ptr<const sim::QueryIndex> index;
+  sim::QueryFilter filter;
+};
+
+/// What every kind runs against (geometry kinds: `mesh`, `index` and `filter` are set).
 struct QueryContext {
   std::string world_name;
-  sim::TriangleMesh mesh;
-  std::unique_ptr<sim::QueryIndex> index;
+  std::shared_ptr<const sim::TriangleMesh> mesh;
+  std::shared_ptr<const sim::QueryIndex> index;
   sim::QueryFilter filter;
   bool json = false;
+  QueryIO* io = nullptr;  ///< where the answer goes; the world's agents
 };
 
 /// One query kind: `setup` adds the options to its subcommand and returns the runner.
@@ -75,8 +97,6 @@ std::string featureText(const QueryContext& ctx, uint32_t triangle, uint32_t lab
   return fmt::format("triangle {}  label \"{}\"  tag \"{}\"", triangle, printable(ctx.index->labelName(label)),
                      printable(ctx.index->tagName(tag)));
 }
-
-void printJson(const ordered_json& doc) { fmt::print("{}\n", printedJson(doc, 2)); }
 
 // ---- ray ----
 
@@ -109,15 +129,15 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
   sub.add_flag("--front-only", opt->front_only, "ignore triangles seen from behind");
   return [opt](QueryContext& ctx) -> int {
     const auto from = parseVec3(opt->from);
-    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'" + numbersNote(opt->from));
-    if (std::string e = beyondLimit("--from", std::array{from->x, from->y, from->z}, opt->from); !e.empty()) return badInput(e);
+    if (!from) return ctx.io->bad("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'" + numbersNote(opt->from));
+    if (std::string e = beyondLimit("--from", std::array{from->x, from->y, from->z}, opt->from); !e.empty()) return ctx.io->bad(e);
     const auto dir = parseVec3(opt->dir);
     // Scaled by its largest component before normalising: 1e-170 squared underflows to zero
     // and 1e155 squared overflows, and either is a direction.
     const double largest = dir ? std::max({std::fabs(dir->x), std::fabs(dir->y), std::fabs(dir->z)}) : 0.0;
     if (!dir || largest == 0)
-      return badInput("--dir: expected a non-zero X,Y,Z direction, got '" + opt->dir + "'");
-    if (!(opt->max > 0)) return badInput("--max: must be a number > 0");
+      return ctx.io->bad("--dir: expected a non-zero X,Y,Z direction, got '" + opt->dir + "'");
+    if (!(opt->max > 0)) return ctx.io->bad("--max: must be a number > 0");
     ctx.filter.back_faces = !opt->front_only;
     const sim::Vec3 unit = sim::normalize(*dir / largest);
     std::vector<sim::RayHit> hits;
@@ -145,13 +165,13 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
       } else if (!hits.empty()) {
         doc.update(hitJson(hits.front()));
       }
-      printJson(doc);
+      ctx.io->json(doc, 2);
     } else if (hits.empty()) {
-      fmt::print("no hit within {} m\n", opt->max);
+      ctx.io->text(fmt::format("no hit within {} m\n", opt->max));
     } else {
       for (const auto& h : hits)
-        fmt::print("hit  distance {:.6g}  point {}  normal {}{}  {}\n", h.distance + 0.0, vecText(h.point), vecText(h.normal),
-                   h.front_face ? "" : " (back face)", featureText(ctx, h.triangle, h.label, h.tag));
+        ctx.io->text(fmt::format("hit  distance {:.6g}  point {}  normal {}{}  {}\n", h.distance + 0.0, vecText(h.point), vecText(h.normal),
+                   h.front_face ? "" : " (back face)", featureText(ctx, h.triangle, h.label, h.tag)));
     }
     return hits.empty() ? kExitNegative : kExitOk;
   };
@@ -179,29 +199,29 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
     if (!opt->box.empty()) {
       const auto v = parseNumbers(opt->box, 6);
       if (!v || (*v)[3] < 0 || (*v)[4] < 0 || (*v)[5] < 0)
-        return badInput("--box: expected CX,CY,CZ,HX,HY,HZ with half extents >= 0, got '" + opt->box + "'" + numbersNote(opt->box));
-      if (std::string e = beyondLimit("--box", *v, opt->box); !e.empty()) return badInput(e);
-      if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
+        return ctx.io->bad("--box: expected CX,CY,CZ,HX,HY,HZ with half extents >= 0, got '" + opt->box + "'" + numbersNote(opt->box));
+      if (std::string e = beyondLimit("--box", *v, opt->box); !e.empty()) return ctx.io->bad(e);
+      if (!std::isfinite(opt->yaw)) return ctx.io->bad("--yaw: must be a finite number of degrees");
       const auto b = sim::OrientedBox::fromYaw({(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]},
                                                radiansOfYaw(opt->yaw));
       ctx.index->overlapOrientedBox(b, hits, ctx.filter);
       shape = "box";
     } else if (!opt->sphere.empty()) {
       const auto v = parseNumbers(opt->sphere, 4);
-      if (!v || (*v)[3] < 0) return badInput("--sphere: expected CX,CY,CZ,R with R >= 0, got '" + opt->sphere + "'" + numbersNote(opt->sphere));
-      if (std::string e = beyondLimit("--sphere", *v, opt->sphere); !e.empty()) return badInput(e);
+      if (!v || (*v)[3] < 0) return ctx.io->bad("--sphere: expected CX,CY,CZ,R with R >= 0, got '" + opt->sphere + "'" + numbersNote(opt->sphere));
+      if (std::string e = beyondLimit("--sphere", *v, opt->sphere); !e.empty()) return ctx.io->bad(e);
       ctx.index->overlapSphere(sim::Sphere{{(*v)[0], (*v)[1], (*v)[2]}, (*v)[3]}, hits, ctx.filter);
       shape = "sphere";
     } else if (!opt->capsule.empty()) {
       const auto v = parseNumbers(opt->capsule, 7);
       if (!v || (*v)[6] < 0)
-        return badInput("--capsule: expected AX,AY,AZ,BX,BY,BZ,R with R >= 0, got '" + opt->capsule + "'" + numbersNote(opt->capsule));
-      if (std::string e = beyondLimit("--capsule", *v, opt->capsule); !e.empty()) return badInput(e);
+        return ctx.io->bad("--capsule: expected AX,AY,AZ,BX,BY,BZ,R with R >= 0, got '" + opt->capsule + "'" + numbersNote(opt->capsule));
+      if (std::string e = beyondLimit("--capsule", *v, opt->capsule); !e.empty()) return ctx.io->bad(e);
       ctx.index->overlapCapsule(sim::Capsule{{(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]}, (*v)[6]}, hits,
                                 ctx.filter);
       shape = "capsule";
     } else {
-      return badInput("query overlap: give one of --box, --sphere or --capsule");
+      return ctx.io->bad("query overlap: give one of --box, --sphere or --capsule");
     }
     if (ctx.json) {
       ordered_json doc;
@@ -212,19 +232,19 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
       for (const auto& h : hits) {
         ordered_json j;
         j["triangle"] = h.triangle;
-        j["label"] = ctx.mesh.labels[ctx.mesh.triangle_labels[h.triangle]];
-        j["tag"] = ctx.mesh.tags[ctx.mesh.triangle_tags[h.triangle]];
+        j["label"] = ctx.mesh->labels[ctx.mesh->triangle_labels[h.triangle]];
+        j["tag"] = ctx.mesh->tags[ctx.mesh->triangle_tags[h.triangle]];
         doc["hits"].push_back(j);
       }
-      printJson(doc);
+      ctx.io->json(doc, 2);
     } else if (hits.empty()) {
-      fmt::print("no overlap\n");
+      ctx.io->text(fmt::format("no overlap\n"));
     } else {
-      fmt::print("{} triangle{} the {}\n", hits.size(), hits.size() == 1 ? " overlaps" : "s overlap", shape);
+      ctx.io->text(fmt::format("{} triangle{} the {}\n", hits.size(), hits.size() == 1 ? " overlaps" : "s overlap", shape));
       for (const auto& h : hits) {
         const uint32_t t = h.triangle;
-        fmt::print("  triangle {}  label \"{}\"  tag \"{}\"\n", t, printable(ctx.mesh.labels[ctx.mesh.triangle_labels[t]]),
-                   printable(ctx.mesh.tags[ctx.mesh.triangle_tags[t]]));
+        ctx.io->text(fmt::format("  triangle {}  label \"{}\"  tag \"{}\"\n", t, printable(ctx.mesh->labels[ctx.mesh->triangle_labels[t]]),
+                   printable(ctx.mesh->tags[ctx.mesh->triangle_tags[t]])));
       }
     }
     return hits.empty() ? kExitNegative : kExitOk;
@@ -254,39 +274,39 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
   sub.add_option("--to", opt->to, "end centre X,Y,Z (metres); equal to --from checks the start only")->required();
   return [opt](QueryContext& ctx) -> int {
     const auto from = parseVec3(opt->from);
-    if (!from) return badInput("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'" + numbersNote(opt->from));
-    if (std::string e = beyondLimit("--from", std::array{from->x, from->y, from->z}, opt->from); !e.empty()) return badInput(e);
+    if (!from) return ctx.io->bad("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'" + numbersNote(opt->from));
+    if (std::string e = beyondLimit("--from", std::array{from->x, from->y, from->z}, opt->from); !e.empty()) return ctx.io->bad(e);
     const auto to = parseVec3(opt->to);
-    if (!to) return badInput("--to: expected X,Y,Z (three finite numbers), got '" + opt->to + "'" + numbersNote(opt->to));
-    if (std::string e = beyondLimit("--to", std::array{to->x, to->y, to->z}, opt->to); !e.empty()) return badInput(e);
+    if (!to) return ctx.io->bad("--to: expected X,Y,Z (three finite numbers), got '" + opt->to + "'" + numbersNote(opt->to));
+    if (std::string e = beyondLimit("--to", std::array{to->x, to->y, to->z}, opt->to); !e.empty()) return ctx.io->bad(e);
     const sim::Vec3 move = *to - *from;
     std::optional<sim::ShapeHit> hit;
     std::string shape;
     if (!opt->box.empty()) {
       const auto v = parseNumbers(opt->box, 3);
       if (!v || (*v)[0] < 0 || (*v)[1] < 0 || (*v)[2] < 0)
-        return badInput("--box: expected HX,HY,HZ (half extents >= 0), got '" + opt->box + "'" + numbersNote(opt->box));
-      if (std::string e = beyondLimit("--box", *v, opt->box); !e.empty()) return badInput(e);
-      if (!std::isfinite(opt->yaw)) return badInput("--yaw: must be a finite number of degrees");
+        return ctx.io->bad("--box: expected HX,HY,HZ (half extents >= 0), got '" + opt->box + "'" + numbersNote(opt->box));
+      if (std::string e = beyondLimit("--box", *v, opt->box); !e.empty()) return ctx.io->bad(e);
+      if (!std::isfinite(opt->yaw)) return ctx.io->bad("--yaw: must be a finite number of degrees");
       hit = ctx.index->castOrientedBox(
           sim::OrientedBox::fromYaw(*from, {(*v)[0], (*v)[1], (*v)[2]}, radiansOfYaw(opt->yaw)), move, ctx.filter);
       shape = "box";
     } else if (opt->sphere >= 0) {  // -1: not given (the option's check refuses negatives)
       if (std::string e = beyondLimit("--sphere", std::span(&opt->sphere, 1), fmt::format("{:g}", opt->sphere)); !e.empty())
-        return badInput(e);
+        return ctx.io->bad(e);
       hit = ctx.index->castSphere(*from, opt->sphere, move, ctx.filter);
       shape = "sphere";
     } else if (!opt->capsule.empty()) {
       const auto v = parseNumbers(opt->capsule, 2);
       if (!v || (*v)[0] < 0 || (*v)[1] < 2 * (*v)[0])
-        return badInput("--capsule: expected R,H with R >= 0 and H >= 2R, got '" + opt->capsule + "'" + numbersNote(opt->capsule));
-      if (std::string e = beyondLimit("--capsule", *v, opt->capsule); !e.empty()) return badInput(e);
+        return ctx.io->bad("--capsule: expected R,H with R >= 0 and H >= 2R, got '" + opt->capsule + "'" + numbersNote(opt->capsule));
+      if (std::string e = beyondLimit("--capsule", *v, opt->capsule); !e.empty()) return ctx.io->bad(e);
       const double half_segment = (*v)[1] / 2 - (*v)[0];
       hit = ctx.index->castCapsule(*from - sim::Vec3{0, half_segment, 0}, *from + sim::Vec3{0, half_segment, 0}, (*v)[0],
                                    move, ctx.filter);
       shape = "capsule";
     } else {
-      return badInput("query cast: give one of --box, --sphere or --capsule");
+      return ctx.io->bad("query cast: give one of --box, --sphere or --capsule");
     }
     if (ctx.json) {
       ordered_json doc;
@@ -304,17 +324,17 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
         doc["escape"] = jsonPoint(hit->escape);
         doc.update(featureJson(ctx, hit->triangle, hit->label, hit->tag));
       }
-      printJson(doc);
+      ctx.io->json(doc, 2);
     } else if (!hit) {
-      fmt::print("no hit: the {} moves freely from {} to {}\n", shape, vecText(*from), vecText(*to));
+      ctx.io->text(fmt::format("no hit: the {} moves freely from {} to {}\n", shape, vecText(*from), vecText(*to)));
     } else if (hit->started_penetrating) {
-      fmt::print("starts penetrating  depth {:.6g}  escape {}  normal {}  point {}  {}\n", hit->penetration_depth,
+      ctx.io->text(fmt::format("starts penetrating  depth {:.6g}  escape {}  normal {}  point {}  {}\n", hit->penetration_depth,
                  vecText(hit->escape), vecText(hit->normal), vecText(hit->point),
-                 featureText(ctx, hit->triangle, hit->label, hit->tag));
+                 featureText(ctx, hit->triangle, hit->label, hit->tag)));
     } else {
-      fmt::print("hit  time {:.6g}  distance {:.6g}  centre {}  point {}  normal {}  {}\n", hit->time,
+      ctx.io->text(fmt::format("hit  time {:.6g}  distance {:.6g}  centre {}  point {}  normal {}  {}\n", hit->time,
                  hit->time * sim::length(move), vecText(*from + move * hit->time), vecText(hit->point),
-                 vecText(hit->normal), featureText(ctx, hit->triangle, hit->label, hit->tag));
+                 vecText(hit->normal), featureText(ctx, hit->triangle, hit->label, hit->tag)));
     }
     return hit ? kExitOk : kExitNegative;
   };
@@ -331,7 +351,7 @@ const std::vector<QueryKind>& queryKinds() {
     for (const NavQueryKind& nav : navQueryKinds())  // navigation kinds: tools/query_nav.cpp
       k.push_back({nav.name, nav.description, [setup = nav.setup](CLI::App& sub) -> std::function<int(QueryContext&)> {
                      auto run = setup(sub);
-                     return [run](QueryContext& ctx) { return run(ctx.world_name, ctx.json); };
+                     return [run](QueryContext& ctx) { return run(*ctx.io, ctx.world_name, ctx.json); };
                    },
                    false});
     return k;
@@ -351,6 +371,381 @@ Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
   return std::move(imported.value().mesh);
 }
 
+// The triangles of `world`, indexed, with the filter of --tag and --exclude-tag (an unknown tag
+// is warned about once).
+Result<QueryGeometry> loadQueryGeometry(const std::string& world, const std::vector<std::string>& include_tags,
+                                        const std::vector<std::string>& exclude_tags) {
+  auto mesh = loadGeometry(world);
+  if (!mesh) return mesh.error();
+  QueryGeometry g;
+  auto owned = std::make_shared<sim::TriangleMesh>(std::move(mesh.value()));
+  g.index = std::make_shared<sim::QueryIndex>(*owned);
+  g.mesh = std::move(owned);
+  for (const std::string& tag : include_tags) {
+    const uint32_t id = g.index->findTag(tag);
+    // An unknown tag matches nothing; keep it as an impossible id so the filter stays strict,
+    // and say so: a misspelt tag would otherwise read as "no hit".
+    if (id == sim::kInvalidId) warn(world + ": --tag " + tag + ": no such tag (it matches nothing)");
+    g.filter.include_tags.push_back(id == sim::kInvalidId ? sim::kInvalidId - 1 : id);
+  }
+  for (const std::string& tag : exclude_tags) {
+    const uint32_t id = g.index->findTag(tag);
+    if (id != sim::kInvalidId) g.filter.exclude_tags.push_back(id);
+    else warn(world + ": --exclude-tag " + tag + ": no such tag (it excludes nothing)");
+  }
+  return g;
+}
+
+// One query from the command line: answers on stdout, errors on stderr, the agent read for it.
+class TerminalIO final : public QueryIO {
+ public:
+  explicit TerminalIO(const QueryCommonOptions& common) : world_(common.world), agent_name_(common.agent), profile_(common.profile) {}
+  void json(const ordered_json& doc, int indent) override { fmt::print("{}\n", printedJson(doc, indent)); }
+  void text(const std::string& text) override { fmt::print("{}", text); }
+  int bad(const std::string& message) override { return badInput(message); }
+  int fail(const Error& error) override { return reportError(error); }
+  Result<const QueryAgent*> agent(const std::string& name, const std::string& profile, bool geometry) override {
+    // With the triangles, in the same read of the world file (sight).
+    auto baked = loadBakedAgent(BakedInputOptions{world_, name.empty() ? agent_name_ : name, profile.empty() ? profile_ : profile},
+                                geometry ? &mesh_ : nullptr);
+    if (!baked) return baked.error();
+    agent_ = std::make_unique<QueryAgent>(std::move(*baked));
+    return agent_.get();
+  }
+  Result<const sim::QueryIndex*> geometry() override {
+    if (!index_) index_ = std::make_unique<sim::QueryIndex>(mesh_);
+    return index_.get();
+  }
+
+ private:
+  std::string world_, agent_name_, profile_;
+  std::unique_ptr<QueryAgent> agent_;
+  sim::TriangleMesh mesh_;
+  std::unique_ptr<sim::QueryIndex> index_;
+};
+
+// ---- --batch ----
+
+/// The options of `strata query WORLD --batch`.
+struct QueryBatchOptions {
+  std::string batch;   ///< JSON-lines requests ("-": standard input)
+  std::string output;  ///< results file (written atomically); empty = stdout
+  int threads = 0;     ///< worker threads; 0 = every CPU the process may run on
+};
+
+// The world of a batch, read once for all its requests: each agent (and profile, for a mesh)
+// when a request first names it, the triangles when a request first needs them. Safe to ask from
+// every worker; a failure is kept, so that it is not read again for every line that asks.
+class BatchWorld {
+ public:
+  explicit BatchWorld(const QueryCommonOptions& common)
+      : world_(common.world), agent_(common.agent), profile_(common.profile), include_(common.include_tags), exclude_(common.exclude_tags) {}
+
+  Result<const QueryAgent*> agent(const std::string& asked, const std::string& asked_profile) {
+    const std::string& name = asked.empty() ? agent_ : asked;
+    const std::string& profile = asked_profile.empty() ? profile_ : asked_profile;
+    const std::lock_guard lock(mutex_);
+    const std::string key = name + '\0' + profile;
+    auto it = agents_.find(key);
+    if (it == agents_.end()) {
+      // Isolated, as the reads below are: reading or baking runs in parallel, and a worker that
+      // waits for that part must not take up another request meanwhile, which would wait for
+      // this lock on the thread that holds it.
+      Result<nav::BakedAgent> baked = Error::runtime("");
+      tbb::this_task_arena::isolate([&] { baked = loadBakedAgent(BakedInputOptions{world_, name, profile}); });
+      Result<std::unique_ptr<QueryAgent>> loaded = baked ? Result<std::unique_ptr<QueryAgent>>(std::make_unique<QueryAgent>(std::move(*baked)))
+                                                         : Result<std::unique_ptr<QueryAgent>>(baked.error());
+      it = agents_.emplace(key, std::move(loaded)).first;
+    }
+    if (!it->second) return it->second.error();
+    return it->second->get();
+  }
+
+  Result<const QueryGeometry*> geometry() {
+    const std::lock_guard lock(mutex_);
+    if (!geometry_) tbb::this_task_arena::isolate([&] { geometry_.emplace(loadQueryGeometry(world_, include_, exclude_)); });
+    if (!*geometry_) return geometry_->error();
+    return &geometry_->value();
+  }
+
+ private:
+  std::string world_, agent_, profile_;
+  std::vector<std::string> include_, exclude_;
+  std::mutex mutex_;
+  std::map<std::string, Result<std::unique_ptr<QueryAgent>>> agents_;
+  std::optional<Result<QueryGeometry>> geometry_;
+};
+
+// One request of a batch: its JSON answer or its error is kept for its result line.
+class BatchLineIO final : public QueryIO {
+ public:
+  explicit BatchLineIO(BatchWorld& world) : world_(world) {}
+  void json(const ordered_json& doc, int) override { answer = doc; }
+  void text(const std::string&) override {}  // a batch answers in JSON only
+  int bad(const std::string& message) override {
+    error = message;
+    return kExitBadInput;
+  }
+  int fail(const Error& e) override {
+    error = e.message;
+    runtime = e.kind != ErrorKind::BadInput;
+    return runtime ? kExitRuntime : kExitBadInput;
+  }
+  Result<const QueryAgent*> agent(const std::string& name, const std::string& profile, bool) override {
+    return world_.agent(name, profile);
+  }
+  Result<const sim::QueryIndex*> geometry() override {
+    auto g = world_.geometry();
+    if (!g) return g.error();
+    return (*g)->index.get();
+  }
+
+  ordered_json answer;
+  std::string error;
+  bool runtime = false;
+
+ private:
+  BatchWorld& world_;
+};
+
+// A request member's value as the text of the option it stands for ("at": [1, 2, 3] -> "1,2,3"),
+// nullopt when it is no number, string or array of numbers.
+std::optional<std::string> optionText(const ordered_json& value) {
+  const auto number = [](const ordered_json& v) -> std::optional<std::string> {
+    if (v.is_number_integer()) return v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>()) : std::to_string(v.get<std::int64_t>());
+    if (v.is_number_float()) return fmt::format("{}", v.get<double>());  // the shortest text that reads back the same
+    return std::nullopt;
+  };
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number()) return number(value);
+  if (!value.is_array() || value.empty()) return std::nullopt;
+  std::string joined;
+  for (const ordered_json& v : value) {
+    const auto text = number(v);
+    if (!text) return std::nullopt;
+    joined += (joined.empty() ? "" : ",") + *text;
+  }
+  return joined;
+}
+
+// The members a request of `kind` may have, for messages: its options without the dashes.
+std::string memberList(const CLI::App& sub) {
+  std::string list;
+  for (const CLI::Option* option : sub.get_options()) {
+    const std::string name = option->get_single_name();
+    if (name == "help" || name.empty()) continue;
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  return list;
+}
+
+struct BatchAnswer {
+  std::string line;  ///< the result line, with its newline
+  int code = kExitOk;
+  std::string error;  ///< non-empty: the request was refused (also in `line`)
+};
+
+// Answers one parsed request of a batch: its members become the kind's own options, parsed by
+// the kind's own subcommand (so a request is checked exactly as the same query on the command
+// line is), and the kind runs against the batch's world.
+BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const std::string& file, const std::string& world,
+                          BatchWorld& shared) {
+  BatchAnswer out;
+  const ordered_json& request = parsed.request;
+  ordered_json id;
+  BatchLineIO io(shared);
+  const std::string where = fmt::format("{}:{}: ", file, number);
+  const auto refuse = [&](std::string message, bool runtime = false) {
+    out.error = where + message;
+    out.code = runtime ? kExitRuntime : kExitBadInput;
+  };
+  std::string kind_name;
+  const QueryKind* kind = nullptr;
+  if (request.contains("id")) {
+    id = request["id"];
+    if (std::string problem = idProblem(id); !problem.empty()) refuse(problem), id = ordered_json();
+  }
+  if (out.error.empty()) {
+    if (!request.contains("kind") || !request["kind"].is_string()) {
+      refuse("a request needs \"kind\": one of ray, overlap, cast, nearest, height, los, sight, field, component, clearance");
+    } else {
+      kind_name = request["kind"].get<std::string>();
+      for (const QueryKind& k : queryKinds())
+        if (kind_name == k.name) kind = &k;
+      if (kind == nullptr)
+        refuse("unknown kind \"" + printable(kind_name) + "\" (ray, overlap, cast, nearest, height, los, sight, field, component, clearance)");
+    }
+  }
+  if (out.error.empty()) {
+    CLI::App sub("", kind_name);
+    auto run = kind->setup(sub);
+    std::vector<std::string> args;
+    for (const auto& [key, value] : request.items()) {
+      if (key == "kind" || key == "id") continue;
+      std::string name = key;
+      std::replace(name.begin(), name.end(), '_', '-');
+      const CLI::Option* option = name == "help" || name.empty() ? nullptr : sub.get_option_no_throw("--" + name);
+      if (option == nullptr) {
+        refuse(fmt::format("unknown member \"{}\" (a {} request has kind, id, {})", printable(key), kind_name, memberList(sub)));
+        break;
+      }
+      if (option->get_expected_min() == 0) {  // a flag: true or false
+        if (!value.is_boolean()) {
+          refuse(fmt::format("\"{}\" must be true or false", key));
+          break;
+        }
+        if (value.get<bool>()) args.push_back("--" + name);
+        continue;
+      }
+      const auto text = optionText(value);
+      if (!text) {
+        refuse(fmt::format("\"{}\" must be a number, a string or an array of numbers", key));
+        break;
+      }
+      args.push_back("--" + name + "=" + *text);
+    }
+    if (out.error.empty()) {
+      std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+      try {
+        sub.parse(args);
+      } catch (const CLI::ParseError& e) {
+        refuse(fmt::format("{}: {}", kind_name, e.what()));
+      }
+    }
+    if (out.error.empty()) {
+      QueryContext ctx;
+      ctx.world_name = world;
+      ctx.json = true;
+      ctx.io = &io;
+      if (kind->geometry) {
+        auto g = shared.geometry();
+        if (!g) {
+          refuse(g.error().message, g.error().kind != ErrorKind::BadInput);
+        } else {
+          ctx.mesh = (*g)->mesh;
+          ctx.index = (*g)->index;
+          ctx.filter = (*g)->filter;
+        }
+      }
+      if (out.error.empty()) {
+        out.code = run(ctx);
+        if (!io.error.empty()) refuse(kind_name + ": " + io.error, io.runtime);
+      }
+    }
+  }
+  ordered_json doc;
+  doc["line"] = number;
+  if (!id.is_null()) doc["id"] = id;
+  if (!out.error.empty()) {
+    doc["error"] = out.error;
+  } else {
+    for (auto& [key, value] : io.answer.items()) doc[key] = value;
+  }
+  out.line = printedJson(std::move(doc)) + "\n";
+  return out;
+}
+
+int runQueryBatch(const std::string& world, const QueryCommonOptions& common, const QueryBatchOptions& options) {
+  std::optional<tbb::global_control> limit;
+  if (options.threads > 0)
+    limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));
+  const bool from_stdin = options.batch == "-";
+  const std::string name = from_stdin ? "<stdin>" : options.batch;
+  const std::string source = from_stdin ? "/dev/stdin" : options.batch;
+  std::error_code ec;
+  if (std::filesystem::is_directory(source, ec)) return badInput(name + ": is a directory");
+  if (!options.output.empty())
+    if (const int code = checkNamedOutput(options.output, {world, common.profile, source}, {".jsonl", ".ndjson", ".json"}, "batch results are");
+        code != kExitOk)
+      return code;
+  if (from_stdin && ::fcntl(STDIN_FILENO, F_GETFD) < 0) return badInput("<stdin>: standard input is closed");
+  const int fd = from_stdin ? STDIN_FILENO : ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return reportError(Error::cannotOpen(name, source));
+  struct Closer {
+    int fd;
+    ~Closer() {
+      if (fd > STDIN_FILENO) ::close(fd);
+    }
+  } closer{fd};
+  // The input first, whatever the requests hold: a world file's header and profiles (each
+  // agent's graph is read when a request names it), or a mesh's triangles.
+  BatchWorld shared(common);
+  if (isWorldFile(world)) {
+    auto read = formats::readWorldFile(world, {formats::WorldReadOptions::Agents::ProfilesOnly, {}});
+    if (!read) return reportError(read.error());
+    // No agents, a --profile (for meshes), or no --agent of that name: the loader's own message.
+    const bool present = !read->agents.empty() && common.profile.empty() &&
+                         (common.agent.empty() || std::any_of(read->agents.begin(), read->agents.end(), [&](const nav::BakedAgent& a) {
+                            return a.profile.settings.name == common.agent;
+                          }));
+    if (!present)
+      if (auto named = shared.agent({}, {}); !named) return reportError(named.error());
+  } else if (auto g = shared.geometry(); !g) {
+    return reportError(g.error());
+  }
+  std::unique_ptr<formats::AtomicFileWriter> writer;
+  if (!options.output.empty()) {
+    auto opened = formats::AtomicFileWriter::open(options.output);
+    if (!opened) return reportError(opened.error());
+    writer = std::move(*opened);
+  }
+  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
+  constexpr std::size_t kBlock = 4096, kBlockBytes = std::size_t(16) << 20;
+  DescriptorLines reader(fd);
+  std::vector<std::string> texts;
+  std::vector<std::size_t> numbers;
+  std::vector<BatchAnswer> answers;
+  std::size_t number = 0, requests = 0;
+  bool negative = false, refused = false, runtime = false;
+  for (bool more = true; more;) {
+    const LineRead stopped = readBlock(reader, number, kBlock, kBlockBytes, false, texts, numbers);
+    more = stopped == LineRead::Line;
+    answers.assign(texts.size(), BatchAnswer{});
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, texts.size(), 16), [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t k = range.begin(); k != range.end(); ++k) {
+          RequestObject parsed = parseRequestObject(texts[k], numbers[k], name);
+          if (parsed.blank) continue;
+          if (!parsed.error.empty()) {
+            ordered_json doc;
+            doc["line"] = numbers[k];
+            if (ordered_json id = refusedId(texts[k]); !id.is_null()) doc["id"] = std::move(id);
+            doc["error"] = parsed.error;
+            answers[k] = BatchAnswer{printedJson(std::move(doc)) + "\n", kExitBadInput, parsed.error};
+            continue;
+          }
+          answers[k] = answerRequest(parsed, numbers[k], name, world, shared);
+        }
+      });
+    });
+    std::string text;
+    for (const BatchAnswer& a : answers) {
+      if (a.line.empty()) continue;  // a blank line
+      ++requests;
+      text += a.line;
+      if (!a.error.empty()) {
+        reportError(Error::badInput(a.error));
+        refused = true;
+        runtime = runtime || a.code == kExitRuntime;
+      }
+      negative = negative || a.code == kExitNegative;
+    }
+    if (writer) {
+      if (Status written = writer->write(text); !written) return reportError(written.error());
+    } else {
+      fmt::print("{}", text);
+    }
+    if (const int code = reportStop(stopped, name, number); code != kExitOk) return code;
+  }
+  if (requests == 0)
+    warn(fmt::format("{}: no requests ({}): {}", printable(name),
+                     number == 0 ? (from_stdin ? "standard input is empty" : "the file is empty") : "blank lines only",
+                     options.output.empty() ? "no results" : "an empty results file is written"));
+  if (writer)
+    if (Status committed = writer->commit(); !committed) return reportError(committed.error());
+  return runtime ? kExitRuntime : refused ? kExitBadInput : negative ? kExitNegative : kExitOk;
+}
+
 // A query kind's usage line names the world and the query's own options before the kind
 // ("strata query [OPTIONS] WORLD nearest [OPTIONS]"): CLI11 prints the kind's path alone, which
 // reads as if the world were not needed (an audit).
@@ -367,9 +762,12 @@ class QueryKindFormatter : public CLI::Formatter {
 std::function<int()> setupQuery(CLI::App& app) {
   auto* query = app.add_subcommand("query",
                                     "Ask a world questions: geometry (ray, overlap, cast) and navigation (nearest, height, los, "
-                                    "sight, field, component, clearance). Exit codes: 0 a positive answer; 1 runtime failure; 2 bad usage or "
-                                    "bad input (one line naming the option or file); 3 the answer is a miss or a no.");
+                                    "sight, field, component, clearance), one on the command line or many with --batch. Exit codes: "
+                                    "0 a positive answer (batch: every answer); 1 runtime failure; 2 bad usage or bad input (one line "
+                                    "naming the option or file; batch: at least one request refused); 3 the answer is a miss or a no "
+                                    "(batch: at least one).");
   auto common = std::make_shared<QueryCommonOptions>();
+  auto batch = std::make_shared<QueryBatchOptions>();
   query->add_option("WORLD", common->world, "world file (.h5), or a mesh file imported in memory")->required()->check(fileName());
   query->add_flag("--json", common->json, "print one JSON document");
   const CLI::Validator non_empty([](std::string& tag) { return tag.empty() ? std::string("a tag cannot be empty") : std::string(); },
@@ -378,7 +776,32 @@ std::function<int()> setupQuery(CLI::App& app) {
       ->check(non_empty);
   query->add_option("--exclude-tag", common->exclude_tags, "ray, overlap, cast: never hits whose tag is this tag or under it (repeatable)")
       ->check(non_empty);
+  query->add_option("--agent", common->agent,
+                    "navigation kinds and batch requests: the agent when the kind or request names none (default: the first "
+                    "agent of the world; only its graph is read)")
+      ->check(agentName());
+  query->add_option("--profile", common->profile,
+                    "navigation kinds and batch requests: the bake profile (.toml) of a mesh WORLD, baked in memory, when the kind "
+                    "or request gives none")
+      ->check(fileName());
+  CLI::Option* batch_option = query->add_option("--batch", batch->batch,
+                    "JSON-lines requests (- for standard input) instead of a KIND: one per line, {\"kind\": KIND, ...} with the\n"
+                    "kind's options as members, without the dashes ({\"kind\": \"height\", \"at\": [4, 2]}; points as arrays of\n"
+                    "numbers, flags true or false) and an optional \"id\" (a string or integer echoed in its result). One result line\n"
+                    "per request, in order: {\"line\", \"id\", then the kind's --json document}, or {\"line\", \"id\", \"error\"} for a\n"
+                    "request that is refused (also said on stderr; the others are answered). The world and each agent are read once")
+      ->check(fileName());
+  query->add_option("-o,--output", batch->output,
+                    "Batch results file: a .jsonl (or .ndjson, .json) name (written atomically; a symbolic link is written "
+                    "through; never an input, a directory or a device); default stdout");
+  query->add_option("--threads", batch->threads, "Batch worker threads (0 = every CPU the process may run on); with --batch only")
+      ->default_str("0")
+      ->transform(integerRange(0, 1024));
+  // A kind is required, but for a batch, whose requests name theirs: --batch lifts the
+  // requirement as it is parsed (an option's callback runs before CLI11 checks requirements),
+  // so a missing or misspelt kind keeps its own message (main.cpp).
   query->require_subcommand(1);
+  batch_option->each([query](const std::string&) { query->require_subcommand(0, 1); });
   query->fallthrough();
   query->footer("A kind's own options: strata query WORLD KIND --help (WORLD is not read for help). The options above go "
                 "before or after the kind.");
@@ -392,42 +815,44 @@ std::function<int()> setupQuery(CLI::App& app) {
     auto* sub = query->add_subcommand(kind.name, kind.description);
     sub->formatter(std::make_shared<QueryKindFormatter>());
     sub->footer(kind.geometry ? "Also (strata query --help): --json prints one JSON document; --tag / --exclude-tag TAG keep "
-                                "only hits under a tag / drop them (repeatable)."
-                              : "Also (strata query --help): --json prints one JSON document.");
+                                "only hits under a tag / drop them (repeatable); --batch answers many queries."
+                              : "Also (strata query --help): --json prints one JSON document; --batch answers many queries.");
     runners->push_back({sub, kind.setup(*sub), kind.geometry});
   }
-  return [common, runners]() -> int {
+  return [common, batch, runners, query]() -> int {
+    const Runner* chosen = nullptr;
+    for (const Runner& r : *runners)
+      if (r.sub->parsed()) chosen = &r;
+    if (query->count("--batch") > 0) {
+      if (chosen != nullptr)
+        return badInput("--batch: give either a KIND or --batch (each request names its kind), not both");
+      if (batch->batch.empty()) return badInput("--batch: the request file names no file");
+      if (query->count("--output") > 0 && batch->output.empty()) return badInput("-o/--output: the output path names no file");
+      if (common->json) warn("--json: a batch's results are JSON lines anyway");
+      return runQueryBatch(common->world, *common, *batch);
+    }
+    if (query->count("--output") > 0) return badInput("-o/--output applies to --batch only");
+    if (query->count("--threads") > 0) return badInput("--threads applies to --batch only");
+    if (chosen == nullptr)
+      return badInput("query: give a kind (ray, overlap, cast, nearest, height, los, sight, field, component, clearance) or --batch");
+    TerminalIO io(*common);
     QueryContext ctx;
     ctx.world_name = common->world;
     ctx.json = common->json;
+    ctx.io = &io;
     // Navigation kinds read the world (or bake the mesh) themselves: reading it here as well
     // would load a large world twice.
-    for (const Runner& r : *runners)
-      if (r.sub->parsed() && !r.geometry) {
-        if (!common->include_tags.empty() || !common->exclude_tags.empty())
-          return badInput(common->world + ": --tag and --exclude-tag apply to ray, overlap and cast, not to " +
-                          r.sub->get_name());
-        return r.run(ctx);
-      }
-    auto mesh = loadGeometry(common->world);
-    if (!mesh) return reportError(mesh.error());
-    ctx.mesh = std::move(mesh.value());
-    ctx.index = std::make_unique<sim::QueryIndex>(ctx.mesh);
-    for (const std::string& tag : common->include_tags) {
-      const uint32_t id = ctx.index->findTag(tag);
-      // An unknown tag matches nothing; keep it as an impossible id so the filter stays strict,
-      // and say so: a misspelt tag would otherwise read as "no hit".
-      if (id == sim::kInvalidId) warn(common->world + ": --tag " + tag + ": no such tag (it matches nothing)");
-      ctx.filter.include_tags.push_back(id == sim::kInvalidId ? sim::kInvalidId - 1 : id);
+    if (!chosen->geometry) {
+      if (!common->include_tags.empty() || !common->exclude_tags.empty())
+        return badInput(common->world + ": --tag and --exclude-tag apply to ray, overlap and cast, not to " + chosen->sub->get_name());
+      return chosen->run(ctx);
     }
-    for (const std::string& tag : common->exclude_tags) {
-      const uint32_t id = ctx.index->findTag(tag);
-      if (id != sim::kInvalidId) ctx.filter.exclude_tags.push_back(id);
-      else warn(common->world + ": --exclude-tag " + tag + ": no such tag (it excludes nothing)");
-    }
-    for (const Runner& r : *runners)
-      if (r.sub->parsed()) return r.run(ctx);
-    return badInput("query: give a kind (ray, overlap, cast, nearest, height, los, sight, field, component, clearance)");
+    auto g = loadQueryGeometry(common->world, common->include_tags, common->exclude_tags);
+    if (!g) return reportError(g.error());
+    ctx.mesh = g->mesh;
+    ctx.index = g->index;
+    ctx.filter = g->filter;
+    return chosen->run(ctx);
   };
 }
 

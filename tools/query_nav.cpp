@@ -37,18 +37,10 @@ void addCommon(CLI::App& sub, NavCommon& common) {
   sub.add_option("--profile", common.profile, "bake profile (.toml) when WORLD is a mesh baked in memory")->check(fileName());
 }
 
-Result<nav::BakedAgent> load(const std::string& world, const NavCommon& common, sim::TriangleMesh* geometry = nullptr) {
-  BakedInputOptions options;
-  options.input = world;
-  options.agent = common.agent;
-  options.profile = common.profile;
-  return loadBakedAgent(options, geometry);
-}
-
-// Parses a required "x,y,z" option; nullopt after printing the error.
-std::optional<sim::Vec3> vec(const std::string& flag, const std::string& text) {
+// Parses a required "x,y,z" option; nullopt after reporting the error.
+std::optional<sim::Vec3> vec(QueryIO& io, const std::string& flag, const std::string& text) {
   auto v = parseVec3(text);
-  if (!v) badInput(flag + ": expected X,Y,Z (three finite numbers), got '" + text + "'" + numbersNote(text));
+  if (!v) io.bad(flag + ": expected X,Y,Z (three finite numbers), got '" + text + "'" + numbersNote(text));
   return v;
 }
 
@@ -64,35 +56,36 @@ auto setupNearest(CLI::App& sub) {
   addCommon(sub, *common);
   sub.add_option("--at", *at, "the point X,Y,Z (metres)")->required();
   sub.add_option("--radius", *radius, "search radius, metres, measured from the point itself (rings of columns out to it)")->default_str("2.4")->transform(nonNegativeNumber());
-  return [=](const std::string& world, bool json) -> int {
-    const auto p = vec("--at", *at);
+  return [=](QueryIO& io, const std::string& /*world*/, bool json) -> int {
+    const auto p = vec(io, "--at", *at);
     if (!p) return kExitBadInput;
-    auto agent = load(world, *common);
-    if (!agent) return reportError(agent.error());
+    auto agent = io.agent(common->agent, common->profile, false);
+    if (!agent) return io.fail(agent.error());
+    const QueryAgent& loaded = **agent;
     nav::SnapSettings snap;
     snap.max_horizontal = *radius;
-    const auto hit = nav::nearestWalkable(agent->graph, *p, snap);
+    const auto hit = nav::nearestWalkable(loaded.graph(), *p, snap);
     if (json) {
-      Json doc{{"kind", "nearest"}, {"agent", agent->profile.settings.name}, {"found", hit.has_value()}};
+      Json doc{{"kind", "nearest"}, {"agent", loaded.settings().name}, {"found", hit.has_value()}};
       if (hit) doc["position"] = jsonPoint(hit->position), doc["node"] = hit->node, doc["distance"] = hit->horizontal_distance;
-      fmt::print("{}\n", printedJson(doc));
+      io.json(doc, -1);
     } else if (hit) {
       // (Millimetres up to a million kilometres; beyond, six digits: a point 1e300 m away printed
       // a 300-digit distance.)
       const double d = hit->horizontal_distance;
-      fmt::print("nearest: ({:.3f}, {:.3f}, {:.3f})  node {}  {} m away\n", shown(hit->position.x), shown(hit->position.y),
-                 shown(hit->position.z), hit->node, d < 1e9 ? fmt::format("{:.3f}", d) : fmt::format("{:.6g}", d));
+      io.text(fmt::format("nearest: ({:.3f}, {:.3f}, {:.3f})  node {}  {} m away\n", shown(hit->position.x), shown(hit->position.y),
+                 shown(hit->position.z), hit->node, d < 1e9 ? fmt::format("{:.3f}", d) : fmt::format("{:.6g}", d)));
     } else {
-      fmt::print("nearest: no walkable floor within {} m\n", *radius);
+      io.text(fmt::format("nearest: no walkable floor within {} m\n", *radius));
       // A point takes the floor below it (or up to snap.above over it): where a floor lies higher
       // within the radius, say so (a fresh-user audit took the miss for a hole in the bake: the
       // floor was 5 m over the point).
       nav::SnapSettings upward = snap;
       upward.above = std::numeric_limits<double>::infinity();
-      if (const auto up = nav::nearestWalkable(agent->graph, *p, upward); up && up->position.y > p->y)
-        fmt::print("(a floor lies {:.3f} m over the point, at ({:.3f}, {:.3f}, {:.3f}): a point takes the floor below it, or one "
+      if (const auto up = nav::nearestWalkable(loaded.graph(), *p, upward); up && up->position.y > p->y)
+        io.text(fmt::format("(a floor lies {:.3f} m over the point, at ({:.3f}, {:.3f}, {:.3f}): a point takes the floor below it, or one "
                    "at most {:g} m over it)\n",
-                   up->position.y - p->y, shown(up->position.x), shown(up->position.y), shown(up->position.z), snap.above);
+                   up->position.y - p->y, shown(up->position.x), shown(up->position.y), shown(up->position.z), snap.above));
     }
     return hit ? kExitOk : kExitNegative;
   };
@@ -103,26 +96,27 @@ auto setupHeight(CLI::App& sub) {
   auto at = std::make_shared<std::string>();
   addCommon(sub, *common);
   sub.add_option("--at", *at, "the column X,Z (metres; X,Y,Z also accepted, Y ignored)")->required();
-  return [=](const std::string& world, bool json) -> int {
+  return [=](QueryIO& io, const std::string& /*world*/, bool json) -> int {
     auto xz = parseNumbers(*at, 2);
     if (!xz) {
       const auto xyz = parseVec3(*at);
-      if (!xyz) return badInput("--at: expected X,Z or X,Y,Z (finite numbers), got '" + *at + "'" + numbersNote(*at));
+      if (!xyz) return io.bad("--at: expected X,Z or X,Y,Z (finite numbers), got '" + *at + "'" + numbersNote(*at));
       xz = std::vector<double>{xyz->x, xyz->z};
     }
-    auto agent = load(world, *common);
-    if (!agent) return reportError(agent.error());
-    const auto layers = nav::floorsAt(agent->graph, (*xz)[0], (*xz)[1]);
+    auto agent = io.agent(common->agent, common->profile, false);
+    if (!agent) return io.fail(agent.error());
+    const QueryAgent& loaded = **agent;
+    const auto layers = nav::floorsAt(loaded.graph(), (*xz)[0], (*xz)[1]);
     if (json) {
       Json list = Json::array();
-      for (const auto& l : layers) list.push_back(layerJson(agent->graph, l));
-      fmt::print("{}\n", printedJson(Json{{"kind", "height"}, {"agent", agent->profile.settings.name}, {"layers", list}}));
+      for (const auto& l : layers) list.push_back(layerJson(loaded.graph(), l));
+      io.json(Json{{"kind", "height"}, {"agent", loaded.settings().name}, {"layers", list}}, -1);
     } else {
-      fmt::print("floors at ({}, {}): {}\n", (*xz)[0], (*xz)[1], layers.size());
+      io.text(fmt::format("floors at ({}, {}): {}\n", (*xz)[0], (*xz)[1], layers.size()));
       for (const auto& l : layers)
-        fmt::print("  height {:8.3f}  headroom {:>8}  clearance {:.3f}  area {}  component {}\n", shown(l.height),
+        io.text(fmt::format("  height {:8.3f}  headroom {:>8}  clearance {:.3f}  area {}  component {}\n", shown(l.height),
                    std::isfinite(l.headroom) ? fmt::format("{:.3f}", l.headroom) : std::string("open"), l.clearance,
-                   areaName(agent->graph, l.area), l.component);
+                   areaName(loaded.graph(), l.area), l.component));
     }
     return layers.empty() ? kExitNegative : kExitOk;
   };
@@ -208,57 +202,58 @@ auto setupLine(CLI::App& sub, bool eyes) {
     eye_option = sub.add_option("--eye", *eye, "eye height above each floor, metres (default: 1.6, or 0.9 x the agent's height when that is lower)")
                      ->default_str("1.6")
                      ->transform(positiveNumber());
-  return [=](const std::string& world, bool json) -> int {
-    const auto a = vec("--from", *from);
+  return [=](QueryIO& io, const std::string& /*world*/, bool json) -> int {
+    const auto a = vec(io, "--from", *from);
     if (!a) return kExitBadInput;
-    const auto b = vec("--to", *to);
+    const auto b = vec(io, "--to", *to);
     if (!b) return kExitBadInput;
     nav::SightSettings sight;
     sight.eye_height = *eye;
-    if (Status s = sight.validate(); !s) return badInput("--eye: must be a finite number > 0");
-    sim::TriangleMesh geometry;
-    auto agent = load(world, *common, eyes ? &geometry : nullptr);
-    if (!agent) return reportError(agent.error());
+    if (Status s = sight.validate(); !s) return io.bad("--eye: must be a finite number > 0");
+    auto agent = io.agent(common->agent, common->profile, eyes);
+    if (!agent) return io.fail(agent.error());
+    const QueryAgent& loaded = **agent;
     // Without --eye, the eyes of an agent shorter than 1.78 m sit lower than 1.6 m (an audit: a
     // 1.0 m agent under a 1.2 m slab, whose route is clear, was blocked by its own ceiling: its
     // eyes were 0.4 m over it).
-    if (eyes && eye_option->count() == 0) sight.eye_height = std::min(sight.eye_height, 0.9 * agent->profile.settings.height);
+    if (eyes && eye_option->count() == 0) sight.eye_height = std::min(sight.eye_height, 0.9 * loaded.settings().height);
     const nav::SnapSettings snap;
     const char* kind = eyes ? "sight" : "los";
     // An end with no floor to stand on is said as such, not as a blocked line.
     for (const auto& [point, option, reason] : {std::tuple{*a, "--from", "NoStartNode"}, std::tuple{*b, "--to", "NoGoalNode"}}) {
-      if (nav::snapToNode(agent->graph, point, snap) != nav::kNoNode) continue;
+      if (nav::snapToNode(loaded.graph(), point, snap) != nav::kNoNode) continue;
       if (json)
-        fmt::print("{}\n", printedJson(Json{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", false}, {"reason", reason}}));
+        io.json(Json{{"kind", kind}, {"agent", loaded.settings().name}, {"clear", false}, {"reason", reason}}, -1);
       else
-        fmt::print("{}: no floor below {} ({})\n", kind, option, reason);
+        io.text(fmt::format("{}: no floor below {} ({})\n", kind, option, reason));
       return kExitNegative;
     }
-    std::optional<sim::QueryIndex> index;
+    const sim::QueryIndex* index = nullptr;
     nav::LineStop stop;
     if (eyes) {
-      index.emplace(geometry);  // the real walls between the eyes
-      stop = nav::sightStop(agent->graph, *a, *b, snap, sight, &*index);
+      auto walls = io.geometry();  // the real walls between the eyes
+      if (!walls) return io.fail(walls.error());
+      index = *walls;
+      stop = nav::sightStop(loaded.graph(), *a, *b, snap, sight, index);
     } else {
-      const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
-      stop = nav::lineStop(view, *a, *b, snap);
+      stop = nav::lineStop(loaded.view(), *a, *b, snap);
     }
     const bool clear = stop.clear();
-    const std::string why = clear ? std::string() : stopWhy(stop, agent->profile.settings, index ? &*index : nullptr, sight.eye_height);
+    const std::string why = clear ? std::string() : stopWhy(stop, loaded.settings(), index, sight.eye_height);
     if (json) {
-      Json doc{{"kind", kind}, {"agent", agent->profile.settings.name}, {"clear", clear}};
+      Json doc{{"kind", kind}, {"agent", loaded.settings().name}, {"clear", clear}};
       if (!clear) {
         doc["reason"] = stopName(stop.why);
         doc["at"] = jsonPoint(stop.point);
         doc["distance"] = stop.distance;
         doc["why"] = why;
       }
-      fmt::print("{}\n", printedJson(doc));
+      io.json(doc, -1);
     } else if (clear) {
-      fmt::print("{}: clear\n", kind);
+      io.text(fmt::format("{}: clear\n", kind));
     } else {
-      fmt::print("{}: blocked {:.3f} m along the line, at ({:.3f}, {:.3f}, {:.3f}): {}\n", kind, stop.distance, shown(stop.point.x),
-                 shown(stop.point.y), shown(stop.point.z), why);
+      io.text(fmt::format("{}: blocked {:.3f} m along the line, at ({:.3f}, {:.3f}, {:.3f}): {}\n", kind, stop.distance, shown(stop.point.x),
+                 shown(stop.point.y), shown(stop.point.z), why));
     }
     return clear ? kExitOk : kExitNegative;
   };
@@ -276,41 +271,41 @@ auto setupField(CLI::App& sub) {
       ->default_str("1000")
       ->transform(positiveNumber());
   CLI::App* self = &sub;
-  return [=](const std::string& world, bool json) -> int {
-    const auto p = vec("--at", *at);
+  return [=](QueryIO& io, const std::string& world, bool json) -> int {
+    const auto p = vec(io, "--at", *at);
     if (!p) return kExitBadInput;
-    if (self->count("--name") > 0 && name->empty()) return badInput("--name: a field name cannot be empty");
-    if (self->count("--origin") > 0 && origin->empty()) return badInput("--origin: expected X,Y,Z (three finite numbers), got ''");
-    if (name->empty() == origin->empty()) return badInput("field: give either --name NAME or --origin X,Y,Z");
-    if (!name->empty() && self->count("--max") > 0) return badInput("--max applies to --origin only (a baked field has its own)");
-    auto agent = load(world, *common);
-    if (!agent) return reportError(agent.error());
+    if (self->count("--name") > 0 && name->empty()) return io.bad("--name: a field name cannot be empty");
+    if (self->count("--origin") > 0 && origin->empty()) return io.bad("--origin: expected X,Y,Z (three finite numbers), got ''");
+    if (name->empty() == origin->empty()) return io.bad("field: give either --name NAME or --origin X,Y,Z");
+    if (!name->empty() && self->count("--max") > 0) return io.bad("--max applies to --origin only (a baked field has its own)");
+    auto agent = io.agent(common->agent, common->profile, false);
+    if (!agent) return io.fail(agent.error());
+    const QueryAgent& loaded = **agent;
     const nav::SnapSettings snap;
     double value;
     if (!name->empty()) {
-      auto v = nav::fieldValueAt(agent->graph, *name, *p, snap);
+      auto v = nav::fieldValueAt(loaded.graph(), *name, *p, snap);
       // Name the option at fault: the field's name (no such field) or the point (no floor near it).
       // (Naming the agent, whose fields they are: another agent of the world may have it.)
       if (!v)
-        return badInput(world + (agent->graph.findField(*name) < 0 ? ": agent " + agent->profile.settings.name + ": --name: " : ": --at: ") +
+        return io.bad(world + (loaded.graph().findField(*name) < 0 ? ": agent " + loaded.settings().name + ": --name: " : ": --at: ") +
                         v.error().message);
       value = *v;
     } else {
-      const auto o = vec("--origin", *origin);
+      const auto o = vec(io, "--origin", *origin);
       if (!o) return kExitBadInput;
-      const auto start = nav::nearestWalkable(agent->graph, *o, snap);
-      if (!start) return badInput(world + ": --origin: no walkable floor near the point");
-      const auto target = nav::nearestWalkable(agent->graph, *p, snap);
-      if (!target) return badInput(world + ": --at: no walkable floor near the point");
-      const nav::LayeredSearchGraph view(agent->graph, agent->profile.settings);
-      value = nav::fieldDistanceBetween(view, start->node, target->node, *max);
+      const auto start = nav::nearestWalkable(loaded.graph(), *o, snap);
+      if (!start) return io.bad(world + ": --origin: no walkable floor near the point");
+      const auto target = nav::nearestWalkable(loaded.graph(), *p, snap);
+      if (!target) return io.bad(world + ": --at: no walkable floor near the point");
+      value = nav::fieldDistanceBetween(loaded.view(), start->node, target->node, *max);
     }
     const bool reached = std::isfinite(value);
     if (json)
-      fmt::print("{}\n", printedJson(Json{{"kind", "field"}, {"agent", agent->profile.settings.name}, {"reachable", reached},
-                              {"distance", number(value)}}));
-    else if (reached) fmt::print("field: {:.3f}\n", value);
-    else fmt::print("field: unreachable\n");
+      io.json(Json{{"kind", "field"}, {"agent", loaded.settings().name}, {"reachable", reached},
+                              {"distance", number(value)}}, -1);
+    else if (reached) io.text(fmt::format("field: {:.3f}\n", value));
+    else io.text(fmt::format("field: unreachable\n"));
     return reached ? kExitOk : kExitNegative;
   };
 }
@@ -322,29 +317,30 @@ auto setupComponent(CLI::App& sub) {
   sub.add_option("--at", *at, "the point X,Y,Z")->required();
   sub.add_option("--to", *to, "a second point: can a route reach it from --at? (exact: the bake's regions)");
   CLI::App* self = &sub;
-  return [=](const std::string& world, bool json) -> int {
-    const auto a = vec("--at", *at);
+  return [=](QueryIO& io, const std::string& /*world*/, bool json) -> int {
+    const auto a = vec(io, "--at", *at);
     if (!a) return kExitBadInput;
     std::optional<sim::Vec3> b;
     // Given counts, even empty: `--to ''` is a malformed point, not a missing option.
-    if (self->count("--to") > 0 && !(b = vec("--to", *to))) return kExitBadInput;
-    auto agent = load(world, *common);
-    if (!agent) return reportError(agent.error());
+    if (self->count("--to") > 0 && !(b = vec(io, "--to", *to))) return kExitBadInput;
+    auto agent = io.agent(common->agent, common->profile, false);
+    if (!agent) return io.fail(agent.error());
+    const QueryAgent& loaded = **agent;
     const nav::SnapSettings snap;
-    const auto ha = nav::nearestWalkable(agent->graph, *a, snap);
+    const auto ha = nav::nearestWalkable(loaded.graph(), *a, snap);
     std::optional<nav::FloorHit> hb;
-    if (b) hb = nav::nearestWalkable(agent->graph, *b, snap);
+    if (b) hb = nav::nearestWalkable(loaded.graph(), *b, snap);
     bool positive = ha.has_value() && (!b || hb.has_value());
     // A loaded agent is baked (world file or mesh baked here), so its regions are exact.
-    if (positive && b) positive = agent->graph.canReach(ha->node, hb->node);
+    if (positive && b) positive = loaded.graph().canReach(ha->node, hb->node);
     if (json) {
-      Json doc{{"kind", "component"}, {"agent", agent->profile.settings.name}};
-      doc["component"] = ha ? Json(agent->graph.component[ha->node]) : Json(nullptr);
-      if (b) doc["to_component"] = hb ? Json(agent->graph.component[hb->node]) : Json(nullptr), doc["reachable"] = positive;
-      fmt::print("{}\n", printedJson(doc));
+      Json doc{{"kind", "component"}, {"agent", loaded.settings().name}};
+      doc["component"] = ha ? Json(loaded.graph().component[ha->node]) : Json(nullptr);
+      if (b) doc["to_component"] = hb ? Json(loaded.graph().component[hb->node]) : Json(nullptr), doc["reachable"] = positive;
+      io.json(doc, -1);
     } else {
-      fmt::print("component: {}\n", ha ? std::to_string(agent->graph.component[ha->node]) : std::string("no floor"));
-      if (b) fmt::print("reachable: {}\n", positive ? "yes" : "no");
+      io.text(fmt::format("component: {}\n", ha ? std::to_string(loaded.graph().component[ha->node]) : std::string("no floor")));
+      if (b) io.text(fmt::format("reachable: {}\n", positive ? "yes" : "no"));
     }
     return positive ? kExitOk : kExitNegative;
   };
@@ -355,21 +351,22 @@ auto setupClearance(CLI::App& sub) {
   auto at = std::make_shared<std::string>();
   addCommon(sub, *common);
   sub.add_option("--at", *at, "the point X,Y,Z (the floor below it)")->required();
-  return [=](const std::string& world, bool json) -> int {
-    const auto p = vec("--at", *at);
+  return [=](QueryIO& io, const std::string& /*world*/, bool json) -> int {
+    const auto p = vec(io, "--at", *at);
     if (!p) return kExitBadInput;
-    auto agent = load(world, *common);
-    if (!agent) return reportError(agent.error());
-    const auto layer = nav::clearanceAt(agent->graph, *p, nav::SnapSettings{});
+    auto agent = io.agent(common->agent, common->profile, false);
+    if (!agent) return io.fail(agent.error());
+    const QueryAgent& loaded = **agent;
+    const auto layer = nav::clearanceAt(loaded.graph(), *p, nav::SnapSettings{});
     if (json) {
-      Json doc{{"kind", "clearance"}, {"agent", agent->profile.settings.name}, {"found", layer.has_value()}};
-      if (layer) doc["floor"] = layerJson(agent->graph, *layer);
-      fmt::print("{}\n", printedJson(doc));
+      Json doc{{"kind", "clearance"}, {"agent", loaded.settings().name}, {"found", layer.has_value()}};
+      if (layer) doc["floor"] = layerJson(loaded.graph(), *layer);
+      io.json(doc, -1);
     } else if (layer) {
-      fmt::print("clearance: {:.3f} m  headroom: {}  floor height {:.3f}\n", layer->clearance,
-                 std::isfinite(layer->headroom) ? fmt::format("{:.3f} m", layer->headroom) : std::string("open"), shown(layer->height));
+      io.text(fmt::format("clearance: {:.3f} m  headroom: {}  floor height {:.3f}\n", layer->clearance,
+                 std::isfinite(layer->headroom) ? fmt::format("{:.3f} m", layer->headroom) : std::string("open"), shown(layer->height)));
     } else {
-      fmt::print("clearance: no walkable floor near the point\n");
+      io.text(fmt::format("clearance: no walkable floor near the point\n"));
     }
     return layer ? kExitOk : kExitNegative;
   };
@@ -379,13 +376,13 @@ auto setupClearance(CLI::App& sub) {
 
 const std::vector<NavQueryKind>& navQueryKinds() {
   static const std::vector<NavQueryKind> kinds = {
-      {"nearest", "nearest walkable floor (ring search; the floor below the point)", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupNearest(s)); }},
-      {"height", "ground heights of every floor layer at X,Z", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupHeight(s)); }},
-      {"los", "can the agent walk straight from --from to --to (feet); if not, where and why", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupLine(s, false)); }},
-      {"sight", "can the agent see --to from --from (eyes: pits never block); if not, where and why", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupLine(s, true)); }},
-      {"field", "route distance at a point: a baked field (--name) or a flood on demand (--origin)", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupField(s)); }},
-      {"component", "connected component at a point; with --to, whether it can be reached", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupComponent(s)); }},
-      {"clearance", "clearance and headroom of the floor below a point", [](CLI::App& s) { return std::function<int(const std::string&, bool)>(setupClearance(s)); }},
+      {"nearest", "nearest walkable floor (ring search; the floor below the point)", [](CLI::App& s) { return std::function<int(QueryIO&, const std::string&, bool)>(setupNearest(s)); }},
+      {"height", "ground heights of every floor layer at X,Z", [](CLI::App& s) { return std::function<int(QueryIO&, const std::string&, bool)>(setupHeight(s)); }},
+      {"los", "can the agent walk straight from --from to --to (feet); if not, where and why", [](CLI::App& s) { return std::function<int(QueryIO&, const std::string&, bool)>(setupLine(s, false)); }},
+      {"sight", "can the agent see --to from --from (eyes: pits never block); if not, where and why", [](CLI::App& s) { return std::function<int(QueryIO&, const std::string&, bool)>(setupLine(s, true)); }},
+      {"field", "route distance at a point: a baked field (--name) or a flood on demand (--origin)", [](CLI::App& s) { return std::function<int(QueryIO&, const std::string&, bool)>(setupField(s)); }},
+      {"component", "connected component at a point; with --to, whether it can be reached", [](CLI::App& s) { return std::function<int(QueryIO&, const std::string&, bool)>(setupComponent(s)); }},
+      {"clearance", "clearance and headroom of the floor below a point", [](CLI::App& s) { return std::function<int(QueryIO&, const std::string&, bool)>(setupClearance(s)); }},
   };
   return kinds;
 }

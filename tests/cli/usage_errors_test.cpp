@@ -105,8 +105,8 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       // In the order typed (CLI11 lists them reversed), and where an option of the kind belongs.
       {{"query", "x.h5", "field", "--at", "1,0,1", "--from", "1,0,1", "--to", "2,0,2"},
        "unexpected arguments: --from 1,0,1 --to 2,0,2 (usage: strata query WORLD field --help)"},
-      {{"query", "x.obj", "--profile", "p.toml", "field", "--at", "0,0,0", "--name", "f"},
-       "unexpected arguments: --profile p.toml (--profile is an option of 'field': give it after 'field')"},
+      {{"query", "x.obj", "--radius", "3", "nearest", "--at", "0,0,0"},
+       "unexpected arguments: --radius 3 (--radius is an option of 'nearest': give it after 'nearest')"},
       {{"bake", "x.obj", "-o", "y.h5", "extra1", "extra2"}, "unexpected arguments: extra1 extra2 (usage: strata bake --help)"},
       // A missing input and an unknown option: both named (only the input was).
       {{"info", "--bogus"}, "FILE is required; unexpected arguments: --bogus (usage: strata info --help)"},
