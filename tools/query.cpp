@@ -17,7 +17,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -27,6 +29,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "baked_input.h"
@@ -431,6 +434,7 @@ struct QueryBatchOptions {
   std::string batch;   ///< JSON-lines requests ("-": standard input)
   std::string output;  ///< results file (written atomically); empty = stdout
   int threads = 0;     ///< worker threads; 0 = every CPU the process may run on
+  bool stream = false; ///< answer each line as it arrives, flushing stdout (a co-process)
 };
 
 // The world of a batch, read once for all its requests: each agent (and profile, for a mesh)
@@ -698,7 +702,8 @@ int runQueryBatch(const std::string& world, const QueryCommonOptions& common, co
   std::size_t number = 0, requests = 0;
   bool negative = false, refused = false, runtime = false;
   for (bool more = true; more;) {
-    const LineRead stopped = readBlock(reader, number, kBlock, kBlockBytes, false, texts, numbers);
+    // (--stream: one line, waiting for it, then those already there.)
+    const LineRead stopped = readBlock(reader, number, kBlock, kBlockBytes, options.stream, texts, numbers);
     more = stopped == LineRead::Line;
     answers.assign(texts.size(), BatchAnswer{});
     arena.execute([&] {
@@ -733,7 +738,11 @@ int runQueryBatch(const std::string& world, const QueryCommonOptions& common, co
     if (writer) {
       if (Status written = writer->write(text); !written) return reportError(written.error());
     } else {
+      // A failed write or flush throws, and main.cpp says "standard output: <why>" once.
       fmt::print("{}", text);
+      errno = 0;
+      if (options.stream && std::fflush(stdout) != 0)
+        throw std::system_error(errno != 0 ? errno : EIO, std::generic_category(), "standard output");
     }
     if (const int code = reportStop(stopped, name, number); code != kExitOk) return code;
   }
@@ -794,6 +803,9 @@ std::function<int()> setupQuery(CLI::App& app) {
   query->add_option("-o,--output", batch->output,
                     "Batch results file: a .jsonl (or .ndjson, .json) name (written atomically; a symbolic link is written "
                     "through; never an input, a directory or a device); default stdout");
+  query->add_flag("--stream", batch->stream,
+                  "Answer each --batch line as it arrives and flush its result at once (on standard output, in order): a "
+                  "co-process reads a result before writing the next request");
   query->add_option("--threads", batch->threads, "Batch worker threads (0 = every CPU the process may run on); with --batch only")
       ->default_str("0")
       ->transform(integerRange(0, 1024));
@@ -828,11 +840,14 @@ std::function<int()> setupQuery(CLI::App& app) {
         return badInput("--batch: give either a KIND or --batch (each request names its kind), not both");
       if (batch->batch.empty()) return badInput("--batch: the request file names no file");
       if (query->count("--output") > 0 && batch->output.empty()) return badInput("-o/--output: the output path names no file");
+      if (batch->stream && query->count("--output") > 0)
+        return badInput("--stream: the results go to standard output as they are answered; not with -o");
       if (common->json) warn("--json: a batch's results are JSON lines anyway");
       return runQueryBatch(common->world, *common, *batch);
     }
     if (query->count("--output") > 0) return badInput("-o/--output applies to --batch only");
     if (query->count("--threads") > 0) return badInput("--threads applies to --batch only");
+    if (batch->stream) return badInput("--stream applies to --batch only");
     if (chosen == nullptr)
       return badInput("query: give a kind (ray, overlap, cast, nearest, height, los, sight, field, component, clearance) or --batch");
     TerminalIO io(*common);

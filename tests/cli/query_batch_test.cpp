@@ -236,3 +236,49 @@ TEST_CASE("strata query --batch: usage errors and defaults given before the kind
   REQUIRE(r.exit_code == 0);
   CHECK(resultLines(r.out).at(0)["layers"].size() == 3);
 }
+
+TEST_CASE("strata query --batch - --stream: each request is answered while the input is still open", "[cli][query][batch]") {
+  strata::test::TempDir dir;
+  const std::string world = bakeTower(dir);
+  strata::test::CoProcess co({"query", world, "--batch", "-", "--stream", "--threads", "2"});
+  // One request, and its result before anything more is written.
+  co.write(R"({"kind":"height","at":[0,-4],"id":"a"})" "\n");
+  const auto first = co.readLine();
+  REQUIRE(first);
+  const Json one = Json::parse(*first);
+  CHECK(one["line"] == 1);
+  CHECK(one["id"] == "a");
+  CHECK(one["layers"].size() == 3);
+  // A refused line gets its error result at once, and the stream goes on.
+  co.write(R"({"kind":"height","id":7,"bogus":1})" "\n");
+  const auto second = co.readLine();
+  REQUIRE(second);
+  CHECK(Json::parse(*second)["id"] == 7);
+  CHECK_THAT(Json::parse(*second)["error"].get<std::string>(), Catch::StartsWith("<stdin>:2: unknown member \"bogus\""));
+  // Two lines at once, then half of one: the whole lines are answered, the half waits.
+  co.write(R"({"kind":"los","from":[0,0,25],"to":[0,0,20]})" "\n" R"({"kind":"ray","from":[0,20,-4],"dir":[0,-1,0]})" "\n"
+           R"({"kind":"clearance",)");
+  const auto los = co.readLine();
+  const auto ray = co.readLine();
+  REQUIRE(los);
+  REQUIRE(ray);
+  CHECK(Json::parse(*los)["clear"] == true);
+  CHECK(Json::parse(*ray)["line"] == 4);
+  CHECK_FALSE(co.readLine(0.5));
+  co.write(R"("at":[0,0,25]})" "\n");
+  const auto half = co.readLine();
+  REQUIRE(half);
+  CHECK(Json::parse(*half)["line"] == 5);
+  CHECK(Json::parse(*half)["found"] == true);
+  const auto end = co.finish();
+  CHECK(end.exit_code == 2);  // one request was refused
+  CHECK(end.out.empty());
+
+  // Not with -o, and not without --batch.
+  auto r = runStrata({"query", world, "--batch", "-", "--stream", "-o", (dir / "x.jsonl").string()});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("not with -o"));
+  r = runStrata({"query", world, "--stream", "height", "--at", "0,-4"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--stream applies to --batch only"));
+}
