@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -11,8 +12,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 
+#include "baked_input.h"
 #include "command.h"
 
 namespace strata::cli {
@@ -239,6 +242,29 @@ Json refusedId(const std::string& text) {
   if (!doc.is_object() || !doc.contains("id")) return Json();
   const Json& id = doc["id"];
   return id.is_string() || id.is_number_integer() ? id : Json();
+}
+
+BatchSource::~BatchSource() {
+  if (fd_ > STDIN_FILENO) ::close(fd_);
+}
+
+int BatchSource::open(const std::string& batch, const std::string& output, std::vector<std::string> inputs) {
+  from_stdin_ = batch == "-";
+  name_ = from_stdin_ ? "<stdin>" : batch;
+  const std::string source = from_stdin_ ? "/dev/stdin" : batch;
+  std::error_code ec;
+  if (std::filesystem::is_directory(source, ec)) return badInput(name_ + ": is a directory");
+  // Before any work: the results file can be written and is none of the inputs.
+  inputs.push_back(source);
+  if (!output.empty())
+    if (const int code = checkNamedOutput(output, inputs, {".jsonl", ".ndjson", ".json"}, "batch results are"); code != kExitOk)
+      return code;
+  // A closed standard input is said so, before the world is read (whose file could otherwise
+  // take descriptor 0).
+  if (from_stdin_ && ::fcntl(STDIN_FILENO, F_GETFD) < 0) return badInput("<stdin>: standard input is closed");
+  fd_ = from_stdin_ ? STDIN_FILENO : ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return reportError(Error::cannotOpen(name_, source));
+  return kExitOk;
 }
 
 std::string idProblem(const Json& id) {

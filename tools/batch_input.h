@@ -80,6 +80,28 @@ struct RequestObject {
 /// line 1 are dropped from `line`).
 RequestObject parseRequestObject(std::string& line, std::size_t number, const std::string& file);
 
+/// The request file of a batch, opened: "-" is standard input, named "<stdin>" in messages.
+/// The descriptor is closed with the object (never standard input).
+class BatchSource {
+ public:
+  BatchSource() = default;
+  ~BatchSource();
+  BatchSource(const BatchSource&) = delete;
+  BatchSource& operator=(const BatchSource&) = delete;
+  int fd() const { return fd_; }
+  const std::string& name() const { return name_; }  ///< for messages
+  bool fromStdin() const { return from_stdin_; }
+  /// Opens `batch` after checking, before any work, that `output` (when not empty) can be
+  /// written as batch results and is none of `inputs` nor the request file. Returns kExitOk, or
+  /// the exit code of the one-line error it reported.
+  int open(const std::string& batch, const std::string& output, std::vector<std::string> inputs);
+
+ private:
+  int fd_ = -1;
+  std::string name_;
+  bool from_stdin_ = false;
+};
+
 /// The "id" of a request line that was refused, when the line is a JSON object whose "id" is one
 /// (so that a co-process can match the error to its request); null otherwise.
 nlohmann::ordered_json refusedId(const std::string& text);

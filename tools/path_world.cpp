@@ -17,8 +17,6 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -357,28 +355,11 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   if (options.threads > 0)
     limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));
   // "-": the requests come on standard input, named so in messages.
-  const bool from_stdin = options.batch == "-";
-  const std::string name = from_stdin ? "<stdin>" : options.batch;
-  const std::string source = from_stdin ? "/dev/stdin" : options.batch;
-  std::error_code ec;
-  if (std::filesystem::is_directory(source, ec)) return badInput(name + ": is a directory");
-  // Before any work: the results file can be written and is none of the inputs.
-  if (!options.output.empty())
-    if (const int code = checkNamedOutput(options.output, {input, options.profile, source}, {".jsonl", ".ndjson", ".json"},
-                                          "batch results are");
-        code != kExitOk)
-      return code;
-  // A closed standard input is said so, before the world is read (whose file could otherwise
-  // take descriptor 0).
-  if (from_stdin && ::fcntl(STDIN_FILENO, F_GETFD) < 0) return badInput("<stdin>: standard input is closed");
-  const int fd = from_stdin ? STDIN_FILENO : ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return reportError(Error::cannotOpen(name, source));
-  struct Closer {
-    int fd;
-    ~Closer() {
-      if (fd > STDIN_FILENO) ::close(fd);
-    }
-  } closer{fd};
+  BatchSource source;
+  if (const int code = source.open(options.batch, options.output, {input, options.profile}); code != kExitOk) return code;
+  const std::string& name = source.name();
+  const bool from_stdin = source.fromStdin();
+  const int fd = source.fd();
   AgentCache cache(input, options.profile);
   // The input first, whatever the requests hold (an empty batch on a file that is no world used
   // to succeed, and a world's error was blamed on the first request). From a world file, the

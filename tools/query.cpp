@@ -12,8 +12,6 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -653,24 +651,11 @@ int runQueryBatch(const std::string& world, const QueryCommonOptions& common, co
   std::optional<tbb::global_control> limit;
   if (options.threads > 0)
     limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));
-  const bool from_stdin = options.batch == "-";
-  const std::string name = from_stdin ? "<stdin>" : options.batch;
-  const std::string source = from_stdin ? "/dev/stdin" : options.batch;
-  std::error_code ec;
-  if (std::filesystem::is_directory(source, ec)) return badInput(name + ": is a directory");
-  if (!options.output.empty())
-    if (const int code = checkNamedOutput(options.output, {world, common.profile, source}, {".jsonl", ".ndjson", ".json"}, "batch results are");
-        code != kExitOk)
-      return code;
-  if (from_stdin && ::fcntl(STDIN_FILENO, F_GETFD) < 0) return badInput("<stdin>: standard input is closed");
-  const int fd = from_stdin ? STDIN_FILENO : ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return reportError(Error::cannotOpen(name, source));
-  struct Closer {
-    int fd;
-    ~Closer() {
-      if (fd > STDIN_FILENO) ::close(fd);
-    }
-  } closer{fd};
+  BatchSource source;
+  if (const int code = source.open(options.batch, options.output, {world, common.profile}); code != kExitOk) return code;
+  const std::string& name = source.name();
+  const bool from_stdin = source.fromStdin();
+  const int fd = source.fd();
   // The input first, whatever the requests hold: a world file's header and profiles (each
   // agent's graph is read when a request names it), or a mesh's triangles.
   BatchWorld shared(common);
