@@ -178,6 +178,26 @@ std::optional<sim::Vec3> pointFromJson(const Json& value) {
   return p;
 }
 
+std::optional<std::size_t> binaryByte(const std::string& line, bool first) {
+  std::size_t i = first && line.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+  while (i < line.size()) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) return i;
+      ++i;
+      continue;
+    }
+    // The length of a UTF-8 sequence from its lead byte (overlong and surrogate forms are left
+    // to the JSON parser, which names them); continuation bytes must follow.
+    const std::size_t length = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (length == 0 || i + length > line.size()) return i;
+    for (std::size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(line[i + k]) & 0xC0) != 0x80) return i;
+    i += length;
+  }
+  return std::nullopt;
+}
+
 RequestObject parseRequestObject(std::string& line, std::size_t number, const std::string& file) {
   RequestObject out;
   const auto fail = [&](std::string message) {

@@ -68,6 +68,11 @@ std::optional<std::string> underflowingNumber(const std::string& text);
 /// An array of three finite numbers, else nullopt.
 std::optional<sim::Vec3> pointFromJson(const nlohmann::ordered_json& value);
 
+/// The offset of the first byte of `line` that no JSON text holds (a NUL, a control character
+/// other than tab and carriage return, DEL, or a byte that is not part of valid UTF-8), nullopt
+/// when there is none. `first`: a UTF-8 byte-order mark opening the line is allowed.
+std::optional<std::size_t> binaryByte(const std::string& line, bool first);
+
 /// One batch line parsed as a JSON object. `error` non-empty: the line's message, which starts
 /// with "FILE:LINE: ".
 struct RequestObject {

@@ -582,6 +582,7 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
     CLI::App sub("", kind_name);
     auto run = kind->setup(sub);
     std::vector<std::string> args;
+    std::map<std::string, std::string> spelt;  // option name -> the member that gave it
     for (const auto& [key, value] : request.items()) {
       if (key == "kind" || key == "id") continue;
       std::string name = key;
@@ -589,6 +590,12 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
       const CLI::Option* option = name == "help" || name.empty() ? nullptr : sub.get_option_no_throw("--" + name);
       if (option == nullptr) {
         refuse(fmt::format("unknown member \"{}\" (a {} request has kind, id, {})", printable(key), kind_name, memberList(sub)));
+        break;
+      }
+      // "front_only" and "front-only" are one member (an audit: given both, the flag's true won
+      // whatever the order).
+      if (const auto [it, fresh] = spelt.emplace(name, key); !fresh) {
+        refuse(fmt::format("member \"{}\" given twice (as \"{}\" and \"{}\")", name, printable(it->second), printable(key)));
         break;
       }
       if (option->get_expected_min() == 0) {  // a flag: true or false
@@ -604,7 +611,11 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
         refuse(fmt::format("\"{}\" must be a number, a string or an array of numbers", key));
         break;
       }
-      args.push_back("--" + name + "=" + *text);
+      // "--at=-1,0,2" in one word, so that a value starting with a minus is not read as an
+      // option; an empty value as a word of its own, which CLI11 takes as a value given empty
+      // (and the kind's check names it), where "--agent=" read as a missing value (an audit).
+      if (text->empty()) args.insert(args.end(), {"--" + name, std::string()});
+      else args.push_back("--" + name + "=" + *text);
     }
     if (out.error.empty()) {
       std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
@@ -631,7 +642,14 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
       }
       if (out.error.empty()) {
         out.code = run(ctx);
-        if (!io.error.empty()) refuse(kind_name + ": " + io.error, io.runtime);
+        if (!io.error.empty()) {
+          // Named by the kind once ("field: give either ...", not "field: field: ..."; "overlap:
+          // give one of ...", not "overlap: query overlap: ...": an audit).
+          std::string message = io.error;
+          if (message.rfind("query ", 0) == 0) message.erase(0, 6);
+          if (message.rfind(kind_name + ": ", 0) != 0) message = kind_name + ": " + message;
+          refuse(message, io.runtime);
+        }
       }
     }
   }
@@ -662,12 +680,10 @@ int runQueryBatch(const std::string& world, const QueryCommonOptions& common, co
   if (isWorldFile(world)) {
     auto read = formats::readWorldFile(world, {formats::WorldReadOptions::Agents::ProfilesOnly, {}});
     if (!read) return reportError(read.error());
-    // No agents, a --profile (for meshes), or no --agent of that name: the loader's own message.
-    const bool present = !read->agents.empty() && common.profile.empty() &&
-                         (common.agent.empty() || std::any_of(read->agents.begin(), read->agents.end(), [&](const nav::BakedAgent& a) {
-                            return a.profile.settings.name == common.agent;
-                          }));
-    if (!present)
+    // A --profile is for meshes: a usage error, said once. An agent the world lacks (or a world
+    // without agents) refuses only the requests that need it, as for a mesh (an audit: a
+    // missing --agent refused the geometry requests too, on a world file only).
+    if (!common.profile.empty())
       if (auto named = shared.agent({}, {}); !named) return reportError(named.error());
   } else if (auto g = shared.geometry(); !g) {
     return reportError(g.error());
@@ -685,11 +701,20 @@ int runQueryBatch(const std::string& world, const QueryCommonOptions& common, co
   std::vector<std::size_t> numbers;
   std::vector<BatchAnswer> answers;
   std::size_t number = 0, requests = 0;
-  bool negative = false, refused = false, runtime = false;
+  bool negative = false, refused = false, runtime = false, seen_request = false;
   for (bool more = true; more;) {
     // (--stream: one line, waiting for it, then those already there.)
     const LineRead stopped = readBlock(reader, number, kBlock, kBlockBytes, options.stream, texts, numbers);
     more = stopped == LineRead::Line;
+    // A file that is no text at all (a world or a program given by mistake) is said once, not
+    // as an error line for each of its "lines" (an audit: 294,248 of them for the binary).
+    for (std::size_t k = 0; !seen_request && k < texts.size(); ++k) {
+      if (texts[k].find_first_not_of(" \t\r") == std::string::npos) continue;
+      seen_request = true;
+      if (const auto where = binaryByte(texts[k], numbers[k] == 1))
+        return badInput(fmt::format("{}: not a JSON-lines text file (line {}, byte {}: 0x{:02x}, a byte no JSON text holds)",
+                                    printable(name), numbers[k], *where + 1, static_cast<unsigned char>(texts[k][*where])));
+    }
     answers.assign(texts.size(), BatchAnswer{});
     arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, texts.size(), 16), [&](const tbb::blocked_range<std::size_t>& range) {

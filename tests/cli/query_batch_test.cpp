@@ -118,6 +118,13 @@ TEST_CASE("strata query --batch: refused requests get an error line, the others 
       {R"({"kind":"height","at":[0,-4],"id":1.5})", "\"id\" must be a string or an integer"},
       {R"({"kind":"height","at":[0,-4]} x)", "not valid JSON"},
       {R"({"kind":"height","at":[0,-4],"kind":"los"})", "member \"kind\" given twice"},
+      // One option spelt both ways is one member given twice; an empty name is named as such;
+      // a kind's own message names the kind once.
+      {R"({"kind":"ray","from":[0,20,-4],"dir":[0,-1,0],"front-only":false,"front_only":true})",
+       "member \"front-only\" given twice (as \"front-only\" and \"front_only\")"},
+      {R"({"kind":"height","at":[0,-4],"agent":""})", "height: --agent: an agent name cannot be empty"},
+      {R"({"kind":"field","at":[0,0,-4]})", ": field: give either --name NAME or --origin X,Y,Z"},
+      {R"({"kind":"overlap"})", ": overlap: give one of --box, --sphere or --capsule"},
   };
   std::string text = R"({"kind":"height","at":[0,-4],"id":"first"})" "\n";
   for (const auto& [line, message] : refused) text += line + "\n";
@@ -205,11 +212,27 @@ TEST_CASE("strata query --batch: usage errors and defaults given before the kind
   r = runStrata({"query", world, "-o", (dir / "x.jsonl").string(), "height", "--at", "0,-4"});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("-o/--output applies to --batch only"));
-  // A world error is said once, before any request; nothing is written.
-  r = runStrata({"query", world, "--batch", requests, "--agent", "nobody", "-o", (dir / "out.jsonl").string()});
+  // An agent the world lacks refuses the requests that need it; the others are answered.
+  {
+    std::ofstream in(dir / "two.jsonl");
+    in << R"({"kind":"ray","from":[0,20,-4],"dir":[0,-1,0]})" << "\n" << R"({"kind":"height","at":[0,-4]})" << "\n";
+  }
+  r = runStrata({"query", world, "--batch", (dir / "two.jsonl").string(), "--agent", "nobody", "-o", (dir / "out.jsonl").string()});
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("no agent 'nobody'"));
-  CHECK_FALSE(std::filesystem::exists(dir / "out.jsonl"));
+  CHECK_THAT(r.err, Catch::Contains("two.jsonl:2: height: ") && Catch::Contains("no agent 'nobody'"));
+  const auto answered = resultLines(strata::test::readFile(dir / "out.jsonl"));
+  REQUIRE(answered.size() == 2);
+  CHECK(answered[0]["hit"] == true);
+  CHECK(answered[1].contains("error"));
+  // A world error, and a --profile with a world file, are said once, before any request.
+  r = runStrata({"query", (dir / "one.jsonl").string(), "--batch", requests});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  // A binary file given as the requests: one line, not an error per "line" of it.
+  r = runStrata({"query", world, "--batch", world});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "strata: error: " + world + ": not a JSON-lines text file (line 1, byte 1: 0x89, a byte no JSON text holds)\n");
   r = runStrata({"query", world, "--batch", requests, "--profile", (sourceDir() / "samples" / "tower.toml").string()});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("--profile applies to mesh inputs only"));
