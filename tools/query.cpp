@@ -1,8 +1,11 @@
-// strata query WORLD KIND ...: answers one spatial question about a world's geometry.
+// strata query WORLD KIND ...: answers one question about a world (its geometry, or an agent's
+// baked graph); strata query WORLD --batch REQUESTS.jsonl answers many, of any kinds.
 //
-// Kinds are rows of kQueryKinds below: each adds its own CLI11 subcommand under `query` and
-// runs against a QueryContext (the loaded world and its query index). Geometry kinds (ray,
-// overlap, cast) live here; navigation kinds (nearest, height, los, ...) add rows the same way.
+// Kinds are rows of queryKinds() below: each adds its own CLI11 subcommand under `query` and
+// runs against a QueryContext (the loaded world and its query index), answering through its
+// QueryIO (query_nav.h). Geometry kinds (ray, overlap, cast) live here; navigation kinds
+// (nearest, height, los, ...) add rows the same way. A batch request is parsed by its kind's own
+// subcommand, built afresh for it, and answered through a QueryIO that keeps its answer.
 // Exit codes: 0 hit, 3 nothing hit (a well-formed negative answer), 2 bad input.
 
 #include <fmt/format.h>
