@@ -94,6 +94,13 @@ class LayeredSearchGraph {
   /// line, each area's share at its cost), or +infinity when lineOfSight(a, b) is false. Theta*'s
   /// shortcuts cost this, so a route's cost is what its segments cost walked, over a hill too.
   double shortcutCost(NodeId a, NodeId b) const;
+  /// Theta*'s cost of the walk edge from a to b whose stored cost is `stored`: shortcutCost
+  /// (each area's share) where the two areas' costs differ and the line walks, else `stored`.
+  double walkStepCost(NodeId a, NodeId b, double stored) const {
+    if (areaCost(a) == areaCost(b)) return stored;
+    const double walked = shortcutCost(a, b);
+    return walked < std::numeric_limits<double>::infinity() ? walked : stored;
+  }
   /// True when an agent can walk straight from node a to node b on one connected floor: every
   /// column the segment crosses is entered by a walk edge from the previous one (no corner
   /// threading; a diagonal crossing needs the diagonal walk edge), ends on b, and no crossed

@@ -493,6 +493,12 @@ SearchOutcome search(const G& graph, SearchState& state, NodeId start, NodeId go
     const double parent_g = can_shortcut ? state.record(parent).g : 0.0;
     const auto offer = [&](NodeId to, double cost, MoveAction kind) {
       if (state.closed(to)) return;
+      // Theta*'s g in the measure its route is costed in: a walk edge between areas of
+      // different costs costs each area's share of it, as a shortcut does (its stored cost
+      // charges the destination's rate; mixing the two, a route dearer by its own measure than
+      // the A* route won: 2.190 against 2.048 across a floor of patchy mud, an audit).
+      if constexpr (requires { graph.walkStepCost(node, to, cost); })
+        if (any_angle && kind == MoveAction::Walk) cost = graph.walkStepCost(node, to, cost);
       SearchState::Record& next = state.touch(to);
       double g = node_g + cost;
       NodeId via = node;
