@@ -287,6 +287,14 @@ int BatchSource::open(const std::string& batch, const std::string& output, std::
   return kExitOk;
 }
 
+std::string errorLine(std::size_t line, const Json& id, const std::string& error) {
+  Json doc;
+  doc["line"] = line;
+  if (!id.is_null()) doc["id"] = id;
+  doc["error"] = error;
+  return printedJson(std::move(doc)) + "\n";
+}
+
 std::string idProblem(const Json& id) {
   // Echoed as given: strings and integers only (a JSON number with a fraction or exponent was
   // printed back shortened, 1.0000000000000002 as 1.0: the re-audit).

@@ -111,6 +111,9 @@ class BatchSource {
 /// (so that a co-process can match the error to its request); null otherwise.
 nlohmann::ordered_json refusedId(const std::string& text);
 
+/// The result line of a refused request, with its newline: {"line", "id" (unless null), "error"}.
+std::string errorLine(std::size_t line, const nlohmann::ordered_json& id, const std::string& error);
+
 /// A request's "id" member checked: a string or an integer, echoed as given. Empty when valid,
 /// else the message (after "FILE:LINE: ").
 std::string idProblem(const nlohmann::ordered_json& id);

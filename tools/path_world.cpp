@@ -314,11 +314,7 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
       }
       refused = true;
       reportError(Error::badInput(p.error));
-      Json doc;
-      doc["line"] = numbers[k];
-      if (Json id = refusedId(texts[k]); !id.is_null()) doc["id"] = std::move(id);
-      doc["error"] = p.error;
-      printed[k] = printedJson(std::move(doc)) + "\n";
+      printed[k] = errorLine(numbers[k], refusedId(texts[k]), p.error);
     }
     std::vector<nav::PathResult> results;
     if (requests.size() == 1) {

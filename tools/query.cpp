@@ -65,12 +65,10 @@ struct QueryGeometry {
   sim::QueryFilter filter;
 };
 
-/// What every kind runs against (geometry kinds: `mesh`, `index` and `filter` are set).
+/// What every kind runs against.
 struct QueryContext {
   std::string world_name;
-  std::shared_ptr<const sim::TriangleMesh> mesh;
-  std::shared_ptr<const sim::QueryIndex> index;
-  sim::QueryFilter filter;
+  QueryGeometry geometry;  ///< geometry kinds: the triangles, their index and the tag filter
   bool json = false;
   QueryIO* io = nullptr;  ///< where the answer goes; the world's agents
 };
@@ -92,14 +90,14 @@ std::string vecText(const sim::Vec3& v) { return sim::pointText(v); }
 ordered_json featureJson(const QueryContext& ctx, uint32_t triangle, uint32_t label, uint32_t tag) {
   ordered_json j;
   j["triangle"] = triangle == sim::kNoTriangle ? ordered_json(nullptr) : ordered_json(triangle);
-  j["label"] = ctx.index->labelName(label);
-  j["tag"] = ctx.index->tagName(tag);
+  j["label"] = ctx.geometry.index->labelName(label);
+  j["tag"] = ctx.geometry.index->tagName(tag);
   return j;
 }
 
 std::string featureText(const QueryContext& ctx, uint32_t triangle, uint32_t label, uint32_t tag) {
-  return fmt::format("triangle {}  label \"{}\"  tag \"{}\"", triangle, printable(ctx.index->labelName(label)),
-                     printable(ctx.index->tagName(tag)));
+  return fmt::format("triangle {}  label \"{}\"  tag \"{}\"", triangle, printable(ctx.geometry.index->labelName(label)),
+                     printable(ctx.geometry.index->tagName(tag)));
 }
 
 // ---- ray ----
@@ -142,12 +140,12 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
     if (!dir || largest == 0)
       return ctx.io->bad("--dir: expected a non-zero X,Y,Z direction, got '" + opt->dir + "'");
     if (!(opt->max > 0)) return ctx.io->bad("--max: must be a number > 0");
-    ctx.filter.back_faces = !opt->front_only;
+    ctx.geometry.filter.back_faces = !opt->front_only;
     const sim::Vec3 unit = sim::normalize(*dir / largest);
     std::vector<sim::RayHit> hits;
     if (opt->all) {
-      ctx.index->raycastAll(*from, unit, opt->max, hits, ctx.filter);
-    } else if (auto hit = ctx.index->raycast(*from, unit, opt->max, ctx.filter)) {
+      ctx.geometry.index->raycastAll(*from, unit, opt->max, hits, ctx.geometry.filter);
+    } else if (auto hit = ctx.geometry.index->raycast(*from, unit, opt->max, ctx.geometry.filter)) {
       hits.push_back(*hit);
     }
     auto hitJson = [&](const sim::RayHit& h) {
@@ -208,21 +206,21 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
       if (!std::isfinite(opt->yaw)) return ctx.io->bad("--yaw: must be a finite number of degrees");
       const auto b = sim::OrientedBox::fromYaw({(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]},
                                                radiansOfYaw(opt->yaw));
-      ctx.index->overlapOrientedBox(b, hits, ctx.filter);
+      ctx.geometry.index->overlapOrientedBox(b, hits, ctx.geometry.filter);
       shape = "box";
     } else if (!opt->sphere.empty()) {
       const auto v = parseNumbers(opt->sphere, 4);
       if (!v || (*v)[3] < 0) return ctx.io->bad("--sphere: expected CX,CY,CZ,R with R >= 0, got '" + opt->sphere + "'" + numbersNote(opt->sphere));
       if (std::string e = beyondLimit("--sphere", *v, opt->sphere); !e.empty()) return ctx.io->bad(e);
-      ctx.index->overlapSphere(sim::Sphere{{(*v)[0], (*v)[1], (*v)[2]}, (*v)[3]}, hits, ctx.filter);
+      ctx.geometry.index->overlapSphere(sim::Sphere{{(*v)[0], (*v)[1], (*v)[2]}, (*v)[3]}, hits, ctx.geometry.filter);
       shape = "sphere";
     } else if (!opt->capsule.empty()) {
       const auto v = parseNumbers(opt->capsule, 7);
       if (!v || (*v)[6] < 0)
         return ctx.io->bad("--capsule: expected AX,AY,AZ,BX,BY,BZ,R with R >= 0, got '" + opt->capsule + "'" + numbersNote(opt->capsule));
       if (std::string e = beyondLimit("--capsule", *v, opt->capsule); !e.empty()) return ctx.io->bad(e);
-      ctx.index->overlapCapsule(sim::Capsule{{(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]}, (*v)[6]}, hits,
-                                ctx.filter);
+      ctx.geometry.index->overlapCapsule(sim::Capsule{{(*v)[0], (*v)[1], (*v)[2]}, {(*v)[3], (*v)[4], (*v)[5]}, (*v)[6]}, hits,
+                                ctx.geometry.filter);
       shape = "capsule";
     } else {
       return ctx.io->bad("query overlap: give one of --box, --sphere or --capsule");
@@ -236,8 +234,8 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
       for (const auto& h : hits) {
         ordered_json j;
         j["triangle"] = h.triangle;
-        j["label"] = ctx.mesh->labels[ctx.mesh->triangle_labels[h.triangle]];
-        j["tag"] = ctx.mesh->tags[ctx.mesh->triangle_tags[h.triangle]];
+        j["label"] = ctx.geometry.mesh->labels[ctx.geometry.mesh->triangle_labels[h.triangle]];
+        j["tag"] = ctx.geometry.mesh->tags[ctx.geometry.mesh->triangle_tags[h.triangle]];
         doc["hits"].push_back(j);
       }
       ctx.io->json(doc, 2);
@@ -247,8 +245,8 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
       ctx.io->text(fmt::format("{} triangle{} the {}\n", hits.size(), hits.size() == 1 ? " overlaps" : "s overlap", shape));
       for (const auto& h : hits) {
         const uint32_t t = h.triangle;
-        ctx.io->text(fmt::format("  triangle {}  label \"{}\"  tag \"{}\"\n", t, printable(ctx.mesh->labels[ctx.mesh->triangle_labels[t]]),
-                   printable(ctx.mesh->tags[ctx.mesh->triangle_tags[t]])));
+        ctx.io->text(fmt::format("  triangle {}  label \"{}\"  tag \"{}\"\n", t, printable(ctx.geometry.mesh->labels[ctx.geometry.mesh->triangle_labels[t]]),
+                   printable(ctx.geometry.mesh->tags[ctx.geometry.mesh->triangle_tags[t]])));
       }
     }
     return hits.empty() ? kExitNegative : kExitOk;
@@ -292,13 +290,13 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
         return ctx.io->bad("--box: expected HX,HY,HZ (half extents >= 0), got '" + opt->box + "'" + numbersNote(opt->box));
       if (std::string e = beyondLimit("--box", *v, opt->box); !e.empty()) return ctx.io->bad(e);
       if (!std::isfinite(opt->yaw)) return ctx.io->bad("--yaw: must be a finite number of degrees");
-      hit = ctx.index->castOrientedBox(
-          sim::OrientedBox::fromYaw(*from, {(*v)[0], (*v)[1], (*v)[2]}, radiansOfYaw(opt->yaw)), move, ctx.filter);
+      hit = ctx.geometry.index->castOrientedBox(
+          sim::OrientedBox::fromYaw(*from, {(*v)[0], (*v)[1], (*v)[2]}, radiansOfYaw(opt->yaw)), move, ctx.geometry.filter);
       shape = "box";
     } else if (opt->sphere >= 0) {  // -1: not given (the option's check refuses negatives)
       if (std::string e = beyondLimit("--sphere", std::span(&opt->sphere, 1), fmt::format("{:g}", opt->sphere)); !e.empty())
         return ctx.io->bad(e);
-      hit = ctx.index->castSphere(*from, opt->sphere, move, ctx.filter);
+      hit = ctx.geometry.index->castSphere(*from, opt->sphere, move, ctx.geometry.filter);
       shape = "sphere";
     } else if (!opt->capsule.empty()) {
       const auto v = parseNumbers(opt->capsule, 2);
@@ -306,8 +304,8 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
         return ctx.io->bad("--capsule: expected R,H with R >= 0 and H >= 2R, got '" + opt->capsule + "'" + numbersNote(opt->capsule));
       if (std::string e = beyondLimit("--capsule", *v, opt->capsule); !e.empty()) return ctx.io->bad(e);
       const double half_segment = (*v)[1] / 2 - (*v)[0];
-      hit = ctx.index->castCapsule(*from - sim::Vec3{0, half_segment, 0}, *from + sim::Vec3{0, half_segment, 0}, (*v)[0],
-                                   move, ctx.filter);
+      hit = ctx.geometry.index->castCapsule(*from - sim::Vec3{0, half_segment, 0}, *from + sim::Vec3{0, half_segment, 0}, (*v)[0],
+                                   move, ctx.geometry.filter);
       shape = "capsule";
     } else {
       return ctx.io->bad("query cast: give one of --box, --sphere or --capsule");
@@ -361,6 +359,13 @@ const std::vector<QueryKind>& queryKinds() {
     return k;
   }();
   return kinds;
+}
+
+// The kinds' names, in --help order, for messages ("ray, overlap, ..., clearance").
+std::string kindList() {
+  std::string list;
+  for (const QueryKind& k : queryKinds()) list += (list.empty() ? "" : ", ") + std::string(k.name);
+  return list;
 }
 
 Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
@@ -572,13 +577,13 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
   }
   if (out.error.empty()) {
     if (!request.contains("kind") || !request["kind"].is_string()) {
-      refuse("a request needs \"kind\": one of ray, overlap, cast, nearest, height, los, sight, field, component, clearance");
+      refuse("a request needs \"kind\": one of " + kindList());
     } else {
       kind_name = request["kind"].get<std::string>();
       for (const QueryKind& k : queryKinds())
         if (kind_name == k.name) kind = &k;
       if (kind == nullptr)
-        refuse("unknown kind \"" + printable(kind_name) + "\" (ray, overlap, cast, nearest, height, los, sight, field, component, clearance)");
+        refuse("unknown kind \"" + printable(kind_name) + "\" (" + kindList() + ")");
     }
   }
   if (out.error.empty()) {
@@ -638,9 +643,7 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
         if (!g) {
           refuse(g.error().message, g.error().kind != ErrorKind::BadInput);
         } else {
-          ctx.mesh = (*g)->mesh;
-          ctx.index = (*g)->index;
-          ctx.filter = (*g)->filter;
+          ctx.geometry = **g;
         }
       }
       if (out.error.empty()) {
@@ -656,14 +659,14 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
       }
     }
   }
+  if (!out.error.empty()) {
+    out.line = errorLine(number, id, out.error);
+    return out;
+  }
   ordered_json doc;
   doc["line"] = number;
   if (!id.is_null()) doc["id"] = id;
-  if (!out.error.empty()) {
-    doc["error"] = out.error;
-  } else {
-    for (auto& [key, value] : io.answer.items()) doc[key] = value;
-  }
+  for (auto& [key, value] : io.answer.items()) doc[key] = value;
   out.line = printedJson(std::move(doc)) + "\n";
   return out;
 }
@@ -725,11 +728,7 @@ int runQueryBatch(const std::string& world, const QueryCommonOptions& common, co
           RequestObject parsed = parseRequestObject(texts[k], numbers[k], name);
           if (parsed.blank) continue;
           if (!parsed.error.empty()) {
-            ordered_json doc;
-            doc["line"] = numbers[k];
-            if (ordered_json id = refusedId(texts[k]); !id.is_null()) doc["id"] = std::move(id);
-            doc["error"] = parsed.error;
-            answers[k] = BatchAnswer{printedJson(std::move(doc)) + "\n", kExitBadInput, parsed.error};
+            answers[k] = BatchAnswer{errorLine(numbers[k], refusedId(texts[k]), parsed.error), kExitBadInput, parsed.error};
             continue;
           }
           answers[k] = answerRequest(parsed, numbers[k], name, world, shared);
@@ -862,7 +861,7 @@ std::function<int()> setupQuery(CLI::App& app) {
     if (query->count("--threads") > 0) return badInput("--threads applies to --batch only");
     if (batch->stream) return badInput("--stream applies to --batch only");
     if (chosen == nullptr)
-      return badInput("query: give a kind (ray, overlap, cast, nearest, height, los, sight, field, component, clearance) or --batch");
+      return badInput("query: give a kind (" + kindList() + ") or --batch");
     TerminalIO io(*common);
     QueryContext ctx;
     ctx.world_name = common->world;
@@ -877,9 +876,7 @@ std::function<int()> setupQuery(CLI::App& app) {
     }
     auto g = loadQueryGeometry(common->world, common->include_tags, common->exclude_tags);
     if (!g) return reportError(g.error());
-    ctx.mesh = g->mesh;
-    ctx.index = g->index;
-    ctx.filter = g->filter;
+    ctx.geometry = std::move(*g);
     return chosen->run(ctx);
   };
 }
