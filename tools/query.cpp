@@ -124,8 +124,8 @@ std::function<int(QueryContext&)> setupRay(CLI::App& sub) {
     bool front_only = false;
   };
   auto opt = std::make_shared<Options>();
-  sub.add_option("--from", opt->from, "ray origin X,Y,Z (metres)")->required();
-  sub.add_option("--dir", opt->dir, "ray direction X,Y,Z (normalised here; must not be zero)")->required();
+  sub.add_option("--from", opt->from, "ray origin (metres)")->type_name("X,Y,Z")->required();
+  sub.add_option("--dir", opt->dir, "ray direction (normalised here; must not be zero)")->type_name("X,Y,Z")->required();
   sub.add_option("--max", opt->max, "longest distance searched (metres, > 0; default 1e6)")->transform(positiveNumber());
   sub.add_flag("--all", opt->all, "every hit along the ray, nearest first, instead of the closest");
   sub.add_flag("--front-only", opt->front_only, "ignore triangles seen from behind");
@@ -187,9 +187,9 @@ std::function<int(QueryContext&)> setupOverlap(CLI::App& sub) {
     double yaw = 0;
   };
   auto opt = std::make_shared<Options>();
-  auto* box = sub.add_option("--box", opt->box, "box CX,CY,CZ,HX,HY,HZ: centre and half extents (metres)");
-  auto* sphere = sub.add_option("--sphere", opt->sphere, "sphere CX,CY,CZ,R (metres)");
-  auto* capsule = sub.add_option("--capsule", opt->capsule, "capsule AX,AY,AZ,BX,BY,BZ,R: segment ends and radius (metres)");
+  auto* box = sub.add_option("--box", opt->box, "box: centre and half extents (metres)")->type_name("CX,CY,CZ,HX,HY,HZ");
+  auto* sphere = sub.add_option("--sphere", opt->sphere, "sphere: centre and radius (metres)")->type_name("CX,CY,CZ,R");
+  auto* capsule = sub.add_option("--capsule", opt->capsule, "capsule: segment ends and radius (metres)")->type_name("AX,AY,AZ,BX,BY,BZ,R");
   sub.add_option("--yaw", opt->yaw, "rotate the box about Y by this many degrees (counter-clockwise from above; --box only)")
       ->transform(finiteNumber())
       ->needs(box);
@@ -262,18 +262,19 @@ std::function<int(QueryContext&)> setupCast(CLI::App& sub) {
     double yaw = 0;
   };
   auto opt = std::make_shared<Options>();
-  auto* box = sub.add_option("--box", opt->box, "box of half extents HX,HY,HZ centred on the path (metres)");
+  auto* box = sub.add_option("--box", opt->box, "box of these half extents centred on the path (metres)")->type_name("HX,HY,HZ");
   auto* sphere = sub.add_option("--sphere", opt->sphere, "sphere of radius R centred on the path (metres, >= 0)")
                      ->transform(nonNegativeNumber());
   auto* capsule = sub.add_option("--capsule", opt->capsule,
-                                 "upright capsule R,H: radius and total height (H >= 2R), centred on the path (metres)");
+                                 "upright capsule: radius and total height (H >= 2R), centred on the path (metres)")
+                     ->type_name("R,H");
   box->excludes(sphere)->excludes(capsule);
   sphere->excludes(capsule);
   sub.add_option("--yaw", opt->yaw, "rotate the box about Y by this many degrees (--box only)")
       ->transform(finiteNumber())
       ->needs(box);
-  sub.add_option("--from", opt->from, "start centre X,Y,Z (metres)")->required();
-  sub.add_option("--to", opt->to, "end centre X,Y,Z (metres); equal to --from checks the start only")->required();
+  sub.add_option("--from", opt->from, "start centre (metres)")->type_name("X,Y,Z")->required();
+  sub.add_option("--to", opt->to, "end centre (metres); equal to --from checks the start only")->type_name("X,Y,Z")->required();
   return [opt](QueryContext& ctx) -> int {
     const auto from = parseVec3(opt->from);
     if (!from) return ctx.io->bad("--from: expected X,Y,Z (three finite numbers), got '" + opt->from + "'" + numbersNote(opt->from));
@@ -519,23 +520,38 @@ class BatchLineIO final : public QueryIO {
 };
 
 // A request member's value as the text of the option it stands for ("at": [1, 2, 3] -> "1,2,3"),
-// nullopt when it is no number, string or array of numbers.
-std::optional<std::string> optionText(const ordered_json& value) {
+// or why it cannot be one. What a member must be follows from its option's type name: a list
+// ("X,Y,Z", "R,H") an array of numbers, a number (FLOAT, INT) a number, a name or a file (TEXT)
+// a string; as in a path batch, where "agent": 5 is refused (an audit: it was taken as the
+// agent "5", and "max": [13] as 13).
+std::optional<std::string> optionText(const CLI::Option& option, const ordered_json& value, std::string& problem) {
   const auto number = [](const ordered_json& v) -> std::optional<std::string> {
     if (v.is_number_integer()) return v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>()) : std::to_string(v.get<std::int64_t>());
     if (v.is_number_float()) return fmt::format("{}", v.get<double>());  // the shortest text that reads back the same
     return std::nullopt;
   };
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_number()) return number(value);
-  if (!value.is_array() || value.empty()) return std::nullopt;
-  std::string joined;
-  for (const ordered_json& v : value) {
-    const auto text = number(v);
-    if (!text) return std::nullopt;
-    joined += (joined.empty() ? "" : ",") + *text;
+  const std::string type = option.get_type_name();
+  const std::string base = type.substr(0, type.find(':'));
+  if (base.find(',') != std::string::npos) {
+    bool numbers = value.is_array() && !value.empty();
+    std::string joined;
+    for (const ordered_json& v : value.is_array() ? value : ordered_json::array()) {
+      const auto text = number(v);
+      numbers = numbers && text.has_value();
+      if (text) joined += (joined.empty() ? "" : ",") + *text;
+    }
+    if (numbers) return joined;
+    problem = "must be an array of numbers (" + base + ")";
+    return std::nullopt;
   }
-  return joined;
+  if (base == "FLOAT" || base == "INT" || base == "UINT") {
+    if (const auto text = number(value)) return text;
+    problem = "must be a number";
+    return std::nullopt;
+  }
+  if (value.is_string()) return value.get<std::string>();
+  problem = "must be a string";
+  return std::nullopt;
 }
 
 // The members a request of `kind` may have, for messages: its options without the dashes.
@@ -614,9 +630,10 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
         if (value.get<bool>()) args.push_back("--" + name);
         continue;
       }
-      const auto text = optionText(value);
+      std::string problem;
+      const auto text = optionText(*option, value, problem);
       if (!text) {
-        refuse(fmt::format("\"{}\" must be a number, a string or an array of numbers", key));
+        refuse(fmt::format("\"{}\" {}", key, problem));
         break;
       }
       // "--at=-1,0,2" in one word, so that a value starting with a minus is not read as an

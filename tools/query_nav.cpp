@@ -54,7 +54,7 @@ auto setupNearest(CLI::App& sub) {
   auto at = std::make_shared<std::string>();
   auto radius = std::make_shared<double>(8 * 0.3);
   addCommon(sub, *common);
-  sub.add_option("--at", *at, "the point X,Y,Z (metres)")->required();
+  sub.add_option("--at", *at, "the point (metres)")->type_name("X,Y,Z")->required();
   sub.add_option("--radius", *radius, "search radius, metres, measured from the point itself (rings of columns out to it)")->default_str("2.4")->transform(nonNegativeNumber());
   return [=](QueryIO& io, const std::string& /*world*/, bool json) -> int {
     const auto p = vec(io, "--at", *at);
@@ -95,7 +95,7 @@ auto setupHeight(CLI::App& sub) {
   auto common = std::make_shared<NavCommon>();
   auto at = std::make_shared<std::string>();
   addCommon(sub, *common);
-  sub.add_option("--at", *at, "the column X,Z (metres; X,Y,Z also accepted, Y ignored)")->required();
+  sub.add_option("--at", *at, "the column (metres; X,Y,Z also accepted, Y ignored)")->type_name("X,Z")->required();
   return [=](QueryIO& io, const std::string& /*world*/, bool json) -> int {
     auto xz = parseNumbers(*at, 2);
     if (!xz) {
@@ -195,8 +195,8 @@ auto setupLine(CLI::App& sub, bool eyes) {
   auto from = std::make_shared<std::string>(), to = std::make_shared<std::string>();
   auto eye = std::make_shared<double>(nav::SightSettings{}.eye_height);
   addCommon(sub, *common);
-  sub.add_option("--from", *from, "first point X,Y,Z (snaps to the floor below it)")->required();
-  sub.add_option("--to", *to, "second point X,Y,Z (snaps to the floor below it)")->required();
+  sub.add_option("--from", *from, "first point (snaps to the floor below it)")->type_name("X,Y,Z")->required();
+  sub.add_option("--to", *to, "second point (snaps to the floor below it)")->type_name("X,Y,Z")->required();
   CLI::Option* eye_option = nullptr;
   if (eyes)
     eye_option = sub.add_option("--eye", *eye, "eye height above each floor, metres (default: 1.6, or 0.9 x the agent's height when that is lower)")
@@ -264,9 +264,9 @@ auto setupField(CLI::App& sub) {
   auto at = std::make_shared<std::string>(), name = std::make_shared<std::string>(), origin = std::make_shared<std::string>();
   auto max = std::make_shared<double>(1000.0);
   addCommon(sub, *common);
-  sub.add_option("--at", *at, "the point X,Y,Z whose route distance is asked")->required();
+  sub.add_option("--at", *at, "the point whose route distance is asked")->type_name("X,Y,Z")->required();
   sub.add_option("--name", *name, "a baked route-distance field of the profile");
-  sub.add_option("--origin", *origin, "flood a field on demand from this X,Y,Z instead (Dijkstra)");
+  sub.add_option("--origin", *origin, "flood a field on demand from this point instead (Dijkstra)")->type_name("X,Y,Z");
   sub.add_option("--max", *max, "flood limit for --origin (metres-equivalent; only with --origin)")
       ->default_str("1000")
       ->transform(positiveNumber());
@@ -314,8 +314,8 @@ auto setupComponent(CLI::App& sub) {
   auto common = std::make_shared<NavCommon>();
   auto at = std::make_shared<std::string>(), to = std::make_shared<std::string>();
   addCommon(sub, *common);
-  sub.add_option("--at", *at, "the point X,Y,Z")->required();
-  sub.add_option("--to", *to, "a second point: can a route reach it from --at? (exact: the bake's regions)");
+  sub.add_option("--at", *at, "the point")->type_name("X,Y,Z")->required();
+  sub.add_option("--to", *to, "a second point: can a route reach it from --at? (exact: the bake's regions)")->type_name("X,Y,Z");
   CLI::App* self = &sub;
   return [=](QueryIO& io, const std::string& /*world*/, bool json) -> int {
     const auto a = vec(io, "--at", *at);
@@ -350,7 +350,7 @@ auto setupClearance(CLI::App& sub) {
   auto common = std::make_shared<NavCommon>();
   auto at = std::make_shared<std::string>();
   addCommon(sub, *common);
-  sub.add_option("--at", *at, "the point X,Y,Z (the floor below it)")->required();
+  sub.add_option("--at", *at, "the point (the floor below it)")->type_name("X,Y,Z")->required();
   return [=](QueryIO& io, const std::string& /*world*/, bool json) -> int {
     const auto p = vec(io, "--at", *at);
     if (!p) return kExitBadInput;

@@ -112,7 +112,7 @@ TEST_CASE("strata query --batch: refused requests get an error line, the others 
       {R"({"kind":"nearest","at":[0,0]})", "nearest: --at: expected X,Y,Z (three finite numbers), got '0,0'"},
       {R"({"kind":"ray","from":[0,1,0],"dir":[0,0,0]})", "ray: --dir: expected a non-zero X,Y,Z direction"},
       {R"({"kind":"ray","from":[0,1,0],"dir":[0,-1,0],"all":1})", "\"all\" must be true or false"},
-      {R"({"kind":"nearest","at":{"x":1}})", "\"at\" must be a number, a string or an array of numbers"},
+      {R"({"kind":"nearest","at":{"x":1}})", "\"at\" must be an array of numbers (X,Y,Z)"},
       {R"({"kind":"nearest","at":[0,0,0],"radius":-1})", "nearest: --radius"},
       {R"({"kind":"height","at":[0,-4],"agent":"nobody"})", "no agent 'nobody'"},
       {R"({"kind":"height","at":[0,-4],"id":1.5})", "\"id\" must be a string or an integer"},
@@ -125,6 +125,16 @@ TEST_CASE("strata query --batch: refused requests get an error line, the others 
       {R"({"kind":"height","at":[0,-4],"agent":""})", "height: --agent: an agent name cannot be empty"},
       {R"({"kind":"field","at":[0,0,-4]})", ": field: give either --name NAME or --origin X,Y,Z"},
       {R"({"kind":"overlap"})", ": overlap: give one of --box, --sphere or --capsule"},
+      // Each member of its option's JSON type, as in a path batch: a list an array of numbers, a
+      // number a number, a name a string (an audit: "agent": 5 was the agent "5", "max": [13]
+      // was 13 and "at": "0,-4" a point).
+      {R"({"kind":"height","at":[0,-4],"agent":5})", "\"agent\" must be a string"},
+      {R"({"kind":"ray","from":[0,20,-4],"dir":[0,-1,0],"max":[13]})", "\"max\" must be a number"},
+      {R"({"kind":"ray","from":[0,20,-4],"dir":[0,-1,0],"max":"13"})", "\"max\" must be a number"},
+      {R"({"kind":"height","at":"0,-4"})", "\"at\" must be an array of numbers (X,Z)"},
+      {R"({"kind":"cast","capsule":[0.3,"1.8"],"from":[0,6,-4],"to":[0,-2,-4]})", "\"capsule\" must be an array of numbers (R,H)"},
+      {R"({"kind":"ray","from":[],"dir":[0,-1,0]})", "\"from\" must be an array of numbers (X,Y,Z)"},
+      {R"({"kind":"field","at":[0,8,-4],"name":["from_road"]})", "\"name\" must be a string"},
   };
   std::string text = R"({"kind":"height","at":[0,-4],"id":"first"})" "\n";
   for (const auto& [line, message] : refused) text += line + "\n";
