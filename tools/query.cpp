@@ -381,6 +381,23 @@ Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
   return std::move(imported.value().mesh);
 }
 
+// The tag ids of --tag (`include`) or --exclude-tag names, each unknown name said through `warn_`
+// ("<where>--tag NAME: no such tag ..."). An unknown tag matches nothing: it is kept as an
+// impossible id so that an include filter stays strict, and said, since a misspelt tag would
+// otherwise read as "no hit".
+std::vector<uint32_t> tagIds(const sim::QueryIndex& index, const std::vector<std::string>& names, bool include,
+                             const std::string& where, const std::function<void(const std::string&)>& warn_) {
+  std::vector<uint32_t> ids;
+  for (const std::string& tag : names) {
+    const uint32_t id = index.findTag(tag);
+    if (id == sim::kInvalidId)
+      warn_(where + (include ? "--tag " : "--exclude-tag ") + tag + (include ? ": no such tag (it matches nothing)" : ": no such tag (it excludes nothing)"));
+    if (id != sim::kInvalidId) ids.push_back(id);
+    else if (include) ids.push_back(sim::kInvalidId - 1);
+  }
+  return ids;
+}
+
 // The triangles of `world`, indexed, with the filter of --tag and --exclude-tag (an unknown tag
 // is warned about once).
 Result<QueryGeometry> loadQueryGeometry(const std::string& world, const std::vector<std::string>& include_tags,
@@ -391,18 +408,9 @@ Result<QueryGeometry> loadQueryGeometry(const std::string& world, const std::vec
   auto owned = std::make_shared<sim::TriangleMesh>(std::move(mesh.value()));
   g.index = std::make_shared<sim::QueryIndex>(*owned);
   g.mesh = std::move(owned);
-  for (const std::string& tag : include_tags) {
-    const uint32_t id = g.index->findTag(tag);
-    // An unknown tag matches nothing; keep it as an impossible id so the filter stays strict,
-    // and say so: a misspelt tag would otherwise read as "no hit".
-    if (id == sim::kInvalidId) warn(world + ": --tag " + tag + ": no such tag (it matches nothing)");
-    g.filter.include_tags.push_back(id == sim::kInvalidId ? sim::kInvalidId - 1 : id);
-  }
-  for (const std::string& tag : exclude_tags) {
-    const uint32_t id = g.index->findTag(tag);
-    if (id != sim::kInvalidId) g.filter.exclude_tags.push_back(id);
-    else warn(world + ": --exclude-tag " + tag + ": no such tag (it excludes nothing)");
-  }
+  const auto say = [](const std::string& message) { warn(message); };
+  g.filter.include_tags = tagIds(*g.index, include_tags, true, world + ": ", say);
+  g.filter.exclude_tags = tagIds(*g.index, exclude_tags, false, world + ": ", say);
   return g;
 }
 
@@ -569,7 +577,21 @@ struct BatchAnswer {
   std::string line;  ///< the result line, with its newline
   int code = kExitOk;
   std::string error;  ///< non-empty: the request was refused (also in `line`)
+  std::vector<std::string> warnings;  ///< said on stderr, in input order (a request's unknown tag)
 };
+
+// A request's "tag" or "exclude_tag": a tag name or an array of them, as --tag and --exclude-tag
+// (repeatable) take them; nullopt when it is neither or a name is empty (as on the command line).
+std::optional<std::vector<std::string>> tagNames(const ordered_json& value) {
+  if (value.is_string()) return value.get<std::string>().empty() ? std::nullopt : std::optional(std::vector{value.get<std::string>()});
+  if (!value.is_array() || value.empty()) return std::nullopt;
+  std::vector<std::string> names;
+  for (const ordered_json& v : value) {
+    if (!v.is_string() || v.get<std::string>().empty()) return std::nullopt;
+    names.push_back(v.get<std::string>());
+  }
+  return names;
+}
 
 // Answers one parsed request of a batch: its members become the kind's own options, parsed by
 // the kind's own subcommand (so a request is checked exactly as the same query on the command
@@ -607,13 +629,18 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
     auto run = kind->setup(sub);
     std::vector<std::string> args;
     std::map<std::string, std::string> spelt;  // option name -> the member that gave it
+    // A geometry request's own --tag / --exclude-tag, which replace the batch's (an audit: a
+    // batch could not filter its requests' tags differently).
+    std::optional<std::vector<std::string>> tags[2];
     for (const auto& [key, value] : request.items()) {
       if (key == "kind" || key == "id") continue;
       std::string name = key;
       std::replace(name.begin(), name.end(), '_', '-');
-      const CLI::Option* option = name == "help" || name.empty() ? nullptr : sub.get_option_no_throw("--" + name);
-      if (option == nullptr) {
-        refuse(fmt::format("unknown member \"{}\" (a {} request has kind, id, {})", printable(key), kind_name, memberList(sub)));
+      const bool tag_member = name == "tag" || name == "exclude-tag";
+      const CLI::Option* option = name == "help" || name.empty() || tag_member ? nullptr : sub.get_option_no_throw("--" + name);
+      if (option == nullptr && !tag_member) {
+        refuse(fmt::format("unknown member \"{}\" (a {} request has kind, id, {}{})", printable(key), kind_name, memberList(sub),
+                           kind->geometry ? ", tag, exclude-tag" : ""));
         break;
       }
       // "front_only" and "front-only" are one member (an audit: given both, the flag's true won
@@ -621,6 +648,19 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
       if (const auto [it, fresh] = spelt.emplace(name, key); !fresh) {
         refuse(fmt::format("member \"{}\" given twice (as \"{}\" and \"{}\")", name, printable(it->second), printable(key)));
         break;
+      }
+      if (tag_member) {
+        // As on the command line, where --tag with a navigation kind is an error.
+        if (!kind->geometry) {
+          refuse(fmt::format("{}: --tag and --exclude-tag apply to ray, overlap and cast, not to {}", kind_name, kind_name));
+          break;
+        }
+        tags[name == "tag" ? 0 : 1] = tagNames(value);
+        if (!tags[name == "tag" ? 0 : 1]) {
+          refuse(fmt::format("\"{}\" must be a tag name or an array of tag names (not empty)", key));
+          break;
+        }
+        continue;
       }
       if (option->get_expected_min() == 0) {  // a flag: true or false
         if (!value.is_boolean()) {
@@ -661,6 +701,9 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
           refuse(g.error().message, g.error().kind != ErrorKind::BadInput);
         } else {
           ctx.geometry = **g;
+          const auto say = [&](const std::string& message) { out.warnings.push_back(message); };
+          for (int k = 0; k < 2; ++k)
+            if (tags[k]) (k == 0 ? ctx.geometry.filter.include_tags : ctx.geometry.filter.exclude_tags) = tagIds(*ctx.geometry.index, *tags[k], k == 0, where, say);
         }
       }
       if (out.error.empty()) {
@@ -745,7 +788,7 @@ int runQueryBatch(const std::string& world, const QueryCommonOptions& common, co
           RequestObject parsed = parseRequestObject(texts[k], numbers[k], name);
           if (parsed.blank) continue;
           if (!parsed.error.empty()) {
-            answers[k] = BatchAnswer{errorLine(numbers[k], refusedId(texts[k]), parsed.error), kExitBadInput, parsed.error};
+            answers[k] = BatchAnswer{errorLine(numbers[k], refusedId(texts[k]), parsed.error), kExitBadInput, parsed.error, {}};
             continue;
           }
           answers[k] = answerRequest(parsed, numbers[k], name, world, shared);
@@ -757,6 +800,7 @@ int runQueryBatch(const std::string& world, const QueryCommonOptions& common, co
       if (a.line.empty()) continue;  // a blank line
       ++requests;
       text += a.line;
+      for (const std::string& w : a.warnings) warn(w);
       if (!a.error.empty()) {
         reportError(Error::badInput(a.error));
         refused = true;
@@ -810,9 +854,9 @@ std::function<int()> setupQuery(CLI::App& app) {
   query->add_flag("--json", common->json, "print one JSON document");
   const CLI::Validator non_empty([](std::string& tag) { return tag.empty() ? std::string("a tag cannot be empty") : std::string(); },
                                  "TAG", "tag");
-  query->add_option("--tag", common->include_tags, "ray, overlap, cast: only hits whose tag is this tag or under it (repeatable)")
+  query->add_option("--tag", common->include_tags, "ray, overlap, cast (and such batch requests that name no \"tag\"): only hits whose tag is this tag or under it (repeatable)")
       ->check(non_empty);
-  query->add_option("--exclude-tag", common->exclude_tags, "ray, overlap, cast: never hits whose tag is this tag or under it (repeatable)")
+  query->add_option("--exclude-tag", common->exclude_tags, "ray, overlap, cast (and such batch requests that name no \"exclude_tag\"): never hits whose tag is this tag or under it (repeatable)")
       ->check(non_empty);
   query->add_option("--agent", common->agent,
                     "navigation kinds and batch requests: the agent when the kind or request names none (default: the first "

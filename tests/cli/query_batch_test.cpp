@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -202,6 +203,50 @@ TEST_CASE("strata query --batch: the same bytes on 1 and 2 threads, exit 0 when 
   const auto yes = runStrata({"query", world, "--batch", (dir / "yes.jsonl").string()});
   CHECK(yes.exit_code == 0);
   CHECK(resultLines(yes.out).size() == 2);
+}
+
+TEST_CASE("strata query --batch: tag filters per request, the batch's for the others", "[cli][query][batch]") {
+  strata::test::TempDir dir;
+  const std::string world = bakeTower(dir);
+  // Straight down through the roof (8 m) onto the road (0 m): the batch's --tag keeps the roof,
+  // a request's own "tag" or "exclude_tag" replaces the batch's option of that name.
+  const std::string down = R"("kind":"ray","from":[0,20,-4],"dir":[0,-1,0],"all":true)";
+  {
+    std::ofstream in(dir / "tags.jsonl");
+    in << "{" << down << "}\n"
+       << "{" << down << R"(,"tag":"tower/road"})" << "\n"
+       << "{" << down << R"(,"tag":["tower/road","tower/roof"],"exclude_tag":"tower/roof"})" << "\n"
+       << "{" << down << R"(,"tag":"tower/nothing"})" << "\n"
+       << R"({"kind":"height","at":[0,-4]})" << "\n"
+       << R"({"kind":"height","at":[0,-4],"tag":"tower/road"})" << "\n"
+       << "{" << down << R"(,"exclude_tag":[]})" << "\n";
+  }
+  const auto r = runStrata({"query", world, "--batch", (dir / "tags.jsonl").string(), "--tag", "tower/roof"});
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  const auto results = resultLines(r.out);
+  REQUIRE(results.size() == 7);
+  const auto tags = [](const Json& result) {  // of the hits, each once
+    std::set<std::string> seen;
+    for (const Json& hit : result["hits"]) seen.insert(hit["tag"].get<std::string>());
+    return seen;
+  };
+  CHECK(tags(results[0]) == std::set<std::string>{"tower/roof"});
+  CHECK(tags(results[1]) == std::set<std::string>{"tower/road"});
+  CHECK(tags(results[2]) == std::set<std::string>{"tower/road"});
+  CHECK(results[3]["hit"] == false);
+  CHECK_THAT(r.err, Catch::Contains("tags.jsonl:4: --tag tower/nothing: no such tag (it matches nothing)"));
+  // Each is the answer of the same query alone with those options.
+  const auto alone = runStrata({"query", world, "ray", "--from", "0,20,-4", "--dir", "0,-1,0", "--all", "--tag", "tower/road",
+                                "--tag", "tower/roof", "--exclude-tag", "tower/roof", "--json"});
+  Json third = results[2];
+  third.erase("line");
+  CHECK(third == Json::parse(alone.out));
+  // The batch's --tag does not concern a navigation request; a request's own tag is refused, as
+  // --tag is with a navigation kind on the command line.
+  CHECK(results[4]["layers"].size() == 3);
+  CHECK_THAT(results[5]["error"].get<std::string>(), Catch::Contains("height: --tag and --exclude-tag apply to ray, overlap and cast"));
+  CHECK_THAT(results[6]["error"].get<std::string>(), Catch::Contains("\"exclude_tag\" must be a tag name or an array of tag names"));
 }
 
 TEST_CASE("strata query --batch: usage errors and defaults given before the kind", "[cli][query][batch]") {
