@@ -122,8 +122,12 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   }
   auto profile = profileOf(options);
   if (!profile) return profile.error();
-  auto imported = importInput(options);
-  if (!imported) return imported.error();
+  std::optional<Result<formats::ImportedMesh>> imported;
+  if (options.imported == nullptr) {
+    imported.emplace(importInput(options));
+    if (!*imported) return imported->error();
+  }
+  const sim::TriangleMesh& mesh = options.imported != nullptr ? *options.imported : (*imported)->mesh;
   // Only the agent asked for is baked, as only its graph is read from a world file (an audit: an
   // unsnappable link of another agent of the profile failed the command for this one, and a
   // batch baked every agent once per agent it named). An agent's bake does not depend on the
@@ -135,9 +139,9 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   profile->agents.push_back(std::move(*chosen));
   nav::BakeOptions bake_options;
   bake_options.memory_limit_bytes = formats::usableMemoryBytes();
-  auto baked = nav::bakeWorld(imported->mesh, *profile, bake_options, options.input);
+  auto baked = nav::bakeWorld(mesh, *profile, bake_options, options.input);
   if (!baked) return baked.error();
-  if (geometry != nullptr) *geometry = std::move(imported->mesh);
+  if (geometry != nullptr) *geometry = imported ? std::move((*imported)->mesh) : mesh;
   return std::move(baked->agents.front());  // the one agent of the profile, chosen above
 }
 

@@ -23,6 +23,9 @@ struct BakedInputOptions {
   std::string input;    ///< a world file (.h5) or a mesh file
   std::string agent;    ///< agent name; empty = the first agent
   std::string profile;  ///< bake profile for a mesh input; empty = the default profile
+  /// A mesh input's triangles when they are already imported (not imported again); ignored for
+  /// a world file.
+  const sim::TriangleMesh* imported = nullptr;
 };
 
 /// Declares the WORLD positional and the --agent and --profile options on `sub`; `what` names

@@ -470,8 +470,15 @@ class BatchWorld {
       // Isolated, as the reads below are: reading or baking runs in parallel, and a worker that
       // waits for that part must not take up another request meanwhile, which would wait for
       // this lock on the thread that holds it.
+      // A mesh is imported once, for its triangles (runQueryBatch asks them first), and each
+      // agent is baked from those.
+      const sim::TriangleMesh* imported = nullptr;
+      if (!isWorldFile(world_)) {
+        loadGeometry();
+        if (*geometry_) imported = geometry_->value().mesh.get();
+      }
       Result<nav::BakedAgent> baked = Error::runtime("");
-      tbb::this_task_arena::isolate([&] { baked = loadBakedAgent(BakedInputOptions{world_, name, profile}); });
+      tbb::this_task_arena::isolate([&] { baked = loadBakedAgent(BakedInputOptions{world_, name, profile, imported}); });
       Result<std::unique_ptr<QueryAgent>> loaded = baked ? Result<std::unique_ptr<QueryAgent>>(std::make_unique<QueryAgent>(std::move(*baked)))
                                                          : Result<std::unique_ptr<QueryAgent>>(baked.error());
       it = agents_.emplace(key, std::move(loaded)).first;
@@ -482,12 +489,17 @@ class BatchWorld {
 
   Result<const QueryGeometry*> geometry() {
     const std::lock_guard lock(mutex_);
-    if (!geometry_) tbb::this_task_arena::isolate([&] { geometry_.emplace(loadQueryGeometry(world_, include_, exclude_)); });
+    loadGeometry();
     if (!*geometry_) return geometry_->error();
     return &geometry_->value();
   }
 
  private:
+  // (With mutex_ held.)
+  void loadGeometry() {
+    if (!geometry_) tbb::this_task_arena::isolate([&] { geometry_.emplace(loadQueryGeometry(world_, include_, exclude_)); });
+  }
+
   std::string world_, agent_, profile_;
   std::vector<std::string> include_, exclude_;
   std::mutex mutex_;

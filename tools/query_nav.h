@@ -27,7 +27,6 @@ namespace strata::cli {
 class QueryAgent {
  public:
   explicit QueryAgent(nav::BakedAgent baked) : baked_(std::move(baked)) {}
-  const nav::BakedAgent& baked() const { return baked_; }
   const nav::LayeredGraph& graph() const { return baked_.graph; }
   const nav::AgentSettings& settings() const { return baked_.profile.settings; }
   const nav::LayeredSearchGraph& view() const {
