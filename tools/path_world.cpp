@@ -133,8 +133,21 @@ class AgentCache {
     // A failure is kept too: a stream of lines naming an agent the world lacks read the world
     // file again for each (3,000 such lines took 4 s: a review).
     if (auto it = failed_.find(name); it != failed_.end()) return it->second;
-    auto baked = loadBakedAgent(BakedInputOptions{input_, name, profile_});
-    if (!baked) return failed_.emplace(name, baked.error()).first->second;
+    // The first agent named by "" and by its name is one graph (an audit: a batch of both read
+    // it, or baked it, twice). A mesh is imported once, for every agent baked from it.
+    if (!name.empty())
+      for (const auto& [asked, i] : index_)
+        if (asked.empty() && agents_[i]->profile.settings.name == name) return index_[name] = i;
+    const sim::TriangleMesh* imported = mesh_ ? &*mesh_ : nullptr;
+    sim::TriangleMesh* keep = imported == nullptr && !isWorldFile(input_) ? &mesh_.emplace() : nullptr;
+    auto baked = loadBakedAgent(BakedInputOptions{input_, name, profile_, imported}, keep);
+    if (!baked) {
+      if (mesh_ && mesh_->triangles.empty()) mesh_.reset();
+      return failed_.emplace(name, baked.error()).first->second;
+    }
+    if (name.empty())
+      for (const auto& [asked, i] : index_)
+        if (agents_[i]->profile.settings.name == baked->profile.settings.name) return index_[name] = i;
     agents_.push_back(std::make_unique<nav::BakedAgent>(std::move(*baked)));
     const nav::BakedAgent& a = *agents_.back();
     views_.push_back(std::make_unique<nav::LayeredSearchGraph>(a.graph, a.profile.settings));
@@ -151,6 +164,7 @@ class AgentCache {
 
  private:
   std::string input_, profile_;
+  std::optional<sim::TriangleMesh> mesh_;  ///< a mesh input's triangles, once imported
   std::map<std::string, std::size_t> index_;
   std::map<std::string, Error> failed_;
   std::vector<std::unique_ptr<nav::BakedAgent>> agents_;
