@@ -467,9 +467,6 @@ class BatchWorld {
     const std::string key = name + '\0' + profile;
     auto it = agents_.find(key);
     if (it == agents_.end()) {
-      // Isolated, as the reads below are: reading or baking runs in parallel, and a worker that
-      // waits for that part must not take up another request meanwhile, which would wait for
-      // this lock on the thread that holds it.
       // A mesh is imported once, for its triangles (runQueryBatch asks them first), and each
       // agent is baked from those.
       const sim::TriangleMesh* imported = nullptr;
@@ -477,6 +474,9 @@ class BatchWorld {
         loadGeometry();
         if (*geometry_) imported = geometry_->value().mesh.get();
       }
+      // Isolated, as the reads below are: reading or baking runs in parallel, and a worker that
+      // waits for that part must not take up another request meanwhile, which would wait for
+      // this lock on the thread that holds it.
       Result<nav::BakedAgent> baked = Error::runtime("");
       tbb::this_task_arena::isolate([&] { baked = loadBakedAgent(BakedInputOptions{world_, name, profile, imported}); });
       Result<std::unique_ptr<QueryAgent>> loaded = baked ? Result<std::unique_ptr<QueryAgent>>(std::make_unique<QueryAgent>(std::move(*baked)))
