@@ -12,7 +12,7 @@ if(STRATA_SANITIZE)
   target_compile_options(strata_warnings INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   target_link_options(strata_warnings INTERFACE -fsanitize=address,undefined)
 endif()
-install(TARGETS strata_warnings EXPORT StrataTargets)
+# (Not exported: every target links it in the build tree only.)
 
 # strata_library(NAME sim ...): one library target per folder, sources globbed from src/,
 # public headers under include/strata/<name>/, exported as strata::<name>.
@@ -26,11 +26,15 @@ function(strata_library name)
       PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
       PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
     target_link_libraries(strata_${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS} $<BUILD_INTERFACE:strata_warnings>)
+    # The public headers are C++20 (defaulted comparisons, std::span): a consumer compiles them
+    # so whatever its own standard setting.
+    target_compile_features(strata_${name} PUBLIC cxx_std_20)
   else()  # header-only until it has sources
     add_library(strata_${name} INTERFACE)
     target_include_directories(strata_${name}
       INTERFACE $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
     target_link_libraries(strata_${name} INTERFACE ${ARG_PUBLIC_DEPS})
+    target_compile_features(strata_${name} INTERFACE cxx_std_20)
   endif()
   set_target_properties(strata_${name} PROPERTIES EXPORT_NAME ${name})
   add_library(strata::${name} ALIAS strata_${name})
