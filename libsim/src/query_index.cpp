@@ -883,10 +883,16 @@ void QueryIndex::setEnumerateAll(bool enumerate_all) { impl_->enumerate_all = en
 // ---- queries ----
 
 namespace {
-// Keeps an already-unit direction bit for bit, so distances match callers' own arithmetic.
+// Keeps an already-unit direction bit for bit, so distances match callers' own arithmetic. A
+// direction whose squared length underflows or overflows (1e-170, 1e200) is scaled by its
+// largest component first (an audit: a finite, non-zero 1e-170 missed everything).
 Vec3 unitDirection(const Vec3& d) {
   const double l2 = lengthSquared(d);
-  return std::fabs(l2 - 1) <= 1e-12 ? d : normalize(d);
+  if (std::fabs(l2 - 1) <= 1e-12) return d;
+  if (l2 > 1e-200 && l2 < 1e200) return normalize(d);
+  const double m = std::max({std::fabs(d.x), std::fabs(d.y), std::fabs(d.z)});
+  if (!(m > 0) || !std::isfinite(m)) return Vec3{0, 0, 0};
+  return normalize(Vec3{d.x / m, d.y / m, d.z / m});
 }
 }  // namespace
 

@@ -65,6 +65,18 @@ TEST_CASE("ray hits report distance, point, unflipped normal, label and tag", "[
   // through the shared diagonal edge and through a vertex: hit (watertight)
   CHECK(index.raycast({3, 5, 3}, {0, -1, 0}, 100));
   CHECK(index.raycast({10, 5, 10}, {0, -1, 0}, 100));
+  // a direction of any finite, non-zero length is normalised (its squared length under- or
+  // overflowing too), the same hit as the unit one
+  for (const double scale : {1e-170, 1e-310, 1e160, 1e300, 0.5}) {
+    INFO(scale);
+    const auto scaled = index.raycast({1, 5, 2}, {0, -scale, 0}, 100);
+    REQUIRE(scaled);
+    CHECK(scaled->distance == hit->distance);
+    std::vector<RayHit> all;
+    index.raycastAll({1, 5, 2}, {0, -scale, 0}, 100, all);
+    CHECK(all.size() == 1);
+  }
+  CHECK(index.raycast({1, 5, 2}, {1e-170, -1e-170, 0}, 100)->distance == Approx(5 * std::sqrt(2.0)));
   // degenerate rays hit nothing
   CHECK_FALSE(index.raycast({0, 5, 0}, {0, 0, 0}, 100));
   CHECK_FALSE(index.raycast({NAN, 5, 0}, {0, -1, 0}, 100));

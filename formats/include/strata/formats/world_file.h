@@ -47,6 +47,11 @@ struct World {
 /// into place (the last one wins). The agents must have been baked over `world.geometry` itself
 /// (nav::bakeWorld of that mesh): readWorldFile refuses an agent whose column grid is not the
 /// one a bake lays over the stored geometry's bounds.
+/// Signals: as every atomic output of this library (TemporaryFile, output_file.h), the first
+/// write installs process-wide handlers for SIGINT, SIGTERM and SIGHUP where their action is
+/// still the default one, and leaves them installed; with no write in progress they end the
+/// process by that signal as the default action would. A host that handles those signals itself
+/// (before the first write) keeps its own handlers.
 Status writeWorldFile(const std::filesystem::path& path, const World& world);
 
 /// Which baked graphs readWorldFile reads. A world may hold several agents of millions of nodes
