@@ -37,6 +37,9 @@ Status SnapSettings::validate() const {
 }
 
 Status LayeredSearchSettings::validate() const {
+  // (An audit: a cast out of range was searched and reported as the method that answered.)
+  if (static_cast<unsigned>(method) > static_cast<unsigned>(SearchMethod::Interval))
+    return Error::badInput("method: " + std::to_string(static_cast<unsigned>(method)) + " is not a SearchMethod");
   if (Status s = limits.validate(); !s) return s;
   if (Status s = snap.validate(); !s) return s;
   if (!std::isfinite(waypoint_spacing) || waypoint_spacing < 0 || (waypoint_spacing > 0 && waypoint_spacing < kMinWaypointSpacing))

@@ -229,6 +229,12 @@ TEST_CASE("layered search: a spacing under the limit counts as the limit - nodeP
   LayeredSearchSettings s;
   s.waypoint_spacing = 1e-7;  // validate() refuses it; the search no longer fills memory with points
   CHECK_FALSE(s.validate().ok());
+  LayeredSearchSettings cast;  // a method out of the enum's range is refused too
+  cast.method = static_cast<SearchMethod>(42);
+  REQUIRE_FALSE(cast.validate().ok());
+  CHECK(cast.validate().error().message == "method: 42 is not a SearchMethod");
+  cast.method = SearchMethod::Interval;
+  CHECK(cast.validate().ok());
   const auto r = run(g, {0.5, 0, 0.5}, {9.5, 0, 0.5}, s);
   REQUIRE(r.ok());
   CHECK(r.waypoints.size() == static_cast<std::size_t>(9.0 / kMinWaypointSpacing + 1.5));
