@@ -36,7 +36,7 @@ test -x "$root/prefix/bin/strata"
 test -f "$root/prefix/share/man/man1/strata.1"
 cmake -S tests/package -B "$root/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$root/prefix" >/dev/null
 cmake --build "$root/consumer" -j"$jobs"
-"$root/consumer/strata_consumer"
+"$root/consumer/strata_consumer" samples/tower.obj samples/tower.toml "$root/consumer/tower.h5"
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer suite"
 cmake -S . -B "$root/asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON -DSTRATA_WERROR=ON \
