@@ -38,7 +38,9 @@ function(strata_library name)
   endif()
   set_target_properties(strata_${name} PROPERTIES EXPORT_NAME ${name})
   add_library(strata::${name} ALIAS strata_${name})
-  install(TARGETS strata_${name} EXPORT StrataTargets
+  # One export set per library, so that a consumer finds the dependencies of the components it
+  # asks for only (find_package(Strata COMPONENTS sim)).
+  install(TARGETS strata_${name} EXPORT Strata_${name}_Targets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endfunction()

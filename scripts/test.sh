@@ -37,6 +37,14 @@ test -f "$root/prefix/share/man/man1/strata.1"
 cmake -S tests/package -B "$root/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$root/prefix" >/dev/null
 cmake --build "$root/consumer" -j"$jobs"
 "$root/consumer/strata_consumer" samples/tower.obj samples/tower.toml "$root/consumer/tower.h5"
+# strata::sim alone, with strata::formats' libraries hidden: asking for one fails the configure.
+rm -rf "$root/consumer-sim"
+cmake -S tests/package/sim_only -B "$root/consumer-sim" -G Ninja -DCMAKE_PREFIX_PATH="$root/prefix" \
+      -DCMAKE_DISABLE_FIND_PACKAGE_assimp=ON -DCMAKE_DISABLE_FIND_PACKAGE_HDF5=ON -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON \
+      -DCMAKE_DISABLE_FIND_PACKAGE_tomlplusplus=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON \
+      -DCMAKE_DISABLE_FIND_PACKAGE_PNG=ON -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON >/dev/null
+cmake --build "$root/consumer-sim" -j"$jobs"
+"$root/consumer-sim/strata_sim_consumer"
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer suite"
 cmake -S . -B "$root/asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON -DSTRATA_WERROR=ON \
