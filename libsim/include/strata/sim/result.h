@@ -6,6 +6,7 @@
 /// `Result<T>`. The error carries a category that the CLI maps to an exit code and a message
 /// that already names its context ("level.glb: mesh 3, triangle 812: vertex is NaN").
 
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -38,6 +39,13 @@ struct Error {
   static Error noSuchFile(const std::string& name);
 };
 
+/// Thrown by Result::value() (and `*`, `->`) on an error, naming that error, and by
+/// Result::error() on a value: the caller's mistake (test ok() first), not a failure of input.
+class BadResultAccess : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
 /// Either a value or an Error. Deliberately small: `ok()`, `value()`, `error()`.
 template <class T>
 class [[nodiscard]] Result {
@@ -47,16 +55,32 @@ class [[nodiscard]] Result {
 
   bool ok() const { return data_.index() == 0; }
   explicit operator bool() const { return ok(); }
-  T& value() & { return std::get<0>(data_); }
-  const T& value() const& { return std::get<0>(data_); }
-  T&& value() && { return std::get<0>(std::move(data_)); }
-  const Error& error() const { return std::get<1>(data_); }
+  T& value() & {
+    checkValue();
+    return *std::get_if<0>(&data_);
+  }
+  const T& value() const& {
+    checkValue();
+    return *std::get_if<0>(&data_);
+  }
+  T&& value() && {
+    checkValue();
+    return std::move(*std::get_if<0>(&data_));
+  }
+  const Error& error() const {
+    if (ok()) throw BadResultAccess("strata::Result::error() on a value");
+    return *std::get_if<1>(&data_);
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
  private:
+  // (An audit: std::get's "wrong index for variant" said nothing of the error.)
+  void checkValue() const {
+    if (!ok()) throw BadResultAccess("strata::Result::value() on an error: " + std::get_if<1>(&data_)->message);
+  }
   std::variant<T, Error> data_;
 };
 
