@@ -39,7 +39,7 @@ cmake --build "$root/consumer" -j"$jobs"
 "$root/consumer/strata_consumer" samples/tower.obj samples/tower.toml "$root/consumer/tower.h5"
 # strata::sim alone, with strata::formats' libraries hidden: asking for one fails the configure.
 rm -rf "$root/consumer-sim"
-cmake -S tests/package/sim_only -B "$root/consumer-sim" -G Ninja -DCMAKE_PREFIX_PATH="$root/prefix" \
+cmake -S tests/package/sim_only -B "$root/consumer-sim" -G Ninja -DCMAKE_PREFIX_PATH="$root/prefix" --no-warn-unused-cli \
       -DCMAKE_DISABLE_FIND_PACKAGE_assimp=ON -DCMAKE_DISABLE_FIND_PACKAGE_HDF5=ON -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON \
       -DCMAKE_DISABLE_FIND_PACKAGE_tomlplusplus=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON \
       -DCMAKE_DISABLE_FIND_PACKAGE_PNG=ON -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON >/dev/null

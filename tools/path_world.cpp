@@ -133,7 +133,7 @@ class AgentCache {
     // A failure is kept too: a stream of lines naming an agent the world lacks read the world
     // file again for each (3,000 such lines took 4 s: a review).
     if (auto it = failed_.find(name); it != failed_.end()) return it->second;
-    // The first agent named by "" and by its name is one graph (an audit: a batch of both read
+    // The first agent named by "" and by its name is one graph (a batch of both read
     // it, or baked it, twice). A mesh is imported once, for every agent baked from it.
     if (!name.empty())
       for (const auto& [asked, i] : index_)
