@@ -381,6 +381,12 @@ Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
   return std::move(imported.value().mesh);
 }
 
+// Why --tag / --exclude-tag (or a batch request's "tag" / "exclude_tag") is refused with a
+// navigation kind: one message for the command line and a batch.
+std::string tagsNotFor(const std::string& kind) {
+  return "--tag and --exclude-tag apply to ray, overlap and cast, not to " + kind;
+}
+
 // The tag ids of --tag (`include`) or --exclude-tag names, each unknown name said through `warn_`
 // ("<where>--tag NAME: no such tag ..."). An unknown tag matches nothing: it is kept as an
 // impossible id so that an include filter stays strict, and said, since a misspelt tag would
@@ -458,7 +464,8 @@ struct QueryBatchOptions {
 class BatchWorld {
  public:
   explicit BatchWorld(const QueryCommonOptions& common)
-      : world_(common.world), agent_(common.agent), profile_(common.profile), include_(common.include_tags), exclude_(common.exclude_tags) {}
+      : world_(common.world), agent_(common.agent), profile_(common.profile), include_(common.include_tags), exclude_(common.exclude_tags),
+        mesh_input_(!isWorldFile(common.world)) {}
 
   Result<const QueryAgent*> agent(const std::string& asked, const std::string& asked_profile) {
     const std::string& name = asked.empty() ? agent_ : asked;
@@ -470,7 +477,7 @@ class BatchWorld {
       // A mesh is imported once, for its triangles (runQueryBatch asks them first), and each
       // agent is baked from those.
       const sim::TriangleMesh* imported = nullptr;
-      if (!isWorldFile(world_)) {
+      if (mesh_input_) {
         loadGeometry();
         if (*geometry_) imported = geometry_->value().mesh.get();
       }
@@ -502,6 +509,7 @@ class BatchWorld {
 
   std::string world_, agent_, profile_;
   std::vector<std::string> include_, exclude_;
+  bool mesh_input_;  ///< a mesh imported in memory, not a world file
   std::mutex mutex_;
   std::map<std::string, Result<std::unique_ptr<QueryAgent>>> agents_;
   std::optional<Result<QueryGeometry>> geometry_;
@@ -553,16 +561,18 @@ std::optional<std::string> optionText(const CLI::Option& option, const ordered_j
   const std::string type = option.get_type_name();
   const std::string base = type.substr(0, type.find(':'));
   if (base.find(',') != std::string::npos) {
-    bool numbers = value.is_array() && !value.empty();
-    std::string joined;
-    for (const ordered_json& v : value.is_array() ? value : ordered_json::array()) {
-      const auto text = number(v);
-      numbers = numbers && text.has_value();
-      if (text) joined += (joined.empty() ? "" : ",") + *text;
-    }
-    if (numbers) return joined;
-    problem = "must be an array of numbers (" + base + ")";
-    return std::nullopt;
+    const auto joined = [&]() -> std::optional<std::string> {
+      if (!value.is_array() || value.empty()) return std::nullopt;
+      std::string list;
+      for (const ordered_json& v : value) {
+        const auto text = number(v);
+        if (!text) return std::nullopt;
+        list += (list.empty() ? "" : ",") + *text;
+      }
+      return list;
+    }();
+    if (!joined) problem = "must be an array of numbers (" + base + ")";
+    return joined;
   }
   if (base == "FLOAT" || base == "INT" || base == "UINT") {
     if (const auto text = number(value)) return text;
@@ -664,11 +674,12 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
       if (tag_member) {
         // As on the command line, where --tag with a navigation kind is an error.
         if (!kind->geometry) {
-          refuse(fmt::format("{}: --tag and --exclude-tag apply to ray, overlap and cast, not to {}", kind_name, kind_name));
+          refuse(kind_name + ": " + tagsNotFor(kind_name));
           break;
         }
-        tags[name == "tag" ? 0 : 1] = tagNames(value);
-        if (!tags[name == "tag" ? 0 : 1]) {
+        auto& slot = tags[name == "tag" ? 0 : 1];
+        slot = tagNames(value);
+        if (!slot) {
           refuse(fmt::format("\"{}\" must be a tag name or an array of tag names (not empty)", key));
           break;
         }
@@ -944,7 +955,7 @@ std::function<int()> setupQuery(CLI::App& app) {
     // would load a large world twice.
     if (!chosen->geometry) {
       if (!common->include_tags.empty() || !common->exclude_tags.empty())
-        return badInput(common->world + ": --tag and --exclude-tag apply to ray, overlap and cast, not to " + chosen->sub->get_name());
+        return badInput(common->world + ": " + tagsNotFor(chosen->sub->get_name()));
       return chosen->run(ctx);
     }
     auto g = loadQueryGeometry(common->world, common->include_tags, common->exclude_tags);
