@@ -45,10 +45,38 @@ struct Slot {
 };
 
 Slot g_slots[kSlots];
-// Every signal that ends a process by default and can be caught (an audit: `timeout -s QUIT`,
-// `kill -USR1` and an alarm left a partial world's temporary behind).
-constexpr int kSignals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGPIPE, SIGALRM,
-                            SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU};
+// Every signal that ends a process by default and can be caught, other than those a crash
+// raises (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS: after one, the slots may be
+// garbage, and a garbage path is not unlinked). Audits: `timeout -s QUIT`, `kill -USR1` and an
+// alarm left a partial world's temporary behind, and so did SIGPWR, SIGIO, SIGSTKFLT and the
+// real-time signals. The real-time range is known at run time only (glibc keeps its lowest
+// signals for itself), so the list is built once, at the first temporary.
+constexpr int kFixedSignals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1,
+                                 SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU, SIGPWR,  SIGIO,
+#ifdef SIGSTKFLT
+                                 SIGSTKFLT,
+#endif
+};
+constexpr int kMaxSignals = 128;
+
+struct SignalList {
+  int count = 0;
+  int signals[kMaxSignals] = {};
+  sigset_t mask{};
+  SignalList() {
+    sigemptyset(&mask);
+    auto add = [&](int sig) {
+      if (count < kMaxSignals) signals[count++] = sig, sigaddset(&mask, sig);
+    };
+    for (const int sig : kFixedSignals) add(sig);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) add(sig);
+  }
+};
+
+const SignalList& terminatingSignals() {
+  static const SignalList list;
+  return list;
+}
 
 // Removes the entries of a folder (through its open descriptor `folder_fd`, so a name another
 // process put in its place is never entered; by its name, not followed, when there is none),
@@ -108,18 +136,19 @@ extern "C" void removeTemporariesAndDie(int sig) {
   ::raise(sig);  // delivered with the default action once this handler returns
 }
 
-// Installs the handler for each of kSignals whose action is the default one; a signal the
-// program ignores (nohup) or handles itself is left alone. Checked for every temporary, so a
-// handler reset by someone else in between is put back.
+// Installs the handler for each of terminatingSignals() whose action is the default one; a
+// signal the program ignores (nohup) or handles itself is left alone. Checked for every
+// temporary, so a handler reset by someone else in between is put back.
 void installHandlers() {
-  for (const int sig : kSignals) {
+  const SignalList& list = terminatingSignals();
+  for (int k = 0; k < list.count; ++k) {
+    const int sig = list.signals[k];
     struct sigaction current {};
     if (::sigaction(sig, nullptr, &current) != 0) continue;
     if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
     struct sigaction action {};
     action.sa_handler = removeTemporariesAndDie;
-    sigemptyset(&action.sa_mask);
-    for (const int other : kSignals) sigaddset(&action.sa_mask, other);
+    action.sa_mask = list.mask;
     ::sigaction(sig, &action, nullptr);
   }
 }

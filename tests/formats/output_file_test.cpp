@@ -12,6 +12,7 @@
 #include <chrono>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "strata/formats/output_file.h"
 #include "strata/formats/render.h"
@@ -292,9 +293,11 @@ TEST_CASE("output path: a path too long for its temporary is refused before any 
 
 TEST_CASE("temporary file: a writer ended by a signal leaves no temporary", "[formats][output][atomic]") {
   const formats::World big = test::terrainWorld(1500);  // several seconds of deflate
-  // SIGQUIT, SIGALRM and SIGUSR1 left the temporary behind (an audit); SIGQUIT's default action
-  // dumps core, which the child does not.
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1}) {
+  // SIGQUIT, SIGALRM and SIGUSR1 left the temporary behind (an audit), and so did SIGPWR, SIGIO
+  // and the real-time signals (another); SIGQUIT's default action dumps core, which the child
+  // does not.
+  const std::vector<int> signals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGPWR, SIGIO, SIGRTMIN, SIGRTMAX};
+  for (const int sig : signals) {
     INFO("signal " << sig);
     TempDir dir;
     const auto target = dir / "w.h5";
@@ -304,7 +307,7 @@ TEST_CASE("temporary file: a writer ended by a signal leaves no temporary", "[fo
     REQUIRE(child >= 0);
     if (child == 0) {
       // The test runner handles some of these signals itself; a command-line process does not.
-      for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1}) ::signal(s, SIG_DFL);
+      for (const int s : signals) ::signal(s, SIG_DFL);
       const struct rlimit no_core {0, 0};
       ::setrlimit(RLIMIT_CORE, &no_core);
       _exit(formats::writeWorldFile(target, big).ok() ? 0 : 1);
