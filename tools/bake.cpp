@@ -187,6 +187,13 @@ int runBake(BakeCommandOptions& options) {
 
   // Input: a world file keeps its geometry and provenance; a mesh is imported now.
   nlohmann::ordered_json timings;
+  // Every warning goes to stderr as it comes and, with --json, into the document's `warnings`
+  // (as strata import's: an audit found a script reading bake --json never saw them).
+  std::vector<std::string> warnings;
+  auto warning = [&](const std::string& message) {
+    warn(message);
+    warnings.push_back(message);
+  };
   formats::World world;
   const auto import_start = Clock::now();
   // What the import dropped (a mesh input; a world file's geometry was imported before): told as
@@ -201,7 +208,7 @@ int runBake(BakeCommandOptions& options) {
   } else {
     auto imported = formats::importMeshes({fs::path(options.input)}, options.import);
     if (!imported) return reportError(imported.error());
-    for (const std::string& warning : imported->stats.warnings) warn(warning);
+    for (const std::string& message : imported->stats.warnings) warning(message);
     degenerate_dropped = imported->stats.degenerate_dropped;
     non_triangles_dropped = imported->stats.non_triangles_dropped;
     world.geometry = std::move(imported->mesh);
@@ -223,12 +230,12 @@ int runBake(BakeCommandOptions& options) {
   bar.clear();
   if (!baked) return reportError(baked.error());
   for (const nav::BakedAgent& agent : baked->agents) {
-    for (const std::string& warning : agent.warnings) warn(warning);
+    for (const std::string& message : agent.warnings) warning(message);
     // A bake that finds no floor is almost always wrong units, a wrong up axis or a slope limit
     // (a new user's downward-facing plane, a 0.9 m level read in the wrong units, baked silently).
     if (agent.graph.nodeCount() == 0) {
       const sim::Aabb b = world.geometry.bounds();
-      warn(printable(options.input) + ": agent " + agent.profile.settings.name +
+      warning(printable(options.input) + ": agent " + agent.profile.settings.name +
            fmt::format(": no walkable floor (0 nodes) on a mesh of {:.3g} x {:.3g} x {:.3g} m (X, Y, Z): are --scale and --up right, "
                        "and max_slope?",
                        b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z));
@@ -277,6 +284,7 @@ int runBake(BakeCommandOptions& options) {
     entry["timings_ms"] = own;
     doc["agents"].push_back(entry);
   }
+  doc["warnings"] = warnings;
   if (options.json) {
     fmt::print("{}\n", printedJson(doc, 2));
     return kExitOk;
@@ -327,7 +335,7 @@ std::function<int()> setupBake(CLI::App& app) {
                 "print one JSON document: output, threads, degenerate_dropped and non_triangles_dropped (by the import of a mesh INPUT; 0 for a world), timings_ms (import, index, columns, edges, links, "
                 "clearance, components, fields, total = the bake itself, write; index is built only for climbing agents) and agents: per agent name, cell_size, "
                 "grid (column counts along x and z), columns, nodes, edges (second jumps included), links (custom), second_jumps, components, regions, fields and its own "
-                "timings_ms");
+                "timings_ms; then warnings (each warning's text, as also printed on stderr)");
   sub->add_option("--scale", options->import.scale, "mesh inputs: uniform scale (e.g. 0.05 for Cube-engine maps); > 0")
       ->default_val(1.0)
       ->transform(positiveNumber());

@@ -437,10 +437,22 @@ TEST_CASE("a bake that finds no walkable floor says so, naming the mesh's size",
   auto r = runStrata({"bake", mesh, "-o", (dir / "c.h5").string(), "--json"});
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.err, Catch::Contains("ceiling.obj: agent default: no walkable floor (0 nodes) on a mesh of 5 x 0 x 4 m"));
-  CHECK(nlohmann::json::parse(r.out)["agents"][0]["nodes"] == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["agents"][0]["nodes"] == 0);
+  // The document carries the warning too, as strata import's does (an audit: a script never saw it).
+  REQUIRE(doc["warnings"].size() == 1);
+  CHECK_THAT(doc["warnings"][0].get<std::string>(), Catch::StartsWith(mesh + ": agent default: no walkable floor (0 nodes)"));
   // A floor: no such warning.
-  auto floor = runStrata({"bake", sample("maze.obj"), "-o", (dir / "m.h5").string()});
+  auto floor = runStrata({"bake", sample("maze.obj"), "-o", (dir / "m.h5").string(), "--json"});
   CHECK(floor.err.find("no walkable floor") == std::string::npos);
+  CHECK(nlohmann::json::parse(floor.out)["warnings"] == nlohmann::json::array());
+  // The import's warnings (a material library not found) are in it as well.
+  std::ofstream(dir / "quad.obj") << "mtllib quad.mtl\nv 0 0 0\nv 0 0 2\nv 2 0 2\nv 2 0 0\nf 1 2 3 4\n";
+  auto quad = runStrata({"bake", (dir / "quad.obj").string(), "-o", (dir / "q.h5").string(), "--json"});
+  REQUIRE(quad.exit_code == 0);
+  const auto quad_doc = nlohmann::json::parse(quad.out);
+  REQUIRE(quad_doc["warnings"].size() == 1);
+  CHECK_THAT(quad_doc["warnings"][0].get<std::string>(), Catch::Contains("material library 'quad.mtl' not found"));
 }
 
 TEST_CASE("a cell wider than twice the radius is baked with a warning about the line test", "[cli][bake]") {
