@@ -229,18 +229,8 @@ int runBake(BakeCommandOptions& options) {
   auto baked = nav::bakeWorld(world.geometry, profile, bake_options, options.input);
   bar.clear();
   if (!baked) return reportError(baked.error());
-  for (const nav::BakedAgent& agent : baked->agents) {
-    for (const std::string& message : agent.warnings) warning(message);
-    // A bake that finds no floor is almost always wrong units, a wrong up axis or a slope limit
-    // (a new user's downward-facing plane, a 0.9 m level read in the wrong units, baked silently).
-    if (agent.graph.nodeCount() == 0) {
-      const sim::Aabb b = world.geometry.bounds();
-      warning(printable(options.input) + ": agent " + agent.profile.settings.name +
-           fmt::format(": no walkable floor (0 nodes) on a mesh of {:.3g} x {:.3g} x {:.3g} m (X, Y, Z): are --scale and --up right, "
-                       "and max_slope?",
-                       b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z));
-    }
-  }
+  for (const nav::BakedAgent& agent : baked->agents)
+    for (const std::string& message : bakeWarnings(options.input, agent, world.geometry)) warning(message);
   // Stage times summed over agents (each agent's own times are in its entry).
   std::map<std::string, double> per_stage;
   std::vector<std::string> stage_order;

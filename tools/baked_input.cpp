@@ -37,8 +37,13 @@ Result<nav::BakeProfile> profileOf(const BakedInputOptions& options) {
   return formats::loadProfile(options.profile);
 }
 
+// The mesh input imported, its warnings (a material library not found, ...) printed: a mesh
+// baked in memory said nothing of them (an audit), where strata import and strata bake do.
 Result<formats::ImportedMesh> importInput(const BakedInputOptions& options) {
-  return formats::importMeshes({std::filesystem::path(options.input)}, formats::ImportOptions{});
+  auto imported = formats::importMeshes({std::filesystem::path(options.input)}, formats::ImportOptions{});
+  if (imported)
+    for (const std::string& warning : imported->stats.warnings) warn(warning);
+  return imported;
 }
 
 }  // namespace
@@ -141,8 +146,23 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   bake_options.memory_limit_bytes = formats::usableMemoryBytes();
   auto baked = nav::bakeWorld(mesh, *profile, bake_options, options.input);
   if (!baked) return baked.error();
+  for (const std::string& warning : bakeWarnings(options.input, baked->agents.front(), mesh)) warn(warning);
   if (geometry != nullptr) *geometry = imported ? std::move((*imported)->mesh) : mesh;
   return std::move(baked->agents.front());  // the one agent of the profile, chosen above
+}
+
+std::vector<std::string> bakeWarnings(const std::string& input, const nav::BakedAgent& agent, const sim::TriangleMesh& mesh) {
+  std::vector<std::string> warnings = agent.warnings;
+  // A bake that finds no floor is almost always wrong units, a wrong up axis or a slope limit
+  // (a new user's downward-facing plane, a 0.9 m level read in the wrong units, baked silently).
+  if (agent.graph.nodeCount() == 0) {
+    const sim::Aabb b = mesh.bounds();
+    warnings.push_back(printable(input) + ": agent " + agent.profile.settings.name +
+                       fmt::format(": no walkable floor (0 nodes) on a mesh of {:.3g} x {:.3g} x {:.3g} m (X, Y, Z): are --scale and --up "
+                                   "right, and max_slope?",
+                                   b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z));
+  }
+  return warnings;
 }
 
 Result<UnbakedInput> loadUnbakedInput(const BakedInputOptions& options) {

@@ -48,12 +48,19 @@ int checkWorldOutput(const std::string& output, const std::vector<std::string>& 
 int checkNamedOutput(const std::string& output, const std::vector<std::string>& inputs, const std::vector<std::string>& extensions,
                      const std::string& what);
 
-/// The chosen agent (effective profile and graph). Errors name the input file. With `geometry`,
+/// The chosen agent (effective profile and graph). Errors name the input file. A mesh input's
+/// import and bake warnings are printed on stderr (strata: warning: ...). With `geometry`,
 /// the world's triangles are stored there too (the file's /geometry, or the imported mesh); with
 /// `recorded_inputs`, a world file's recorded mesh inputs (their paths as the import was given
 /// them; nothing for a mesh input).
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry = nullptr,
                                        std::vector<formats::InputRecord>* recorded_inputs = nullptr);
+
+/// The warnings of an agent baked from `input` (a mesh of `mesh`'s triangles): the bake's own
+/// (a cell too wide for the line test, ...), then, when it found no floor, a warning naming the
+/// mesh's size (almost always wrong units, up axis or slope limit). strata bake prints and lists
+/// them; a mesh baked in memory (loadBakedAgent) prints them.
+std::vector<std::string> bakeWarnings(const std::string& input, const nav::BakedAgent& agent, const sim::TriangleMesh& mesh);
 
 /// An input's geometry and one agent's profile, without baking (on-demand search): a world
 /// file's /geometry and its baked agents' profiles, or a mesh imported now; --profile (else, when
@@ -63,7 +70,8 @@ struct UnbakedInput {
   nav::AgentProfile agent; ///< the chosen agent
 };
 
-/// Loads an UnbakedInput. Errors name the input (or the profile, for an unknown agent).
+/// Loads an UnbakedInput. Errors name the input (or the profile, for an unknown agent). A mesh
+/// input's import warnings are printed on stderr.
 Result<UnbakedInput> loadUnbakedInput(const BakedInputOptions& options);
 
 }  // namespace strata::cli

@@ -378,6 +378,7 @@ Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
   }
   auto imported = formats::importMeshes({path}, formats::ImportOptions{});
   if (!imported) return imported.error();
+  for (const std::string& warning : imported->stats.warnings) warn(warning);  // as strata import says them
   return std::move(imported.value().mesh);
 }
 

@@ -453,6 +453,33 @@ TEST_CASE("a bake that finds no walkable floor says so, naming the mesh's size",
   const auto quad_doc = nlohmann::json::parse(quad.out);
   REQUIRE(quad_doc["warnings"].size() == 1);
   CHECK_THAT(quad_doc["warnings"][0].get<std::string>(), Catch::Contains("material library 'quad.mtl' not found"));
+  // A mesh baked in memory (path, query, render, export) says the same warnings, once each: it
+  // said none (an audit), so a path on a ceiling answered NoStartNode with no hint.
+  auto path = runStrata({"path", mesh, "--from", "1,3,1", "--to", "2,3,2"});
+  CHECK(path.exit_code == 3);
+  CHECK_THAT(path.err, Catch::Contains("ceiling.obj: agent default: no walkable floor (0 nodes)"));
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::string quad_mesh = (dir / "quad.obj").string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"query", quad_mesh, "height", "--at", "1,1"},
+        std::vector<std::string>{"query", quad_mesh, "ray", "--from", "1,5,1", "--dir", "0,-1,0"},
+        std::vector<std::string>{"path", quad_mesh, "--from", "0.5,0,0.5", "--to", "1.5,0,1.5"},
+        std::vector<std::string>{"path", quad_mesh, "--from", "0.5,0,0.5", "--to", "1.5,0,1.5", "--on-demand"},
+        std::vector<std::string>{"render", quad_mesh, "-o", (dir / "q.png").string()}}) {
+    auto r = runStrata(args);
+    INFO(args[0] << " " << args[2] << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(count(r.err, "strata: warning: " + quad_mesh + ": material library 'quad.mtl' not found") == 1);
+  }
+  // A batch imports the mesh once, and says its warnings once.
+  std::ofstream(dir / "requests.jsonl") << "{\"kind\":\"height\",\"at\":[1,1]}\n{\"kind\":\"ray\",\"from\":[1,5,1],\"dir\":[0,-1,0]}\n";
+  auto batch = runStrata({"query", quad_mesh, "--batch", (dir / "requests.jsonl").string()});
+  CHECK(batch.exit_code == 0);
+  CHECK(count(batch.err, "material library 'quad.mtl' not found") == 1);
 }
 
 TEST_CASE("a cell wider than twice the radius is baked with a warning about the line test", "[cli][bake]") {
