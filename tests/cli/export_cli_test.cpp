@@ -116,7 +116,12 @@ TEST_CASE("strata export: bad input exits 2 with one line naming the file", "[cl
   { std::ofstream(dir / "wall.obj") << "v 0 0 0\nv 0 3 0\nv 0 3 3\nv 0 0 3\nf 1 2 3\nf 1 3 4\n"; }
   const auto empty = test::runStrata({"export", (dir / "wall.obj").string(), "-o", (dir / "w.glb").string()});
   CHECK(empty.exit_code == 2);
-  CHECK(empty.err == "strata: error: " + (dir / "wall.obj").string() + ": agent default has no walkable nodes to export\n");
+  // The in-memory bake's warning (with its hint: units, up axis, slope) comes first, as strata
+  // bake prints it; the error is one line after it.
+  CHECK(empty.err == "strata: warning: " + (dir / "wall.obj").string() +
+                         ": agent default: no walkable floor (0 nodes) on a mesh of 0 x 3 x 3 m (X, Y, Z): are --scale and --up right, "
+                         "and max_slope?\nstrata: error: " +
+                         (dir / "wall.obj").string() + ": agent default has no walkable nodes to export\n");
   CHECK_FALSE(std::filesystem::exists(dir / "w.glb"));
   // A .gltf's buffer URI is named after it: '#', '?' and '%' would not read back as a name, and
   // a space or '<' is no URI character (Assimp and Blender read a raw space, a strict reader
