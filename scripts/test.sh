@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a clean build: the command README.md gives and .ci/run calls.
 #
-#   scripts/test.sh            install deps, build (warnings as errors), ctest, install + find_package
+#   scripts/test.sh            install deps, build (warnings as errors), ctest, install + find_package and pkg-config
 #                              check, ASan/UBSan suite, brief fuzz runs
 #   STRATA_QUICK=1 scripts/test.sh   only the main build and ctest
 #
@@ -31,7 +31,7 @@ step "test suite"
 
 [[ "${STRATA_QUICK:-0}" == "1" ]] && exit 0
 
-step "install + find_package(Strata) from a scratch project"
+step "install + find_package(Strata) and pkg-config from scratch projects"
 rm -rf "$root/prefix" "$root/consumer"
 cmake --install "$root/main" --prefix "$root/prefix" >/dev/null
 test -x "$root/prefix/bin/strata"
@@ -47,6 +47,17 @@ cmake -S tests/package/sim_only -B "$root/consumer-sim" -G Ninja -DCMAKE_PREFIX_
       -DCMAKE_DISABLE_FIND_PACKAGE_PNG=ON -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON >/dev/null
 cmake --build "$root/consumer-sim" -j"$jobs"
 "$root/consumer-sim/strata_sim_consumer"
+# The same two programs built without CMake, through the installed pkg-config files.
+pc_dir=$(dirname "$(find "$root/prefix" -name strata-formats.pc)")
+PKG_CONFIG_PATH="$pc_dir" pkg-config --exists --print-errors strata-sim strata-nav strata-formats
+# shellcheck disable=SC2046  # pkg-config's flags are words
+g++ -std=c++20 tests/package/main.cpp $(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs strata-formats) \
+    -o "$root/consumer/strata_consumer_pc"
+"$root/consumer/strata_consumer_pc" samples/tower.obj samples/tower.toml "$root/consumer/tower_pc.h5"
+# shellcheck disable=SC2046
+g++ -std=c++20 tests/package/sim_only/main.cpp $(PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags --libs strata-sim) \
+    -o "$root/consumer-sim/strata_sim_consumer_pc"
+"$root/consumer-sim/strata_sim_consumer_pc"
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer suite"
 cmake -S . -B "$root/asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON -DSTRATA_WERROR=ON \
