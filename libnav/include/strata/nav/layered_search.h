@@ -245,9 +245,9 @@ struct LayeredPathRequest {
   LayeredSearchSettings settings;  ///< method, limits, snapping, spacing (must be valid)
 };
 
-/// Runs every request, in parallel on `threads` worker threads (0 = all hardware threads) with
-/// oneTBB, one SearchState per thread. Results are in request order and do not depend on the
-/// thread count. A request whose agent index is out of range gets NoStartNode.
+/// Runs every request, in parallel on `threads` worker threads (0 or less: oneTBB's default,
+/// the CPUs the process may run on) with oneTBB, one SearchState per thread. Results are in
+/// request order and do not depend on the thread count. A request whose agent index is out of range gets NoStartNode.
 std::vector<PathResult> findLayeredPaths(const std::vector<const LayeredSearchGraph*>& agents,
                                          std::span<const LayeredPathRequest> requests, int threads);
 /// The same, `chunk` requests at a time (0 counts as 1): after each chunk, `done(first, results)`
