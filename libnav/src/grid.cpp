@@ -34,7 +34,10 @@ Status GridSettings::validate() const {
 
 Result<Grid> Grid::create(const GridSettings& settings, WalkabilityFunction walkability) {
   if (Status valid = settings.validate(); !valid) return valid.error();
-  if (!walkability) return Error::badInput("grid settings: a walkability function is required");
+  if (!walkability)
+    return Error::badInput(
+        "grid settings: a walkability function is required (makeWorldGrid in strata/nav/grid_rasterizer.h gives a grid "
+        "the default rasterizer over a world's geometry)");
   Grid grid;
   grid.settings_ = settings;
   grid.walkability_ = std::move(walkability);
