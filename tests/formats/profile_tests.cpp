@@ -37,6 +37,12 @@ TEST_CASE("a minimal profile takes the documented defaults", "[formats][profile]
   CHECK(s.cell_size == 0);                   // derived at bake time
   CHECK(s.effectiveCellSize() == Approx(0.3));
   CHECK(s.merge_distance == Approx(0.2 * 0.28));  // the spec's 0.2 studs
+  // The derived cell is the radius clamped to 0.5 .. 4 studs (0.14 .. 1.12 m).
+  nav::AgentSettings thin = s, wide = s;
+  thin.radius = 0.05;
+  wide.radius = 2.0;
+  CHECK(thin.effectiveCellSize() == Approx(0.14));
+  CHECK(wide.effectiveCellSize() == Approx(1.12));
 }
 
 TEST_CASE("every key of an agent is read", "[formats][profile]") {

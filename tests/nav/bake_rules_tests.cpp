@@ -554,6 +554,7 @@ TEST_CASE("step height gates walk edges - higher ledges need a jump, lower ones 
     CHECK(g.edgeCost(low, kEast) == Approx(0.5 + 0.3 + agent.settings.jump_penalty));
     CHECK(g.edgeKind(high, kWest) == EdgeKind::Drop);
     CHECK(g.neighborOf(high, kWest) == low);
+    CHECK(g.edgeCost(high, kWest) == Approx(0.5 + 0.3 + agent.settings.drop_penalty));  // horizontal + half the fall + penalty
     agent.settings.can_jump = false;
     const auto no_jump = bakeOne(levelWithBlock(0.6).mesh(), agent);
     CHECK(no_jump.graph.edgeKind(nodeNear(no_jump.graph, 2.625, 0, 1.5), kEast) == EdgeKind::None);
@@ -1286,6 +1287,11 @@ TEST_CASE("climb edges follow surfaces labelled climbable", "[nav][bake]") {
         const uint32_t m = g.neighborOf(n, d);
         (g.height[m] > g.height[n] ? up : down) = true;
         CHECK(std::fabs(g.nodePosition(n).z - 2.0) < 0.5 + 0.3 + 0.25);
+        // Its cost: the horizontal distance plus the full height change (not half, as a walk's),
+        // plus the climb penalty (an audit found no test of it).
+        const sim::Vec3 a = g.nodePosition(n), b = g.nodePosition(m);
+        CHECK(g.edgeCost(n, d) ==
+              Approx(std::hypot(b.x - a.x, b.z - a.z) + std::fabs(b.y - a.y) + agent.settings.climb_penalty).epsilon(1e-5));
       }
   CHECK(up);
   CHECK(down);
