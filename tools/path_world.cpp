@@ -230,9 +230,13 @@ ParsedLine parseRequestLine(std::string& line, std::size_t number, const std::st
     if ((budget.is_number_unsigned() && budget.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max())) ||
         (budget.is_number_float() && budget.get<double>() >= 0x1p63))
       return fail(where() + ": \"budget\" must be at most " + std::to_string(std::numeric_limits<std::int64_t>::max()));
-    if (!request["budget"].is_number_integer() || request["budget"].get<std::int64_t>() < 0)
-      return fail(where() + ": \"budget\" must be an integer >= 0");
-    r.settings.limits.max_expansions = request["budget"].get<std::int64_t>();
+    // A whole number written as a float (1000.0, 1e3: what Python's json.dumps writes for a
+    // float) is that integer, as the query batch's integer members take it (an audit).
+    const bool whole_float = budget.is_number_float() && std::isfinite(budget.get<double>()) &&
+                             std::trunc(budget.get<double>()) == budget.get<double>();
+    if (!(budget.is_number_integer() || whole_float) || budget.get<double>() < 0)
+      return fail(where() + ": \"budget\" must be a whole number >= 0");
+    r.settings.limits.max_expansions = whole_float ? static_cast<std::int64_t>(budget.get<double>()) : budget.get<std::int64_t>();
   }
   if (request.contains("spacing")) {
     const double spacing = request["spacing"].is_number() ? request["spacing"].get<double>() : -1;

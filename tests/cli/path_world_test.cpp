@@ -303,13 +303,14 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
       {R"({"from":[0,0,-25],"to":[0,8,-4],"id":1.0000000000000002})", ":1: \"id\" must be a string or an integer"},
       {R"({"from":[0,0,-25],"to":[0,8,-4],"id":18446744073709551616})", ":1: \"id\" must be a string or an integer"},
       {R"([1,2,3])", ":1: not a JSON object"},
-      {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":-1})", ":1: \"budget\" must be an integer >= 0"},
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":-1})", ":1: \"budget\" must be a whole number >= 0"},
       {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":9223372036854775808})", ":1: \"budget\" must be at most 9223372036854775807"},
       // Past 2^64 the JSON parser keeps the number as a float: the same message (it said "must
       // be an integer >= 0": an audit).
       {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":18446744073709551616})", ":1: \"budget\" must be at most 9223372036854775807"},
       {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":1e19})", ":1: \"budget\" must be at most 9223372036854775807"},
-      {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":2.5})", ":1: \"budget\" must be an integer >= 0"},
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":2.5})", ":1: \"budget\" must be a whole number >= 0"},
+      {R"({"from":[0,0,-25],"to":[0,8,-4],"budget":-1.0})", ":1: \"budget\" must be a whole number >= 0"},
       // A NUL used to end the parser's input (the junk after it was ignored); 60,000 levels of
       // nesting crashed the JSON value's recursive copy (SIGSEGV).
       {std::string(R"({"from":[0,0,-25],"to":[0,8,-4]})") + '\0' + R"({"from": junk)", ":1: contains a NUL byte"},
@@ -328,6 +329,30 @@ TEST_CASE("strata path --batch: input order, atomic output, same bytes for 1 and
     CHECK_THAT(r.err, Catch::Contains("refused.jsonl" + message));
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK_FALSE(std::filesystem::exists(dir / "refused_out.jsonl"));
+  }
+  // A whole number written as a float (Python's json.dumps of 100000.0) is that budget (it was
+  // refused: an audit).
+  {
+    { std::ofstream(dir / "floats.jsonl") << R"({"from":[0,0,-25],"to":[0,8,-4],"budget":100000})" << "\n"
+                                          << R"({"from":[0,0,-25],"to":[0,8,-4],"budget":100000.0})" << "\n"
+                                          << R"({"from":[0,0,-25],"to":[0,8,-4],"budget":1e5})" << "\n"
+                                          << R"({"from":[0,0,-25],"to":[0,8,-4],"budget":3.0})" << "\n"
+                                          << R"({"from":[0,0,-25],"to":[0,8,-4],"budget":3})" << "\n"; }
+    const auto r = path("tower", {"--batch", (dir / "floats.jsonl").string()});
+    CHECK(r.exit_code == 3);  // the budget of 3 runs out
+    std::vector<nlohmann::json> lines;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) {
+      auto j = nlohmann::json::parse(line);
+      j.erase("line");
+      lines.push_back(j);
+    }
+    REQUIRE(lines.size() == 5);
+    CHECK(lines[0]["found"] == true);
+    CHECK(lines[1] == lines[0]);
+    CHECK(lines[2] == lines[0]);
+    CHECK(lines[3]["reason"] == "BudgetExhausted");
+    CHECK(lines[4] == lines[3]);
   }
   // A UTF-8 byte-order mark opening the file is ignored, also alone on its line (that line was
   // refused as invalid JSON: an audit); one further on is an error.
