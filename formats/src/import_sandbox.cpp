@@ -20,11 +20,13 @@
 #include <string>
 #include <thread>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define STRATA_ASAN 1
+// AddressSanitizer and ThreadSanitizer reserve terabytes of shadow address space: under either,
+// the child gets no address-space limit (a TSan audit: its children died at startup under one).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define STRATA_SHADOW_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define STRATA_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define STRATA_SHADOW_SANITIZER 1
 #endif
 #endif
 
@@ -39,7 +41,7 @@ void limit(int resource, rlim_t soft, rlim_t hard) {
   setrlimit(resource, &value);
 }
 
-#ifndef STRATA_ASAN  // no address-space limit under AddressSanitizer (runChild)
+#ifndef STRATA_SHADOW_SANITIZER  // no address-space limit under AddressSanitizer or ThreadSanitizer (runChild)
 // The bytes of address space mapped now (/proc/self/statm's first field), or 0 when unknown.
 rlim_t mappedBytes() {
   std::FILE* file = std::fopen("/proc/self/statm", "r");
@@ -91,7 +93,7 @@ bool writeAll(int fd, const std::uint8_t* data, std::size_t size) {
     if (null_fd > STDERR_FILENO) close(null_fd);
   }
   limit(RLIMIT_CORE, 0, 0);
-#ifndef STRATA_ASAN  // AddressSanitizer reserves terabytes of shadow address space
+#ifndef STRATA_SHADOW_SANITIZER  // the sanitizers reserve terabytes of shadow address space
   if (limits.memory_limit_mib > 0) {
     // The limit is what the parse may add to the address space the child inherits: a process
     // that maps gigabytes (a pipeline embedding the library) must not fail every import, and
