@@ -142,7 +142,7 @@ TEST_CASE("Moving AI: Theta* over jump points is pulled taut to within 1 % of pl
   // Over jump points Theta* sees fewer parents, so its corners sat at jump points where plain
   // Theta* cut across earlier: 1.0-1.8 % longer in total per map, up to 7.6 % for one route (an
   // audit: arena 1,11 -> 8,29 came out as the 8-connected 20.899 for plain Theta*'s 19.417).
-  // Its route's cells are now pulled taut (0.1-0.4 % in total).
+  // Its route's cells are now pulled taut (0 to 0.4 % in total).
   for (const auto& path : movingAiMaps()) {
     MapCase c = loadCase(path);
     auto grid = makeMovingAiGrid(c.map);

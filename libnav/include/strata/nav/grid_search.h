@@ -24,7 +24,7 @@ struct GridPathRequest {
   sim::Vec3 goal;                              ///< world position (metres)
   std::int64_t max_expansions = 8192;          ///< AStar/Theta budget in expanded cells; 0 = unlimited (and only then can jump point search run: docs/search.md). >= 0 (a negative value counts as 0)
   double waypoint_spacing = 0;                 ///< metres; > 0 adds points every this far along walking segments (a spacing under 1/20 of the cell size counts as 1/20 of it)
-  bool use_jump_points = true;                 ///< allow the jump point fast path for AStar and Theta on uniform, fully rasterized grids without a budget (AStar's routes are the same; Theta* over jump points sees fewer parents, so its routes, pulled taut after, can be a little longer than plain Theta*'s: 0.1-0.4 % in total over each Moving AI map's scenarios, a few per cent at worst; never longer than AStar's)
+  bool use_jump_points = true;                 ///< allow the jump point fast path for AStar and Theta on uniform, fully rasterized grids without a budget (AStar's routes are the same; Theta* over jump points sees fewer parents, so its routes, pulled taut after, can be a little longer than plain Theta*'s: 0 to 0.4 % in total over each Moving AI map's scenarios, a few per cent at worst; never longer than AStar's)
 };
 
 /// Runs one request. `state` is reusable per-thread search memory.
