@@ -37,16 +37,16 @@ Result<nav::BakeProfile> profileOf(const BakedInputOptions& options) {
   return formats::loadProfile(options.profile);
 }
 
-// The mesh input imported, its warnings (a material library not found, ...) printed: a mesh
-// baked in memory said nothing of them (an audit), where strata import and strata bake do.
-Result<formats::ImportedMesh> importInput(const BakedInputOptions& options) {
-  auto imported = formats::importMeshes({std::filesystem::path(options.input)}, formats::ImportOptions{});
+}  // namespace
+
+// Its warnings (a material library not found, ...) printed: a mesh baked in memory said nothing
+// of them (an audit), where strata import and strata bake do.
+Result<formats::ImportedMesh> importMeshInput(const std::string& path) {
+  auto imported = formats::importMeshes({std::filesystem::path(path)}, formats::ImportOptions{});
   if (imported)
     for (const std::string& warning : imported->stats.warnings) warn(warning);
   return imported;
 }
-
-}  // namespace
 
 void addBakedInputOptions(CLI::App* sub, BakedInputOptions& options, const std::string& what) {
   sub->add_option("WORLD", options.input,
@@ -129,7 +129,7 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   if (!profile) return profile.error();
   std::optional<Result<formats::ImportedMesh>> imported;
   if (options.imported == nullptr) {
-    imported.emplace(importInput(options));
+    imported.emplace(importMeshInput(options.input));
     if (!*imported) return imported->error();
   }
   const sim::TriangleMesh& mesh = options.imported != nullptr ? *options.imported : (*imported)->mesh;
@@ -177,7 +177,7 @@ Result<UnbakedInput> loadUnbakedInput(const BakedInputOptions& options) {
     loaded.mesh = std::move(world->geometry);
     for (nav::BakedAgent& a : world->agents) agents.push_back(std::move(a.profile));
   } else {
-    auto imported = importInput(options);
+    auto imported = importMeshInput(options.input);
     if (!imported) return imported.error();
     loaded.mesh = std::move(imported->mesh);
   }

@@ -56,6 +56,10 @@ int checkNamedOutput(const std::string& output, const std::vector<std::string>& 
 Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::TriangleMesh* geometry = nullptr,
                                        std::vector<formats::InputRecord>* recorded_inputs = nullptr);
 
+/// A mesh input (path, query, render, export) imported with the default import options, its
+/// warnings printed on stderr as strata import prints them.
+Result<formats::ImportedMesh> importMeshInput(const std::string& path);
+
 /// The warnings of an agent baked from `input` (a mesh of `mesh`'s triangles): the bake's own
 /// (a cell too wide for the line test, ...), then, when it found no floor, a warning naming the
 /// mesh's size (almost always wrong units, up axis or slope limit). strata bake prints and lists

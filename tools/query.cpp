@@ -376,9 +376,8 @@ Result<sim::TriangleMesh> loadGeometry(const std::string& path) {
     if (!world) return world.error();
     return std::move(world.value().geometry);
   }
-  auto imported = formats::importMeshes({path}, formats::ImportOptions{});
+  auto imported = importMeshInput(path);
   if (!imported) return imported.error();
-  for (const std::string& warning : imported->stats.warnings) warn(warning);  // as strata import says them
   return std::move(imported.value().mesh);
 }
 
