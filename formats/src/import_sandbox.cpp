@@ -20,15 +20,7 @@
 #include <string>
 #include <thread>
 
-// AddressSanitizer and ThreadSanitizer reserve terabytes of shadow address space: under either,
-// the child gets no address-space limit (a TSan audit: its children died at startup under one).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define STRATA_SHADOW_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define STRATA_SHADOW_SANITIZER 1
-#endif
-#endif
+#include "shadow_sanitizer.h"  // under ASan or TSan the child gets no address-space limit
 
 namespace strata::formats {
 namespace {

@@ -353,7 +353,7 @@ TEST_CASE("bake and import into a directory one may write in but not read: writt
   }
 }
 
-#if !defined(STRATA_TEST_SHADOW_SANITIZER)  // the sanitizers need terabytes of address space
+#if !defined(STRATA_SHADOW_SANITIZER)  // the sanitizers need terabytes of address space
 TEST_CASE("a bake that runs out of memory names the agent and its cell size, exit 1, and the old file stays", "[cli][bake]") {
   // A 300 m triangle at 0.3 m (a million columns) under address-space limits from 100 to 140 MB:
   // each run bakes, or fails in the bake (named by the mesh) or while writing (named by the

@@ -297,7 +297,7 @@ TEST_CASE("strata export: never over the mesh (or its material library) the worl
   CHECK(test::runStrata({"export", (dir / "rel.h5").string(), "-o", (dir / "debug.obj").string()}).exit_code == 0);
 }
 
-#if !defined(STRATA_TEST_SHADOW_SANITIZER)  // the sanitizers need terabytes of address space
+#if !defined(STRATA_SHADOW_SANITIZER)  // the sanitizers need terabytes of address space
 TEST_CASE("strata export: running out of memory is exit 1 naming the world - not a crash or an empty reason", "[cli][export]") {
   // An audit: under address-space limits the export crashed in ~aiScene (SIGSEGV: memory ran
   // out while the meshes were made, and the scene's pointer tables held garbage), or said

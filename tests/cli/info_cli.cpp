@@ -192,7 +192,7 @@ TEST_CASE("text output escapes a line break in a file name: one line per item, a
   CHECK(run.out.find("baked from " + (dir / "w\\x0A.h5").string() + " (") != std::string::npos);
 }
 
-#if !defined(STRATA_TEST_SHADOW_SANITIZER)  // the sanitizers need terabytes of address space
+#if !defined(STRATA_SHADOW_SANITIZER)  // the sanitizers need terabytes of address space
 TEST_CASE("running out of memory names the input, exit 1, one line", "[cli][info]") {
   // An audit: `strata info` (and path, query, render, export) under a small address-space limit
   // printed "strata: error: out of memory" without the file. A world of about a million nodes

@@ -320,7 +320,7 @@ TEST_CASE("sandboxed and in-process imports give identical geometry", "[formats]
         direct->mesh.tags.end());
 }
 
-#if !defined(STRATA_TEST_SHADOW_SANITIZER)  // the sandbox sets no address-space limit under the sanitizers
+#if !defined(STRATA_SHADOW_SANITIZER)  // the sandbox sets no address-space limit under the sanitizers
 TEST_CASE("a mesh over the sandbox's memory limit names the limit, never an exception", "[formats][import][meshes][sandbox]") {
   // An audit: Assimp catches its own std::bad_alloc and reports "std::bad_alloc" as its error,
   // which reached the user as "the importer rejected the file: std::bad_alloc". (zdm2.glb was

@@ -34,7 +34,7 @@ TEST_CASE("sandbox contains Assimp crashes on malformed files", "[formats][impor
     auto result = sandboxedParse(models / relative, {});
     REQUIRE_FALSE(result.ok());
     CHECK(result.error().kind == strata::ErrorKind::BadInput);
-#if !defined(STRATA_TEST_SHADOW_SANITIZER)
+#if !defined(STRATA_SHADOW_SANITIZER)
     // Under AddressSanitizer the heap layout differs and Assimp may fail validation instead of
     // crashing; the file is rejected either way.
     CHECK_THAT(result.error().message, Catch::Contains("the importer crashed (signal 11"));
@@ -42,7 +42,7 @@ TEST_CASE("sandbox contains Assimp crashes on malformed files", "[formats][impor
   }
 }
 
-#if !defined(STRATA_TEST_SHADOW_SANITIZER)
+#if !defined(STRATA_SHADOW_SANITIZER)
 TEST_CASE("sandbox memory limit contains the GLB memory bomb", "[formats][import][sandbox]") {
   // Assimp alone allocates and touches ~4.2 GB for this 1 KB file over 11-14 s.
   SandboxLimits limits;

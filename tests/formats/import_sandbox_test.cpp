@@ -88,7 +88,7 @@ TEST_CASE("sandbox reports a child that closes its output and then hangs as time
   CHECK_THAT(reply.error().message, Catch::Contains("timed out"));
 }
 
-#if !defined(STRATA_TEST_SHADOW_SANITIZER)
+#if !defined(STRATA_SHADOW_SANITIZER)
 TEST_CASE("sandbox memory limit turns a huge allocation into an error", "[formats][import][sandbox]") {
   SandboxLimits limits;
   limits.memory_limit_mib = 512;

@@ -1,15 +1,9 @@
 #pragma once
 
-// Under AddressSanitizer or ThreadSanitizer, which reserve terabytes of shadow address space, a
-// process cannot run under an address-space limit (`ulimit -v`, RLIMIT_AS): the tests that set
-// one are left out there.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define STRATA_TEST_SHADOW_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define STRATA_TEST_SHADOW_SANITIZER 1
-#endif
-#endif
+// STRATA_SHADOW_SANITIZER (formats/src): under AddressSanitizer or ThreadSanitizer a process
+// cannot run under an address-space limit, so the tests that set one are left out there.
+#include "shadow_sanitizer.h"
+
 // Helpers shared by the test suites: where the shared data and the built `strata` live, a
 // scratch directory per test, and running `strata` as a black box.
 
