@@ -3,12 +3,44 @@
 
 #include "strata/nav/search.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <new>
 #include <string>
 
 namespace strata::nav {
+
+detail::ZeroedBlock::ZeroedBlock(std::size_t bytes) {
+  if (bytes == 0) return;
+  if (bytes < kZeroedHugeBytes) {
+    data_ = std::calloc(1, bytes);
+    if (data_ == nullptr) throw std::bad_alloc();
+    bytes_ = bytes;
+    return;
+  }
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  // Advice only: where it is refused (no transparent huge pages), the pages are the usual ones.
+  (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  data_ = p;
+  bytes_ = bytes;
+  mapped_ = true;
+}
+
+void detail::ZeroedBlock::release() noexcept {
+  if (mapped_)
+    (void)munmap(data_, bytes_);
+  else
+    std::free(data_);
+  data_ = nullptr;
+  bytes_ = 0;
+  mapped_ = false;
+}
 
 std::string_view failureName(PathFailure failure) {
   switch (failure) {
@@ -91,7 +123,7 @@ Status LayeredSearchLimits::validate() const {
 std::vector<NodeId> SearchState::pathTo(NodeId node) const {
   std::vector<NodeId> path;
   if (!reached(node)) return path;
-  for (NodeId n = node; n != kNoNode; n = records_.get()[n].parent) path.push_back(n);
+  for (NodeId n = node; n != kNoNode; n = records()[n].parent) path.push_back(n);
   std::reverse(path.begin(), path.end());
   return path;
 }
@@ -99,7 +131,7 @@ std::vector<NodeId> SearchState::pathTo(NodeId node) const {
 std::vector<MoveAction> SearchState::actionsTo(NodeId node) const {
   std::vector<MoveAction> actions;
   if (!reached(node)) return actions;
-  for (NodeId n = node; n != kNoNode; n = records_.get()[n].parent) actions.push_back(arrival(n));
+  for (NodeId n = node; n != kNoNode; n = records()[n].parent) actions.push_back(arrival(n));
   std::reverse(actions.begin(), actions.end());
   if (!actions.empty()) actions.front() = MoveAction::Walk;
   return actions;
