@@ -226,6 +226,7 @@ class Parser {
     if (const toml::node* node = table.get("climbable")) {
       const toml::array* array = node->as_array();
       if (array == nullptr) fail(node, path + ".climbable", "must be an array of label globs");
+      profile.climbable_source = location(node) + ": " + path + ".climbable";
       for (const toml::node& element : *array) {
         auto v = element.value_exact<std::string>();
         if (!v || v->empty()) fail(node, path + ".climbable", "must be an array of non-empty strings");
@@ -288,6 +289,7 @@ class Parser {
         rule.area = text(t, p, "area", true);
         checkName(t, p, "area", rule.area);
         profile.areas.push_back(rule);
+        profile.area_sources.push_back(location(&t) + ": " + p);
         costed.push_back({&t, p, rule.area, &profile.areas.back().cost});  // reserved: the address stays
       }
     }
@@ -304,6 +306,7 @@ class Parser {
         m.area = text(t, p, "area", true);
         checkName(t, p, "area", m.area);
         profile.modifiers.push_back(m);
+        profile.modifier_sources.push_back(location(&t) + ": " + p);
         costed.push_back({&t, p, m.area, &profile.modifiers.back().cost});  // reserved: the address stays
       }
     }

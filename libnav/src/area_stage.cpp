@@ -3,6 +3,7 @@
 // preference; an infinite cost removes that candidate").
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
@@ -144,6 +145,14 @@ void unmatchedGlobWarnings(const sim::TriangleMesh& mesh, const AgentProfile& pr
     return std::any_of(texts.begin(), texts.end(), [&](const std::string& text) { return globMatch(glob, text); });
   };
   const std::string agent = source + ": agent " + profile.settings.name + ": ";
+  // An entry is named where it was written when the parser says so, with the mesh as the other
+  // party; else by the mesh, the agent and its index.
+  const auto ruleName = [&](std::size_t i, const std::string& what) {
+    return i < profile.area_sources.size() && !profile.area_sources[i].empty()
+               ? profile.area_sources[i] + " (" + what + ")"
+               : agent + "area rule " + std::to_string(i) + " (" + what + ")";
+  };
+  const std::string mesh_name = profile.area_sources.empty() && profile.climbable_source.empty() ? "the mesh" : source;
   std::vector<char> prices_link(profile.areas.size(), 0);  // per rule: the first to match a cost-less link's label
   const std::vector<int> link_rules = linkLabelRules(profile);
   for (std::size_t l = 0; l < profile.links.size(); ++l)
@@ -156,30 +165,54 @@ void unmatchedGlobWarnings(const sim::TriangleMesh& mesh, const AgentProfile& pr
     // A label rule may also price custom links by their label (customLinkCost): the first one
     // whose glob matches a link without a cost.
     if (by_label && prices_link[i]) continue;
-    warnings.push_back(agent + "area rule " + std::to_string(i) + " (" + (by_label ? "label" : "tag") + " '" + glob +
-                       "') matches no surface " + (by_label ? "label of the mesh and no link priced by its label,"
-                                                            : "tag of the mesh") + " and changes nothing");
+    warnings.push_back(ruleName(i, std::string(by_label ? "label" : "tag") + " '" + glob + "'") + " matches no surface " +
+                       (by_label ? "label of " + mesh_name + " and no link priced by its label,"
+                                 : "tag of " + mesh_name) + " and changes nothing");
   }
-  if (!profile.settings.can_climb) return;
+  if (profile.climbable.empty()) return;
+  const std::string climbable = profile.climbable_source.empty() ? agent + "climbable" : profile.climbable_source;
+  // An audit: climbable labels for an agent that cannot climb (can_climb defaults to false)
+  // baked without a word and no climb edge.
+  if (!profile.settings.can_climb) {
+    warnings.push_back(climbable + ": can_climb is false, so the climbable labels change nothing (set can_climb = true to climb them)");
+    return;
+  }
   for (const std::string& glob : profile.climbable)
     if (!matchesAny(glob, mesh.labels))
-      warnings.push_back(agent + "climbable '" + glob + "' matches no surface label of the mesh and changes nothing");
+      warnings.push_back((profile.climbable_source.empty() ? agent + "climbable '" + glob + "'"
+                                                           : profile.climbable_source + ": '" + glob + "'") +
+                         " matches no surface label of " + mesh_name + " and changes nothing");
 }
 
-void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph) {
+void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph, const std::string& source,
+                          std::vector<std::string>* warnings) {
   if (profile.modifiers.empty()) return;
   const std::vector<uint16_t> volume_area = modifierAreas(profile, graph.area_names);
   const GridFrame& grid = graph.grid;
   for (std::size_t v = 0; v < profile.modifiers.size(); ++v) {
     const sim::Aabb& box = profile.modifiers[v].box;
     const ColumnRange columns = modifierColumns(grid, box);
+    std::size_t held = 0;
     for (int32_t z = columns.z0; z <= columns.z1; ++z)
       for (int32_t x = columns.x0; x <= columns.x1; ++x)
         for (uint32_t n = graph.columnBegin(x, z); n < graph.columnEnd(x, z); ++n)
           if (modifierHolds(box, {grid.centerX(x), graph.height[n], grid.centerZ(z)})) {
             graph.area[n] = volume_area[v];
             graph.flags[n] |= kNodeModified;
+            ++held;
           }
+    // An audit: a volume thinner than a column that held no column centre (a wall of lava
+    // 6 cm thick, cost inf) baked without a word, and routes walked through it.
+    if (held == 0 && warnings != nullptr) {
+      const std::string name = v < profile.modifier_sources.size() && !profile.modifier_sources[v].empty()
+                                   ? profile.modifier_sources[v] + " (area '" + profile.modifiers[v].area + "') in " + source
+                                   : source + ": agent " + profile.settings.name + ": modifier " + std::to_string(v) +
+                                         " (area '" + profile.modifiers[v].area + "')";
+      char spacing[64];
+      std::snprintf(spacing, sizeof spacing, "%g", grid.cell_size);
+      warnings->push_back(name + ": holds no floor node and changes nothing (a floor counts as inside when its column's " +
+                          "centre, at the floor's height, lies in the box; columns are " + spacing + " m apart)");
+    }
   }
 }
 

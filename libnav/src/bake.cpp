@@ -474,7 +474,7 @@ Result<BakedAgent> bakeAgent(const sim::TriangleMesh& mesh, const sim::QueryInde
   constexpr std::size_t kTrimFloorBytes = std::size_t{64} << 20;
   if (nodes * sizeof(ColumnFloor) >= kTrimFloorBytes) malloc_trim(0);
 #endif
-  applyModifierVolumes(agent, graph);
+  applyModifierVolumes(agent, graph, source, &result.warnings);
   report.end();
 
   // ---- edges ----

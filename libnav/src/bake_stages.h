@@ -20,7 +20,10 @@ std::vector<uint16_t> triangleAreas(const sim::TriangleMesh& mesh, const AgentPr
 /// table profileAreaTable made), found through a hash index: O(names + volumes).
 std::vector<uint16_t> modifierAreas(const AgentProfile& profile, const std::vector<std::string>& area_names);
 /// area_stage.cpp: overrides node areas inside modifier volumes (later volumes win) and flags them.
-void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph);
+/// A volume that holds no node gets a line in `warnings` (when not null), named like the bake's
+/// errors (`source`: the mesh).
+void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph, const std::string& source,
+                          std::vector<std::string>* warnings);
 /// Whether a modifier volume's box holds a floor node at `position` (its column centre and
 /// stored height): the box's horizontal sides within kModifierSideTolerance (column centres are
 /// computed from their index: 1.5 * 0.3 = 0.44999999999999996), its bottom and top within the
@@ -40,7 +43,9 @@ struct ColumnRange {
 ColumnRange modifierColumns(const GridFrame& grid, const sim::Aabb& box);
 /// area_stage.cpp: one warning per area rule and climbable glob that matches no surface label
 /// (or tag) of the mesh: such an entry changes nothing, most often a misspelt name or a tag path
-/// written as in the source file instead of as imported. Named like the bake's errors.
+/// written as in the source file instead of as imported; and one for climbable labels given to
+/// an agent that cannot climb. Named where the profile wrote them when it says so, else like the
+/// bake's errors.
 void unmatchedGlobWarnings(const sim::TriangleMesh& mesh, const AgentProfile& profile, const std::string& source,
                            std::vector<std::string>& warnings);
 /// area_stage.cpp: per triangle, 1 when its label matches a climbable glob.

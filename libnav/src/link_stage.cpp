@@ -48,6 +48,7 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
   // Label -> index in graph.link_labels (first use order), by hash: a linear search per link made
   // 100,000 links of distinct labels a 24 s stage (an audit).
   std::unordered_map<std::string, uint32_t> label_index;
+  std::unordered_map<std::string, std::size_t> written;  // a link's spec -> the first link written so
   for (std::size_t i = 0; i < profile.links.size(); ++i) {
     const LinkSpec& spec = profile.links[i];
     // The floor under each end, as a path's endpoints and a field's origin snap: an end at head
@@ -62,6 +63,22 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     const std::string in = spec.source.empty() ? std::string() : " in " + source;
     if (from == kNoNode) return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of from " + where(spec.from) + in);
     if (to == kNoNode) return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of to " + where(spec.to) + in);
+    // The same link written twice (an audit: accepted without a word, and counted twice) is kept
+    // as written, with a warning: the second copy is an edge no route needs.
+    if (warnings != nullptr) {
+      std::string key;
+      for (const double v : {spec.from.x, spec.from.y, spec.from.z, spec.to.x, spec.to.y, spec.to.z, spec.cost})
+        key.append(reinterpret_cast<const char*>(&v), sizeof v);
+      key += spec.bidirectional ? '2' : '1';
+      key += spec.label;
+      const auto [first, inserted] = written.emplace(std::move(key), i);
+      if (!inserted) {
+        const LinkSpec& earlier = profile.links[first->second];
+        warnings->push_back(name + ": the same link as " +
+                            (earlier.source.empty() ? "link " + std::to_string(first->second) : earlier.source) +
+                            " (ends, label, cost and direction)" + in + ": the copy adds an edge no route needs");
+      }
+    }
     // Both ends on one floor node (a link shorter than a cell, or two ends over one floor): a
     // loop no route takes. Left out, with a warning: it was kept as a self-loop edge, silently.
     if (from == to) {

@@ -201,6 +201,22 @@ TEST_CASE("strata bake reports bad input on one line with exit code 2", "[cli][b
   CHECK(std::count(loop.err.begin(), loop.err.end(), '\n') == 1);
   CHECK(nlohmann::json::parse(loop.out)["agents"][0]["links"] == 0);
   std::filesystem::remove(out);
+  // Entries that change nothing are named where the profile wrote them (an audit: a modifier
+  // thinner than a column and climbable labels without can_climb baked without a word).
+  {
+    std::ofstream idle(dir / "idle.toml");
+    idle << "[agent.a]\nclimbable = [\"wall\"]\n[[agent.a.modifiers]]\nmin = [500, -1, 500]\nmax = [501, 1, 501]\n"
+            "area = \"lava\"\n";
+  }
+  auto idle = runStrata({"bake", sample("maze.obj"), "--profile", (dir / "idle.toml").string(), "-o", out, "--json"});
+  CHECK(idle.exit_code == 0);
+  const std::string idle_toml = (dir / "idle.toml").string();
+  CHECK_THAT(idle.err, Catch::Contains("strata: warning: " + idle_toml + ":2:13: agent.a.climbable: can_climb is false, so "
+                                       "the climbable labels change nothing (set can_climb = true to climb them)\n") &&
+                           Catch::Contains("strata: warning: " + idle_toml + ":3:1: agent.a.modifiers[0] (area 'lava') in " +
+                                           sample("maze.obj") + ": holds no floor node and changes nothing ("));
+  CHECK(nlohmann::json::parse(idle.out)["warnings"].size() == 2);
+  std::filesystem::remove(out);
   {
     std::ofstream far(dir / "field.toml");
     far << "[agent.a]\n[[agent.a.fields]]\nname = \"exit\"\norigin = [500, 0, 500]\n";

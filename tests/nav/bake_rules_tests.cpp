@@ -1680,15 +1680,85 @@ TEST_CASE("an area rule or climbable glob that matches nothing is warned about",
   auto baked = nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "level.obj");
   REQUIRE(baked.ok());
   const std::string prefix = "level.obj: agent " + agent.settings.name + ": ";
-  // Climbable globs are checked only for an agent that can climb.
+  // Climbable globs are checked only for an agent that can climb; for one that cannot, the
+  // climbable labels themselves change nothing (an audit: can_climb forgotten, no word of it).
   CHECK(baked->agents[0].warnings ==
         std::vector<std::string>{prefix + "area rule 0 (label 'lava*') matches no surface label of the mesh and no link priced by its label, and changes nothing",
-                                 prefix + "area rule 2 (tag 'level/pit*') matches no surface tag of the mesh and changes nothing"});
+                                 prefix + "area rule 2 (tag 'level/pit*') matches no surface tag of the mesh and changes nothing",
+                                 prefix + "climbable: can_climb is false, so the climbable labels change nothing (set can_climb = true to climb them)"});
   profile.agents[0].settings.can_climb = true;
   baked = nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "level.obj");
   REQUIRE(baked.ok());
   REQUIRE(baked->agents[0].warnings.size() == 3);
   CHECK(baked->agents[0].warnings[2] == prefix + "climbable 'ladder' matches no surface label of the mesh and changes nothing");
+  // Where the parser says where each entry was written, the warnings say it, and name the mesh.
+  profile.agents[0].area_sources = {"p.toml:5:1: agent.a.areas[0]", "p.toml:9:1: agent.a.areas[1]",
+                                    "p.toml:13:1: agent.a.areas[2]", "p.toml:17:1: agent.a.areas[3]"};
+  profile.agents[0].climbable_source = "p.toml:3:13: agent.a.climbable";
+  baked = nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "level.obj");
+  REQUIRE(baked.ok());
+  CHECK(baked->agents[0].warnings ==
+        std::vector<std::string>{"p.toml:5:1: agent.a.areas[0] (label 'lava*') matches no surface label of level.obj and no link priced by its label, and changes nothing",
+                                 "p.toml:13:1: agent.a.areas[2] (tag 'level/pit*') matches no surface tag of level.obj and changes nothing",
+                                 "p.toml:3:13: agent.a.climbable: 'ladder' matches no surface label of level.obj and changes nothing"});
+}
+
+TEST_CASE("a modifier box that holds no floor node is warned about", "[nav][bake]") {
+  // An audit: a 6 cm wall of lava (cost inf) across a corridor held no column centre, baked
+  // without a word, and routes walked through it; a box away from the level likewise.
+  MeshBuilder level;
+  level.floor(0, 0, 10, 2, 0);
+  auto agent = testAgent();
+  agent.settings.cell_size = 0.25;
+  const double inf = std::numeric_limits<double>::infinity();
+  agent.modifiers.push_back({{{5.02, -1, -1}, {5.08, 2, 3}}, "lava", inf});  // between the centres 4.875 and 5.125
+  agent.modifiers.push_back({{{3.0, -1, -1}, {3.3, 2, 3}}, "mud", 2.0});     // holds the column at 3.125
+  agent.modifiers.push_back({{{50, -1, 0}, {51, 2, 1}}, "far", 2.0});       // off the level
+  agent.modifiers.push_back({{{1, 5, 0}, {2, 6, 2}}, "high", 2.0});         // above the floor
+  nav::BakeProfile profile;
+  profile.agents.push_back(agent);
+  auto baked = nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "level.obj");
+  REQUIRE(baked.ok());
+  const std::string tail = ": holds no floor node and changes nothing (a floor counts as inside when its column's centre, "
+                           "at the floor's height, lies in the box; columns are 0.25 m apart)";
+  const std::string prefix = "level.obj: agent " + agent.settings.name + ": ";
+  CHECK(baked->agents[0].warnings == std::vector<std::string>{prefix + "modifier 0 (area 'lava')" + tail,
+                                                              prefix + "modifier 2 (area 'far')" + tail,
+                                                              prefix + "modifier 3 (area 'high')" + tail});
+  profile.agents[0].modifier_sources = {"p.toml:2:1: agent.a.modifiers[0]"};  // known for the first only
+  baked = nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "level.obj");
+  REQUIRE(baked.ok());
+  REQUIRE(baked->agents[0].warnings.size() == 3);
+  CHECK(baked->agents[0].warnings[0] == "p.toml:2:1: agent.a.modifiers[0] (area 'lava') in level.obj" + tail);
+  CHECK(baked->agents[0].warnings[1] == prefix + "modifier 2 (area 'far')" + tail);
+  // The warning is all it does: the route still crosses where the box holds no node.
+  const auto& g = baked->agents[0].graph;
+  CHECK(g.edgeKind(nodeNear(g, 4.875, 0, 1), kEast) == EdgeKind::Walk);
+}
+
+TEST_CASE("a custom link written twice is kept and warned about", "[nav][bake]") {
+  // An audit: two identical links baked without a word, counted as two.
+  MeshBuilder floor;
+  floor.box({0, -0.2, 0}, {10, 0, 10});
+  auto agent = testAgent();
+  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zip", -1, false, {}});
+  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zip", -1, true, {}});   // the other direction too: not the same
+  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zip", 5.0, false, {}});  // its own cost: not the same
+  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zap", -1, false, {}});   // another label: not the same
+  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zip", -1, false, "p.toml:20:1: agent.a.links[4]"});
+  nav::BakeProfile profile;
+  profile.agents.push_back(agent);
+  const auto baked = nav::bakeWorld(floor.mesh(), profile, nav::BakeOptions{}, "floor.obj");
+  REQUIRE(baked.ok());
+  const auto& result = baked->agents[0];
+  profile.agents[0].links.pop_back();
+  const auto without = nav::bakeWorld(floor.mesh(), profile, nav::BakeOptions{}, "floor.obj");
+  REQUIRE(without.ok());
+  CHECK(without->agents[0].warnings.empty());
+  CHECK(result.graph.links.size() == without->agents[0].graph.links.size() + 1);  // kept as written
+  REQUIRE(result.warnings.size() == 1);
+  CHECK(result.warnings[0] == "p.toml:20:1: agent.a.links[4] ('zip'): the same link as link 0 (ends, label, cost and "
+                              "direction) in floor.obj: the copy adds an edge no route needs");
 }
 
 TEST_CASE("area rules: the first matching rule in profile order wins - literal or wildcard - among many names", "[nav][bake]") {

@@ -58,6 +58,11 @@ struct AgentProfile {
   std::vector<ModifierVolume> modifiers;  ///< later volumes win where they overlap
   std::vector<LinkSpec> links;            ///< custom links
   std::vector<FieldSpec> fields;          ///< route-distance fields
+  /// Where each area rule, each modifier volume and `climbable` were written ("P.toml:12:1:
+  /// agent.a.areas[0]"), for the bake's warnings; set by the profile parser, empty (or shorter
+  /// than the rules) when unknown. Not stored.
+  std::vector<std::string> area_sources, modifier_sources;
+  std::string climbable_source;
 
   /// Empty string when valid, else "agent NAME: <field>: <problem>".
   std::string validate() const;
