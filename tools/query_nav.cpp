@@ -282,7 +282,8 @@ auto setupField(CLI::App& sub) {
     if (!agent) return io.fail(agent.error());
     const QueryAgent& loaded = **agent;
     const nav::SnapSettings snap;
-    double value;
+    double value, limit;
+    uint32_t from_node = nav::kNoNode, to_node = nav::kNoNode;  // the field's origin and the point's floor
     if (!name->empty()) {
       auto v = nav::fieldValueAt(loaded.graph(), *name, *p, snap);
       // Name the option at fault: the field's name (no such field) or the point (no floor near it).
@@ -291,6 +292,10 @@ auto setupField(CLI::App& sub) {
         return io.bad(world + (loaded.graph().findField(*name) < 0 ? ": agent " + loaded.settings().name + ": --name: " : ": --at: ") +
                         v.error().message);
       value = *v;
+      const nav::RouteField& field = loaded.graph().fields[static_cast<std::size_t>(loaded.graph().findField(*name))];
+      from_node = field.origin_node;
+      limit = field.max_distance;
+      if (const auto target = nav::nearestWalkable(loaded.graph(), *p, snap)) to_node = target->node;
     } else {
       const auto o = vec(io, "--origin", *origin);
       if (!o) return kExitBadInput;
@@ -299,14 +304,23 @@ auto setupField(CLI::App& sub) {
       const auto target = nav::nearestWalkable(loaded.graph(), *p, snap);
       if (!target) return io.bad(world + ": --at: no walkable floor near the point");
       value = nav::fieldDistanceBetween(loaded.view(), start->node, target->node, *max);
+      from_node = start->node;
+      to_node = target->node;
+      limit = *max;
     }
-    const bool reached = std::isfinite(value);
+    const bool within = std::isfinite(value);
+    // Beyond the limit is not out of reach (an audit: a point 10.5 away from the origin of a
+    // field limited to 10 read "unreachable" where `query component` said reachable): the bake's
+    // regions tell the two apart exactly.
+    const bool reachable = within || (from_node != nav::kNoNode && to_node != nav::kNoNode &&
+                                      loaded.graph().canReach(from_node, to_node));
     if (json)
-      io.json(Json{{"kind", "field"}, {"agent", loaded.settings().name}, {"reachable", reached},
-                              {"distance", number(value)}}, -1);
-    else if (reached) io.text(fmt::format("field: {:.3f}\n", value));
+      io.json(Json{{"kind", "field"}, {"agent", loaded.settings().name}, {"reachable", reachable},
+                              {"beyond_limit", reachable && !within}, {"distance", number(value)}}, -1);
+    else if (within) io.text(fmt::format("field: {:.3f}\n", value));
+    else if (reachable) io.text(fmt::format("field: beyond the limit of {:g} (reachable, farther)\n", limit));
     else io.text(fmt::format("field: unreachable\n"));
-    return reached ? kExitOk : kExitNegative;
+    return within ? kExitOk : kExitNegative;
   };
 }
 

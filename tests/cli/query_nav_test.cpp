@@ -197,6 +197,31 @@ TEST_CASE("strata query field and component", "[cli][query][layered]") {
   CHECK_THAT(r.err, Catch::Contains("--name: a field name cannot be empty"));
   CHECK(query("maze", "component", {"--at", "0.6,0,-1", "--to", "17.5,0,3.5"}).exit_code == 3);
   CHECK(query("maze", "component", {"--at", "0.6,0,-1", "--to", "5,0,5"}).exit_code == 0);
+  // Beyond a field's limit is not out of reach (an audit: "reachable": false where component
+  // --to said reachable): no distance (exit 3), but reachable, beyond the limit.
+  r = query("maze", "field", {"--origin", "0.6,0,-1", "--at", "5,0,5", "--max", "1"});
+  CHECK(r.exit_code == 3);
+  Json field = Json::parse(r.out);
+  CHECK(field["reachable"] == true);
+  CHECK(field["beyond_limit"] == true);
+  CHECK(field["distance"].is_null());
+  r = query("maze", "field", {"--origin", "0.6,0,-1", "--at", "5,0,5"});
+  CHECK(r.exit_code == 0);
+  field = Json::parse(r.out);
+  CHECK(field["reachable"] == true);
+  CHECK(field["beyond_limit"] == false);
+  CHECK(field["distance"].get<double>() > 1);
+  r = query("maze", "field", {"--origin", "0.6,0,-1", "--at", "17.5,0,3.5"});
+  CHECK(r.exit_code == 3);
+  field = Json::parse(r.out);
+  CHECK(field["reachable"] == false);
+  CHECK(field["beyond_limit"] == false);
+  CHECK(field["distance"].is_null());
+  const auto beyond = runStrata({"query", (sourceDir() / "samples" / "maze.obj").string(), "field", "--profile",
+                                 (sourceDir() / "samples" / "maze.toml").string(), "--origin", "0.6,0,-1", "--at", "5,0,5",
+                                 "--max", "1"});
+  CHECK(beyond.exit_code == 3);
+  CHECK(beyond.out == "field: beyond the limit of 1 (reachable, farther)\n");
   // An audit: `--to ''` (an unset variable) answered as if --to were not given.
   r = query("maze", "component", {"--at", "0.6,0,-1", "--to", ""});
   CHECK(r.exit_code == 2);
