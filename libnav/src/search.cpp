@@ -15,7 +15,7 @@ namespace strata::nav {
 
 detail::ZeroedBlock::ZeroedBlock(std::size_t bytes) {
   if (bytes == 0) return;
-  if (bytes < kZeroedHugeBytes) {
+  if (bytes < kZeroedHugeBytes || bytes >= kZeroedHugeMaxBytes) {
     data_ = std::calloc(1, bytes);
     if (data_ == nullptr) throw std::bad_alloc();
     bytes_ = bytes;

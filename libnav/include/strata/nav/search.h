@@ -156,14 +156,19 @@ struct SearchOutcome {
 
 namespace detail {
 /// Zeroed memory for a search state's arrays. Below kZeroedHugeBytes it comes from calloc; from
-/// there up, fresh anonymous pages (zero by definition) advised to the kernel as wanting
-/// transparent huge pages, so that the first search over a large graph does not fault on every
-/// 4 KiB page it reaches (an audit: on a 2048 x 1536 Moving AI map the first of three identical
-/// queries took 140-190 ms, the others 5-7 ms, most of it the kernel handing out pages one by
-/// one). Throws std::bad_alloc.
+/// there to below kZeroedHugeMaxBytes, fresh anonymous pages (zero by definition) advised to the
+/// kernel as wanting transparent huge pages, so that the first search over a large graph does
+/// not fault on every 4 KiB page it reaches (an audit: on a 2048 x 1536 Moving AI map the first
+/// of three identical queries took 140-190 ms, the others 5-7 ms, most of it the kernel handing
+/// out pages one by one). Larger arrays keep 4 KiB pages (calloc): a search that writes a few
+/// nodes in every 2 MiB of them would hold them whole (a re-audit: a search down one column of
+/// a 4096 x 4096 map, one node a row, kept the whole 268 MB of records resident, 574 MB at peak
+/// against 279 MB), where with small pages it holds only the pages it writes. Throws
+/// std::bad_alloc.
 class ZeroedBlock {
  public:
   static constexpr std::size_t kZeroedHugeBytes = std::size_t(4) << 20;
+  static constexpr std::size_t kZeroedHugeMaxBytes = std::size_t(64) << 20;
   ZeroedBlock() = default;
   explicit ZeroedBlock(std::size_t bytes);
   ~ZeroedBlock() { release(); }
