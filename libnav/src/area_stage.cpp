@@ -210,8 +210,17 @@ void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph, cons
                                          " (area '" + profile.modifiers[v].area + "')";
       char spacing[64];
       std::snprintf(spacing, sizeof spacing, "%g", grid.cell_size);
-      warnings->push_back(name + ": holds no floor node and changes nothing (a floor counts as inside when its column's " +
-                          "centre, at the floor's height, lies in the box; columns are " + spacing + " m apart)");
+      // Another entry of the same area may take its cost from this one (an entry without `cost`
+      // takes the cost an entry before it gave the area): then the volume changes that (a
+      // re-audit), and the warning says only what is sure.
+      const std::string& area = profile.modifiers[v].area;
+      const bool shared =
+          std::any_of(profile.areas.begin(), profile.areas.end(), [&](const AreaRule& r) { return r.area == area; }) ||
+          std::any_of(profile.modifiers.begin(), profile.modifiers.end(),
+                      [&](const ModifierVolume& m) { return &m != &profile.modifiers[v] && m.area == area; });
+      warnings->push_back(name + (shared ? ": holds no floor node, so it marks none with its area" : ": holds no floor node and changes nothing") +
+                          " (a floor counts as inside when its column's centre, at the floor's height, lies in the box; "
+                          "columns are " + spacing + " m apart)");
     }
   }
 }

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "bake_stages.h"
@@ -48,7 +50,7 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
   // Label -> index in graph.link_labels (first use order), by hash: a linear search per link made
   // 100,000 links of distinct labels a 24 s stage (an audit).
   std::unordered_map<std::string, uint32_t> label_index;
-  std::unordered_map<std::string, std::size_t> written;  // a link's spec -> the first link written so
+  std::unordered_map<std::string, std::size_t> added_ways;  // (from, to, label, cost) of a link's way -> its link
   for (std::size_t i = 0; i < profile.links.size(); ++i) {
     const LinkSpec& spec = profile.links[i];
     // The floor under each end, as a path's endpoints and a field's origin snap: an end at head
@@ -63,22 +65,6 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     const std::string in = spec.source.empty() ? std::string() : " in " + source;
     if (from == kNoNode) return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of from " + where(spec.from) + in);
     if (to == kNoNode) return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of to " + where(spec.to) + in);
-    // The same link written twice (an audit: accepted without a word, and counted twice) is kept
-    // as written, with a warning: the second copy is an edge no route needs.
-    if (warnings != nullptr) {
-      std::string key;
-      for (const double v : {spec.from.x, spec.from.y, spec.from.z, spec.to.x, spec.to.y, spec.to.z, spec.cost})
-        key.append(reinterpret_cast<const char*>(&v), sizeof v);
-      key += spec.bidirectional ? '2' : '1';
-      key += spec.label;
-      const auto [first, inserted] = written.emplace(std::move(key), i);
-      if (!inserted) {
-        const LinkSpec& earlier = profile.links[first->second];
-        warnings->push_back(name + ": the same link as " +
-                            (earlier.source.empty() ? "link " + std::to_string(first->second) : earlier.source) +
-                            " (ends, label, cost and direction)" + in + ": the copy adds an edge no route needs");
-      }
-    }
     // Both ends on one floor node (a link shorter than a cell, or two ends over one floor): a
     // loop no route takes. Left out, with a warning: it was kept as a self-loop edge, silently.
     if (from == to) {
@@ -119,6 +105,34 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     const auto [label_it, added] = label_index.try_emplace(spec.label, static_cast<uint32_t>(graph.link_labels.size()));
     if (added) graph.link_labels.push_back(spec.label);
     const uint32_t label = label_it->second;
+    // A link every way of which an earlier link already adds (the same floors, label and cost:
+    // the same link written twice, or a one-way link along a two-way one) is kept as written, with
+    // a warning (an audit: two identical links baked without a word, counted as two).
+    if (warnings != nullptr) {
+      const auto key = [&](uint32_t a, uint32_t b) {
+        const float c = static_cast<float>(cost);
+        std::string k(3 * sizeof(uint32_t) + sizeof(float), '\0');
+        std::memcpy(k.data(), &a, sizeof a);
+        std::memcpy(k.data() + 4, &b, sizeof b);
+        std::memcpy(k.data() + 8, &label, sizeof label);
+        std::memcpy(k.data() + 12, &c, sizeof c);
+        return k;
+      };
+      std::size_t earlier = profile.links.size();  // the first earlier link found adding one of its ways
+      bool repeated = true;
+      for (const auto& [on, a, b] : {std::tuple{forward, from, to}, std::tuple{backward, to, from}}) {
+        if (!on) continue;
+        const auto [it, inserted] = added_ways.emplace(key(a, b), i);
+        if (inserted) repeated = false;
+        else earlier = std::min(earlier, it->second);
+      }
+      if (repeated) {
+        const LinkSpec& first = profile.links[earlier];
+        warnings->push_back(name + ": " + (first.source.empty() ? "link " + std::to_string(earlier) : first.source) +
+                            " already joins the same floors the same way, with the same label and cost" + in +
+                            ": the copy adds nothing a route needs");
+      }
+    }
     if (forward) graph.links.push_back({from, to, static_cast<float>(cost), label, static_cast<uint32_t>(i), backward});
     if (backward) graph.links.push_back({to, from, static_cast<float>(cost), label, static_cast<uint32_t>(i), forward});
     graph.flags[from] |= kNodeLinkEnd;

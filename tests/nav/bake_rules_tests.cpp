@@ -1734,33 +1734,51 @@ TEST_CASE("a modifier box that holds no floor node is warned about", "[nav][bake
   // The warning is all it does: the route still crosses where the box holds no node.
   const auto& g = baked->agents[0].graph;
   CHECK(g.edgeKind(nodeNear(g, 4.875, 0, 1), kEast) == EdgeKind::Walk);
+  // A volume whose area another entry uses may give it the cost that entry takes (a re-audit: an
+  // area rule without `cost` after it): it holds no node, and the warning claims no more.
+  profile.agents[0].modifiers.resize(1);
+  profile.agents[0].modifier_sources.clear();
+  profile.agents[0].areas.push_back({"default", "", "lava", inf});
+  baked = nav::bakeWorld(level.mesh(), profile, nav::BakeOptions{}, "level.obj");
+  REQUIRE(baked.ok());
+  CHECK(baked->agents[0].warnings ==
+        std::vector<std::string>{prefix + "modifier 0 (area 'lava'): holds no floor node, so it marks none with its area (a floor "
+                                          "counts as inside when its column's centre, at the floor's height, lies in the box; columns "
+                                          "are 0.25 m apart)"});
 }
 
-TEST_CASE("a custom link written twice is kept and warned about", "[nav][bake]") {
-  // An audit: two identical links baked without a word, counted as two.
+TEST_CASE("a custom link whose every way an earlier link adds is kept and warned about", "[nav][bake]") {
+  // An audit: two identical links baked without a word, counted as two. A way is the same when
+  // it joins the same floors in the same direction with the same label and cost.
   MeshBuilder floor;
   floor.box({0, -0.2, 0}, {10, 0, 10});
   auto agent = testAgent();
+  agent.settings.cell_size = 0.3;
   agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zip", -1, false, {}});
-  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zip", -1, true, {}});   // the other direction too: not the same
-  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zip", 5.0, false, {}});  // its own cost: not the same
-  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zap", -1, false, {}});   // another label: not the same
-  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zip", -1, false, "p.toml:20:1: agent.a.links[4]"});
+  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zip", -1, true, {}});   // adds the way back: not a copy
+  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zip", 5.0, false, {}});  // its own cost: not a copy
+  agent.links.push_back({{1, 0, 1}, {8, 0, 8}, "zap", -1, false, {}});   // another label: not a copy
+  agent.links.push_back({{1.05, 0, 1.02}, {8, 0, 8}, "zip", 5.0, false, {}});  // other ends on the same floors, the same cost: a copy of 2
+  agent.links.push_back({{8, 0, 8}, {1, 0, 1}, "zip", -1, false, "p.toml:20:1: agent.a.links[5]"});  // along link 1's way back
+  agent.links.push_back({{2, 0, 2}, {2.05, 0, 2.02}, "hop", -1, false, {}});  // leads nowhere: left out, one warning
+  agent.links.push_back({{2, 0, 2}, {2.05, 0, 2.02}, "hop", -1, false, {}});  // (so is its copy, with no other)
   nav::BakeProfile profile;
   profile.agents.push_back(agent);
   const auto baked = nav::bakeWorld(floor.mesh(), profile, nav::BakeOptions{}, "floor.obj");
   REQUIRE(baked.ok());
   const auto& result = baked->agents[0];
-  profile.agents[0].links.pop_back();
-  const auto without = nav::bakeWorld(floor.mesh(), profile, nav::BakeOptions{}, "floor.obj");
-  REQUIRE(without.ok());
-  CHECK(without->agents[0].warnings.empty());
-  CHECK(result.graph.links.size() == without->agents[0].graph.links.size() + 1);  // kept as written
-  REQUIRE(result.warnings.size() == 1);
-  CHECK(result.warnings[0] == "p.toml:20:1: agent.a.links[4] ('zip'): the same link as link 0 (ends, label, cost and "
-                              "direction) in floor.obj: the copy adds an edge no route needs");
+  const std::string prefix = "floor.obj: agent " + agent.settings.name + ": ";
+  for (const auto& w : result.warnings) UNSCOPED_INFO(w);
+  REQUIRE(result.warnings.size() == 4);
+  CHECK(result.warnings[0] == prefix + "link 4 ('zip'): link 2 already joins the same floors the same way, with the same label and "
+                                       "cost: the copy adds nothing a route needs");
+  CHECK(result.warnings[1] == "p.toml:20:1: agent.a.links[5] ('zip'): link 1 already joins the same floors the same way, with the "
+                              "same label and cost in floor.obj: the copy adds nothing a route needs");
+  CHECK_THAT(result.warnings[2], Catch::StartsWith(prefix + "link 6 ('hop'): both ends snap to the one floor node"));
+  CHECK_THAT(result.warnings[3], Catch::StartsWith(prefix + "link 7 ('hop'): both ends snap to the one floor node"));
+  // Kept as written: one edge per way of every link but the two that lead nowhere.
+  CHECK(result.graph.links.size() == 7);
 }
-
 TEST_CASE("area rules: the first matching rule in profile order wins - literal or wildcard - among many names", "[nav][bake]") {
   // Literal globs go through a hash index and wildcard ones are matched in turn: the rule chosen
   // must still be the first in profile order, and the area table keeps profile order.
