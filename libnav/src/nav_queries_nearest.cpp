@@ -260,10 +260,13 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
 
 namespace {
 
-FloorLayer layerOf(const LayeredGraph& graph, NodeId n) {
+// `height`: the floor's surface under the point asked about (LayeredGraph::surfaceAt), not its
+// column centre's (an audit: on a slope `query height` read up to 0.15 m off the waypoint heights
+// of a route through the same point).
+FloorLayer layerOf(const LayeredGraph& graph, NodeId n, double height) {
   FloorLayer layer;
   layer.node = n;
-  layer.height = graph.height[n];
+  layer.height = height;
   layer.headroom = graph.headroom[n];
   layer.clearance = graph.clearance[n];
   layer.area = graph.area[n];
@@ -285,7 +288,8 @@ std::vector<FloorLayer> floorsAt(const LayeredGraph& graph, double x, double z) 
   if (graph.grid.onColumn(cx + 1, cz, x, z)) ++cx;
   if (graph.grid.onColumn(cx, cz + 1, x, z)) ++cz;
   if (!graph.grid.contains(cx, cz)) return layers;
-  for (uint32_t n = graph.columnBegin(cx, cz); n < graph.columnEnd(cx, cz); ++n) layers.push_back(layerOf(graph, n));
+  for (uint32_t n = graph.columnBegin(cx, cz); n < graph.columnEnd(cx, cz); ++n)
+    layers.push_back(layerOf(graph, n, graph.surfaceAt(n, {cx, cz}, x, z)));
   return layers;
 }
 
@@ -298,7 +302,7 @@ std::optional<uint32_t> componentAt(const LayeredGraph& graph, const sim::Vec3& 
 std::optional<FloorLayer> clearanceAt(const LayeredGraph& graph, const sim::Vec3& point, const SnapSettings& snap) {
   const auto hit = nearestWalkable(graph, point, snap);
   if (!hit) return std::nullopt;
-  return layerOf(graph, hit->node);
+  return layerOf(graph, hit->node, graph.surfaceAt(hit->node, point.x, point.z));
 }
 
 }  // namespace strata::nav

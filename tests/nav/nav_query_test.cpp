@@ -450,6 +450,38 @@ TEST_CASE("floorsAt: heights of every layer of a column", "[nav][query]") {
   CHECK(floorsAt(g, std::nan(""), 0.5).empty());
 }
 
+TEST_CASE("floorsAt and clearanceAt: a floor's height is its surface under the point, not its column centre's", "[nav][query]") {
+  // An audit: on a slope `query height` read the column centre's height, up to 0.15 m off the
+  // heights of a route's waypoints through the same point. A 30-degree ramp rising along x over
+  // a flat ground under a deck: every layer carried to the point along its own plane.
+  MeshBuilder level;
+  const double rise = std::tan(30.0 * M_PI / 180.0);
+  level.floor(-1, 0, 11, 4, 0).ramp(0, 0, 10, 10 * rise, 0, 4).floor(-1, 0, 11, 4, 9);
+  auto agent = testAgent();
+  const auto baked = bakeOne(level.mesh(), agent);
+  const auto& g = baked.graph;
+  std::mt19937 random(5);
+  std::uniform_real_distribution<double> along(1.0, 4.0), across(0.5, 3.5);
+  int checked = 0;
+  for (int i = 0; i < 200; ++i) {
+    const double x = along(random), z = across(random);
+    const auto layers = floorsAt(g, x, z);
+    INFO("x " << x << " z " << z);
+    // The ramp's floor (the ground under it has no standing room where the ramp is low; the
+    // deck at 9 m has its own) reads the ramp's plane at the point, not at the centre.
+    bool ramp = false;
+    for (const auto& l : layers)
+      if (std::fabs(l.height - x * rise) < 1e-4) ramp = true;
+    CHECK(ramp);
+    for (const auto& l : layers) CHECK(l.height == Approx(g.surfaceAt(l.node, x, z)).margin(1e-12));
+    const auto floor = clearanceAt(g, {x, x * rise + 0.05, z}, SnapSettings{});
+    REQUIRE(floor);
+    CHECK(floor->height == Approx(x * rise).margin(1e-4));
+    ++checked;
+  }
+  CHECK(checked == 200);
+}
+
 TEST_CASE("floorsAt: a typed border between columns reads the +X / +Z column whatever the rounding", "[nav][query]") {
   // x = -2.1 with cell 0.3 is the border between columns -8 and -7 (relative to origin 0), but
   // -2.1 / 0.3 is -7.000000000000001 in doubles: the query read the -X column (an audit).

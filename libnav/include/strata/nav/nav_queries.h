@@ -62,15 +62,16 @@ std::optional<FloorHit> nearestWalkable(const LayeredGraph& graph, const sim::Ve
 /// One floor of a column (the `height` query).
 struct FloorLayer {
   NodeId node = kNoNode;  ///< node id
-  double height = 0;      ///< floor height, metres
+  double height = 0;      ///< the floor's surface under the point asked about (LayeredGraph::surfaceAt), metres
   double headroom = 0;    ///< free space above, metres (+inf: open sky)
   double clearance = 0;   ///< horizontal distance to the edge of walkable space, metres
   uint16_t area = 0;      ///< area id
   uint32_t component = 0; ///< connected component
 };
 
-/// All floors of the column containing world (x, z), lowest first; empty outside the grid or
-/// where no floor was baked.
+/// All floors of the column containing world (x, z), lowest first (by their heights at the
+/// column's centre), each with its surface's height under (x, z); empty outside the grid or where
+/// no floor was baked.
 std::vector<FloorLayer> floorsAt(const LayeredGraph& graph, double x, double z);
 
 /// Feet: can the agent walk straight from `from` to `to`? Both snap as a path's ends do
