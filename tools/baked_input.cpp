@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <filesystem>
 
@@ -15,6 +16,7 @@
 #include "strata/formats/output_file.h"
 #include "strata/formats/profile.h"
 #include "strata/formats/world_file.h"
+#include "strata/sim/query_index.h"
 
 namespace strata::cli {
 namespace {
@@ -151,16 +153,54 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
   return std::move(baked->agents.front());  // the one agent of the profile, chosen above
 }
 
+namespace {
+
+// Of the surfaces seen first from above on a 32 x 32 lattice over the mesh's bounds, how many
+// face up and how many down. A level's top surfaces face up; where most face down, the winding
+// is most likely reversed (clockwise seen from the front), which a floor cannot be (the spec's
+// "upward-facing surfaces"). Only asked about a bake that found no floor: an indoor level seen
+// from above shows ceilings facing down.
+struct TopFacing {
+  int up = 0, down = 0;
+};
+TopFacing topFacing(const sim::TriangleMesh& mesh) {
+  TopFacing facing;
+  sim::QueryIndex index;
+  if (mesh.triangleCount() == 0 || !index.addMesh(mesh)) return facing;
+  const sim::Aabb b = mesh.bounds();
+  constexpr int kSamples = 32;
+  const double height = b.max.y - b.min.y + 2.0;
+  for (int i = 0; i < kSamples; ++i)
+    for (int k = 0; k < kSamples; ++k) {
+      const double x = b.min.x + (b.max.x - b.min.x) * (i + 0.5) / kSamples;
+      const double z = b.min.z + (b.max.z - b.min.z) * (k + 0.5) / kSamples;
+      const auto hit = index.raycast({x, b.max.y + 1.0, z}, {0, -1, 0}, height);
+      if (!hit) continue;
+      if (hit->normal.y > 0) ++facing.up;
+      else if (hit->normal.y < 0) ++facing.down;
+    }
+  return facing;
+}
+
+}  // namespace
+
 std::vector<std::string> bakeWarnings(const std::string& input, const nav::BakedAgent& agent, const sim::TriangleMesh& mesh) {
   std::vector<std::string> warnings = agent.warnings;
-  // A bake that finds no floor is almost always wrong units, a wrong up axis or a slope limit
-  // (a new user's downward-facing plane, a 0.9 m level read in the wrong units, baked silently).
+  // A bake that finds no floor is almost always wrong units, a wrong up axis, a slope limit or a
+  // reversed winding (a new user's downward-facing plane, a 0.9 m level read in the wrong units,
+  // baked silently; the maze sample with every triangle's winding reversed bakes 0 nodes).
   if (agent.graph.nodeCount() == 0) {
     const sim::Aabb b = mesh.bounds();
-    warnings.push_back(printable(input) + ": agent " + agent.profile.settings.name +
+    std::string text = printable(input) + ": agent " + agent.profile.settings.name +
                        fmt::format(": no walkable floor (0 nodes) on a mesh of {:.3g} x {:.3g} x {:.3g} m (X, Y, Z): are --scale and --up "
                                    "right, and max_slope?",
-                                   b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z));
+                                   b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z);
+    const TopFacing top = topFacing(mesh);
+    if (top.down > top.up)
+      text += fmt::format(" Seen from above, the first surface faces down at {} of {} points sampled: is the mesh's winding "
+                          "reversed (a floor must be counter-clockwise seen from above)?",
+                          top.down, top.down + top.up);
+    warnings.push_back(std::move(text));
   }
   return warnings;
 }
