@@ -189,6 +189,7 @@ void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph, cons
   if (profile.modifiers.empty()) return;
   const std::vector<uint16_t> volume_area = modifierAreas(profile, graph.area_names);
   const GridFrame& grid = graph.grid;
+  std::unordered_map<std::string, std::size_t> entries_per_area;  // area rules and volumes naming each area
   for (std::size_t v = 0; v < profile.modifiers.size(); ++v) {
     const sim::Aabb& box = profile.modifiers[v].box;
     const ColumnRange columns = modifierColumns(grid, box);
@@ -213,11 +214,11 @@ void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph, cons
       // Another entry of the same area may take its cost from this one (an entry without `cost`
       // takes the cost an entry before it gave the area): then the volume changes that (a
       // re-audit), and the warning says only what is sure.
-      const std::string& area = profile.modifiers[v].area;
-      const bool shared =
-          std::any_of(profile.areas.begin(), profile.areas.end(), [&](const AreaRule& r) { return r.area == area; }) ||
-          std::any_of(profile.modifiers.begin(), profile.modifiers.end(),
-                      [&](const ModifierVolume& m) { return &m != &profile.modifiers[v] && m.area == area; });
+      if (entries_per_area.empty()) {  // counted once, when first needed: O(entries) however many volumes warn
+        for (const AreaRule& r : profile.areas) ++entries_per_area[r.area];
+        for (const ModifierVolume& m : profile.modifiers) ++entries_per_area[m.area];
+      }
+      const bool shared = entries_per_area[profile.modifiers[v].area] > 1;
       warnings->push_back(name + (shared ? ": holds no floor node, so it marks none with its area" : ": holds no floor node and changes nothing") +
                           " (a floor counts as inside when its column's centre, at the floor's height, lies in the box; "
                           "columns are " + spacing + " m apart)");
