@@ -3,8 +3,8 @@
 // preference; an infinite cost removes that candidate").
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <unordered_map>
 #include <unordered_set>
 
