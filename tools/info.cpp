@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "command.h"
 #include "strata/formats/machine_memory.h"
@@ -56,6 +57,18 @@ nlohmann::ordered_json describe(const formats::World& world, const std::string& 
   counts["labels"] = mesh.labels.size();
   counts["tags"] = mesh.tags.size();
   doc["counts"] = std::move(counts);
+  // The names a profile's area rules and climbable globs match (an audit: a new user could find
+  // them only with h5dump), each with its triangle count.
+  const auto named = [](const std::vector<std::string>& names, const std::vector<uint32_t>& per_triangle) {
+    std::vector<std::size_t> triangles(names.size(), 0);
+    for (const uint32_t i : per_triangle)
+      if (i < triangles.size()) ++triangles[i];
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < names.size(); ++i) list.push_back({{"name", names[i]}, {"triangles", triangles[i]}});
+    return list;
+  };
+  doc["labels"] = named(mesh.labels, mesh.triangle_labels);
+  doc["tags"] = named(mesh.tags, mesh.triangle_tags);
   const sim::Aabb bounds = mesh.bounds();
   if (bounds.empty()) {
     doc["bounds"] = nullptr;
@@ -101,8 +114,18 @@ void printText(const nlohmann::ordered_json& doc) {
   const auto& counts = doc["counts"];
   fmt::print("vertices        {}\n", counts["vertices"].get<std::size_t>());
   fmt::print("triangles       {}\n", counts["triangles"].get<std::size_t>());
-  fmt::print("labels          {}\n", counts["labels"].get<std::size_t>());
-  fmt::print("tags            {}\n", counts["tags"].get<std::size_t>());
+  // The first names inline, with their triangle counts; --json lists them all.
+  const auto names = [](const nlohmann::ordered_json& list) {
+    constexpr std::size_t kShown = 12;
+    std::string text;
+    for (std::size_t i = 0; i < list.size() && i < kShown; ++i)
+      text += fmt::format("{}'{}' ({})", i == 0 ? ": " : ", ", printable(list[i]["name"].get<std::string>()),
+                          list[i]["triangles"].get<std::size_t>());
+    if (list.size() > kShown) text += fmt::format(", and {} more (--json lists them all)", list.size() - kShown);
+    return text;
+  };
+  fmt::print("labels          {}{}\n", counts["labels"].get<std::size_t>(), names(doc["labels"]));
+  fmt::print("tags            {}{}\n", counts["tags"].get<std::size_t>(), names(doc["tags"]));
   if (doc["bounds"].is_null()) {
     fmt::print("bounds          empty\n");
   } else {
@@ -139,7 +162,7 @@ std::function<int()> setupInfo(CLI::App& app) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* sub = app.add_subcommand(
       "info", "Describe a world file: schema version, tool version, inputs (path, size, SHA-256), counts of "
-              "vertices, triangles, labels and tags, bounds, and the baked agents (cell size, columns, nodes, edges, "
+              "vertices, triangles, labels and tags, the labels' and tags' names with their triangle counts, bounds, and the baked agents (cell size, columns, nodes, edges, "
               "links, second jumps, components, reachability regions, fields). Validates the whole file.");
   sub->add_option("FILE", options->file, "the world file (.h5) written by strata import or strata bake")->required()->check(fileName());
   sub->add_flag("--json", options->json, "print one JSON document with the same fields");

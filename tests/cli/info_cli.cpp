@@ -39,11 +39,29 @@ TEST_CASE("strata info describes a world in text", "[cli][info]") {
   for (const std::string& expected : std::vector<std::string>{
            "schema_version  3\n", "tool_version    strata 0.1.0 (test)\n", "inputs          1\n",
         "  levels/cube.glb  4242 bytes  sha256 " + std::string(64, 'a') + "\n", "vertices        8\n",
-        "triangles       12\n", "labels          2\n", "tags            1\n",
+        "triangles       12\n", "labels          2: 'floor' (2), 'wall' (10)\n", "tags            1: '/level/cube' (12)\n",
         "bounds          min (-1, 0, -1)  max (1, 2, 1)  metres, Y up\n", "import_options  {\"scale\":1.0,\"up\":\"y\"}\n"}) {
     INFO(expected);
     CHECK(run.out.find(expected) != std::string::npos);
   }
+}
+
+TEST_CASE("strata info lists the first 12 label names in text and says how many more", "[cli][info]") {
+  TempDir dir;
+  const auto path = (dir / "many.h5").string();
+  formats::World world = test::cubeWorld();
+  world.geometry.labels.clear();
+  for (int i = 0; i < 15; ++i) world.geometry.labels.push_back("m" + std::to_string(i));
+  for (std::size_t t = 0; t < world.geometry.triangle_labels.size(); ++t) world.geometry.triangle_labels[t] = static_cast<uint32_t>(t);
+  REQUIRE(formats::writeWorldFile(path, world).ok());
+  const auto run = runStrata({"info", path});
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.find("labels          15: 'm0' (1), 'm1' (1), 'm2' (1), 'm3' (1), 'm4' (1), 'm5' (1), 'm6' (1), 'm7' (1), "
+                     "'m8' (1), 'm9' (1), 'm10' (1), 'm11' (1), and 3 more (--json lists them all)\n") != std::string::npos);
+  const auto doc = nlohmann::json::parse(runStrata({"info", path, "--json"}).out);
+  REQUIRE(doc["labels"].size() == 15);
+  CHECK(doc["labels"][14]["name"] == "m14");
+  CHECK(doc["labels"][14]["triangles"] == 0);
 }
 
 TEST_CASE("strata info --json prints one document with the same fields", "[cli][info]") {
@@ -68,6 +86,22 @@ TEST_CASE("strata info --json prints one document with the same fields", "[cli][
   CHECK(doc["counts"]["triangles"] == 200);
   CHECK(doc["counts"]["labels"] == 3);
   CHECK(doc["counts"]["tags"] == 2);
+  // The names, each with its triangle count (an audit: a new user found them only with h5dump).
+  REQUIRE(doc["labels"].size() == 3);
+  REQUIRE(doc["tags"].size() == 2);
+  std::size_t labelled = 0, tagged = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(doc["labels"][i]["name"] == world.geometry.labels[i]);
+    const auto expected = std::count(world.geometry.triangle_labels.begin(), world.geometry.triangle_labels.end(), i);
+    CHECK(doc["labels"][i]["triangles"] == expected);
+    labelled += doc["labels"][i]["triangles"].get<std::size_t>();
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(doc["tags"][i]["name"] == world.geometry.tags[i]);
+    tagged += doc["tags"][i]["triangles"].get<std::size_t>();
+  }
+  CHECK(labelled == 200);
+  CHECK(tagged == 200);
   // Bounds agree with the geometry (float32 values printed in their shortest form).
   const sim::Aabb bounds = world.geometry.bounds();
   CHECK(doc["bounds"]["min"][0].get<double>() == 0.0);
