@@ -232,20 +232,27 @@ TEST_CASE("running out of memory names the input, exit 1, one line", "[cli][info
   // printed "strata: error: out of memory" without the file. A world of about a million nodes
   // (undulating at 0.1 m), read under limits from 300 MB down to 80 MB (below about 60 MB the
   // loader or the thread pool fails first): each run either answers, or fails with the one line
-  // naming the world; the smaller limits run out while reading, and those that run out reading
-  // the graph name the agent and its size.
+  // naming the world; limits just over the graph's estimate run out while reading it, naming the
+  // agent and its size, and smaller ones are refused before reading (exit 2).
   TempDir dir;
   const auto world = (dir / "u.h5").string(), profile = (dir / "fine.toml").string();
   { std::ofstream(profile) << "[agent.fine]\ncell_size = 0.1\n"; }
   const auto mesh = (test::sharedData() / "meshes" / "recast" / "undulating.obj").string();
   REQUIRE(runStrata({"bake", mesh, "--profile", profile, "-o", world}).exit_code == 0);
-  int ran_out = 0, reading_graph = 0;
+  int ran_out = 0, reading_graph = 0, refused = 0;
   for (int megabytes = 300; megabytes >= 80; megabytes -= 20) {
     INFO(megabytes << " MB");
     const std::string shell = "ulimit -v " + std::to_string(megabytes * 1000) + "; exec \"$0\" info \"$1\"";
     const auto run = test::runProgram({"sh", "-c", shell, STRATA_BINARY, world});
     INFO(run.err);
     if (run.exit_code == 0) continue;
+    // Below the graph's estimate, `ulimit -v` counts as a memory limit: refused before reading, exit 2.
+    if (run.exit_code == 2) {
+      CHECK(std::regex_match(run.err, std::regex("strata: error: .*u\\.h5: agent 'fine': [0-9]+ floor nodes would need about "
+                                                 "[0-9.]+ GB to read, more than the [0-9.]+ GB of memory\n")));
+      ++refused;
+      continue;
+    }
     CHECK(run.exit_code == 1);
     // Out of memory while reading the agent's graph, the agent and its size are named.
     const std::string reading = "strata: error: " + world + ": out of memory reading agent 'fine' (";
@@ -259,5 +266,6 @@ TEST_CASE("running out of memory names the input, exit 1, one line", "[cli][info
   }
   CHECK(ran_out >= 3);
   CHECK(reading_graph >= 1);
+  CHECK(refused >= 1);
 }
 #endif

@@ -1,8 +1,11 @@
 // Usable memory (machine_memory.h): control-group memory limits read from a fake /sys/fs/cgroup
-// tree, v1 and v2, on the group and its ancestors; usableMemoryBytes on this machine.
+// tree, v1 and v2, on the group and its ancestors; the address space left under RLIMIT_AS;
+// usableMemoryBytes on this machine.
 
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -79,4 +82,38 @@ TEST_CASE("usable memory is at most the physical memory", "[formats][memory]") {
   const std::uint64_t usable = formats::usableMemoryBytes();
   CHECK(usable > 0);
   CHECK(usable <= physical);
+}
+
+TEST_CASE("an address-space limit (ulimit -v) is a memory limit: what is left of it under the mapped size", "[formats][memory]") {
+  // An audit: under `ulimit -v` a bake that could not fit was not refused before any work; it ran
+  // 15 s up to the limit and then ran out. In a child process (the limit stays there): the
+  // limit set 512 MiB over what the process maps now leaves about 512 MiB, and the usable memory
+  // is no more than that.
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    long mapped_pages = 0;
+    {
+      std::ifstream statm("/proc/self/statm");
+      statm >> mapped_pages;
+    }
+    const std::uint64_t mapped = static_cast<std::uint64_t>(mapped_pages) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    constexpr std::uint64_t kRoom = std::uint64_t{512} << 20;
+    rlimit limit{};
+    limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(mapped + kRoom);
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(10);
+    const std::uint64_t left = formats::addressSpaceLeft();
+    if (left == 0 || left > kRoom || left < kRoom - (std::uint64_t{64} << 20)) _exit(11);
+    const std::uint64_t usable = formats::usableMemoryBytes();
+    if (usable == 0 || usable > kRoom) _exit(12);
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // Without a limit (this process's, unless the suite runs under one): none.
+  rlimit own{};
+  REQUIRE(getrlimit(RLIMIT_AS, &own) == 0);
+  if (own.rlim_cur == RLIM_INFINITY) CHECK(formats::addressSpaceLeft() == 0);
 }

@@ -19,8 +19,12 @@ namespace strata::formats {
 /// unreadable files).
 std::uint64_t cgroupMemoryLimit(std::string_view proc_self_cgroup, const std::filesystem::path& cgroup_root);
 
-/// The machine's physical memory, or the control-group limit of this process when lower
-/// (cgroupMemoryLimit of /proc/self/cgroup under /sys/fs/cgroup); 0 when neither is known.
+/// The address space this process may still map under its RLIMIT_AS (`ulimit -v`): the limit less
+/// what is mapped now; 0 when there is no limit.
+std::uint64_t addressSpaceLeft();
+
+/// The machine's physical memory, or the control-group limit of this process, or the address
+/// space left under its RLIMIT_AS (addressSpaceLeft), whichever is lowest; 0 when none is known.
 std::uint64_t usableMemoryBytes();
 
 }  // namespace strata::formats
