@@ -21,6 +21,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <unordered_map>
 
 #include "local_overlap.h"
 #include "triangle_footprint.h"
@@ -184,6 +185,23 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
   constexpr double kAbove = 1e-6;  // a surface counts as "above" a floor beyond this
   double group_top = std::numeric_limits<double>::infinity();
   bool have_group = false;
+  // A column of many surfaces (a stack of storeys): each hit's next hit of the same piece, so that
+  // insideSolid need not scan every surface below a floor for each piece above it (an audit:
+  // 8,000 plates stacked in one place baked their columns in 54 s, four times longer for every
+  // doubling of the stack).
+  constexpr std::size_t kChainAbove = 64;
+  thread_local std::vector<uint32_t> next_same;
+  next_same.clear();
+  if (hits.size() > kChainAbove) {
+    thread_local std::unordered_map<uint32_t, uint32_t> below;  // piece -> its hit found last, going up
+    below.clear();
+    next_same.resize(hits.size());
+    for (std::size_t k = hits.size(); k-- > 0;) {
+      const auto [it, inserted] = below.try_emplace(pieceOf(hits[k].triangle), static_cast<uint32_t>(k));
+      next_same[k] = inserted ? static_cast<uint32_t>(hits.size()) : it->second;
+      it->second = static_cast<uint32_t>(k);
+    }
+  }
   for (std::size_t i = 0; i < hits.size(); ++i) {
     const SurfaceHit& hit = hits[i];
     // Not an upward-facing walkable surface, unless within its corners' rounding of one.
@@ -208,7 +226,7 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
       }
     // Inside a solid (a box resting on the floor or sunk through it, wider than the standing
     // box, whose walls that box cannot touch).
-    if (insideSolid(hits, i)) continue;
+    if (insideSolid(hits, i, next_same)) continue;
     // Anything right above the centre lower than the standing box's bottom (a plate 0.3 m over
     // the ground, under the step height) leaves no room either: the box starts at the step
     // height so that low lips *beside* the centre do not count, not to let the agent stand
@@ -221,7 +239,8 @@ void ColumnBuilder::floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vecto
   std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
 }
 
-bool ColumnBuilder::insideSolid(const std::vector<SurfaceHit>& hits, std::size_t i) const {
+bool ColumnBuilder::insideSolid(const std::vector<SurfaceHit>& hits, std::size_t i,
+                                const std::vector<uint32_t>& next_same) const {
   constexpr double kLevel = 1e-6;      // hits this close in height are at one level
   constexpr std::size_t kPieces = 16;  // pieces on the first level above that are examined
   const std::size_t m = hits.size();
@@ -257,7 +276,12 @@ bool ColumnBuilder::insideSolid(const std::vector<SurfaceHit>& hits, std::size_t
     if (x == floor_piece) continue;
     // X's nearest level at or below the floor: every hit of X there faces down.
     std::size_t b = level_first;
-    while (b < m && pieceOf(hits[b].triangle) != x) ++b;
+    if (next_same.empty()) {
+      while (b < m && pieceOf(hits[b].triangle) != x) ++b;
+    } else {  // X's hits from hits[a] down, to the first at or below the floor's level
+      b = a;
+      while (b < level_first) b = next_same[b];
+    }
     if (b == m) continue;
     bool enters = true;
     for (std::size_t k = b; k < m && hits[k].height >= hits[b].height - kLevel; ++k)

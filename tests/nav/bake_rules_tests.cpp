@@ -447,6 +447,21 @@ TEST_CASE("a floor inside a solid has no node - a surface facing down at the flo
     const auto baked = bakeOne(level.mesh(), agent);
     CHECK(heights(baked.graph, 3.1, 3.1) == std::vector<double>{0.0, 3.0});
   }
+  SECTION("a tall stack of boxes, each with a plate inside: every plate is inside its box") {
+    // 40 boxes 2.5 m tall, 3 m apart, each holding a plate 0.2 m over its bottom (2.3 m of
+    // headroom: only the solid rule removes it): 120 surfaces over each column, more than the
+    // column builder scans hit by hit for a piece's next surface below a floor (it follows each
+    // piece's own hits there; an audit's 8,000 stacked plates took 54 s that way). Only the top
+    // box's top is a floor (every other top is 0.5 m under the next box).
+    MeshBuilder level;
+    for (int k = 0; k < 40; ++k) {
+      const double y = 3.0 * k;
+      level.box({0, y, 0}, {4, y + 2.5, 4}).floor(0.5, 0.5, 3.5, 3.5, y + 0.2);
+    }
+    const auto baked = bakeOne(level.mesh(), agent);
+    for (const double at : {1.05, 2.05, 2.95})
+      CHECK(heights(baked.graph, at, 2.05) == std::vector<double>{119.5});
+  }
   SECTION("a box resting on the floor or sunk through it covers the floor inside it") {
     // A 2 m box over x, z 2..4 (wider than the standing box, whose walls it cannot touch),
     // resting on the floor, sunk 1 mm, and sunk 1 m: only its top is a floor there. The sunk

@@ -159,8 +159,10 @@ class ColumnBuilder {
   /// floors to `out` (defined in the .cpp).
   template <class HasRoom>
   void floorsFromHitsWith(std::vector<SurfaceHit>& hits, std::vector<ColumnFloor>& out, HasRoom&& has_room) const;
-  /// Rule 4's solid test for hits[i] (sorted by descending height).
-  bool insideSolid(const std::vector<SurfaceHit>& hits, std::size_t i) const;
+  /// Rule 4's solid test for hits[i] (sorted by descending height). `next_same`, when not empty:
+  /// per hit, the index of the next hit below it of the same piece (hits.size() when none), so
+  /// that a piece's nearest surface below the floor is found without scanning every hit between.
+  bool insideSolid(const std::vector<SurfaceHit>& hits, std::size_t i, const std::vector<uint32_t>& next_same) const;
   /// The piece of a triangle: triangles joined through vertices at equal positions share one;
   /// a hit's triangle outside the mesh is a piece of its own.
   uint32_t pieceOf(uint32_t triangle) const;
