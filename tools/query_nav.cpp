@@ -295,7 +295,9 @@ auto setupField(CLI::App& sub) {
       const nav::RouteField& field = loaded.graph().fields[static_cast<std::size_t>(loaded.graph().findField(*name))];
       from_node = field.origin_node;
       limit = field.max_distance;
-      if (const auto target = nav::nearestWalkable(loaded.graph(), *p, snap)) to_node = target->node;
+      // The point's floor again (fieldValueAt snapped it), only where there is no value.
+      if (!std::isfinite(value))
+        if (const auto target = nav::nearestWalkable(loaded.graph(), *p, snap)) to_node = target->node;
     } else {
       const auto o = vec(io, "--origin", *origin);
       if (!o) return kExitBadInput;
