@@ -222,6 +222,20 @@ TEST_CASE("strata query field and component", "[cli][query][layered]") {
                                  "--max", "1"});
   CHECK(beyond.exit_code == 3);
   CHECK(beyond.out == "field: beyond the limit of 1 (reachable, farther)\n");
+  // A baked field's own limit alike.
+  strata::test::TempDir dir;
+  const auto near = (dir / "near.toml").string();
+  std::ofstream(near) << "[agent.a]\n[[agent.a.fields]]\nname = \"near\"\norigin = [0.6, 0, -1]\nmax_distance = 1\n";
+  for (const char* point : {"5,0,5", "17.5,0,3.5"}) {
+    r = runStrata({"query", (sourceDir() / "samples" / "maze.obj").string(), "field", "--profile", near, "--name", "near", "--at",
+                   point, "--json"});
+    CHECK(r.exit_code == 3);
+    field = Json::parse(r.out);
+    const bool reachable = std::string(point) == "5,0,5";
+    CHECK(field["reachable"] == reachable);
+    CHECK(field["beyond_limit"] == reachable);
+    CHECK(field["distance"].is_null());
+  }
   // An audit: `--to ''` (an unset variable) answered as if --to were not given.
   r = query("maze", "component", {"--at", "0.6,0,-1", "--to", ""});
   CHECK(r.exit_code == 2);
