@@ -19,12 +19,11 @@ namespace strata::formats {
 /// unreadable files).
 std::uint64_t cgroupMemoryLimit(std::string_view proc_self_cgroup, const std::filesystem::path& cgroup_root);
 
-/// The address space this process may still map under its RLIMIT_AS (`ulimit -v`): the limit less
-/// what is mapped now; 0 when there is no limit.
-std::uint64_t addressSpaceLeft();
+/// This process's address-space limit, RLIMIT_AS (`ulimit -v`), in bytes; 0 when there is none.
+std::uint64_t addressSpaceLimit();
 
-/// The machine's physical memory, or the control-group limit of this process, or the address
-/// space left under its RLIMIT_AS (addressSpaceLeft), whichever is lowest; 0 when none is known.
+/// The machine's physical memory, or the control-group limit of this process, or its
+/// address-space limit (addressSpaceLimit), whichever is lowest; 0 when none is known.
 std::uint64_t usableMemoryBytes();
 
 }  // namespace strata::formats
