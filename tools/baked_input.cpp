@@ -196,8 +196,9 @@ std::vector<std::string> bakeWarnings(const std::string& input, const nav::Baked
                                    b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z);
     const TopFacing top = topFacing(mesh);
     if (top.down > top.up)
-      text += fmt::format(" Seen from above, the first surface faces down at {} of {} points sampled: is the mesh's winding "
-                          "reversed (a floor must be counter-clockwise seen from above)?",
+      text += fmt::format(" Seen from above, the first surface faces down at {} of {} points sampled (a ceiling seen from "
+                          "above does, and so does a floor whose winding is reversed): is the mesh's winding reversed (a floor "
+                          "must be counter-clockwise seen from above)?",
                           top.down, top.down + top.up);
     warnings.push_back(std::move(text));
   }

@@ -118,9 +118,16 @@ void printText(const nlohmann::ordered_json& doc) {
   const auto names = [](const nlohmann::ordered_json& list) {
     constexpr std::size_t kShown = 12;
     std::string text;
-    for (std::size_t i = 0; i < list.size() && i < kShown; ++i)
-      text += fmt::format("{}'{}' ({})", i == 0 ? ": " : ", ", printable(list[i]["name"].get<std::string>()),
-                          list[i]["triangles"].get<std::size_t>());
+    for (std::size_t i = 0; i < list.size() && i < kShown; ++i) {
+      // Quoted, with a quote or a backslash in the name escaped by a backslash (and control bytes
+      // and bytes that are not UTF-8 as \xNN), so a name reads back unambiguously.
+      std::string name;
+      for (const char c : list[i]["name"].get<std::string>()) {
+        if (c == '\'' || c == '\\') name += '\\';
+        name += c;
+      }
+      text += fmt::format("{}'{}' ({})", i == 0 ? ": " : ", ", printable(name), list[i]["triangles"].get<std::size_t>());
+    }
     if (list.size() > kShown) text += fmt::format(", and {} more (--json lists them all)", list.size() - kShown);
     return text;
   };

@@ -465,8 +465,9 @@ TEST_CASE("a bake that finds no walkable floor says so, naming the mesh's size",
   CHECK_THAT(r.err, Catch::Contains("ceiling.obj: agent default: no walkable floor (0 nodes) on a mesh of 5 x 0 x 4 m"));
   // Its top faces down: the warning asks about the winding too (the maze sample with every
   // triangle's winding reversed bakes 0 nodes).
-  CHECK_THAT(r.err, Catch::Contains(" and max_slope? Seen from above, the first surface faces down at 1024 of 1024 points sampled: "
-                                    "is the mesh's winding reversed (a floor must be counter-clockwise seen from above)?\n"));
+  CHECK_THAT(r.err, Catch::Contains(" and max_slope? Seen from above, the first surface faces down at 1024 of 1024 points sampled "
+                                    "(a ceiling seen from above does, and so does a floor whose winding is reversed): is the "
+                                    "mesh's winding reversed (a floor must be counter-clockwise seen from above)?\n"));
   // A ramp too steep to walk (60 degrees) faces up: no word of the winding.
   const auto steep = (dir / "steep.obj").string();
   std::ofstream(steep) << "v 0 0 0\nv 0 0 3\nv 2 3.46 3\nv 2 3.46 0\nf 1 2 3\nf 1 3 4\n";

@@ -52,11 +52,12 @@ TEST_CASE("strata info lists the first 12 label names in text and says how many 
   formats::World world = test::cubeWorld();
   world.geometry.labels.clear();
   for (int i = 0; i < 15; ++i) world.geometry.labels.push_back("m" + std::to_string(i));
+  world.geometry.labels[1] = "o'k\\";  // a quote and a backslash, escaped in the text
   for (std::size_t t = 0; t < world.geometry.triangle_labels.size(); ++t) world.geometry.triangle_labels[t] = static_cast<uint32_t>(t);
   REQUIRE(formats::writeWorldFile(path, world).ok());
   const auto run = runStrata({"info", path});
   REQUIRE(run.exit_code == 0);
-  CHECK(run.out.find("labels          15: 'm0' (1), 'm1' (1), 'm2' (1), 'm3' (1), 'm4' (1), 'm5' (1), 'm6' (1), 'm7' (1), "
+  CHECK(run.out.find("labels          15: 'm0' (1), 'o\\'k\\\\' (1), 'm2' (1), 'm3' (1), 'm4' (1), 'm5' (1), 'm6' (1), 'm7' (1), "
                      "'m8' (1), 'm9' (1), 'm10' (1), 'm11' (1), and 3 more (--json lists them all)\n") != std::string::npos);
   const auto doc = nlohmann::json::parse(runStrata({"info", path, "--json"}).out);
   REQUIRE(doc["labels"].size() == 15);
