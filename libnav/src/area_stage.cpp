@@ -145,12 +145,12 @@ void unmatchedGlobWarnings(const sim::TriangleMesh& mesh, const AgentProfile& pr
     return std::any_of(texts.begin(), texts.end(), [&](const std::string& text) { return globMatch(glob, text); });
   };
   const std::string agent = source + ": agent " + profile.settings.name + ": ";
-  // An entry is named where it was written when the parser says so, with the mesh as the other
-  // party; else by the mesh, the agent and its index.
+  // An entry is named where it was written when the parser says so; the mesh is named in the text.
   const auto ruleName = [&](std::size_t i, const std::string& what) {
-    return i < profile.area_sources.size() && !profile.area_sources[i].empty()
-               ? profile.area_sources[i] + " (" + what + ")"
-               : agent + "area rule " + std::to_string(i) + " (" + what + ")";
+    const std::string written = i < profile.area_sources.size() ? profile.area_sources[i] : std::string();
+    return profileEntryName(written, source, profile.settings.name, "area rule " + std::to_string(i) + " (" + what + ")",
+                            "(" + what + ")")
+        .name;
   };
   const std::string mesh_name = profile.area_sources.empty() && profile.climbable_source.empty() ? "the mesh" : source;
   std::vector<char> prices_link(profile.areas.size(), 0);  // per rule: the first to match a cost-less link's label
@@ -205,10 +205,10 @@ void applyModifierVolumes(const AgentProfile& profile, LayeredGraph& graph, cons
     // An audit: a volume thinner than a column that held no column centre (a wall of lava
     // 6 cm thick, cost inf) baked without a word, and routes walked through it.
     if (held == 0 && warnings != nullptr) {
-      const std::string name = v < profile.modifier_sources.size() && !profile.modifier_sources[v].empty()
-                                   ? profile.modifier_sources[v] + " (area '" + profile.modifiers[v].area + "') in " + source
-                                   : source + ": agent " + profile.settings.name + ": modifier " + std::to_string(v) +
-                                         " (area '" + profile.modifiers[v].area + "')";
+      const std::string area = "(area '" + profile.modifiers[v].area + "')";
+      const auto entry = profileEntryName(v < profile.modifier_sources.size() ? profile.modifier_sources[v] : std::string(),
+                                          source, profile.settings.name, "modifier " + std::to_string(v) + " " + area, area);
+      const std::string name = entry.name + entry.in;
       char spacing[64];
       std::snprintf(spacing, sizeof spacing, "%g", grid.cell_size);
       // Another entry of the same area may take its cost from this one (an entry without `cost`

@@ -61,6 +61,18 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
 /// "no floor within 2 m across and 2 m up or down": the words of every error for a link end that
 /// snaps to nothing (the bake's links, on-demand search's links).
 std::string noFloorWithin(const AgentSettings& settings);
+
+/// How the bake's warnings and errors name a profile entry. Where the profile parser recorded
+/// where it was written (`written`, "P.toml:5:1: agent.a.links[0]"): `name` is that and
+/// `detail` ("('zip')"), and `in` (" in MESH") names the geometry, the other party, after the
+/// problem. Else (a profile made in code): `name` is the mesh, the agent and `fallback`
+/// ("MESH: agent a: link 0 ('zip')"), and `in` is empty.
+struct ProfileEntryName {
+  std::string name;
+  std::string in;
+};
+ProfileEntryName profileEntryName(const std::string& written, const std::string& mesh, const std::string& agent,
+                                  const std::string& fallback, const std::string& detail);
 /// The node a link end snaps to: the floor under the point by the queries' rule (snapToNode: the
 /// floor below it, or up to 0.5 m above it, never one through a ceiling) within
 /// link_snap_distance across and link_snap_height below; when there is none, the nearest floor

@@ -23,6 +23,12 @@ std::string noFloorWithin(const AgentSettings& settings) {
   return text;
 }
 
+ProfileEntryName profileEntryName(const std::string& written, const std::string& mesh, const std::string& agent,
+                                  const std::string& fallback, const std::string& detail) {
+  if (written.empty()) return {mesh + ": agent " + agent + ": " + fallback, std::string()};
+  return {written + " " + detail, " in " + mesh};
+}
+
 double customLinkCost(const AgentProfile& profile, const LinkSpec& spec, int label_rule) {
   if (spec.cost >= 0) return spec.cost;
   const double length = std::max(1e-3, sim::length(spec.to - spec.from));
@@ -57,12 +63,9 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     // height under a slab took the slab's top in 3-D.
     const uint32_t from = snapEndpoint(graph, spec.from, profile.settings);
     const uint32_t to = snapEndpoint(graph, spec.to, profile.settings);
-    // Named where it was written when the profile parser says so (the geometry is the other party).
-    const std::string link = "link " + std::to_string(i) + " ('" + spec.label + "')";
-    const std::string name = spec.source.empty()
-                                 ? source + ": agent " + profile.settings.name + ": " + link
-                                 : spec.source + " ('" + spec.label + "')";
-    const std::string in = spec.source.empty() ? std::string() : " in " + source;
+    const std::string quoted = "('" + spec.label + "')";
+    const auto [name, in] =
+        profileEntryName(spec.source, source, profile.settings.name, "link " + std::to_string(i) + " " + quoted, quoted);
     if (from == kNoNode) return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of from " + where(spec.from) + in);
     if (to == kNoNode) return Error::badInput(name + ": " + noFloorWithin(profile.settings) + " of to " + where(spec.to) + in);
     // Both ends on one floor node (a link shorter than a cell, or two ends over one floor): a

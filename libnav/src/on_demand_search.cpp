@@ -97,10 +97,9 @@ class OnDemandGraph {
       if (!snapsInside(spec.from, snap, snap_height) || !snapsInside(spec.to, snap, snap_height)) continue;
       const uint32_t from = linkEnd(spec.from), to = linkEnd(spec.to);
       // As the bake words it: where the link was written, when the profile parser says so.
-      const std::string name = spec.source.empty()
-                                   ? source + ": agent " + settings_.name + ": link " + std::to_string(i) + " ('" + spec.label + "')"
-                                   : spec.source + " ('" + spec.label + "')";
-      const std::string in = spec.source.empty() ? std::string() : " in " + source;
+      const std::string quoted = "('" + spec.label + "')";
+      const auto [name, in] =
+          profileEntryName(spec.source, source, settings_.name, "link " + std::to_string(i) + " " + quoted, quoted);
       // At the agent's own cell size the region's floors are the bake's, so an end without one
       // is the profile's error, as in the bake. A region of coarser cells (a long request, a
       // wide margin) may hold no column on a small platform a link lands on: that link is the

@@ -61,16 +61,13 @@ Status computeRouteFields(const AgentProfile& profile, LayeredGraph& graph, cons
     if (field.origin_node == kNoNode) {
       char where[96];
       std::snprintf(where, sizeof where, "(%g, %g, %g)", spec.origin.x, spec.origin.y, spec.origin.z);
-      // Named where it was written when the profile parser says so (the geometry is the other party).
-      const std::string name = spec.source.empty()
-                                   ? source + ": agent " + profile.settings.name + ": field '" + spec.name + "'"
-                                   : spec.source + " ('" + spec.name + "')";
+      const auto [name, in] = profileEntryName(spec.source, source, profile.settings.name, "field '" + spec.name + "'",
+                                               "('" + spec.name + "')");
       const SnapSettings snap;
       char rule[256];
       std::snprintf(rule, sizeof rule, "no walkable floor below origin %s within %g m across (or up to %g m above it)", where,
                     snap.max_horizontal, snap.above);
-      return Error::badInput(name + ": " + rule +
-                             (spec.source.empty() ? std::string() : " in " + source));
+      return Error::badInput(name + ": " + rule + in);
     }
     graph.fields.push_back(std::move(field));
   }
