@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <map>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -56,7 +56,7 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
   // Label -> index in graph.link_labels (first use order), by hash: a linear search per link made
   // 100,000 links of distinct labels a 24 s stage (an audit).
   std::unordered_map<std::string, uint32_t> label_index;
-  std::unordered_map<std::string, std::size_t> added_ways;  // (from, to, label, cost) of a link's way -> its link
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, float>, std::size_t> added_ways;  // (from, to, label, cost) of a way -> its link
   for (std::size_t i = 0; i < profile.links.size(); ++i) {
     const LinkSpec& spec = profile.links[i];
     // The floor under each end, as a path's endpoints and a field's origin snap: an end at head
@@ -112,15 +112,7 @@ Status addCustomLinks(const AgentProfile& profile, LayeredGraph& graph, const st
     // the same link written twice, or a one-way link along a two-way one) is kept as written, with
     // a warning (an audit: two identical links baked without a word, counted as two).
     if (warnings != nullptr) {
-      const auto key = [&](uint32_t a, uint32_t b) {
-        const float c = static_cast<float>(cost);
-        std::string k(3 * sizeof(uint32_t) + sizeof(float), '\0');
-        std::memcpy(k.data(), &a, sizeof a);
-        std::memcpy(k.data() + 4, &b, sizeof b);
-        std::memcpy(k.data() + 8, &label, sizeof label);
-        std::memcpy(k.data() + 12, &c, sizeof c);
-        return k;
-      };
+      const auto key = [&](uint32_t a, uint32_t b) { return std::tuple{a, b, label, static_cast<float>(cost)}; };
       std::size_t earlier = profile.links.size();  // the first earlier link found adding one of its ways
       bool repeated = true;
       for (const auto& [on, a, b] : {std::tuple{forward, from, to}, std::tuple{backward, to, from}}) {
