@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
 
 #include "strata/formats/profile.h"
 #include "strata/nav/profile.h"
@@ -396,6 +397,35 @@ TEST_CASE("a missing or unreadable profile names the file", "[formats][profile]"
   auto endless = loadProfile("/dev/zero");
   REQUIRE_FALSE(endless.ok());
   CHECK(endless.error().message == "/dev/zero: profile larger than 16 MiB");
+}
+
+TEST_CASE("a profile of exactly the size limit is read whole, one byte more is refused", "[formats][profile]") {
+  strata::test::TempDir dir;
+  // A valid agent table and then comment lines up to the limit: the whole text must reach the
+  // parser (the file is read in pieces), and the agent is found.
+  const std::string head = "[agent.a]\nradius = 0.25\n";
+  std::string text = head;
+  while (text.size() < strata::formats::kMaxProfileFileBytes) {
+    const std::size_t left = strata::formats::kMaxProfileFileBytes - text.size();
+    text += left >= 80 ? "# " + std::string(77, 'x') + "\n" : std::string(left, '\n');
+  }
+  REQUIRE(text.size() == strata::formats::kMaxProfileFileBytes);
+  text.replace(text.size() - 30, 30, "\n[agent.b]\nradius = 0.5\n#" + std::string(5, 'y'));
+  REQUIRE(text.size() == strata::formats::kMaxProfileFileBytes);
+  {
+    std::ofstream(dir / "limit.toml", std::ios::binary) << text;
+  }
+  auto at_limit = loadProfile(dir / "limit.toml");
+  REQUIRE(at_limit.ok());
+  REQUIRE(at_limit->agents.size() == 2);
+  CHECK(at_limit->agents[1].settings.name == "b");
+  CHECK(at_limit->agents[1].settings.radius == 0.5);
+  {
+    std::ofstream(dir / "over.toml", std::ios::binary) << text << '\n';
+  }
+  auto over = loadProfile(dir / "over.toml");
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().message == (dir / "over.toml").string() + ": profile larger than 16 MiB");
 }
 
 TEST_CASE("profileToToml round-trips every setting", "[formats][profile]") {
