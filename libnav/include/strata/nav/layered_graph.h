@@ -189,7 +189,7 @@ struct RouteField {
 
 namespace detail {
 /// Arrays of at least this many bytes are allocated in whole huge pages (allocateLargeArray).
-inline constexpr std::size_t kLargeArrayBytes = std::size_t(4) << 20;
+inline constexpr std::size_t kLargeArrayBytes = std::size_t(2) << 20;
 /// `bytes` (>= kLargeArrayBytes) aligned to 2 MiB and advised to the kernel as wanting
 /// transparent huge pages (madvise MADV_HUGEPAGE; where the system grants them only on request,
 /// as by default, every 4 KiB page is otherwise a fault of its own: loading a 47-million-node
