@@ -24,6 +24,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <cstdio>
 #include <limits>
@@ -86,9 +87,15 @@ std::mutex& loggerMutex() {
 // own coordinates: 1000000.1, not 1000000.125; %g's six digits made it "1e+06", beyond the bound
 // of 1e6 in the error saying so), else as a double (after transforms).
 std::string formatCoordinate(const sim::Vec3& p) {
+  // A float32 value as it is; a scaled one to 9 significant digits, float32's own (a Cube map at
+  // --scale 0.05 printed 1000003.2000000001), unless that rounds it onto the bound it lies beyond.
   auto shortest = [](double v) {
     const auto f = static_cast<float>(v);
-    return static_cast<double>(f) == v ? fmt::format("{}", f) : fmt::format("{}", v);
+    if (static_cast<double>(f) == v) return fmt::format("{}", f);
+    std::string text = fmt::format("{:.9g}", v);
+    const bool beyond = std::fabs(v) > sim::TriangleMesh::kWorldBound;
+    if (beyond && !(std::fabs(std::strtod(text.c_str(), nullptr)) > sim::TriangleMesh::kWorldBound)) text = fmt::format("{}", v);
+    return text;
   };
   return "(" + shortest(p.x) + ", " + shortest(p.y) + ", " + shortest(p.z) + ")";
 }

@@ -454,6 +454,13 @@ TEST_CASE("located errors for bad fixtures", "[formats][import][fixtures]") {
   auto edge = importMeshes({dir / "edge.obj"}, {});
   REQUIRE_FALSE(edge.ok());
   CHECK_THAT(edge.error().message, Catch::Contains("coordinate (1000000.1, 0, 0) lies beyond the world bound"));
+  // Scaled, it is printed to float32's 9 digits: a Cube map at --scale 0.05 read 1000003.2000000001.
+  writeText(dir / "cube.obj", "v 0 0 0\nv 20000064 0 0\nv 0 0 1\nf 1 2 3\n");
+  ImportOptions cube;
+  cube.scale = 0.05;
+  auto scaled = importMeshes({dir / "cube.obj"}, cube);
+  REQUIRE_FALSE(scaled.ok());
+  CHECK_THAT(scaled.error().message, Catch::Contains("coordinate (1000003.2, 0, 0) lies beyond the world bound"));
   // Finite in the file, not after scaling (or a node scale of 1e300): said as such, not as a
   // coordinate "beyond the bound" printed as (-nan, -nan, -nan).
   writeText(dir / "huge.obj", "v 0 0 0\nv 1e10 0 0\nv 0 0 1\nf 1 2 3\n");
