@@ -48,7 +48,10 @@ GridFrame makeGridFrame(const sim::Aabb& bounds, double cell_size) {
 
 // Imports join a mesh's identical vertices, but not across meshes, and a flat-shaded box keeps a
 // vertex per face: vertices are joined by position here, then triangles by union-find.
-std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh) {
+namespace {
+// Per vertex: the first vertex at its position (-0 and +0 one position), by an open-addressing
+// table of vertex indices.
+std::vector<uint32_t> positionRepresentatives(const sim::TriangleMesh& mesh) {
   const std::vector<sim::Vec3f>& v = mesh.vertices;
   auto bits = [](float f) {
     if (f == 0.0f) f = 0.0f;  // -0 and +0 are one position
@@ -79,6 +82,13 @@ std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh) {
       }
     }
   }
+  return same;
+}
+}  // namespace
+
+std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh) {
+  const std::vector<sim::Vec3f>& v = mesh.vertices;
+  const std::vector<uint32_t> same = positionRepresentatives(mesh);
   const auto triangles = static_cast<uint32_t>(mesh.triangleCount());
   std::vector<uint32_t> parent(triangles);
   std::iota(parent.begin(), parent.end(), 0u);
@@ -98,6 +108,71 @@ std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh) {
     }
   for (uint32_t t = 0; t < triangles; ++t) parent[t] = find(t);
   return parent;
+}
+
+ClosedPieceWinding closedPieceWinding(const sim::TriangleMesh& mesh) {
+  ClosedPieceWinding out;
+  const auto triangles = static_cast<uint32_t>(mesh.triangleCount());
+  if (triangles == 0) return out;
+  const std::vector<uint32_t> same = positionRepresentatives(mesh);
+  const std::vector<uint32_t> piece = trianglePieces(mesh);
+  // A piece is closed when each of its edges, between two positions, is the edge of exactly two
+  // of its triangles, once either way (a surface with no hole, each triangle wound as the ones
+  // beside it). The directed edges sorted: each must be there once and its reverse once.
+  std::vector<uint64_t> edges;
+  edges.reserve(std::size_t(3) * triangles);
+  std::vector<uint8_t> open(triangles, 0);  // by piece (a triangle index)
+  std::vector<uint32_t> piece_at(mesh.vertices.size(), 0);  // by position: the piece through it
+  for (uint32_t t = 0; t < triangles; ++t) {
+    const auto& tri = mesh.triangles[t];
+    const uint32_t c[3] = {same[tri[0]], same[tri[1]], same[tri[2]]};
+    if (c[0] == c[1] || c[1] == c[2] || c[2] == c[0]) open[piece[t]] = 1;
+    for (int k = 0; k < 3; ++k) {
+      piece_at[c[k]] = piece[t];
+      edges.push_back(uint64_t(c[k]) << 32 | c[(k + 1) % 3]);
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    const uint64_t e = edges[i];
+    const auto from = static_cast<uint32_t>(e >> 32), to = static_cast<uint32_t>(e);
+    const bool twice = (i + 1 < edges.size() && edges[i + 1] == e) || (i > 0 && edges[i - 1] == e);
+    const uint64_t reverse = uint64_t(to) << 32 | from;
+    if (twice || !std::binary_search(edges.begin(), edges.end(), reverse)) open[piece_at[from]] = 1;
+  }
+  // Each closed piece's signed volume (divergence theorem, about its first corner so that a
+  // level far from the origin loses no digits) and extent.
+  struct Closed {
+    sim::Vec3 origin;
+    double volume = 0;
+    sim::Aabb box;
+  };
+  std::unordered_map<uint32_t, Closed> closed;
+  for (uint32_t t = 0; t < triangles; ++t) {
+    if (open[piece[t]]) continue;
+    const sim::Vec3 p0 = mesh.vertex(t, 0), p1 = mesh.vertex(t, 1), p2 = mesh.vertex(t, 2);
+    auto [it, inserted] = closed.try_emplace(piece[t]);
+    Closed& c = it->second;
+    if (inserted) c.origin = p0;
+    const sim::Vec3 a = p0 - c.origin, b = p1 - c.origin, d = p2 - c.origin;
+    c.volume += sim::dot(a, sim::cross(b, d)) / 6.0;
+    for (const sim::Vec3& p : {p0, p1, p2}) c.box.expand(p);
+  }
+  for (const auto& [id, c] : closed) {
+    const double volume = c.volume;
+    const sim::Vec3 size = c.box.extent();
+    const double extent = std::max({size.x, size.y, size.z});
+    // Flat (a double-sided sheet is closed by this rule and holds nothing): no orientation.
+    if (!(std::fabs(volume) > 1e-6 * extent * extent * extent)) continue;
+    ++out.closed;
+    if (volume < 0) {
+      ++out.inside_out;
+      out.inside_out_volume -= volume;
+    } else {
+      out.volume += volume;
+    }
+  }
+  return out;
 }
 
 ColumnBuilder::ColumnBuilder(const sim::TriangleMesh& mesh, const sim::QueryIndex& index,

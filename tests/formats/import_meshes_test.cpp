@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <functional>
+#include <sstream>
 #include <iterator>
 
 #include "strata/formats/import.h"
@@ -70,7 +73,70 @@ TEST_CASE("every shared mesh imports with the recorded counts and bounds", "[for
     checkBounds(mesh.bounds(), c.min, c.max);
     REQUIRE(imported->inputs.size() == 1);
     CHECK(imported->inputs[0].sha256.size() == 64);
+    // None of these levels is inside out or far from the origin (the import's geometry warnings).
+    for (const std::string& warning : imported->stats.warnings) {
+      INFO(warning);
+      CHECK(warning.find("inside out") == std::string::npos);
+      CHECK(warning.find("from the origin") == std::string::npos);
+    }
   }
+}
+
+namespace {
+// dungeon.obj rewritten with every vertex moved through `change` ("v x y z" lines only).
+std::filesystem::path rewrittenDungeon(const strata::test::TempDir& dir, const char* name,
+                                       const std::function<Vec3(Vec3)>& change) {
+  std::ifstream in(strata::test::sharedData() / "meshes" / "recast" / "dungeon.obj");
+  const auto path = dir / name;
+  std::ofstream out(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("v ", 0) == 0) {
+      std::istringstream fields(line.substr(2));
+      Vec3 v;
+      fields >> v.x >> v.y >> v.z;
+      v = change(v);
+      char text[128];
+      std::snprintf(text, sizeof text, "v %.9g %.9g %.9g", v.x, v.y, v.z);
+      line = text;
+    }
+    out << line << '\n';
+  }
+  return path;
+}
+
+bool warnedOf(const ImportedMesh& imported, const std::string& text) {
+  for (const std::string& warning : imported.stats.warnings)
+    if (warning.find(text) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("a mirrored level is warned of as inside out, and one far from the origin as such", "[formats][import][meshes]") {
+  // An audit: dungeon mirrored in x baked more nodes than the original, none where the original's
+  // were, without a word; moved 100 km it baked 62 more nodes and one more component.
+  strata::test::TempDir dir;
+  const auto mirrored = rewrittenDungeon(dir, "mirrored.obj", [](Vec3 v) { return Vec3{-v.x, v.y, v.z}; });
+  auto m = importMeshes({mirrored}, {});
+  REQUIRE(m.ok());
+  CHECK(warnedOf(*m, "mirrored.obj: 2 of its 2 closed pieces are inside out"));
+  CHECK_FALSE(warnedOf(*m, "from the origin"));
+  // Turned about the vertical axis (a rotation, not a mirror): no warning.
+  const auto turned = rewrittenDungeon(dir, "turned.obj", [](Vec3 v) { return Vec3{-v.x, v.y, -v.z}; });
+  auto t = importMeshes({turned}, {});
+  REQUIRE(t.ok());
+  CHECK_FALSE(warnedOf(*t, "inside out"));
+  // 8,000 m out float32 still keeps steps under a millimetre; 10,000 m out it does not.
+  const auto near = rewrittenDungeon(dir, "near.obj", [](Vec3 v) { return Vec3{v.x + 8000, v.y, v.z}; });
+  auto n = importMeshes({near}, {});
+  REQUIRE(n.ok());
+  CHECK_FALSE(warnedOf(*n, "from the origin"));
+  const auto far = rewrittenDungeon(dir, "far.obj", [](Vec3 v) { return Vec3{v.x + 10000, v.y, v.z - 10000}; });
+  auto f = importMeshes({far}, {});
+  REQUIRE(f.ok());
+  CHECK(warnedOf(*f, "far.obj: coordinates reach 10090 m from the origin, where float32"));
+  CHECK(warnedOf(*f, "keeps steps of 0.98 mm"));
+  CHECK_FALSE(warnedOf(*f, "inside out"));
 }
 
 TEST_CASE("provenance records size and SHA-256 matching the Recast SOURCE.md", "[formats][import][meshes]") {

@@ -2227,3 +2227,54 @@ TEST_CASE("layered search: the way out of a never-entered area costs what the ar
     }
   }
 }
+
+TEST_CASE("closedPieceWinding tells boxes wound outward from boxes turned inside out", "[nav][mesh]") {
+  auto mirrored = [](sim::TriangleMesh mesh) {
+    for (sim::Vec3f& v : mesh.vertices) v.x = -v.x;  // a mirror keeps the corners' order: the winding turns
+    return mesh;
+  };
+  SECTION("boxes") {
+    MeshBuilder level;
+    level.box({0, 0, 0}, {2, 1, 3}).box({5, 0, 0}, {6, 4, 1}).box({10, 0, 0}, {11, 1, 1});
+    const auto w = nav::closedPieceWinding(level.mesh());
+    CHECK(w.closed == 3);
+    CHECK(w.inside_out == 0);
+    CHECK(w.volume == Approx(6 + 4 + 1));
+    const auto m = nav::closedPieceWinding(mirrored(level.mesh()));
+    CHECK(m.closed == 3);
+    CHECK(m.inside_out == 3);
+    CHECK(m.inside_out_volume == Approx(11));
+    CHECK(m.volume == 0);
+  }
+  SECTION("far from the origin the volume keeps its digits") {
+    MeshBuilder level;
+    level.box({90000, 5000, -90000}, {90001, 5001, -89999});
+    const auto w = nav::closedPieceWinding(level.mesh());
+    CHECK(w.closed == 1);
+    CHECK(w.inside_out == 0);
+    CHECK(w.volume == Approx(1).epsilon(1e-6));
+  }
+  SECTION("open and flat pieces have no orientation") {
+    MeshBuilder level;
+    level.floor(0, 0, 10, 10, 0);  // a single-sided floor: open
+    // A double-sided sheet: each edge is shared once either way, but it encloses nothing.
+    level.floor(20, 0, 22, 2, 0).quad({20, 0, 0}, {20, 0, 2}, {22, 0, 2}, {22, 0, 0}, {0, -1, 0});
+    const auto w = nav::closedPieceWinding(level.mesh());
+    CHECK(w.closed == 0);
+    CHECK(w.inside_out == 0);
+  }
+  SECTION("a box with a face missing or one face flipped is not closed") {
+    MeshBuilder holed;
+    holed.box({0, 0, 0}, {1, 1, 1});
+    auto mesh = holed.mesh();
+    mesh.triangles.resize(mesh.triangles.size() - 2);  // its last face gone
+    mesh.triangle_labels.resize(mesh.triangles.size());
+    mesh.triangle_tags.resize(mesh.triangles.size());
+    CHECK(nav::closedPieceWinding(mesh).closed == 0);
+    MeshBuilder flipped;
+    flipped.box({0, 0, 0}, {1, 1, 1});
+    mesh = flipped.mesh();
+    std::swap(mesh.triangles[0][1], mesh.triangles[0][2]);  // one triangle wound against its neighbours
+    CHECK(nav::closedPieceWinding(mesh).closed == 0);
+  }
+}

@@ -108,6 +108,20 @@ GridFrame makeGridFrame(const sim::Aabb& bounds, double cell_size);
 /// positions share one, named by its smallest triangle index. O(vertices + triangles).
 std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh);
 
+/// The orientation of a mesh's closed pieces (trianglePieces whose every edge two of their
+/// triangles share, once either way, enclosing a volume): a closed piece wound counter-clockwise
+/// seen from outside has a positive volume; one wound the other way is inside out. Open pieces
+/// (terrain, a single-sided floor) and flat closed ones (a double-sided sheet) have no orientation
+/// and are not counted. A mesh exported mirrored or with its winding reversed has most of its
+/// closed pieces inside out (the import's warning). O(triangles log triangles).
+struct ClosedPieceWinding {
+  std::size_t closed = 0;          ///< closed pieces with a volume
+  std::size_t inside_out = 0;      ///< of those, the ones wound clockwise seen from outside
+  double volume = 0;               ///< cubic units enclosed by the pieces wound outward
+  double inside_out_volume = 0;    ///< by the inside-out ones
+};
+ClosedPieceWinding closedPieceWinding(const sim::TriangleMesh& mesh);
+
 struct TriangleCandidates;  // libnav/src/local_overlap.h
 
 /// Builds the floors of columns. Thread-safe const methods; holds references to its inputs.
