@@ -227,19 +227,29 @@ int main(int argc, char** argv) {
     }
     // A missing positional is reported before arguments nobody takes: `strata info --bogus`
     // said only "FILE is required". Name both.
+    // An option of the kind typed before its name (`strata query W --at 0,0 height`) is named as
+    // such, as below.
     if (message.size() > 12 && message.compare(message.size() - 12, 12, " is required") == 0) {
-      std::string typed;
-      for (const std::string& word : app.remaining(true)) typed += (typed.empty() ? "" : " ") + word;
+      std::string typed, misplaced;
+      const CLI::App* kind = deepest != nullptr && deepest != &app && !deepest->get_name().empty() ? deepest : nullptr;
+      for (const std::string& word : app.remaining(true)) {
+        typed += (typed.empty() ? "" : " ") + word;
+        const std::string name = word.substr(0, word.find('='));
+        if (misplaced.empty() && kind != nullptr && word.rfind("--", 0) == 0 && kind->get_option_no_throw(name) != nullptr)
+          misplaced = name;
+      }
       if (!typed.empty()) message += "; unexpected arguments: " + typed;
+      if (!misplaced.empty())
+        message += fmt::format(" ({} is an option of '{}': give it after '{}')", misplaced, kind->get_name(), kind->get_name());
     }
     // CLI11's extras message lists the arguments in reverse ("2,0,2 --to 1,0,1 --from"): give them
     // in the order typed, and say where an option of the kind given before it belongs.
     if (message.rfind("The following argument", 0) == 0 && message.find("not expected") != std::string::npos) {
       const std::vector<std::string> extras = app.remaining(true);
-      // The kind given (query's), if any: the deepest subcommand when it is not strata's own.
+      // The subcommand given, or query's kind: an option of it that CLI11 did not take was typed
+      // before its name (`strata --json info W.h5` said only "unexpected arguments: --json").
       // (After "--" the deepest is CLI11's unnamed group: no kind, not "an option of ''".)
-      const CLI::App* kind =
-          deepest != nullptr && deepest->get_parent() != &app && !deepest->get_name().empty() ? deepest : nullptr;
+      const CLI::App* kind = deepest != nullptr && deepest != &app && !deepest->get_name().empty() ? deepest : nullptr;
       std::string typed, misplaced;
       for (const std::string& word : extras) {
         typed += (typed.empty() ? "" : " ") + word;

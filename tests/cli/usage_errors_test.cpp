@@ -107,6 +107,13 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
        "unexpected arguments: --from 1,0,1 --to 2,0,2 (usage: strata query WORLD field --help)"},
       {{"query", "x.obj", "--radius", "3", "nearest", "--at", "0,0,0"},
        "unexpected arguments: --radius 3 (--radius is an option of 'nearest': give it after 'nearest')"},
+      // A command's own option typed before the command's name (only "unexpected arguments" before).
+      {{"--json", "info", "x.h5"}, "unexpected arguments: --json (--json is an option of 'info': give it after 'info') (usage: strata info --help)"},
+      {{"--threads", "2", "bake", "x.obj", "-o", "y.h5"},
+       "unexpected arguments: --threads 2 (--threads is an option of 'bake': give it after 'bake') (usage: strata bake --help)"},
+      // ... and so when the kind then lacks it.
+      {{"query", "x.h5", "--at", "0,0", "height"},
+       "--at is required; unexpected arguments: --at 0,0 (--at is an option of 'height': give it after 'height') (usage: strata query WORLD height --help)"},
       {{"bake", "x.obj", "-o", "y.h5", "extra1", "extra2"}, "unexpected arguments: extra1 extra2 (usage: strata bake --help)"},
       // A missing input and an unknown option: both named (only the input was).
       {{"info", "--bogus"}, "FILE is required; unexpected arguments: --bogus (usage: strata info --help)"},
