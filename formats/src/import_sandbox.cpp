@@ -212,9 +212,22 @@ Result<std::vector<std::uint8_t>> runSandboxed(const std::function<std::vector<s
   }
   if (WIFEXITED(status)) {
     const int code = WEXITSTATUS(status);
-    if (code == kChildOutOfMemory)
+    if (code == kChildOutOfMemory) {
+#ifndef STRATA_SHADOW_SANITIZER
+      // Under a lower address-space limit than the importer's own (ulimit -v, which it cannot
+      // raise), that limit is the one run into: an audit's 60 MB `ulimit -v` was reported as the
+      // 4096 MiB limit, which --memory-limit could not have changed.
+      rlimit inherited{};
+      const rlim_t wanted = static_cast<rlim_t>(limits.memory_limit_mib) << 20;
+      if (limits.memory_limit_mib > 0 && getrlimit(RLIMIT_AS, &inherited) == 0 && inherited.rlim_cur != RLIM_INFINITY &&
+          (inherited.rlim_max == RLIM_INFINITY ? inherited.rlim_cur : inherited.rlim_max) < mappedBytes() + wanted)
+        return Error::badInput("the importer ran out of memory under this process's address-space limit of " +
+                               std::to_string(inherited.rlim_cur >> 20) + " MiB (ulimit -v), lower than the importer's own " +
+                               std::to_string(limits.memory_limit_mib) + " MiB");
+#endif
       return Error::badInput("the importer ran out of memory (limit " + std::to_string(limits.memory_limit_mib) +
                              " MiB; strata import --memory-limit raises it for large trusted files)");
+    }
     if (code != 0) return Error::badInput("the importer failed (exit status " + std::to_string(code) + ")");
   }
   return reply;

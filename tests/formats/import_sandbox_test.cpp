@@ -4,9 +4,12 @@
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -127,6 +130,40 @@ TEST_CASE("sandbox memory limit counts what the parse adds to the parent's addre
   munmap(parent_map, parent_bytes);
   REQUIRE_FALSE(too_big.ok());
   CHECK_THAT(too_big.error().message, Catch::Contains("ran out of memory (limit 128 MiB"));
+}
+
+TEST_CASE("sandbox names the process's own address-space limit when that is the lower one", "[formats][import][sandbox]") {
+  // An audit: under `ulimit -v` 60 MB a bake's import said "ran out of memory (limit 4096 MiB;
+  // strata import --memory-limit raises it ...)", a limit it never reached and an option that
+  // could not help. In a child process (the limit stays there): 256 MiB over what it maps.
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::FILE* statm = std::fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0;
+    if (statm == nullptr || std::fscanf(statm, "%llu", &pages) != 1) _exit(10);
+    std::fclose(statm);
+    rlimit limit{};
+    limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(pages * sysconf(_SC_PAGESIZE) + (std::size_t{256} << 20));
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(11);
+    SandboxLimits limits;
+    limits.memory_limit_mib = 4096;
+    auto reply = runSandboxed(
+        [] {
+          std::vector<std::uint8_t> block(std::size_t{1} << 30, 1);  // 1 GiB
+          return std::vector<std::uint8_t>(block.begin(), block.begin() + 4);
+        },
+        limits);
+    if (reply.ok()) _exit(12);
+    const std::string& message = reply.error().message;
+    if (message.find("ran out of memory under this process's address-space limit of ") == std::string::npos) _exit(13);
+    if (message.find(" MiB (ulimit -v), lower than the importer's own 4096 MiB") == std::string::npos) _exit(14);
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 #endif
 
