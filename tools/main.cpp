@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,6 +45,29 @@ static std::string usageOf(const CLI::App* sub) {
     if (kind->parsed() && !kind->get_name().empty()) return sub->get_name() + " WORLD " + kind->get_name();  // not an option group
   return sub->get_name();
 }
+
+namespace {
+// The address-space limit (RLIMIT_AS) against what is mapped now, when it leaves less than
+// 16 MiB: the message saying so, else empty.
+std::string addressSpaceTooSmall() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return {};
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return {};
+  unsigned long long pages = 0;
+  const bool read = std::fscanf(statm, "%llu", &pages) == 1;
+  std::fclose(statm);
+  const long page = sysconf(_SC_PAGESIZE);
+  if (!read || page <= 0) return {};
+  const unsigned long long mapped = pages * static_cast<unsigned long long>(page), allowed = limit.rlim_cur;
+  constexpr unsigned long long kMinimumRoom = 16ull << 20;
+  if (allowed >= mapped + kMinimumRoom) return {};
+  return fmt::format("the address-space limit (ulimit -v) of {} MiB leaves {} MiB beyond the {} MiB mapped at start: "
+                     "too little to run; raise it to at least {} MiB",
+                     allowed >> 20, allowed > mapped ? (allowed - mapped) >> 20 : 0, mapped >> 20,
+                     (mapped + kMinimumRoom + (1ull << 20) - 1) >> 20);
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
@@ -378,6 +402,14 @@ int main(int argc, char** argv) {
           if (option->get_positional() && !option->results().empty()) return option->results().front();
     return {};
   };
+  // Under an address-space limit (ulimit -v) that leaves next to nothing beyond what the
+  // process maps at its start (its libraries map about 42 MiB), the first allocations of any
+  // command fail where nothing can report them: HDF5's own start-up crashed with SIGSEGV at
+  // ulimit -v 45000, and at 50000 a worker thread could not start ("pthread_create has failed").
+  if (const std::string problem = addressSpaceTooSmall(); !problem.empty()) {
+    toStderr("strata: error: " + problem + "\n");
+    return kExitRuntime;
+  }
   try {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) {
@@ -399,6 +431,15 @@ int main(int argc, char** argv) {
     else toStderr(fmt::format("strata: error: {}\n", e.what()));
     return kExitRuntime;
   } catch (const std::exception& e) {
+    // oneTBB's "pthread_create has failed: Resource temporarily unavailable": a worker thread
+    // could not start (its stack is address space; or too many processes).
+    if (std::strstr(e.what(), "pthread_create") != nullptr) {
+      const std::string input = firstInput();
+      toStderr(fmt::format("strata: error: {}could not start a worker thread ({}): too little memory or address space "
+                           "(ulimit -v), or too many processes (ulimit -u)\n",
+                           input.empty() ? std::string() : printable(input) + ": ", e.what()));
+      return kExitRuntime;
+    }
     toStderr(fmt::format("strata: error: {}\n", e.what()));
     return kExitRuntime;
   }

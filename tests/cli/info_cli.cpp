@@ -269,4 +269,40 @@ TEST_CASE("running out of memory names the input, exit 1, one line", "[cli][info
   CHECK(reading_graph >= 1);
   CHECK(refused >= 1);
 }
+
+TEST_CASE("an address-space limit leaving almost nothing beyond the start is refused with the size to give", "[cli][info]") {
+  // Found this session: at `ulimit -v 45000` a bake crashed with SIGSEGV in HDF5's own start-up,
+  // at 50000 it said "pthread_create has failed". Down from 60 MB: each run either answers or is
+  // refused at start (exit 1, one line, nothing else tried), and the size it names is enough.
+  TempDir dir;
+  const auto world = (dir / "m.h5").string();
+  const auto samples = test::sourceDir() / "samples";
+  REQUIRE(runStrata({"bake", (samples / "maze.obj").string(), "--profile", (samples / "maze.toml").string(), "-o", world}).exit_code == 0);
+  auto infoUnder = [&](long kilobytes) {
+    const std::string shell = "ulimit -v " + std::to_string(kilobytes) + "; exec \"$0\" info \"$1\"";
+    return test::runProgram({"sh", "-c", shell, STRATA_BINARY, world});
+  };
+  const std::regex refusal("strata: error: the address-space limit \\(ulimit -v\\) of ([0-9]+) MiB leaves [0-9]+ MiB beyond the "
+                           "[0-9]+ MiB mapped at start: too little to run; raise it to at least ([0-9]+) MiB\n");
+  int refused = 0;
+  long advised = 0;
+  for (long kilobytes = 60000; kilobytes >= 40000; kilobytes -= 2500) {
+    INFO(kilobytes << " KiB");
+    const auto run = infoUnder(kilobytes);
+    INFO(run.err);
+    if (run.exit_code == 0 || run.exit_code == 127) continue;  // answered; or the loader could not map the libraries
+    std::smatch m;
+    REQUIRE(std::regex_match(run.err, m, refusal));
+    CHECK(run.exit_code == 1);
+    CHECK(run.out.empty());
+    CHECK(std::stol(m[1]) == kilobytes / 1024);
+    advised = std::max(advised, std::stol(m[2]));
+    ++refused;
+  }
+  REQUIRE(refused >= 1);
+  // The size named suffices.
+  const auto enough = infoUnder(advised * 1024);
+  INFO(enough.err);
+  CHECK(enough.exit_code == 0);
+}
 #endif
