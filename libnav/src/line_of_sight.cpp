@@ -1,9 +1,9 @@
 // Feet and photons: the grid's two straight-line tests over a Bresenham cell walk
 // (spec/grid-pathfinding-library.md, "Feet and photons").
 //
-// Bresenham, "Algorithm for computer control of a digital plotter" (1965). The walk always runs
-// from the lexicographically smaller endpoint, so a test and its reverse visit the same cells
-// and give the same answer.
+// Bresenham, "Algorithm for computer control of a digital plotter" (1965), with a line that runs
+// exactly between two cells taking both (walkLine). The walk runs from the lexicographically
+// smaller endpoint, and a test and its reverse visit the same cells and give the same answer.
 
 #include <algorithm>
 #include <cmath>
@@ -18,21 +18,42 @@ namespace {
 
 // Calls visit(x, z, previous_x, previous_z, diagonal) for every cell after the first, in order;
 // stops early when visit returns false. Returns false iff a visit did.
+//
+// Along the major axis (the longer one) every cell; across it, the cell nearest the line at each
+// major step, as Bresenham's walk takes it. Where the line passes exactly between two cells
+// across the axis (at a major step, the minor offset i * d / D is k + 1/2) it runs along their
+// shared side, through both: both are visited, one cardinal step after the other, where
+// Bresenham's walk took one of them, chosen by the direction it ran, and then stepped diagonally
+// past the corner of a cell the line never comes near (an audit: a map and its mirror image gave
+// one line blocked and the other clear, so Theta* and `direct` answered differently for them).
+// So the cells are the same for a line and its mirror images and either way along it.
 template <class Visit>
 bool walkLine(int x0, int z0, int x1, int z1, Visit&& visit) {
   if (std::make_pair(x1, z1) < std::make_pair(x0, z0)) std::swap(x0, x1), std::swap(z0, z1);
-  const int dx = std::abs(x1 - x0), dz = std::abs(z1 - z0);
   const int sx = x0 < x1 ? 1 : -1, sz = z0 < z1 ? 1 : -1;
-  int err = dx - dz;
+  const bool x_major = std::abs(x1 - x0) >= std::abs(z1 - z0);
+  const long long major = x_major ? std::abs(x1 - x0) : std::abs(z1 - z0);
+  const long long minor = x_major ? std::abs(z1 - z0) : std::abs(x1 - x0);
   int x = x0, z = z0;
-  while (x != x1 || z != z1) {
-    const int px = x, pz = z;
-    const int e2 = 2 * err;
-    const bool step_x = e2 > -dz;
-    const bool step_z = e2 < dx;
-    if (step_x) err -= dz, x += sx;
-    if (step_z) err += dx, z += sz;
-    if (!visit(x, z, px, pz, step_x && step_z)) return false;
+  // 2 i minor - (2 k + 1) major at step i, k the minor offset of the cell last visited: the
+  // line's minor offset there against k + 1/2 (Bresenham's error term, kept whole).
+  long long error = 2 * minor - major;
+  for (long long i = 1; i <= major; ++i, error += 2 * minor) {
+    int px = x, pz = z;
+    (x_major ? x : z) += x_major ? sx : sz;
+    if (error > 0) {  // the next cell across: a diagonal step
+      (x_major ? z : x) += x_major ? sz : sx;
+      error -= 2 * major;
+      if (!visit(x, z, px, pz, true)) return false;
+      continue;
+    }
+    if (!visit(x, z, px, pz, false)) return false;
+    if (error == 0) {  // along the side of two cells: the one across too
+      px = x, pz = z;
+      (x_major ? z : x) += x_major ? sz : sx;
+      error -= 2 * major;
+      if (!visit(x, z, px, pz, false)) return false;
+    }
   }
   return true;
 }
