@@ -35,25 +35,31 @@ bool walkLine(int x0, int z0, int x1, int z1, Visit&& visit) {
   const long long major = x_major ? std::abs(x1 - x0) : std::abs(z1 - z0);
   const long long minor = x_major ? std::abs(z1 - z0) : std::abs(x1 - x0);
   int x = x0, z = z0;
-  // 2 i minor - (2 k + 1) major at step i, k the minor offset of the cell last visited: the
-  // line's minor offset there against k + 1/2 (Bresenham's error term, kept whole).
+  // 2 i minor - (2 k + 1) major after major step i, k the minor offset of the cell last visited:
+  // the line's minor offset there against k + 1/2 (Bresenham's error term, kept whole).
   long long error = 2 * minor - major;
-  for (long long i = 1; i <= major; ++i, error += 2 * minor) {
-    int px = x, pz = z;
-    (x_major ? x : z) += x_major ? sx : sz;
-    if (error > 0) {  // the next cell across: a diagonal step
+  long long i = 0;
+  bool across = false;  // the second cell of a tie is next
+  while (i < major || across) {
+    const int px = x, pz = z;
+    bool diagonal = false;
+    if (across) {  // along the side of two cells: the one across too
       (x_major ? z : x) += x_major ? sz : sx;
       error -= 2 * major;
-      if (!visit(x, z, px, pz, true)) return false;
-      continue;
+      across = false;
+    } else {
+      ++i;
+      (x_major ? x : z) += x_major ? sx : sz;
+      if (error > 0) {  // the next cell across: a diagonal step
+        (x_major ? z : x) += x_major ? sz : sx;
+        error -= 2 * major;
+        diagonal = true;
+      } else {
+        across = error == 0;
+      }
+      error += 2 * minor;
     }
-    if (!visit(x, z, px, pz, false)) return false;
-    if (error == 0) {  // along the side of two cells: the one across too
-      px = x, pz = z;
-      (x_major ? z : x) += x_major ? sz : sx;
-      error -= 2 * major;
-      if (!visit(x, z, px, pz, false)) return false;
-    }
+    if (!visit(x, z, px, pz, diagonal)) return false;
   }
   return true;
 }
