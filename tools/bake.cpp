@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sys/resource.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 
@@ -30,6 +31,19 @@
 
 namespace strata::cli {
 namespace {
+
+// Out of memory under an address-space limit (ulimit -v): the limit is the other thing to raise
+// (an audit: under `ulimit -v` 66000 the advice was only "raise cell_size").
+Error underLimit(Error error) {
+  const std::string advice = " (raise cell_size)";
+  rlimit limit{};
+  if (error.message.size() >= advice.size() &&
+      error.message.compare(error.message.size() - advice.size(), advice.size(), advice) == 0 &&
+      getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    error.message = error.message.substr(0, error.message.size() - advice.size()) +
+                    fmt::format(" (raise cell_size, or the address-space limit, ulimit -v, of {} MiB)", limit.rlim_cur >> 20);
+  return error;
+}
 
 struct BakeCommandOptions {
   std::string input;             ///< mesh or world file
@@ -183,6 +197,10 @@ int runBake(BakeCommandOptions& options) {
   // affinity mask and cgroup CPU limits; std::thread::hardware_concurrency counted the whole
   // machine, so a bake under `taskset -c 0` said and ran 2 threads: an audit).
   const int threads = options.threads > 0 ? options.threads : std::max(1, tbb::info::default_concurrency());
+  if (const std::string problem = threadRoomShortfall(threads); !problem.empty()) {
+    toStderr("strata: error: " + problem + "\n");
+    return kExitRuntime;
+  }
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
   // Input: a world file keeps its geometry and provenance; a mesh is imported now.
@@ -228,7 +246,7 @@ int runBake(BakeCommandOptions& options) {
   if (stderrIsTerminal()) bake_options.observer = &bar;  // on stderr: with --json too (stdout holds the document)
   auto baked = nav::bakeWorld(world.geometry, profile, bake_options, options.input);
   bar.clear();
-  if (!baked) return reportError(baked.error());
+  if (!baked) return reportError(underLimit(baked.error()));
   for (const nav::BakedAgent& agent : baked->agents)
     for (const std::string& message : bakeWarnings(options.input, agent, world.geometry)) warning(message);
   // Stage times summed over agents (each agent's own times are in its entry).
@@ -256,7 +274,7 @@ int runBake(BakeCommandOptions& options) {
                             agent.graph.grid.cell_size);
     written = Error::runtime(output.string() + ": out of memory writing the world file of " + agents + " (raise cell_size)");
   }
-  if (!written) return reportError(written.error());
+  if (!written) return reportError(underLimit(written.error()));
   timings["write"] = millisecondsSince(write_start);
 
   nlohmann::ordered_json doc;

@@ -1,6 +1,9 @@
 #include "command.h"
 
+#include <tbb/global_control.h>
+
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -337,6 +340,36 @@ CLI::Validator integerRange(long long lo, long long hi) {
         return {};
       },
       unbounded ? fmt::format(">= {}", lo) : fmt::format("{}..{}", lo, hi), allowed);
+}
+
+std::string addressSpaceShortfall(unsigned long long room, const std::string& where, const std::string& purpose) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return {};
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return {};
+  unsigned long long pages = 0;
+  const bool read = std::fscanf(statm, "%llu", &pages) == 1;
+  std::fclose(statm);
+  const long page = sysconf(_SC_PAGESIZE);
+  if (!read || page <= 0) return {};
+  const unsigned long long mapped = pages * static_cast<unsigned long long>(page), allowed = limit.rlim_cur;
+  if (allowed >= mapped + room) return {};
+  constexpr unsigned long long kMiB = 1ull << 20;
+  return fmt::format("the address-space limit (ulimit -v) of {} MiB leaves {} MiB beyond the {} MiB mapped {}: too little {}; "
+                     "raise it to at least {} MiB",
+                     allowed / kMiB, allowed > mapped ? (allowed - mapped) / kMiB : 0, mapped / kMiB, where, purpose,
+                     (mapped + room + kMiB - 1) / kMiB);
+}
+
+std::string threadRoomShortfall(int threads) {
+  const std::size_t stack = tbb::global_control::active_value(tbb::global_control::thread_stack_size);
+  // Besides the stacks: a bake at --threads 1 (whose one worker oneTBB starts as the bake's
+  // thread limit is lifted at its end) was aborted with 12.7 MiB of room and ran with 14.6.
+  constexpr unsigned long long kWorkRoom = 16ull << 20;
+  const auto count = static_cast<unsigned long long>(std::max(threads, 1));
+  return addressSpaceShortfall(kWorkRoom + count * stack, "now",
+                               fmt::format("for {} with {} MiB of stack each (or give fewer --threads)",
+                                           counted(count, "thread"), (stack + (1u << 20) - 1) >> 20));
 }
 
 }  // namespace strata::cli

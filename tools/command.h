@@ -154,6 +154,16 @@ std::string readHead(const std::string& path, std::size_t bytes);
 /// written as `level.world` or `level.hdf5` is read as a world, not refused as a mesh format.
 bool isWorldFile(const std::string& path);
 
+/// Under an address-space limit (ulimit -v) that leaves less than `room` bytes beyond what the
+/// process maps now: "the address-space limit (ulimit -v) of L MiB leaves R MiB beyond the M MiB
+/// mapped WHERE: too little PURPOSE; raise it to at least N MiB", else empty (no limit, or room).
+std::string addressSpaceShortfall(unsigned long long room, const std::string& where, const std::string& purpose);
+
+/// The same for a command about to run `threads` threads: each worker thread maps its stack
+/// (oneTBB's thread_stack_size, 4 MiB), and a worker that cannot start ends the process
+/// (oneTBB throws from a destructor: SIGABRT), so the room for them is checked before any work.
+std::string threadRoomShortfall(int threads);
+
 /// "VERSION (git describe)" of this build: `strata --version` and every world file's
 /// tool_version (generated at build time by cmake/WriteVersion.cmake).
 const char* versionString();

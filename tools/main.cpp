@@ -3,7 +3,6 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,29 +44,6 @@ static std::string usageOf(const CLI::App* sub) {
     if (kind->parsed() && !kind->get_name().empty()) return sub->get_name() + " WORLD " + kind->get_name();  // not an option group
   return sub->get_name();
 }
-
-namespace {
-// The address-space limit (RLIMIT_AS) against what is mapped now, when it leaves less than
-// 16 MiB: the message saying so, else empty.
-std::string addressSpaceTooSmall() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return {};
-  std::FILE* statm = std::fopen("/proc/self/statm", "r");
-  if (statm == nullptr) return {};
-  unsigned long long pages = 0;
-  const bool read = std::fscanf(statm, "%llu", &pages) == 1;
-  std::fclose(statm);
-  const long page = sysconf(_SC_PAGESIZE);
-  if (!read || page <= 0) return {};
-  const unsigned long long mapped = pages * static_cast<unsigned long long>(page), allowed = limit.rlim_cur;
-  constexpr unsigned long long kMinimumRoom = 16ull << 20;
-  if (allowed >= mapped + kMinimumRoom) return {};
-  return fmt::format("the address-space limit (ulimit -v) of {} MiB leaves {} MiB beyond the {} MiB mapped at start: "
-                     "too little to run; raise it to at least {} MiB",
-                     allowed >> 20, allowed > mapped ? (allowed - mapped) >> 20 : 0, mapped >> 20,
-                     (mapped + kMinimumRoom + (1ull << 20) - 1) >> 20);
-}
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
@@ -403,10 +379,11 @@ int main(int argc, char** argv) {
     return {};
   };
   // Under an address-space limit (ulimit -v) that leaves next to nothing beyond what the
-  // process maps at its start (its libraries map about 42 MiB), the first allocations of any
-  // command fail where nothing can report them: HDF5's own start-up crashed with SIGSEGV at
-  // ulimit -v 45000, and at 50000 a worker thread could not start ("pthread_create has failed").
-  if (const std::string problem = addressSpaceTooSmall(); !problem.empty()) {
+  // process maps at its start (its libraries map about 42 MiB), the first allocations of a
+  // command can fail where nothing can report them: HDF5's own start-up crashed a bake with
+  // SIGSEGV at ulimit -v 45000 and 46000 (2-4 MiB of room). Commands that start worker threads
+  // check their room for them too (threadRoomShortfall).
+  if (const std::string problem = addressSpaceShortfall(8ull << 20, "at start", "to run"); !problem.empty()) {
     toStderr("strata: error: " + problem + "\n");
     return kExitRuntime;
   }

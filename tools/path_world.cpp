@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
+#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -365,6 +366,13 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
   // which otherwise ignores the extra workers with a warning on stderr. Set before the world is
   // read, whose chunks are read in parallel too (a memory audit saw that read run at TBB's
   // default concurrency whatever --threads said).
+  // Room for the workers first: one that cannot start ends the process (threadRoomShortfall).
+  if (const std::string problem =
+          threadRoomShortfall(options.threads > 0 ? options.threads : std::max(1, tbb::info::default_concurrency()));
+      !problem.empty()) {
+    toStderr("strata: error: " + problem + "\n");
+    return kExitRuntime;
+  }
   std::optional<tbb::global_control> limit;
   if (options.threads > 0)
     limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));

@@ -401,9 +401,11 @@ TEST_CASE("a bake that runs out of memory names the agent and its cell size, exi
     }
     ++ran_out;
     CHECK(r.exit_code == 1);
-    CHECK((r.err == "strata: error: " + mesh.string() + ": agent default: out of memory baking at cell_size 0.3 m (raise cell_size)\n" ||
-           r.err == "strata: error: " + out.string() +
-                        ": out of memory writing the world file of agent default at cell_size 0.3 m (raise cell_size)\n"));
+    // Under ulimit -v the limit is named as the other thing to raise.
+    const std::string limit = " (raise cell_size, or the address-space limit, ulimit -v, of " +
+                              std::to_string(static_cast<long long>(megabytes) * 1000 / 1024) + " MiB)\n";
+    CHECK((r.err == "strata: error: " + mesh.string() + ": agent default: out of memory baking at cell_size 0.3 m" + limit ||
+           r.err == "strata: error: " + out.string() + ": out of memory writing the world file of agent default at cell_size 0.3 m" + limit));
   }
   CHECK(ran_out >= 2);
   CHECK(ran_out + refused >= 2);
