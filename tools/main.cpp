@@ -159,6 +159,26 @@ int main(int argc, char** argv) {
         if (const CLI::Option* option = scope->get_option_no_throw(name)) return option;
       return app.get_option_no_throw(name);
     };
+    // Where an option typed before the name of its command (or query kind) belongs: " (--json is
+    // an option of 'info': give it after 'info')", else empty. The command named is the deepest
+    // one parsed (past CLI11's unnamed option groups, which `path` parses into) or one above it:
+    // `strata --json query W height` names query's --json (a re-audit: it was "did you mean
+    // --json?", and `path`'s options got no hint at all). Not after "--", which makes the words
+    // after it positional.
+    const bool separated_words = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::strcmp(a, "--") == 0; });
+    auto misplacedHint = [&](const std::vector<std::string>& words) -> std::string {
+      if (separated_words) return {};
+      const CLI::App* named = deepest;
+      while (named != nullptr && named != &app && named->get_name().empty()) named = named->get_parent();
+      for (const std::string& word : words) {
+        if (word.size() < 2 || word[0] != '-') continue;
+        const std::string name = word.substr(0, word.find('='));
+        for (const CLI::App* scope = named; scope != nullptr && scope != &app; scope = scope->get_parent())
+          if (scope->get_option_no_throw(name) != nullptr)
+            return fmt::format(" ({} is an option of '{}': give it after '{}')", name, scope->get_name(), scope->get_name());
+      }
+      return {};
+    };
     // Suggest a subcommand for an unknown first argument.
     if (argc > 1 && argv[1][0] != '-') {
       const std::string typed = argv[1];
@@ -230,38 +250,18 @@ int main(int argc, char** argv) {
     // An option of the kind typed before its name (`strata query W --at 0,0 height`) is named as
     // such, as below.
     if (message.size() > 12 && message.compare(message.size() - 12, 12, " is required") == 0) {
-      std::string typed, misplaced;
-      const CLI::App* kind = deepest != nullptr && deepest != &app && !deepest->get_name().empty() ? deepest : nullptr;
-      for (const std::string& word : app.remaining(true)) {
-        typed += (typed.empty() ? "" : " ") + word;
-        const std::string name = word.substr(0, word.find('='));
-        if (misplaced.empty() && kind != nullptr && word.rfind("--", 0) == 0 && kind->get_option_no_throw(name) != nullptr)
-          misplaced = name;
-      }
-      if (!typed.empty()) message += "; unexpected arguments: " + typed;
-      if (!misplaced.empty())
-        message += fmt::format(" ({} is an option of '{}': give it after '{}')", misplaced, kind->get_name(), kind->get_name());
+      std::string typed;
+      const std::vector<std::string> extras = app.remaining(true);
+      for (const std::string& word : extras) typed += (typed.empty() ? "" : " ") + word;
+      if (!typed.empty()) message += "; unexpected arguments: " + typed + misplacedHint(extras);
     }
     // CLI11's extras message lists the arguments in reverse ("2,0,2 --to 1,0,1 --from"): give them
     // in the order typed, and say where an option of the kind given before it belongs.
     if (message.rfind("The following argument", 0) == 0 && message.find("not expected") != std::string::npos) {
       const std::vector<std::string> extras = app.remaining(true);
-      // The subcommand given, or query's kind: an option of it that CLI11 did not take was typed
-      // before its name (`strata --json info W.h5` said only "unexpected arguments: --json").
-      // (After "--" the deepest is CLI11's unnamed group: no kind, not "an option of ''".)
-      const CLI::App* kind = deepest != nullptr && deepest != &app && !deepest->get_name().empty() ? deepest : nullptr;
-      std::string typed, misplaced;
-      for (const std::string& word : extras) {
-        typed += (typed.empty() ? "" : " ") + word;
-        const std::string name = word.substr(0, word.find('='));
-        if (misplaced.empty() && kind != nullptr && word.rfind("--", 0) == 0 && kind->get_option_no_throw(name) != nullptr)
-          misplaced = name;
-      }
-      if (!typed.empty()) {
-        message = "unexpected arguments: " + typed;
-        if (!misplaced.empty())
-          message += fmt::format(" ({} is an option of '{}': give it after '{}')", misplaced, kind->get_name(), kind->get_name());
-      }
+      std::string typed;
+      for (const std::string& word : extras) typed += (typed.empty() ? "" : " ") + word;
+      if (!typed.empty()) message = "unexpected arguments: " + typed + misplacedHint(extras);
     }
     // CLI11's conversion failure ("Could not convert: --threads = abc"): every typed option
     // here is a number.
@@ -287,8 +287,9 @@ int main(int argc, char** argv) {
     // option of the subcommand (or of query's kind) within two edits of a real one (`--profil`,
     // `--thread` said only "unexpected arguments"; an audit).
     // (Not after "--", which ends the options: the words after it are positional.)
-    const bool separated = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::strcmp(a, "--") == 0; });
-    if (message.find("unexpected arguments: ") != std::string::npos && !separated) {
+    const bool separated = separated_words;
+    if (message.find("unexpected arguments: ") != std::string::npos && message.find(" is an option of '") == std::string::npos &&
+        !separated) {
       for (const std::string& word : app.remaining(true)) {
         if (word.rfind("--", 0) != 0 && word != "-V") continue;
         const std::string name = word.substr(0, word.find('='));
@@ -318,7 +319,7 @@ int main(int argc, char** argv) {
           for (const CLI::Option* option : scope->get_options())
             for (const std::string& candidate : option->get_lnames()) {
               const std::size_t d = editDistance(typed, candidate);
-              if (d <= (candidate.size() <= 4 ? 1u : 2u) && d < best_distance) best_distance = d, best = "--" + candidate;
+              if (d > 0 && d <= (candidate.size() <= 4 ? 1u : 2u) && d < best_distance) best_distance = d, best = "--" + candidate;
             }
         }
         if (!best.empty()) message += fmt::format(" (did you mean {}?)", best);

@@ -111,6 +111,17 @@ TEST_CASE("usage errors: one line naming the option, the value and the allowed r
       {{"--json", "info", "x.h5"}, "unexpected arguments: --json (--json is an option of 'info': give it after 'info') (usage: strata info --help)"},
       {{"--threads", "2", "bake", "x.obj", "-o", "y.h5"},
        "unexpected arguments: --threads 2 (--threads is an option of 'bake': give it after 'bake') (usage: strata bake --help)"},
+      // path's options (parsed into unnamed option groups), a query option before `query`, and a
+      // short option (a re-audit: "did you mean --json?" for --json itself, or no hint).
+      {{"--json", "path", "x.h5", "--from", "1,0,1", "--to", "5,0,5"},
+       "unexpected arguments: --json (--json is an option of 'path': give it after 'path') (usage: strata path --help)"},
+      {{"--from", "1,0,1", "path", "x.h5", "--to", "5,0,5"},
+       "unexpected arguments: --from 1,0,1 (--from is an option of 'path': give it after 'path')"},
+      {{"--json", "query", "x.h5", "height", "--at", "1,0,1"},
+       "unexpected arguments: --json (--json is an option of 'query': give it after 'query') (usage: strata query WORLD height --help)"},
+      {{"-o", "q.h5", "import", "x.obj"}, "--output is required; unexpected arguments: -o q.h5 (-o is an option of 'import': give it after 'import')"},
+      // After "--" the words are positional: no hint.
+      {{"path", "x.h5", "--from", "1,0,1", "--to", "5,0,5", "--", "--json"}, "unexpected arguments: --json (usage: strata path --help)"},
       // ... and so when the kind then lacks it.
       {{"query", "x.h5", "--at", "0,0", "height"},
        "--at is required; unexpected arguments: --at 0,0 (--at is an option of 'height': give it after 'height') (usage: strata query WORLD height --help)"},
