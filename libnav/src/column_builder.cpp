@@ -158,12 +158,20 @@ ClosedPieceWinding closedPieceWinding(const sim::TriangleMesh& mesh) {
     c.volume += sim::dot(a, sim::cross(b, d)) / 6.0;
     for (const sim::Vec3& p : {p0, p1, p2}) c.box.expand(p);
   }
+  const sim::Aabb bounds = mesh.bounds();
   for (const auto& [id, c] : closed) {
     const double volume = c.volume;
     const sim::Vec3 size = c.box.extent();
     const double extent = std::max({size.x, size.y, size.z});
     // Flat (a double-sided sheet is closed by this rule and holds nothing): no orientation.
     if (!(std::fabs(volume) > 1e-6 * extent * extent * extent)) continue;
+    // Facing inward and spanning the whole mesh: a skybox, or a room modelled as a box seen from
+    // inside (its floor faces up into it), which an import meant so (a re-audit: terrain under
+    // an inward-facing 200 m box was called inside out).
+    if (volume < 0 && c.box.min == bounds.min && c.box.max == bounds.max) {
+      ++out.enclosures;
+      continue;
+    }
     ++out.closed;
     if (volume < 0) {
       ++out.inside_out;

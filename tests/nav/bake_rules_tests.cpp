@@ -2254,6 +2254,36 @@ TEST_CASE("closedPieceWinding tells boxes wound outward from boxes turned inside
     CHECK(w.inside_out == 0);
     CHECK(w.volume == Approx(1).epsilon(1e-6));
   }
+  SECTION("an inward-facing box round the whole level is an enclosure, not inside out") {
+    // A re-audit: terrain under a 200 m skybox facing inward was called inside out.
+    MeshBuilder level;
+    level.floor(-50, -50, 50, 50, 0);
+    MeshBuilder sky;
+    sky.box({-100, -100, -100}, {100, 100, 100});
+    sim::TriangleMesh mesh = level.mesh();
+    const sim::TriangleMesh inward = mirrored(sky.mesh());
+    const auto base = static_cast<uint32_t>(mesh.vertices.size());
+    mesh.vertices.insert(mesh.vertices.end(), inward.vertices.begin(), inward.vertices.end());
+    for (std::size_t t = 0; t < inward.triangles.size(); ++t) {
+      auto tri = inward.triangles[t];
+      for (uint32_t& v : tri) v += base;
+      mesh.triangles.push_back(tri);
+      mesh.triangle_labels.push_back(0);
+      mesh.triangle_tags.push_back(0);
+    }
+    const auto w = nav::closedPieceWinding(mesh);
+    CHECK(w.enclosures == 1);
+    CHECK(w.closed == 0);
+    CHECK(w.inside_out == 0);
+    // A smaller inward-facing box inside the level is inside out.
+    MeshBuilder crate;
+    crate.floor(-50, -50, 50, 50, 0).box({1, 0, 1}, {2, 1, 2});
+    sim::TriangleMesh flipped = crate.mesh();
+    for (std::size_t t = 2; t < flipped.triangles.size(); ++t) std::swap(flipped.triangles[t][1], flipped.triangles[t][2]);
+    const auto c = nav::closedPieceWinding(flipped);
+    CHECK(c.enclosures == 0);
+    CHECK(c.inside_out == 1);
+  }
   SECTION("open and flat pieces have no orientation") {
     MeshBuilder level;
     level.floor(0, 0, 10, 10, 0);  // a single-sided floor: open

@@ -112,10 +112,13 @@ std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh);
 /// triangles share, once either way, enclosing a volume): a closed piece wound counter-clockwise
 /// seen from outside has a positive volume; one wound the other way is inside out. Open pieces
 /// (terrain, a single-sided floor) and flat closed ones (a double-sided sheet) have no orientation
-/// and are not counted. A mesh exported mirrored or with its winding reversed has most of its
-/// closed pieces inside out (the import's warning). O(triangles log triangles).
+/// and are not counted, nor is a piece facing inward that spans the whole mesh's bounds (a
+/// skybox, or a room modelled as a box seen from inside). A mesh exported mirrored or with its
+/// winding reversed has most of its closed pieces inside out (the import's warning).
+/// O(triangles log triangles).
 struct ClosedPieceWinding {
-  std::size_t closed = 0;          ///< closed pieces with a volume
+  std::size_t closed = 0;          ///< closed pieces with a volume (enclosures apart)
+  std::size_t enclosures = 0;      ///< inward-facing closed pieces as large as the whole mesh
   std::size_t inside_out = 0;      ///< of those, the ones wound clockwise seen from outside
   double volume = 0;               ///< cubic units enclosed by the pieces wound outward
   double inside_out_volume = 0;    ///< by the inside-out ones
