@@ -362,10 +362,6 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
 
 int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSearchSettings& defaults,
              const std::string& default_agent, const WorldPathOptions& options) {
-  // More threads than cores is the caller's choice: lift TBB's default cap (hardware threads),
-  // which otherwise ignores the extra workers with a warning on stderr. Set before the world is
-  // read, whose chunks are read in parallel too (a memory audit saw that read run at TBB's
-  // default concurrency whatever --threads said).
   // Room for the workers first: one that cannot start ends the process (threadRoomShortfall).
   if (const std::string problem =
           threadRoomShortfall(options.threads > 0 ? options.threads : std::max(1, tbb::info::default_concurrency()));
@@ -373,6 +369,10 @@ int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSe
     toStderr("strata: error: " + problem + "\n");
     return kExitRuntime;
   }
+  // More threads than cores is the caller's choice: lift TBB's default cap (hardware threads),
+  // which otherwise ignores the extra workers with a warning on stderr. Set before the world is
+  // read, whose chunks are read in parallel too (a memory audit saw that read run at TBB's
+  // default concurrency whatever --threads said).
   std::optional<tbb::global_control> limit;
   if (options.threads > 0)
     limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));
