@@ -165,9 +165,9 @@ std::vector<std::string> meshWarnings(const sim::TriangleMesh& mesh) {
         "cubic metres the closed pieces do): is the mesh mirrored or its winding reversed? A floor must be "
         "counter-clockwise seen from above, so such a mesh bakes floors on the undersides of its slabs (docs/import.md)",
         winding.inside_out, winding.closed, winding.inside_out_volume, winding.inside_out_volume + winding.volume));
-  double reach = 0;
-  for (const sim::Vec3f& v : mesh.vertices)
-    reach = std::max({reach, double(std::fabs(v.x)), double(std::fabs(v.y)), double(std::fabs(v.z))});
+  const sim::Aabb bounds = mesh.bounds();
+  const double reach = bounds.empty() ? 0.0
+                                      : std::max({-bounds.min.x, -bounds.min.y, -bounds.min.z, bounds.max.x, bounds.max.y, bounds.max.z});
   constexpr double kFarCoordinate = 8192;  // where float32's spacing reaches 2^-10 m (0.98 mm)
   if (reach >= kFarCoordinate)
     warnings.push_back(fmt::format(

@@ -84,11 +84,10 @@ std::vector<uint32_t> positionRepresentatives(const sim::TriangleMesh& mesh) {
   }
   return same;
 }
-}  // namespace
 
-std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh) {
+// trianglePieces, given `same` == positionRepresentatives(mesh).
+std::vector<uint32_t> piecesOf(const sim::TriangleMesh& mesh, const std::vector<uint32_t>& same) {
   const std::vector<sim::Vec3f>& v = mesh.vertices;
-  const std::vector<uint32_t> same = positionRepresentatives(mesh);
   const auto triangles = static_cast<uint32_t>(mesh.triangleCount());
   std::vector<uint32_t> parent(triangles);
   std::iota(parent.begin(), parent.end(), 0u);
@@ -109,13 +108,16 @@ std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh) {
   for (uint32_t t = 0; t < triangles; ++t) parent[t] = find(t);
   return parent;
 }
+}  // namespace
+
+std::vector<uint32_t> trianglePieces(const sim::TriangleMesh& mesh) { return piecesOf(mesh, positionRepresentatives(mesh)); }
 
 ClosedPieceWinding closedPieceWinding(const sim::TriangleMesh& mesh) {
   ClosedPieceWinding out;
   const auto triangles = static_cast<uint32_t>(mesh.triangleCount());
   if (triangles == 0) return out;
   const std::vector<uint32_t> same = positionRepresentatives(mesh);
-  const std::vector<uint32_t> piece = trianglePieces(mesh);
+  const std::vector<uint32_t> piece = piecesOf(mesh, same);
   // A piece is closed when each of its edges, between two positions, is the edge of exactly two
   // of its triangles, once either way (a surface with no hole, each triangle wound as the ones
   // beside it). The directed edges sorted: each must be there once and its reverse once.
