@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <sys/resource.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 
@@ -36,12 +35,11 @@ namespace {
 // (an audit: under `ulimit -v` 66000 the advice was only "raise cell_size").
 Error underLimit(Error error) {
   const std::string advice = " (raise cell_size)";
-  rlimit limit{};
-  if (error.message.size() >= advice.size() &&
-      error.message.compare(error.message.size() - advice.size(), advice.size(), advice) == 0 &&
-      getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+  const std::uint64_t limit = formats::addressSpaceLimit();
+  if (limit != 0 && error.message.size() >= advice.size() &&
+      error.message.compare(error.message.size() - advice.size(), advice.size(), advice) == 0)
     error.message = error.message.substr(0, error.message.size() - advice.size()) +
-                    fmt::format(" (raise cell_size, or the address-space limit, ulimit -v, of {} MiB)", limit.rlim_cur >> 20);
+                    fmt::format(" (raise cell_size, or the address-space limit, ulimit -v, of {} MiB)", limit >> 20);
   return error;
 }
 
@@ -197,10 +195,7 @@ int runBake(BakeCommandOptions& options) {
   // affinity mask and cgroup CPU limits; std::thread::hardware_concurrency counted the whole
   // machine, so a bake under `taskset -c 0` said and ran 2 threads: an audit).
   const int threads = options.threads > 0 ? options.threads : std::max(1, tbb::info::default_concurrency());
-  if (const std::string problem = threadRoomShortfall(threads); !problem.empty()) {
-    toStderr("strata: error: " + problem + "\n");
-    return kExitRuntime;
-  }
+  if (const std::string problem = threadRoomShortfall(threads); !problem.empty()) return reportError(Error::runtime(problem));
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
   // Input: a world file keeps its geometry and provenance; a mesh is imported now.

@@ -1,9 +1,10 @@
 #include "command.h"
+#include "strata/formats/machine_memory.h"
 
 #include <tbb/global_control.h>
+#include <tbb/info.h>
 
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -343,17 +344,10 @@ CLI::Validator integerRange(long long lo, long long hi) {
 }
 
 std::string addressSpaceShortfall(unsigned long long room, const std::string& where, const std::string& purpose) {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return {};
-  std::FILE* statm = std::fopen("/proc/self/statm", "r");
-  if (statm == nullptr) return {};
-  unsigned long long pages = 0;
-  const bool read = std::fscanf(statm, "%llu", &pages) == 1;
-  std::fclose(statm);
-  const long page = sysconf(_SC_PAGESIZE);
-  if (!read || page <= 0) return {};
-  const unsigned long long mapped = pages * static_cast<unsigned long long>(page), allowed = limit.rlim_cur;
-  if (allowed >= mapped + room) return {};
+  const unsigned long long allowed = formats::addressSpaceLimit();
+  if (allowed == 0) return {};
+  const unsigned long long mapped = formats::mappedAddressSpace();
+  if (mapped == 0 || allowed >= mapped + room) return {};
   constexpr unsigned long long kMiB = 1ull << 20;
   return fmt::format("the address-space limit (ulimit -v) of {} MiB leaves {} MiB beyond the {} MiB mapped {}: too little {}; "
                      "raise it to at least {} MiB",
@@ -362,6 +356,7 @@ std::string addressSpaceShortfall(unsigned long long room, const std::string& wh
 }
 
 std::string threadRoomShortfall(int threads) {
+  if (threads <= 0) threads = std::max(1, tbb::info::default_concurrency());
   const std::size_t stack = tbb::global_control::active_value(tbb::global_control::thread_stack_size);
   // Besides the stacks: a bake at --threads 1 (whose one worker oneTBB starts as the bake's
   // thread limit is lifted at its end) was aborted with 12.7 MiB of room and ran with 14.6.

@@ -159,7 +159,8 @@ bool isWorldFile(const std::string& path);
 /// mapped WHERE: too little PURPOSE; raise it to at least N MiB", else empty (no limit, or room).
 std::string addressSpaceShortfall(unsigned long long room, const std::string& where, const std::string& purpose);
 
-/// The same for a command about to run `threads` threads: each worker thread maps its stack
+/// The same for a command about to run `threads` threads (0 or less: oneTBB's default, the CPUs
+/// this process may run on): each worker thread maps its stack
 /// (oneTBB's thread_stack_size, 4 MiB), and a worker that cannot start ends the process
 /// (oneTBB throws from a destructor: SIGABRT), so the room for them is checked before any work.
 std::string threadRoomShortfall(int threads);

@@ -287,9 +287,8 @@ int main(int argc, char** argv) {
     // option of the subcommand (or of query's kind) within two edits of a real one (`--profil`,
     // `--thread` said only "unexpected arguments"; an audit).
     // (Not after "--", which ends the options: the words after it are positional.)
-    const bool separated = separated_words;
     if (message.find("unexpected arguments: ") != std::string::npos && message.find(" is an option of '") == std::string::npos &&
-        !separated) {
+        !separated_words) {
       for (const std::string& word : app.remaining(true)) {
         if (word.rfind("--", 0) != 0 && word != "-V") continue;
         const std::string name = word.substr(0, word.find('='));
@@ -384,10 +383,8 @@ int main(int argc, char** argv) {
   // command can fail where nothing can report them: HDF5's own start-up crashed a bake with
   // SIGSEGV at ulimit -v 45000 and 46000 (2-4 MiB of room). Commands that start worker threads
   // check their room for them too (threadRoomShortfall).
-  if (const std::string problem = addressSpaceShortfall(8ull << 20, "at start", "to run"); !problem.empty()) {
-    toStderr("strata: error: " + problem + "\n");
-    return kExitRuntime;
-  }
+  if (const std::string problem = addressSpaceShortfall(8ull << 20, "at start", "to run"); !problem.empty())
+    return reportError(strata::Error::runtime(problem));
   try {
     for (auto& [sub, run] : runners)
       if (sub->parsed()) {

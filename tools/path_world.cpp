@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -363,12 +362,8 @@ int streamBatch(int fd, const std::string& name, AgentCache& cache, const nav::L
 int runBatch(const CLI::App& sub, const std::string& input, const nav::LayeredSearchSettings& defaults,
              const std::string& default_agent, const WorldPathOptions& options) {
   // Room for the workers first: one that cannot start ends the process (threadRoomShortfall).
-  if (const std::string problem =
-          threadRoomShortfall(options.threads > 0 ? options.threads : std::max(1, tbb::info::default_concurrency()));
-      !problem.empty()) {
-    toStderr("strata: error: " + problem + "\n");
-    return kExitRuntime;
-  }
+  if (const std::string problem = threadRoomShortfall(options.threads); !problem.empty())
+    return reportError(Error::runtime(problem));
   // More threads than cores is the caller's choice: lift TBB's default cap (hardware threads),
   // which otherwise ignores the extra workers with a warning on stderr. Set before the world is
   // read, whose chunks are read in parallel too (a memory audit saw that read run at TBB's

@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -757,12 +756,8 @@ BatchAnswer answerRequest(const RequestObject& parsed, std::size_t number, const
 
 int runQueryBatch(const std::string& world, const QueryCommonOptions& common, const QueryBatchOptions& options) {
   // Room for the workers first: one that cannot start ends the process (threadRoomShortfall).
-  if (const std::string problem =
-          threadRoomShortfall(options.threads > 0 ? options.threads : std::max(1, tbb::info::default_concurrency()));
-      !problem.empty()) {
-    toStderr("strata: error: " + problem + "\n");
-    return kExitRuntime;
-  }
+  if (const std::string problem = threadRoomShortfall(options.threads); !problem.empty())
+    return reportError(Error::runtime(problem));
   std::optional<tbb::global_control> limit;
   if (options.threads > 0)
     limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));

@@ -1,4 +1,5 @@
 #include "import_sandbox.h"
+#include "strata/formats/machine_memory.h"
 
 #include <fcntl.h>
 #if defined(__GLIBC__)
@@ -32,20 +33,6 @@ void limit(int resource, rlim_t soft, rlim_t hard) {
   rlimit value{soft, hard};
   setrlimit(resource, &value);
 }
-
-#ifndef STRATA_SHADOW_SANITIZER  // no address-space limit under AddressSanitizer or ThreadSanitizer (runChild)
-// The bytes of address space mapped now (/proc/self/statm's first field), or 0 when unknown.
-rlim_t mappedBytes() {
-  std::FILE* file = std::fopen("/proc/self/statm", "r");
-  if (file == nullptr) return 0;
-  unsigned long long pages = 0;
-  const bool read = std::fscanf(file, "%llu", &pages) == 1;
-  std::fclose(file);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  if (!read || page_size <= 0) return 0;
-  return static_cast<rlim_t>(pages) * static_cast<rlim_t>(page_size);
-}
-#endif
 
 bool writeAll(int fd, const std::uint8_t* data, std::size_t size) {
   while (size > 0) {
@@ -97,7 +84,7 @@ bool writeAll(int fd, const std::uint8_t* data, std::size_t size) {
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
     const rlim_t bytes = static_cast<rlim_t>(limits.memory_limit_mib) << 20;
-    const rlim_t mapped = mappedBytes();
+    const rlim_t mapped = static_cast<rlim_t>(mappedAddressSpace());
     const rlim_t total = mapped > RLIM_INFINITY - 1 - bytes ? RLIM_INFINITY : mapped + bytes;
     limit(RLIMIT_AS, total, total);
   }
@@ -220,7 +207,7 @@ Result<std::vector<std::uint8_t>> runSandboxed(const std::function<std::vector<s
       rlimit inherited{};
       const rlim_t wanted = static_cast<rlim_t>(limits.memory_limit_mib) << 20;
       if (limits.memory_limit_mib > 0 && getrlimit(RLIMIT_AS, &inherited) == 0 && inherited.rlim_cur != RLIM_INFINITY &&
-          (inherited.rlim_max == RLIM_INFINITY ? inherited.rlim_cur : inherited.rlim_max) < mappedBytes() + wanted)
+          (inherited.rlim_max == RLIM_INFINITY ? inherited.rlim_cur : inherited.rlim_max) < static_cast<rlim_t>(mappedAddressSpace()) + wanted)
         return Error::badInput("the importer ran out of memory under this process's address-space limit of " +
                                std::to_string(inherited.rlim_cur >> 20) + " MiB (ulimit -v), lower than the importer's own " +
                                std::to_string(limits.memory_limit_mib) + " MiB");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -93,6 +94,17 @@ std::uint64_t addressSpaceLimit() {
   // the limit allows), so subtracting it made a higher limit refuse an export a lower one let
   // finish (a re-audit). Work estimated beyond the whole limit cannot fit whatever is mapped.
   return static_cast<std::uint64_t>(limit.rlim_cur);
+}
+
+std::uint64_t mappedAddressSpace() {
+  std::FILE* file = std::fopen("/proc/self/statm", "r");
+  if (file == nullptr) return 0;
+  unsigned long long pages = 0;
+  const bool read = std::fscanf(file, "%llu", &pages) == 1;
+  std::fclose(file);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (!read || page_size <= 0) return 0;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
 }
 
 }  // namespace strata::formats

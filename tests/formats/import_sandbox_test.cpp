@@ -11,10 +11,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 #include "import_framing.h"
 #include "import_sandbox.h"
+#include "strata/formats/machine_memory.h"
 #include "test_support.h"
 
 using namespace strata::formats;
@@ -22,6 +24,14 @@ using strata::ErrorKind;
 using strata::Result;
 
 namespace {
+
+// A child's work that allocates `bytes`, every byte written, and replies with 4 of them.
+std::function<std::vector<std::uint8_t>()> allocating(std::size_t bytes) {
+  return [bytes] {
+    std::vector<std::uint8_t> block(bytes, 1);
+    return std::vector<std::uint8_t>(block.begin(), block.begin() + 4);
+  };
+}
 
 SceneGeometry sampleScene() {
   SceneGeometry scene;
@@ -95,12 +105,7 @@ TEST_CASE("sandbox reports a child that closes its output and then hangs as time
 TEST_CASE("sandbox memory limit turns a huge allocation into an error", "[formats][import][sandbox]") {
   SandboxLimits limits;
   limits.memory_limit_mib = 512;
-  auto reply = runSandboxed(
-      [] {
-        std::vector<std::uint8_t> huge(std::size_t{8} << 30, 1);  // 8 GiB
-        return std::vector<std::uint8_t>(huge.begin(), huge.begin() + 4);
-      },
-      limits);
+  auto reply = runSandboxed(allocating(std::size_t{8} << 30), limits);  // 8 GiB
   REQUIRE_FALSE(reply.ok());
   CHECK_THAT(reply.error().message, Catch::Contains("ran out of memory (limit 512 MiB; strata import --memory-limit raises it"));
 }
@@ -113,20 +118,10 @@ TEST_CASE("sandbox memory limit counts what the parse adds to the parent's addre
   REQUIRE(parent_map != MAP_FAILED);
   SandboxLimits limits;
   limits.memory_limit_mib = 128;
-  auto fits = runSandboxed(
-      [] {
-        std::vector<std::uint8_t> block(std::size_t{64} << 20, 1);  // 64 MiB under a 128 MiB limit
-        return std::vector<std::uint8_t>(block.begin(), block.begin() + 4);
-      },
-      limits);
+  auto fits = runSandboxed(allocating(std::size_t{64} << 20), limits);  // 64 MiB under a 128 MiB limit
   INFO((fits.ok() ? std::string("ok") : fits.error().message));
   CHECK(fits.ok());
-  auto too_big = runSandboxed(
-      [] {
-        std::vector<std::uint8_t> block(std::size_t{512} << 20, 1);  // 512 MiB over it
-        return std::vector<std::uint8_t>(block.begin(), block.begin() + 4);
-      },
-      limits);
+  auto too_big = runSandboxed(allocating(std::size_t{512} << 20), limits);  // 512 MiB over it
   munmap(parent_map, parent_bytes);
   REQUIRE_FALSE(too_big.ok());
   CHECK_THAT(too_big.error().message, Catch::Contains("ran out of memory (limit 128 MiB"));
@@ -139,21 +134,14 @@ TEST_CASE("sandbox names the process's own address-space limit when that is the 
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {
-    std::FILE* statm = std::fopen("/proc/self/statm", "r");
-    unsigned long long pages = 0;
-    if (statm == nullptr || std::fscanf(statm, "%llu", &pages) != 1) _exit(10);
-    std::fclose(statm);
+    const std::uint64_t mapped = mappedAddressSpace();
+    if (mapped == 0) _exit(10);
     rlimit limit{};
-    limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(pages * sysconf(_SC_PAGESIZE) + (std::size_t{256} << 20));
+    limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(mapped + (std::size_t{256} << 20));
     if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(11);
     SandboxLimits limits;
     limits.memory_limit_mib = 4096;
-    auto reply = runSandboxed(
-        [] {
-          std::vector<std::uint8_t> block(std::size_t{1} << 30, 1);  // 1 GiB
-          return std::vector<std::uint8_t>(block.begin(), block.begin() + 4);
-        },
-        limits);
+    auto reply = runSandboxed(allocating(std::size_t{1} << 30), limits);  // 1 GiB
     if (reply.ok()) _exit(12);
     const std::string& message = reply.error().message;
     if (message.find("ran out of memory under this process's address-space limit of ") == std::string::npos) _exit(13);

@@ -22,6 +22,10 @@ std::uint64_t cgroupMemoryLimit(std::string_view proc_self_cgroup, const std::fi
 /// This process's address-space limit, RLIMIT_AS (`ulimit -v`), in bytes; 0 when there is none.
 std::uint64_t addressSpaceLimit();
 
+/// The bytes of address space this process maps now (/proc/self/statm's first field); 0 when
+/// unknown. Against addressSpaceLimit(): the room left under `ulimit -v`.
+std::uint64_t mappedAddressSpace();
+
 /// The machine's physical memory, or the control-group limit of this process, or its
 /// address-space limit (addressSpaceLimit), whichever is lowest; 0 when none is known.
 std::uint64_t usableMemoryBytes();
