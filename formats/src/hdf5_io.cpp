@@ -1,4 +1,5 @@
 #include "hdf5_io.h"
+#include "strata/formats/machine_memory.h"
 
 #include <libdeflate.h>
 
@@ -731,6 +732,24 @@ Result<CheckedArray> openArray(const Location& parent, std::string_view name, st
   return CheckedArray{std::move(*dataset), little, row_count};
 }
 
+// A dataset HDF5 could not read: bad input, unless HDF5 ran out of memory doing it, which is a
+// runtime failure. Under `ulimit -v` a chunk's buffer read as "cannot read data (HDF5: memory
+// allocation failed for raw data chunk)", exit 2, as if the file were damaged; and zlib's own
+// allocation failing reads "inflate() failed", which HDF5 also says of a damaged stream, so that
+// one counts as out of memory only within 16 MiB of an address-space limit (a damaged stream
+// behind a correct Fletcher32 checksum is bad input everywhere else).
+Error readFailure(const std::string& where) {
+  const std::string detail = takeErrorDetail();
+  const std::string suffix = detail.empty() ? std::string{} : " (HDF5: " + detail + ")";
+  bool memory = detail.find("memory allocation failed") != std::string::npos;
+  if (!memory && detail.find("inflate() failed") != std::string::npos) {
+    const std::uint64_t limit = addressSpaceLimit(), mapped = mappedAddressSpace();
+    memory = limit != 0 && mapped != 0 && mapped + (std::uint64_t{16} << 20) > limit;
+  }
+  if (memory) return Error::runtime(where + ": out of memory reading data" + suffix);
+  return Error::badInput(where + ": cannot read data" + suffix);
+}
+
 // Reads the values of an opened array into `out` (rows * width values): Strata's own layout in
 // little-endian decoded in parallel, anything else by HDF5.
 template <class T>
@@ -740,7 +759,7 @@ Status decodeArray(const Location& parent, std::string_view name, const CheckedA
                                            reinterpret_cast<unsigned char*>(out)))
     return Ok{};
   if (H5Dread(array.dataset.get(), ElementTraits<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
-    return Error::badInput(parent.where(name) + ": cannot read data" + errorSuffix());
+    return readFailure(parent.where(name));
   return Ok{};
 }
 
@@ -791,7 +810,7 @@ Result<std::vector<std::string>> readStringTable(const Location& parent, std::st
   if (!memory) return Error::badInput(parent.where(name) + ": unreadable datatype" + errorSuffix());
   std::vector<char> buffer(static_cast<std::size_t>(count) * *width);
   if (!buffer.empty() && H5Dread(dataset->get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0)
-    return Error::badInput(parent.where(name) + ": cannot read data" + errorSuffix());
+    return readFailure(parent.where(name));
   std::vector<std::string> strings;
   strings.reserve(static_cast<std::size_t>(count));
   for (std::size_t i = 0; i < count; ++i) {
