@@ -25,14 +25,6 @@ using strata::Result;
 
 namespace {
 
-// A child's work that allocates `bytes`, every byte written, and replies with 4 of them.
-std::function<std::vector<std::uint8_t>()> allocating(std::size_t bytes) {
-  return [bytes] {
-    std::vector<std::uint8_t> block(bytes, 1);
-    return std::vector<std::uint8_t>(block.begin(), block.begin() + 4);
-  };
-}
-
 SceneGeometry sampleScene() {
   SceneGeometry scene;
   scene.meshes = 2;
@@ -102,6 +94,17 @@ TEST_CASE("sandbox reports a child that closes its output and then hangs as time
 }
 
 #if !defined(STRATA_SHADOW_SANITIZER)
+namespace {
+// A child's work that allocates `bytes`, every byte written, and replies with 4 of them.
+std::function<std::vector<std::uint8_t>()> allocating(std::size_t bytes) {
+  return [bytes] {
+    std::vector<std::uint8_t> block(bytes, 1);
+    return std::vector<std::uint8_t>(block.begin(), block.begin() + 4);
+  };
+}
+
+}  // namespace
+
 TEST_CASE("sandbox memory limit turns a huge allocation into an error", "[formats][import][sandbox]") {
   SandboxLimits limits;
   limits.memory_limit_mib = 512;
