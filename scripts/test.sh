@@ -85,6 +85,8 @@ for src in tests/fuzz/fuzz_*.cpp; do
   corpus="tests/fuzz/corpus/$name"
   work="$(mktemp -d)"
   [[ -d "$corpus" ]] && cp -r "$corpus/." "$work/"
+  # The sample profiles seed the profile reader too (they are not copied into its corpus).
+  [[ "$name" == fuzz_profile ]] && cp samples/*.toml "$work/"
   # A fixed seed and run count keep CI reproducible: the same commit passes or fails the same
   # way every time. Long randomized runs belong on a workstation (docs/testing.md).
   case "$name" in
@@ -92,6 +94,10 @@ for src in tests/fuzz/fuzz_*.cpp; do
     # free lists make libFuzzer scan for leaks after most inputs): a count that ends well inside
     # the 120 s cap, so every run covers the same inputs. (40,000 hit the cap at 24-28 k.)
     fuzz_world_reader) runs=15000 ;;
+    # Each input of these runs searches or writes out what it read: 28 s (profile) and about
+    # 30 s (Moving AI: 300,000 took 47 s) on the 2-core machine (2026-12-07).
+    fuzz_profile) runs=300000 ;;
+    fuzz_movingai) runs=200000 ;;
     *) runs=1000000 ;;
   esac
   echo "-- $name ($runs runs, seed 1)"
