@@ -98,6 +98,8 @@ for src in tests/fuzz/fuzz_*.cpp; do
     # 30 s (Moving AI: 300,000 took 47 s) on the 2-core machine (2026-12-07).
     fuzz_profile) runs=300000 ;;
     fuzz_movingai) runs=200000 ;;
+    # Two bakes, a flood and four searches a scene, instrumented: 5-10 inputs/s.
+    fuzz_bake) runs=200 ;;
     *) runs=1000000 ;;
   esac
   echo "-- $name ($runs runs, seed 1)"
