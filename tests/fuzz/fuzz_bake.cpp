@@ -2,10 +2,10 @@
 // input, against properties and oracles written here.
 //
 // Input (structure-aware, every byte string decodes): 4 header bytes choose one agent (radius,
-// height, slope, step, jump and drop limits, climbing, cell size, a "mud" area rule) and whether
-// an 8 x 8 m ground is laid; then records of 10 bytes, at most 32, each a box, a triangle or a
-// planar quad (a ramp) inside about 8 x 4 x 8 m, labelled "", "mud" or "ladder". For each scene
-// that bakes:
+// height, slope, step, jump and drop limits, climbing, cell size, a "mud" area rule), whether an
+// 8 x 8 m ground is laid and whether the second phase below runs; then records of 10 bytes, at
+// most 32, each a box, a triangle or a planar quad (a ramp) inside about 8 x 4 x 8 m, labelled
+// "", "mud" or "ladder". For each scene that bakes:
 // - the bake on 1 thread with 4-column tiles equals the bake on 2 threads with 32-column tiles,
 //   array by array (a world's bytes must not depend on either), and the graph validates;
 // - components are the undirected reachability classes of the edges and links, numbered in node
@@ -15,7 +15,10 @@
 //   Interval find a route exactly where A* does, none costing less than the straight line (no
 //   links here, and areas cost at least 1);
 // - the on-demand search (columns built as the search reaches them) answers with A*'s failure and
-//   cost.
+//   cost;
+// - when bit 1 of the fourth header byte is set, baked again with a custom link between two floor nodes of the first bake
+//   and a route-distance field from one: all of the above (the link in the flood), both thread
+//   counts equal, and the field equal to the flood from its origin node within its limit.
 //
 //   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DSTRATA_FUZZ=ON -DSTRATA_BUILD_TESTS=OFF
 //   cmake --build build-fuzz --target fuzz_bake
@@ -168,6 +171,9 @@ void compareGraphs(const nav::LayeredGraph& a, const nav::LayeredGraph& b) {
   }
   check(sameBytes(a.link_offsets, b.link_offsets), "link_offsets");
   check(sameBytes(a.region, b.region) && a.region_count == b.region_count, "region");
+  check(a.fields.size() == b.fields.size(), "fields");
+  for (std::size_t i = 0; i < a.fields.size(); ++i)
+    check(a.fields[i].origin_node == b.fields[i].origin_node && sameBytes(a.fields[i].distance, b.fields[i].distance), "fields");
   check(sameBytes(a.region_reach_offsets, b.region_reach_offsets) && sameBytes(a.region_reach, b.region_reach) &&
             a.region_reach_closure == b.region_reach_closure,
         "region_reach");
@@ -246,7 +252,7 @@ nav::OnDemandSettings wholeScene() {
   return settings;
 }
 
-void checkSearches(const Scene& scene, const nav::BakedAgent& baked, std::uint64_t hash) {
+void checkSearches(const Scene& scene, const nav::BakedAgent& baked, std::uint64_t hash, bool links) {
   const nav::LayeredGraph& g = baked.graph;
   const nav::LayeredSearchGraph view(g, baked.profile.settings);
   const sim::QueryIndex index(scene.mesh);
@@ -282,7 +288,7 @@ void checkSearches(const Scene& scene, const nav::BakedAgent& baked, std::uint64
       if (r.ok() != astar.ok())
         fail(std::string(nav::methodName(method)) + " answers " + std::string(nav::failureName(r.failure)) + ", A* " +
              std::string(nav::failureName(astar.failure)) + ": " + pair);
-      if (r.ok() && r.cost < horizontal(a, b) * (1 - 1e-9) - 1e-9)
+      if (r.ok() && !links && r.cost < horizontal(a, b) * (1 - 1e-9) - 1e-9)
         fail(std::string(nav::methodName(method)) + " costs less than the straight line: " + pair);
     }
     auto lazy = nav::findOnDemandPath(scene.mesh, index, baked.profile, a, b, settings, wholeScene(), lazy_state);
@@ -293,6 +299,38 @@ void checkSearches(const Scene& scene, const nav::BakedAgent& baked, std::uint64
     if (astar.ok() && !(std::abs(lazy->path.cost - astar.cost) <= 1e-9 * (1 + astar.cost)))
       fail("on demand costs " + std::to_string(lazy->path.cost) + ", baked " + std::to_string(astar.cost) + ": " + pair);
   }
+}
+
+// The route-distance field against the flood from its origin node: within max_distance (one part
+// in a million over it still counts, docs/parameters.md) the flood's distance as a float, beyond
+// it infinity; distances within 1e-5 of the limit are not judged.
+void checkField(const nav::LayeredGraph& g, const nav::RouteField& field) {
+  if (field.origin_node >= g.nodeCount()) fail("the field's origin node is not a node");
+  const std::vector<double> dist = flood(g, field.origin_node);
+  for (std::uint32_t n = 0; n < g.nodeCount(); ++n) {
+    const double want = dist[n], got = double(field.distance[n]);
+    if (std::abs(want - field.max_distance) <= 1e-5 * field.max_distance) continue;
+    const bool inside = want <= field.max_distance;
+    if (inside ? !(std::abs(got - want) <= 1e-6 * (1 + want)) : got != kInf)
+      fail("field at node " + std::to_string(n) + " is " + std::to_string(got) + ", the flood " + std::to_string(want) +
+           " (limit " + std::to_string(field.max_distance) + ")");
+  }
+}
+
+void checkGraph(const Scene& scene, const nav::BakedAgent& baked, std::uint64_t hash, bool links) {
+  const nav::LayeredGraph& g = baked.graph;
+  if (const std::string problem = g.validate(); !problem.empty()) fail("the baked graph does not validate: " + problem);
+  if (g.nodeCount() == 0) return;
+  checkComponents(g);
+  checkReach(g, static_cast<std::uint32_t>(hash % g.nodeCount()));
+  for (const nav::RouteField& field : g.fields) checkField(g, field);
+  checkSearches(scene, baked, hash, links);
+}
+
+std::string point(const sim::Vec3& p) {
+  char buffer[128];
+  std::snprintf(buffer, sizeof buffer, "[%.17g, %.17g, %.17g]", p.x, p.y, p.z);
+  return buffer;
 }
 
 }  // namespace
@@ -315,12 +353,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const nav::LayeredGraph& g = one->agents.front().graph;
   compareGraphs(g, two->agents.front().graph);
-  if (const std::string problem = g.validate(); !problem.empty()) fail("the baked graph does not validate: " + problem);
-  if (g.nodeCount() == 0) return 0;
-  checkComponents(g);
   std::uint64_t hash = 1469598103934665603ull;
   for (std::size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 1099511628211ull;
-  checkReach(g, static_cast<std::uint32_t>(hash % g.nodeCount()));
-  checkSearches(scene, one->agents.front(), hash);
+  checkGraph(scene, one->agents.front(), hash, false);
+  if (size < 4 || (data[3] & 2) == 0 || g.nodeCount() < 2) return 0;
+  // Second phase: a link between two floor nodes of the first bake (one- or two-way, priced or
+  // not) and a route-distance field from the first, baked again.
+  const sim::Vec3 from = g.nodePosition(static_cast<std::uint32_t>((hash >> 7) % g.nodeCount()));
+  const sim::Vec3 to = g.nodePosition(static_cast<std::uint32_t>((hash >> 29) % g.nodeCount()));
+  std::string text = scene.profile + "[[agent.a.links]]\nfrom = " + point(from) + "\nto = " + point(to) +
+                     "\nlabel = \"zip\"\nbidirectional = " + ((data[3] & 4) ? "true" : "false") + "\n";
+  if (data[3] & 8) text += "cost = " + std::to_string(0.5 + (data[3] >> 4)) + "\n";
+  text += "[[agent.a.fields]]\nname = \"f\"\norigin = " + point(from) + "\nmax_distance = " +
+          std::to_string(1 + (hash >> 40) % 24) + "\n";
+  const auto linked_profile = formats::parseProfile(text, "fuzz.toml");
+  if (!linked_profile.ok()) fail("the target's own profile does not read: " + linked_profile.error().message + "\n" + text);
+  const auto linked = nav::bakeWorld(scene.mesh, *linked_profile, parallel, "fuzz");
+  if (!linked.ok()) fail("a link and a field on baked floors were refused: " + linked.error().message + "\n" + text);
+  const auto linked_serial = nav::bakeWorld(scene.mesh, *linked_profile, serial, "fuzz");
+  if (!linked_serial.ok()) fail("the bake succeeds on one thread count only");
+  compareGraphs(linked->agents.front().graph, linked_serial->agents.front().graph);
+  if (linked->agents.front().graph.fields.size() != 1) fail("the field is missing");
+  checkGraph(scene, linked->agents.front(), hash ^ 0x9e3779b97f4a7c15ull, true);
   return 0;
 }
