@@ -387,12 +387,13 @@ int main(int argc, char** argv) {
   if (const std::string problem = addressSpaceShortfall(8ull << 20, "at start", "to run"); !problem.empty())
     return reportError(strata::Error::runtime(problem));
   try {
-    for (auto& [sub, run] : runners)
-      if (sub->parsed()) {
-        setUsageCommand(usageOf(sub));
+    // (Not a structured binding: clang before 16 cannot capture one in the lambda below.)
+    for (auto& runner : runners)
+      if (runner.first->parsed()) {
+        setUsageCommand(usageOf(runner.first));
         // errno after the command is a leftover of its own work: only what the flush sets counts.
         return flushed([&] {
-          const int code = run();
+          const int code = runner.second();
           errno = 0;
           return code;
         });
