@@ -94,10 +94,11 @@ for src in tests/fuzz/fuzz_*.cpp; do
     # free lists make libFuzzer scan for leaks after most inputs): a count that ends well inside
     # the 120 s cap, so every run covers the same inputs. (40,000 hit the cap at 24-28 k.)
     fuzz_world_reader) runs=15000 ;;
-    # Each input of these runs searches or writes out what it read: 28 s (profile) and about
-    # 30 s (Moving AI: 300,000 took 47 s) on the 2-core machine (2026-12-07).
+    # Each input of these runs searches or writes out what it read: 28 s (profile) on the 2-core
+    # machine, and for Moving AI about 25 s when idle (200,000 took 110 s while a compile and
+    # another fuzzer ran) (2026-12-07).
     fuzz_profile) runs=300000 ;;
-    fuzz_movingai) runs=200000 ;;
+    fuzz_movingai) runs=100000 ;;
     # Two bakes, a flood and four searches a scene, instrumented: 5-10 inputs/s.
     fuzz_bake) runs=200 ;;
     *) runs=1000000 ;;

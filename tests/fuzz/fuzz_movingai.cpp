@@ -9,7 +9,9 @@
 //   finds (8-connected, diagonal sqrt 2, no corner cutting), and fails the same way (StartBlocked,
 //   GoalBlocked, NoPath) where the flood says so; the plain core's node chain is a chain of
 //   legal moves costing what it reports;
-// - Theta* is never longer than A*, and each of its segments, and Direct's line when it finds
+// - A* under an expansion budget answers the flood's cost or BudgetExhausted (never with a
+//   budget of every cell);
+// - Theta* (with and without jump points) is never longer than A*, and each of its segments, and Direct's line when it finds
 //   one, stays out of every blocked cell and squeezes through no corner: a segment meets no
 //   blocked cell's open square and, where it passes a cell corner, all four cells round it are
 //   passable (tested exactly, in integers). The converse need not hold: the spec's line is a
@@ -152,12 +154,27 @@ void checkPair(Grid& grid, const Map& m, SearchState& state, int sx, int sy, int
     }
   }
   if (expected == PathFailure::None) {
-    const PathResult theta = findGridPath(grid, request(SearchMethod::Theta, sx, sy, gx, gy, false), state);
-    if (!theta.ok()) fail("theta finds no route where the flood does", sx, sy, gx, gy, double(theta.failure), best);
-    if (theta.cost > best + 1e-9 * (1 + best)) fail("theta is longer than the shortest 8-connected route", sx, sy, gx, gy, theta.cost, best);
-    for (std::size_t k = 1; k < theta.nodes.size(); ++k) {
-      const CellCoord a = grid.coord(theta.nodes[k - 1]), b = grid.coord(theta.nodes[k]);
-      if (!segmentClear(m, a.x, a.z, b.x, b.z)) fail("a theta segment crosses a blocked cell or a corner", a.x, a.z, b.x, b.z);
+    for (const bool jump_points : {false, true}) {
+      const PathResult theta = findGridPath(grid, request(SearchMethod::Theta, sx, sy, gx, gy, jump_points), state);
+      if (!theta.ok()) fail("theta finds no route where the flood does", sx, sy, gx, gy, double(theta.failure), best);
+      if (theta.cost > best + 1e-9 * (1 + best)) fail("theta is longer than the shortest 8-connected route", sx, sy, gx, gy, theta.cost, best);
+      for (std::size_t k = 1; k < theta.nodes.size(); ++k) {
+        const CellCoord a = grid.coord(theta.nodes[k - 1]), b = grid.coord(theta.nodes[k]);
+        if (!segmentClear(m, a.x, a.z, b.x, b.z)) fail("a theta segment crosses a blocked cell or a corner", a.x, a.z, b.x, b.z);
+      }
+    }
+    // Under an expansion budget A* answers the shortest route or BudgetExhausted, never NoPath;
+    // with as many expansions as the map has cells it always answers.
+    for (const std::int64_t budget : {std::int64_t(1), std::int64_t(7), std::int64_t(m.width) * m.height}) {
+      GridPathRequest limited = request(SearchMethod::AStar, sx, sy, gx, gy, false);
+      limited.max_expansions = budget;
+      const PathResult r = findGridPath(grid, limited, state);
+      if (r.ok() ? !near(r.cost, best) : r.failure != PathFailure::BudgetExhausted)
+        fail("astar under a budget answers otherwise than the flood says", sx, sy, gx, gy, r.ok() ? r.cost : double(r.failure), best);
+      if (!r.ok() && budget == std::int64_t(m.width) * m.height)
+        fail("astar runs out of a budget of every cell", sx, sy, gx, gy, double(budget), best);
+      if (!r.ok() && r.expansions > budget + 1)
+        fail("astar expanded past its budget", sx, sy, gx, gy, double(r.expansions), double(budget));
     }
   }
   if (m.open(sx, sy) && m.open(gx, gy)) {
