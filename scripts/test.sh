@@ -99,8 +99,8 @@ for src in tests/fuzz/fuzz_*.cpp; do
     # another fuzzer ran) (2026-12-07).
     fuzz_profile) runs=300000 ;;
     fuzz_movingai) runs=100000 ;;
-    # Two bakes, a flood and four searches a scene, instrumented: 5-10 inputs/s.
-    fuzz_bake) runs=200 ;;
+    # Two to four bakes, floods and a dozen searches a scene, instrumented: 4-10 inputs/s.
+    fuzz_bake) runs=100 ;;
     *) runs=1000000 ;;
   esac
   echo "-- $name ($runs runs, seed 1)"
