@@ -94,12 +94,12 @@ for src in tests/fuzz/fuzz_*.cpp; do
     # free lists make libFuzzer scan for leaks after most inputs): a count that ends well inside
     # the 120 s cap, so every run covers the same inputs. (40,000 hit the cap at 24-28 k.)
     fuzz_world_reader) runs=15000 ;;
-    # Each input of these runs searches or writes out what it read: 28 s (profile) on the 2-core
-    # machine, and for Moving AI about 25 s when idle (200,000 took 110 s while a compile and
-    # another fuzzer ran) (2026-12-07).
+    # Each input of these runs searches or writes out what it read, on the 2-core machine
+    # (2026-12-07): 300,000 profiles took 28 s idle; 100,000 Moving AI inputs should take 25-55 s
+    # (200,000 took 110 s while a compile and another fuzzer ran); fuzz_bake's scenes take two
+    # to four bakes, floods and a dozen searches each, 4-10 a second, so 100 take 10-25 s.
     fuzz_profile) runs=300000 ;;
     fuzz_movingai) runs=100000 ;;
-    # Two to four bakes, floods and a dozen searches a scene, instrumented: 4-10 inputs/s.
     fuzz_bake) runs=100 ;;
     *) runs=1000000 ;;
   esac

@@ -6,8 +6,9 @@
 // 8 x 8 m ground is laid and whether the second phase below runs; then records of 10 bytes, at
 // most 32, each a box, a triangle or a planar quad (a ramp) inside about 8 x 4 x 8 m, labelled
 // "", "mud" or "ladder". For each scene that bakes:
-// - the bake on 1 thread with 4-column tiles equals the bake on 2 threads with 32-column tiles,
-//   array by array (a world's bytes must not depend on either), and the graph validates;
+// - the bake on 1 thread with 4-column tiles equals the bake on 2 threads at the default tile
+//   size (32 columns, smaller on a small grid baked on several threads), array by array (a
+//   world's bytes must not depend on either), and the graph validates;
 // - components are the undirected reachability classes of the edges and links, numbered in node
 //   order; canReach(a, b) equals a breadth-first search over the directed edges;
 // - A* between node positions costs what a Dijkstra flood over the graph's arrays finds between
@@ -22,7 +23,8 @@
 //
 //   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DSTRATA_FUZZ=ON -DSTRATA_BUILD_TESTS=OFF
 //   cmake --build build-fuzz --target fuzz_bake
-//   build-fuzz/tests/fuzz/fuzz_bake -max_total_time=600 tests/fuzz/corpus/fuzz_bake
+//   mkdir -p /tmp/corpus && cp tests/fuzz/corpus/fuzz_bake/* /tmp/corpus/   # new inputs go there
+//   build-fuzz/tests/fuzz/fuzz_bake -max_total_time=600 /tmp/corpus
 
 #include <algorithm>
 #include <cmath>

@@ -8,10 +8,11 @@
 // - A* (jump point search, and the plain search core) costs what a Dijkstra flood written here
 //   finds (8-connected, diagonal sqrt 2, no corner cutting), and fails the same way (StartBlocked,
 //   GoalBlocked, NoPath) where the flood says so; the plain core's node chain is a chain of
-//   legal moves costing what it reports;
+//   legal moves from the start to the goal costing what it reports;
 // - A* under an expansion budget answers the flood's cost or BudgetExhausted (never with a
 //   budget of every cell);
-// - Theta* (with and without jump points) is never longer than A*, and each of its segments, and Direct's line when it finds
+// - Theta* (with and without jump points) is never longer than A*, its segments run from the
+//   start to the goal and add up to its cost, and each of them, and Direct's line when it finds
 //   one, stays out of every blocked cell and squeezes through no corner: a segment meets no
 //   blocked cell's open square and, where it passes a cell corner, all four cells round it are
 //   passable (tested exactly, in integers). The converse need not hold: the spec's line is a
@@ -21,7 +22,8 @@
 //
 //   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DSTRATA_FUZZ=ON -DSTRATA_BUILD_TESTS=OFF
 //   cmake --build build-fuzz --target fuzz_movingai
-//   build-fuzz/tests/fuzz/fuzz_movingai -max_total_time=60 tests/fuzz/corpus/fuzz_movingai
+//   mkdir -p /tmp/corpus && cp tests/fuzz/corpus/fuzz_movingai/* /tmp/corpus/   # new inputs go there
+//   build-fuzz/tests/fuzz/fuzz_movingai -max_total_time=60 /tmp/corpus
 
 #include <cmath>
 #include <cstddef>
@@ -141,6 +143,8 @@ void checkPair(Grid& grid, const Map& m, SearchState& state, int sx, int sy, int
     if (astar.failure != expected) fail("astar fails otherwise than the flood says", sx, sy, gx, gy, double(astar.failure), double(expected));
     if (!astar.ok()) continue;
     if (!near(astar.cost, best)) fail("astar cost is not the flood's distance", sx, sy, gx, gy, astar.cost, best);
+    if (astar.nodes.empty() || astar.nodes.front() != grid.key(sx, sy) || astar.nodes.back() != grid.key(gx, gy))
+      fail("astar's node chain does not run from the start to the goal", sx, sy, gx, gy);
     if (!jump_points) {
       double sum = 0;
       for (std::size_t k = 1; k < astar.nodes.size(); ++k) {
@@ -158,10 +162,15 @@ void checkPair(Grid& grid, const Map& m, SearchState& state, int sx, int sy, int
       const PathResult theta = findGridPath(grid, request(SearchMethod::Theta, sx, sy, gx, gy, jump_points), state);
       if (!theta.ok()) fail("theta finds no route where the flood does", sx, sy, gx, gy, double(theta.failure), best);
       if (theta.cost > best + 1e-9 * (1 + best)) fail("theta is longer than the shortest 8-connected route", sx, sy, gx, gy, theta.cost, best);
+      if (theta.nodes.empty() || theta.nodes.front() != grid.key(sx, sy) || theta.nodes.back() != grid.key(gx, gy))
+        fail("theta's node chain does not run from the start to the goal", sx, sy, gx, gy);
+      double sum = 0;
       for (std::size_t k = 1; k < theta.nodes.size(); ++k) {
         const CellCoord a = grid.coord(theta.nodes[k - 1]), b = grid.coord(theta.nodes[k]);
         if (!segmentClear(m, a.x, a.z, b.x, b.z)) fail("a theta segment crosses a blocked cell or a corner", a.x, a.z, b.x, b.z);
+        sum += std::hypot(double(b.x - a.x), double(b.z - a.z));
       }
+      if (!near(sum, theta.cost)) fail("theta's segments do not add up to its cost", sx, sy, gx, gy, sum, theta.cost);
     }
     // Under an expansion budget A* answers the shortest route or BudgetExhausted, never NoPath;
     // with as many expansions as the map has cells it always answers.
