@@ -18,8 +18,6 @@ using nav::kNoNode;
 
 namespace {
 
-constexpr int kEast = 0;
-
 using test::sampleAgent;
 using test::sampleMesh;
 
