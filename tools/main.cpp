@@ -382,8 +382,8 @@ int main(int argc, char** argv) {
   // process maps at its start (its libraries: about 25 MiB with HDF5 linked statically, 42 MiB
   // with its shared library), the first allocations of a command can fail where nothing can
   // report them: HDF5's own start-up crashed a bake with SIGSEGV at ulimit -v 45000 and 46000
-  // (2-4 MiB of room). Commands that start worker threads
-  // check their room for them too (threadRoomShortfall).
+  // (2-4 MiB of room). Commands that start worker threads check their room for them too
+  // (threadRoomShortfall).
   if (const std::string problem = addressSpaceShortfall(8ull << 20, "at start", "to run"); !problem.empty())
     return reportError(strata::Error::runtime(problem));
   try {
