@@ -97,7 +97,7 @@ for src in tests/fuzz/fuzz_*.cpp; do
     # Each input of these runs searches or writes out what it read, on the 2-core machine
     # (2026-12-07): 300,000 profiles took 28 s idle; 100,000 Moving AI inputs should take 25-55 s
     # (200,000 took 110 s while a compile and another fuzzer ran); fuzz_bake's scenes take two
-    # to four bakes, floods and a dozen searches each, 4-10 a second, so 100 take 10-25 s.
+    # to four bakes, floods and a dozen searches each, 3-10 a second, so 100 take 10-30 s.
     fuzz_profile) runs=300000 ;;
     fuzz_movingai) runs=100000 ;;
     fuzz_bake) runs=100 ;;
