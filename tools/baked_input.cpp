@@ -116,6 +116,7 @@ Result<nav::BakedAgent> loadBakedAgent(const BakedInputOptions& options, sim::Tr
     // A graph larger than the machine's memory is refused before it is read.
     formats::WorldReadOptions read{formats::WorldReadOptions::Agents::One, options.agent};
     read.memory_limit_bytes = formats::usableMemoryBytes();
+    read.geometry = geometry != nullptr;  // the triangles only when the caller keeps them
     auto world = formats::readWorldFile(options.input, read);
     if (!world) return world.error();
     if (world->agents.empty())

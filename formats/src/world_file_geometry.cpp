@@ -51,7 +51,7 @@ Status checkIds(const h5::Location& geometry, const char* dataset, const std::ve
 
 }  // namespace
 
-Result<sim::TriangleMesh> readGeometry(const h5::Location& root) {
+Result<sim::TriangleMesh> readGeometry(const h5::Location& root, bool triangles_too) {
   auto group = h5::openGroup(root, "geometry");
   if (!group) return group.error();
   const h5::Location geometry = root.child(*group, "geometry");
@@ -72,6 +72,7 @@ Result<sim::TriangleMesh> readGeometry(const h5::Location& root) {
     mesh.vertices[i] = sim::Vec3f{v[0], v[1], v[2]};
   }
   vertices->values = {};
+  if (!triangles_too) return mesh;
 
   auto triangles = h5::readArray<std::uint32_t>(geometry, "triangles", 3);
   if (!triangles) return triangles.error();

@@ -76,7 +76,7 @@ Result<World> readWorldContents(const h5::Location& root, const WorldReadOptions
   auto provenance = readMetadata(root);
   if (!provenance) return provenance.error();
   world.provenance = std::move(*provenance);
-  auto geometry = readGeometry(root);
+  auto geometry = readGeometry(root, options.geometry);
   if (!geometry) return geometry.error();
   world.geometry = std::move(*geometry);
   // Each agent's column grid is checked against the geometry's bounds before its per-column

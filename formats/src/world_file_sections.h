@@ -22,9 +22,10 @@ Result<World> readWorldContents(const h5::Location& root, const WorldReadOptions
 Status writeMetadata(const h5::Location& root, const Provenance& provenance);
 Result<Provenance> readMetadata(const h5::Location& root);
 
-/// /geometry: vertices, triangles, per-triangle label/tag ids and their string tables.
+/// /geometry: vertices, triangles, per-triangle label/tag ids and their string tables. Without
+/// `triangles`, only the vertices are read (WorldReadOptions::geometry).
 Status writeGeometry(const h5::Location& root, const sim::TriangleMesh& mesh);
-Result<sim::TriangleMesh> readGeometry(const h5::Location& root);
+Result<sim::TriangleMesh> readGeometry(const h5::Location& root, bool triangles = true);
 
 /// /navigation: per agent the baked layered graph (world_file_agents.cpp). Nothing is written for
 /// an empty list; a file without /navigation reads as no agents. Reads the agents `options`

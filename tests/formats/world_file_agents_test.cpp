@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <iterator>
 #include <limits>
@@ -232,6 +233,38 @@ TEST_CASE("world reader: an agent not asked for is not read, so its damage does 
   auto crawler = formats::readWorldFile(path, {Agents::One, "crawler"});
   REQUIRE_FALSE(crawler.ok());
   CHECK(crawler.error().message.find("/navigation/agents/crawler/height") != std::string::npos);
+}
+
+TEST_CASE("world reader: without geometry, the vertices alone and the same agents; the triangles are not read",
+          "[formats][world_file]") {
+  TempDir dir;
+  const std::filesystem::path path = dir / "two.h5";
+  REQUIRE(formats::writeWorldFile(path, twoAgentWorld()).ok());
+  auto all = formats::readWorldFile(path);
+  REQUIRE(all.ok());
+  REQUIRE(all->geometry.triangleCount() > 0);
+  formats::WorldReadOptions lean{Agents::One, "crawler"};
+  lean.geometry = false;
+  auto crawler = formats::readWorldFile(path, lean);
+  REQUIRE(crawler.ok());
+  CHECK(crawler->geometry.vertices.size() == all->geometry.vertices.size());
+  CHECK(std::equal(crawler->geometry.vertices.begin(), crawler->geometry.vertices.end(), all->geometry.vertices.begin(),
+                   [](const sim::Vec3f& a, const sim::Vec3f& b) { return a.x == b.x && a.y == b.y && a.z == b.z; }));
+  CHECK(crawler->geometry.triangleCount() == 0);
+  CHECK(crawler->geometry.triangle_labels.empty());
+  CHECK(crawler->geometry.triangle_tags.empty());
+  CHECK(crawler->geometry.validate().empty());
+  REQUIRE(crawler->agents.size() == 1);
+  checkSameGraph(crawler->agents[0].graph, all->agents[1].graph);
+  // Not read, so their damage does not matter; the vertices are still checked.
+  deleteDataset(path, "/geometry/triangles");
+  deleteDataset(path, "/geometry/tag_ids");
+  CHECK_FALSE(formats::readWorldFile(path).ok());
+  CHECK(formats::readWorldFile(path, lean).ok());
+  deleteDataset(path, "/geometry/vertices");
+  auto no_vertices = formats::readWorldFile(path, lean);
+  REQUIRE_FALSE(no_vertices.ok());
+  CHECK(no_vertices.error().message.find("/geometry/vertices") != std::string::npos);
 }
 
 TEST_CASE("world reader: an agent listed without its group is refused by every read", "[formats][world_file][validation]") {

@@ -69,15 +69,20 @@ struct WorldReadOptions {
   /// (machine_memory.h: physical memory, or the control group's limit when lower). An
   /// allocation that fails all the same is a Runtime error naming the agent.
   std::uint64_t memory_limit_bytes = 0;
+  /// false: of /geometry only the vertices are read and checked (the agents' column grids are
+  /// checked against their bounds); World::geometry then holds the vertices and no triangles,
+  /// labels or tags, which are not read (a command that searches or queries a baked graph needs
+  /// none of them: a one-off `strata path` on zdm2 spent about a fifth of its time on them).
+  bool geometry = true;
 };
 
 /// Reads and validates a world file (schema version, datasets, shapes, dtypes, checksums, index
 /// ranges, vertex bounds); a World that reads satisfies every TriangleMesh invariant. Every
 /// failure is BadInput with a one-line message naming the file and the dataset, e.g.
 /// "w.h5: /geometry/triangles: triangle 5: index 8 out of range (8 vertices)". With
-/// `options`, only the agents asked for are read and validated; asking for an agent the file
-/// does not hold is BadInput "w.h5: no agent 'x' (agents: a, b)" (a world without agents reads
-/// with none, whatever the options).
+/// `options`, only the agents asked for are read and validated (and, with `geometry` false, of
+/// the geometry only the vertices); asking for an agent the file does not hold is BadInput "w.h5:
+/// no agent 'x' (agents: a, b)" (a world without agents reads with none, whatever the options).
 Result<World> readWorldFile(const std::filesystem::path& path, const WorldReadOptions& options = {});
 
 /// BadInput "WHERE: no agent 'x' (agents: a, b)": an agent asked for by a name that is none of
