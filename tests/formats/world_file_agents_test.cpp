@@ -235,7 +235,7 @@ TEST_CASE("world reader: an agent not asked for is not read, so its damage does 
   CHECK(crawler.error().message.find("/navigation/agents/crawler/height") != std::string::npos);
 }
 
-TEST_CASE("world reader: without geometry, the vertices alone and the same agents; the triangles are not read",
+TEST_CASE("world reader: without geometry, the vertices alone and the same agents, and the triangles not read",
           "[formats][world_file]") {
   TempDir dir;
   const std::filesystem::path path = dir / "two.h5";
