@@ -72,7 +72,7 @@ struct WorldReadOptions {
   /// false: of /geometry only the vertices are read and checked (the agents' column grids are
   /// checked against their bounds); World::geometry then holds the vertices and no triangles,
   /// labels or tags, which are not read (a command that searches or queries a baked graph needs
-  /// none of them: a one-off `strata path` on zdm2 spent about a fifth of its time on them).
+  /// none of them: a one-off `strata path` on zdm2 spent about an eighth of its time on them).
   bool geometry = true;
 };
 
