@@ -80,33 +80,65 @@ fuzz_targets=()
 for src in tests/fuzz/fuzz_*.cpp; do fuzz_targets+=("$(basename "$src" .cpp)"); done
 # The fuzz targets and the libraries they link; the command-line tool is not fuzzed here.
 cmake --build "$root/fuzz" -j"$jobs" --target "${fuzz_targets[@]}"
-for src in tests/fuzz/fuzz_*.cpp; do
-  name="$(basename "$src" .cpp)"
-  corpus="tests/fuzz/corpus/$name"
-  work="$(mktemp -d)"
-  [[ -d "$corpus" ]] && cp -r "$corpus/." "$work/"
-  # The sample profiles seed the profile reader too (they are not copied into its corpus).
-  [[ "$name" == fuzz_profile ]] && cp samples/*.toml "$work/"
-  # A fixed seed and run count keep CI reproducible: the same commit passes or fails the same
-  # way every time. Long randomized runs belong on a workstation (docs/testing.md).
+# Runs one target from its seed corpus; its output goes to $root/fuzz/NAME.log.
+fuzz_run() {
+  local name="$1" runs work status=0
   case "$name" in
     # ~230 inputs/s on the 2-core CI machine (each opens an in-memory HDF5 file, and HDF5's
     # free lists make libFuzzer scan for leaks after most inputs): a count that ends well inside
     # the 120 s cap, so every run covers the same inputs. (40,000 hit the cap at 24-28 k.)
     fuzz_world_reader) runs=15000 ;;
     # Each input of these runs searches or writes out what it read, on the 2-core machine
-    # (2026-12-07): 300,000 profiles took 28 s idle; 100,000 Moving AI inputs should take 25-55 s
-    # (200,000 took 110 s while a compile and another fuzzer ran); fuzz_bake's scenes take two
-    # to four bakes, floods and a dozen searches each, 3-10 a second, so 100 take 10-30 s.
+    # (2026-12-07): 300,000 profiles took 26-28 s; 100,000 Moving AI inputs 24 s (200,000 took
+    # 110 s while a compile and another fuzzer ran); fuzz_bake's scenes take two to four bakes,
+    # floods and a dozen searches each, 3-10 a second, so 100 take 10-30 s.
     fuzz_profile) runs=300000 ;;
     fuzz_movingai) runs=100000 ;;
     fuzz_bake) runs=100 ;;
     *) runs=1000000 ;;
   esac
-  echo "-- $name ($runs runs, seed 1)"
+  work="$(mktemp -d)"
+  [[ -d "tests/fuzz/corpus/$name" ]] && cp -r "tests/fuzz/corpus/$name/." "$work/"
+  # The sample profiles seed the profile reader too (they are not copied into its corpus).
+  [[ "$name" == fuzz_profile ]] && cp samples/*.toml "$work/"
+  # A fixed seed and run count keep CI reproducible: the same commit passes or fails the same
+  # way every time. Long randomized runs belong on a workstation (docs/testing.md).
+  echo "-- $name ($runs runs, seed 1)" > "$root/fuzz/$name.log"
   LSAN_OPTIONS="suppressions=$here/tests/lsan.supp:print_suppressions=0" \
-  "$root/fuzz/tests/fuzz/$name" -seed=1 -runs="$runs" -max_total_time=120 -rss_limit_mb=2048 -timeout=10 "$work" 2>&1 | tail -n 3
+  "$root/fuzz/tests/fuzz/$name" -seed=1 -runs="$runs" -max_total_time=120 -rss_limit_mb=2048 -timeout=10 "$work" \
+    >> "$root/fuzz/$name.log" 2>&1 || status=$?
   rm -rf "$work"
+  return "$status"
+}
+# Each target runs on one core, so they run $jobs at a time, the longest (the world reader's,
+# about a minute) first: on 2 cores the five take about 85 s instead of 165 s one after another.
+# Each one's output is printed when it ends: its last lines, or its last 80 when it failed (the
+# crash and its stack; libFuzzer leaves the input as crash-<hash> in the working directory).
+fuzz_order=()
+[[ " ${fuzz_targets[*]} " == *" fuzz_world_reader "* ]] && fuzz_order+=(fuzz_world_reader)
+for name in "${fuzz_targets[@]}"; do [[ "$name" == fuzz_world_reader ]] || fuzz_order+=("$name"); done
+declare -A fuzz_of_pid=()
+fuzz_failed=0
+fuzz_reap() {
+  local pid status=0
+  wait -n -p pid || status=$?
+  local name="${fuzz_of_pid[$pid]}"
+  unset "fuzz_of_pid[$pid]"
+  head -n 1 "$root/fuzz/$name.log"
+  if [[ "$status" == 0 ]]; then
+    tail -n +2 "$root/fuzz/$name.log" | tail -n 3
+  else
+    tail -n +2 "$root/fuzz/$name.log" | tail -n 80
+    echo "scripts/test.sh: $name failed (exit $status)"
+    fuzz_failed=1
+  fi
+}
+for name in "${fuzz_order[@]}"; do
+  (( ${#fuzz_of_pid[@]} < jobs )) || fuzz_reap
+  fuzz_run "$name" &
+  fuzz_of_pid[$!]="$name"
 done
+while (( ${#fuzz_of_pid[@]} > 0 )); do fuzz_reap; done
+(( fuzz_failed == 0 ))
 echo
 echo "scripts/test.sh: all stages passed"
