@@ -111,7 +111,7 @@ fuzz_run() {
   return "$status"
 }
 # Each target runs on one core, so they run $jobs at a time, the longest (the world reader's,
-# about a minute) first: on 2 cores the five take about 85 s instead of 165 s one after another.
+# about a minute) first: on 2 cores the five took 94 s instead of 164 s one after another.
 # Each one's output is printed when it ends: its last lines, or its last 80 when it failed (the
 # crash and its stack; libFuzzer leaves the input as crash-<hash> in the working directory).
 fuzz_order=()
