@@ -298,7 +298,11 @@ void checkSearches(const Scene& scene, const nav::BakedAgent& baked, std::uint64
     if (lazy->path.failure != astar.failure)
       fail("on demand " + std::string(nav::failureName(lazy->path.failure)) + ", baked " +
            std::string(nav::failureName(astar.failure)) + ": " + pair);
-    if (astar.ok() && !(std::abs(lazy->path.cost - astar.cost) <= 1e-9 * (1 + astar.cost)))
+    // The two graphs number their nodes differently, and the open set keys f rounded to float32
+    // (docs/search.md, "Open set"), so each search may answer another route among those within
+    // float32's rounding of the cheapest: the same tolerance as against the flood above. (A
+    // scene found at 1e-9: 13.134677157 on demand, the flood's cost, and 13.134677380 baked.)
+    if (astar.ok() && !(std::abs(lazy->path.cost - astar.cost) <= 1e-6 * (1 + astar.cost)))
       fail("on demand costs " + std::to_string(lazy->path.cost) + ", baked " + std::to_string(astar.cost) + ": " + pair);
   }
 }
