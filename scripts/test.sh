@@ -11,7 +11,9 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
 root="${STRATA_BUILD_ROOT:-$here/build-ci}"
 jobs="$(nproc)"
-step() { printf '\n== %s ==\n' "$*"; }
+# Each stage's header says how long the run has taken so far (bash's SECONDS), so a CI log shows
+# where its time went.
+step() { printf '\n== %s == (%d s into the run)\n' "$*" "$SECONDS"; }
 
 step "dependencies"
 scripts/install-deps.sh
@@ -141,4 +143,4 @@ done
 while (( ${#fuzz_of_pid[@]} > 0 )); do fuzz_reap; done
 (( fuzz_failed == 0 ))
 echo
-echo "scripts/test.sh: all stages passed"
+echo "scripts/test.sh: all stages passed in $SECONDS s"
