@@ -9,7 +9,12 @@ if(STRATA_WERROR)
   target_compile_options(strata_warnings INTERFACE -Werror)
 endif()
 if(STRATA_SANITIZE)
-  target_compile_options(strata_warnings INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  # A target with the property STRATA_UNINSTRUMENTED set (the cli test suite, which only runs the
+  # `strata` binary) is compiled without the sanitizers and still links their runtime, so it can
+  # call the instrumented libraries.
+  set(_instrumented "$<NOT:$<BOOL:$<TARGET_PROPERTY:STRATA_UNINSTRUMENTED>>>")
+  target_compile_options(strata_warnings INTERFACE "$<${_instrumented}:-fsanitize=address,undefined>"
+                         -fno-omit-frame-pointer "$<${_instrumented}:-fno-sanitize-recover=undefined>")
   target_link_options(strata_warnings INTERFACE -fsanitize=address,undefined)
 endif()
 # (Not exported: every target links it in the build tree only.)
