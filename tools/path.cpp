@@ -221,8 +221,14 @@ int runMapQuery(const PathOptions& options, nav::SearchMethod method, const std:
     doc["found"] = r.ok();
     doc["reason"] = std::string(nav::failureName(r.failure));
     doc["method"] = std::string(nav::methodName(method));
-    doc["length"] = r.length;
-    doc["cost"] = r.cost;
+    // Null without a route, as in the .scen summary's results and world mode.
+    if (r.waypoints.empty()) {
+      doc["length"] = nullptr;
+      doc["cost"] = nullptr;
+    } else {
+      doc["length"] = r.length;
+      doc["cost"] = r.cost;
+    }
     doc["expansions"] = r.expansions;
     nlohmann::ordered_json points = nlohmann::ordered_json::array();
     for (const nav::Waypoint& w : r.waypoints) points.push_back({w.position.x, w.position.z});

@@ -380,6 +380,9 @@ TEST_CASE("strata path MAP --from X,Y --to X,Y: every grid failure reason exits 
     CHECK(doc["reason"] == c.reason);
     CHECK(doc["found"] == false);
     CHECK(doc["waypoints"].empty());
+    // No route: no length or cost (null, not 0, which a script could add up as a route).
+    CHECK(doc["length"].is_null());
+    CHECK(doc["cost"].is_null());
     args.pop_back();  // the text output names the reason too
     const auto text = runStrata(args);
     CHECK(text.exit_code == 3);

@@ -138,6 +138,10 @@ TEST_CASE("strata path maze: the sealed room is rejected without expanding", "[c
   const Json doc = Json::parse(r.out);
   CHECK(doc["reason"] == "NoPath");
   CHECK(doc["expansions"] == 0);
+  // No route: length and cost are null, not 0 (which a script could add up as a route).
+  CHECK(doc["length"].is_null());
+  CHECK(doc["cost"].is_null());
+  CHECK(doc["waypoints"].empty());
   // Text output names the reason too.
   const auto text = path("maze", {"--from", "0.6,0,-1", "--to", "17.5,0,3.5"});
   CHECK(text.exit_code == 3);
@@ -1013,6 +1017,9 @@ TEST_CASE("strata path --closest: a goal the bake proves unreachable gets the cl
     const Json doc = Json::parse(r.out);
     CHECK(doc["reason"] == "ClosestNoPath");
     REQUIRE(doc["waypoints"].size() >= 2);
+    // The closest route has its length and cost.
+    CHECK(doc["length"].get<double>() > 0);
+    CHECK(doc["cost"].get<double>() > 0);
     const auto& end = doc["waypoints"].back()["position"];
     CHECK(std::hypot(end[0].get<double>() - 35, end[2].get<double>()) < std::hypot(-4.0 - 35, 0.0));
   }
