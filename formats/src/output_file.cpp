@@ -37,11 +37,14 @@ namespace {
 constexpr int kSlots = 64;
 enum SlotState : int { kFree = 0, kClaimed = 1, kLive = 2 };
 
+// Every member starts at zero, so the 64 slots (a page each) stay in zero-filled memory until
+// used: an initial fd of -1 made the start-up code write into every slot, 64 page faults in
+// every process, those that write no file included.
 struct Slot {
   std::atomic<int> state{kFree};
   bool folder = false;  // a folder of files (debug mesh exports), removed with its entries
-  int fd = -1;          // a folder's open descriptor: its entries are removed through it
-  char path[PATH_MAX];
+  int fd = 0;           // a folder's open descriptor (its entries are removed through it); set with the path
+  char path[PATH_MAX] = {};  // (initialised, so that the compiler can leave the array to the loader)
 };
 
 Slot g_slots[kSlots];
