@@ -8,6 +8,7 @@
 #include <string>
 
 #include "strata/nav/layered_graph.h"
+#include "strata/nav/search.h"
 #include "strata/sim/math.h"
 
 namespace strata::cli {
@@ -19,6 +20,19 @@ inline nlohmann::ordered_json jsonPoint(const sim::Vec3& p) { return nlohmann::o
 /// The area's name from the graph's area table, or its index when the table has no name for it.
 inline std::string areaName(const nav::LayeredGraph& graph, uint16_t area) {
   return area < graph.area_names.size() ? graph.area_names[area] : std::to_string(area);
+}
+
+/// A path answer's "length" and "cost": a route's (found, or the closest one), null when the
+/// answer has none, so that a script summing lengths cannot count a failure as a route of
+/// length 0.
+inline void putRouteNumbers(nlohmann::ordered_json& doc, const nav::PathResult& r) {
+  if (r.waypoints.empty()) {
+    doc["length"] = nullptr;
+    doc["cost"] = nullptr;
+  } else {
+    doc["length"] = r.length;
+    doc["cost"] = r.cost;
+  }
 }
 
 }  // namespace strata::cli

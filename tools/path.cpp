@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "command.h"
+#include "nav_json.h"
 #include "path_world.h"
 #include "strata/formats/machine_memory.h"
 #include "strata/nav/grid_search.h"
@@ -221,14 +222,7 @@ int runMapQuery(const PathOptions& options, nav::SearchMethod method, const std:
     doc["found"] = r.ok();
     doc["reason"] = std::string(nav::failureName(r.failure));
     doc["method"] = std::string(nav::methodName(method));
-    // Null without a route, as in the .scen summary's results and world mode.
-    if (r.waypoints.empty()) {
-      doc["length"] = nullptr;
-      doc["cost"] = nullptr;
-    } else {
-      doc["length"] = r.length;
-      doc["cost"] = r.cost;
-    }
+    putRouteNumbers(doc, r);  // null without a route, as in the .scen summary's results
     doc["expansions"] = r.expansions;
     nlohmann::ordered_json points = nlohmann::ordered_json::array();
     for (const nav::Waypoint& w : r.waypoints) points.push_back({w.position.x, w.position.z});

@@ -61,15 +61,7 @@ Json resultJson(const nav::PathResult& r, const nav::LayeredGraph& graph, const 
   doc["agent"] = agent;
   doc["method"] = std::string(nav::methodName(method));
   doc["answered_by"] = std::string(nav::methodName(r.answered_by));
-  // Length and cost belong to a route (found, or the closest one): null when there is none, so
-  // that a script summing lengths cannot count a failure as a route of length 0.
-  if (r.waypoints.empty()) {
-    doc["length"] = nullptr;
-    doc["cost"] = nullptr;
-  } else {
-    doc["length"] = r.length;
-    doc["cost"] = r.cost;
-  }
+  putRouteNumbers(doc, r);
   doc["expansions"] = r.expansions;
   Json waypoints = Json::array();
   for (const nav::Waypoint& w : r.waypoints) {
